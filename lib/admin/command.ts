@@ -1,0 +1,36 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import type { Db } from "@/lib/db/client";
+
+/** Long-running commands report progress; the CLI draws it on stderr, stdout stays one JSON object. */
+export interface ProgressEvent {
+  phase: string;
+  done: number;
+  total?: number;
+}
+export type ProgressReporter = (event: ProgressEvent) => void;
+
+/** Bad input from the operator: printed as a message, exit code 2, nothing changed. */
+export class UsageError extends Error {}
+
+export interface AdminCommand {
+  /** e.g. "groups create" */
+  name: string;
+  usage: string;
+  options: NonNullable<ParseArgsConfig["options"]>;
+  run(db: Db, flags: Record<string, string | boolean | undefined>, progress: ProgressReporter): Promise<object>;
+}
+
+export function parseFlags(command: AdminCommand, args: string[]): Record<string, string | boolean | undefined> {
+  try {
+    const { values } = parseArgs({ args, options: command.options, strict: true, allowPositionals: false });
+    return values as Record<string, string | boolean | undefined>;
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}\nusage: ${command.usage}`);
+  }
+}
+
+export function requireFlag(flags: Record<string, string | boolean | undefined>, name: string, usage: string): string {
+  const v = flags[name];
+  if (typeof v !== "string" || v.trim() === "") throw new UsageError(`--${name} is required\nusage: ${usage}`);
+  return v.trim();
+}

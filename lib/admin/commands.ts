@@ -1,0 +1,26 @@
+import type { Db } from "@/lib/db/client";
+import { parseFlags, UsageError, type AdminCommand, type ProgressReporter } from "./command";
+import { groupCommands } from "./group-commands";
+import { keyCommands } from "./key-commands";
+
+/** Every admin command (CONTRACT section 7). Each module contributes its own. */
+export const ADMIN_COMMANDS: AdminCommand[] = [...groupCommands, ...keyCommands];
+
+export function usageText(): string {
+  return ["usage: npm run admin -- <command>", "", ...ADMIN_COMMANDS.map((c) => `  ${c.usage}`)].join("\n");
+}
+
+export function findCommand(argv: string[]): { command: AdminCommand; rest: string[] } {
+  for (const words of [2, 3, 1]) {
+    const name = argv.slice(0, words).join(" ");
+    const command = ADMIN_COMMANDS.find((c) => c.name === name);
+    if (command) return { command, rest: argv.slice(words) };
+  }
+  throw new UsageError(`unknown command "${argv.slice(0, 2).join(" ")}"\n\n${usageText()}`);
+}
+
+export async function runAdminCommand(db: Db, argv: string[], progress: ProgressReporter = () => undefined): Promise<object> {
+  const { command, rest } = findCommand(argv);
+  const flags = parseFlags(command, rest);
+  return command.run(db, flags, progress);
+}

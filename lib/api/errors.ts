@@ -1,0 +1,72 @@
+import { z } from "zod";
+
+/** The one table of API errors (CONTRACT section 3). Handlers throw ApiError; the wrapper renders it. */
+export const ERROR_TABLE = {
+  unauthorized: { status: 401, title: "Unauthorized" },
+  insufficient_scope: { status: 403, title: "Insufficient scope" },
+  not_found: { status: 404, title: "Not found" },
+  no_rate: { status: 404, title: "No rate for destination" },
+  invalid_parameter: { status: 400, title: "Invalid parameter" },
+  invalid_cursor: { status: 400, title: "Invalid cursor" },
+  billing_group_required: { status: 400, title: "Billing group required" },
+  invalid_body: { status: 422, title: "Unprocessable CDR" },
+  conflict: { status: 409, title: "Conflict" },
+  payload_too_large: { status: 413, title: "Payload too large" },
+  rate_limited: { status: 429, title: "Too many requests" },
+  internal: { status: 500, title: "Internal error" },
+  unavailable: { status: 503, title: "Service unavailable" },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+export interface ParamError {
+  param: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly errors?: ParamError[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(detail);
+    this.status = ERROR_TABLE[code].status;
+  }
+}
+
+export const problemSchema = z
+  .object({
+    type: z.string().describe("URI naming the error kind"),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    code: z.enum(Object.keys(ERROR_TABLE) as [ErrorCode, ...ErrorCode[]]),
+    requestId: z.string().optional(),
+    errors: z.array(z.object({ param: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: "Problem", description: "RFC 9457 problem details" });
+
+export type Problem = z.infer<typeof problemSchema>;
+
+export function problemBody(error: ApiError, requestId?: string): Problem {
+  return {
+    type: `https://docs.callbook.dev/errors/${error.code}`,
+    title: ERROR_TABLE[error.code].title,
+    status: error.status,
+    detail: error.detail,
+    code: error.code,
+    ...(requestId ? { requestId } : {}),
+    ...(error.errors ? { errors: error.errors } : {}),
+  };
+}
+
+/** zod issues -> `errors[]` with the query parameter's name as the client wrote it. */
+export function paramErrors(issues: readonly z.core.$ZodIssue[]): ParamError[] {
+  return issues.map((issue) => ({
+    param: issue.path.map(String).join(".") || "(query)",
+    message: issue.message,
+  }));
+}

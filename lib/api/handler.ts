@@ -1,0 +1,128 @@
+import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import { authenticate } from "@/lib/auth/authenticate";
+import type { Principal } from "@/lib/auth/principal";
+import type { Scope } from "@/lib/auth/scopes";
+import { getDb, type Db } from "@/lib/db/client";
+import { ApiError, paramErrors, problemBody } from "./errors";
+import { isDatabaseUnavailable } from "./db-errors";
+import { rateLimiter } from "./rate-limit";
+
+export interface ApiContext<Q, P> {
+  request: Request;
+  requestId: string;
+  principal: Principal;
+  db: Db;
+  query: Q;
+  params: P;
+}
+
+export interface RouteOptions<QS extends z.ZodType | undefined> {
+  /** Scope the key must hold. */
+  scope: Scope;
+  /** Schema of the query string (first value of each name); unknown names are ignored. */
+  query?: QS;
+}
+
+type Infer<QS> = QS extends z.ZodType ? z.output<QS> : Record<string, never>;
+type RouteContext<P> = { params: Promise<P> };
+
+const JSON_HEADERS = { "content-type": "application/json", "cache-control": "no-store" };
+
+export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+}
+
+export function problemResponse(error: ApiError, requestId: string): Response {
+  return new Response(JSON.stringify(problemBody(error, requestId)), {
+    status: error.status,
+    headers: { "content-type": "application/problem+json", "cache-control": "no-store", ...error.headers },
+  });
+}
+
+function queryObject(url: URL): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+function logLine(fields: Record<string, unknown>): void {
+  if (process.env.LOG_REQUESTS === "0") return;
+  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields })}\n`);
+}
+
+/**
+ * The one wrapper every /v1 handler goes through: request id, authentication (API key or
+ * session), scope check, rate limit, query validation, and the mapping of every error to
+ * problem+json. Handlers stay thin: parse, call one domain function, return JSON.
+ */
+export function apiRoute<QS extends z.ZodType | undefined = undefined, P = Record<string, string>>(
+  options: RouteOptions<QS>,
+  handler: (ctx: ApiContext<Infer<QS>, P>) => Promise<Response | object>,
+) {
+  return async (request: Request, routeContext?: RouteContext<P>): Promise<Response> => {
+    const started = performance.now();
+    const requestId = request.headers.get("x-request-id")?.slice(0, 64).replace(/[^\w.-]/g, "") || randomUUID();
+    const url = new URL(request.url);
+    let response: Response;
+    let keyId: string | undefined;
+    try {
+      const db = await getDb();
+      const principal = await authenticate(request, db);
+      keyId = principal.keyId;
+      const limiter = rateLimiter();
+      let limitHeaders: Record<string, string> | undefined;
+      if (limiter.enabled) {
+        const d = limiter.take(principal.keyId);
+        limitHeaders = {
+          "RateLimit-Limit": String(d.limit),
+          "RateLimit-Remaining": String(d.remaining),
+          "RateLimit-Reset": String(d.resetSeconds),
+        };
+        if (!d.allowed) {
+          throw new ApiError("rate_limited", `Rate limit of ${limiter.ratePerSecond} requests/s exceeded.`, undefined, {
+            ...limitHeaders,
+            "Retry-After": String(d.retryAfterSeconds),
+          });
+        }
+      }
+      if (!principal.scopes.has(options.scope)) {
+        throw new ApiError("insufficient_scope", `This endpoint needs the scope \`${options.scope}\`.`);
+      }
+      let query = {} as Infer<QS>;
+      if (options.query) {
+        const parsed = options.query.safeParse(queryObject(url));
+        if (!parsed.success) {
+          throw new ApiError("invalid_parameter", "One or more query parameters are invalid.", paramErrors(parsed.error.issues));
+        }
+        query = parsed.data as Infer<QS>;
+      }
+      const params = (routeContext ? await routeContext.params : {}) as P;
+      const result = await handler({ request, requestId, principal, db, query, params });
+      response = result instanceof Response ? result : json(result);
+      if (limitHeaders) for (const [k, v] of Object.entries(limitHeaders)) response.headers.set(k, v);
+    } catch (error) {
+      response = problemResponse(toApiError(error, requestId), requestId);
+    }
+    response.headers.set("X-Request-Id", requestId);
+    logLine({
+      requestId,
+      method: request.method,
+      path: url.pathname,
+      status: response.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      keyId,
+    });
+    return response;
+  };
+}
+
+export function toApiError(error: unknown, requestId: string): ApiError {
+  if (error instanceof ApiError) return error;
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError("unavailable", "The database is unreachable. Retry shortly.", undefined, { "Retry-After": "1" });
+  }
+  // Never leak stack traces or SQL: the detail goes to the log, the client gets the request id.
+  process.stderr.write(`${JSON.stringify({ requestId, error: String((error as Error)?.stack ?? error) })}\n`);
+  return new ApiError("internal", `An unexpected error occurred. Quote request id ${requestId} when reporting it.`);
+}

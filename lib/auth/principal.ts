@@ -1,0 +1,16 @@
+import type { Scope } from "./scopes";
+
+/** Who is calling, whatever the credential (API key header or portal session cookie). */
+export interface Principal {
+  keyId: string;
+  scopes: ReadonlySet<Scope>;
+  /** null for a platform key: sees every group, cannot use /v1/balances or /v1/rates. */
+  billingGroupId: string | null;
+  /** Rate card version of the key's group, read with the key: rate caches check it for free. */
+  rateCardVersion: number | null;
+  via: "api_key" | "session";
+}
+
+export function canReadCost(principal: Principal): boolean {
+  return principal.scopes.has("calls:read_cost");
+}

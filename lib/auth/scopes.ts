@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+export const SCOPES = ["calls:read", "calls:read_cost", "cdrs:write"] as const;
+export const scopeSchema = z.enum(SCOPES);
+export type Scope = z.infer<typeof scopeSchema>;
+
+/** calls:read_cost implies calls:read (CONTRACT section 2). */
+export function effectiveScopes(granted: readonly string[]): Set<Scope> {
+  const out = new Set<Scope>();
+  for (const s of granted) {
+    if ((SCOPES as readonly string[]).includes(s)) out.add(s as Scope);
+  }
+  if (out.has("calls:read_cost")) out.add("calls:read");
+  return out;
+}
+
+export function parseScopeList(text: string): Scope[] {
+  const parts = text.split(",").map((s) => s.trim()).filter(Boolean);
+  if (parts.length === 0) throw new RangeError("at least one scope is required");
+  for (const p of parts) {
+    if (!(SCOPES as readonly string[]).includes(p)) {
+      throw new RangeError(`unknown scope "${p}" (known: ${SCOPES.join(", ")})`);
+    }
+  }
+  return [...new Set(parts)] as Scope[];
+}

@@ -1,0 +1,70 @@
+import { eq, sql } from "drizzle-orm";
+import type { Db, Executor } from "@/lib/db/client";
+import { billingGroups, ledgerEntries } from "@/lib/db/schema";
+import { newId } from "@/lib/ids/ids";
+
+export type BillingGroup = typeof billingGroups.$inferSelect;
+
+export interface CreateBillingGroupOptions {
+  name: string;
+  currency: string;
+  openingBalanceMicros?: bigint;
+  creditLimitMicros?: bigint;
+  accountcode?: string | null;
+}
+
+/** Creates a group; a non-zero opening balance is a ledger entry like any other movement. */
+export async function createBillingGroup(db: Db, options: CreateBillingGroupOptions): Promise<BillingGroup> {
+  const opening = options.openingBalanceMicros ?? 0n;
+  return db.transaction(async (tx) => {
+    const [group] = await tx
+      .insert(billingGroups)
+      .values({
+        id: newId("bg"),
+        name: options.name,
+        currency: options.currency,
+        balanceMicros: opening,
+        creditLimitMicros: options.creditLimitMicros ?? 0n,
+        accountcode: options.accountcode ?? null,
+      })
+      .returning();
+    if (opening !== 0n) {
+      await tx.insert(ledgerEntries).values({
+        billingGroupId: group.id,
+        kind: "opening",
+        amountMicros: opening,
+        description: "Opening balance",
+      });
+    }
+    return group;
+  });
+}
+
+export async function getBillingGroup(db: Executor, id: string): Promise<BillingGroup | undefined> {
+  const [group] = await db.select().from(billingGroups).where(eq(billingGroups.id, id));
+  return group;
+}
+
+/** Ledger entry and balance change in one transaction; the update is atomic in SQL. */
+export async function topUpBillingGroup(db: Db, id: string, amountMicros: bigint, description = "Top-up"): Promise<BillingGroup | undefined> {
+  if (amountMicros <= 0n) throw new RangeError("a top-up amount must be positive");
+  return db.transaction(async (tx) => {
+    const [group] = await tx
+      .update(billingGroups)
+      .set({ balanceMicros: sql`${billingGroups.balanceMicros} + ${amountMicros}` })
+      .where(eq(billingGroups.id, id))
+      .returning();
+    if (!group) return undefined;
+    await tx.insert(ledgerEntries).values({ billingGroupId: id, kind: "topup", amountMicros, description });
+    return group;
+  });
+}
+
+export async function setBillingGroupDisabledByOperator(db: Db, id: string, disabled: boolean): Promise<BillingGroup | undefined> {
+  const [group] = await db
+    .update(billingGroups)
+    .set({ disabledByOperator: disabled })
+    .where(eq(billingGroups.id, id))
+    .returning();
+  return group;
+}

@@ -1,0 +1,24 @@
+import path from "node:path";
+
+// Read at call time, not import time: tests and the CLI set these before opening anything.
+export function dataDir(): string {
+  return path.resolve(/*turbopackIgnore: true*/ process.env.DATA_DIR || "./data");
+}
+
+export function databaseUrl(): string | undefined {
+  const url = process.env.DATABASE_URL?.trim();
+  return url ? url : undefined;
+}
+
+export function publicBaseUrl(): string | undefined {
+  const url = process.env.PUBLIC_BASE_URL?.trim();
+  return url ? url.replace(/\/+$/, "") : undefined;
+}
+
+export function intFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
+  return n;
+}

@@ -1,0 +1,124 @@
+import path from "node:path";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { SQL } from "drizzle-orm";
+import { databaseUrl, dataDir } from "@/lib/config/env";
+import * as schema from "./schema";
+import { acquireLock, releaseLock, type DataDirLock } from "./data-dir-lock";
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/** Anything that can run a query: the database or an open transaction. */
+export type Executor = Db | Tx;
+
+export interface DbHandle {
+  db: Db;
+  engine: "pglite" | "postgres";
+  /** Present on the embedded engine: who holds the data directory (this process). */
+  lock?: DataDirLock;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** PostgreSQL URL; when absent the embedded engine is used. */
+  url?: string;
+  /** PGlite data directory; "memory://" for a throwaway in-memory database (tests). */
+  dir?: string;
+  role?: DataDirLock["role"];
+  port?: number;
+}
+
+const GLOBAL_KEY = Symbol.for("callbook.db");
+type GlobalWithDb = typeof globalThis & { [GLOBAL_KEY]?: Promise<DbHandle> };
+
+export function migrationsFolder(): string {
+  return path.join(/*turbopackIgnore: true*/ process.cwd(), "lib/db/migrations");
+}
+
+/**
+ * The one database handle of this process. Kept on globalThis so that `next dev` hot reloads
+ * and separately bundled route modules share it: PGlite must never be opened twice.
+ */
+export function getDbHandle(options: OpenOptions = {}): Promise<DbHandle> {
+  const g = globalThis as GlobalWithDb;
+  if (process.env.NEXT_PHASE === "phase-production-build") {
+    throw new Error("The database is not available while `next build` runs.");
+  }
+  g[GLOBAL_KEY] ??= openDatabase({ url: databaseUrl(), dir: dataDir(), ...options }).catch((e) => {
+    g[GLOBAL_KEY] = undefined; // let the next request retry (e.g. PostgreSQL came back)
+    throw e;
+  });
+  return g[GLOBAL_KEY];
+}
+
+export async function getDb(): Promise<Db> {
+  return (await getDbHandle()).db;
+}
+
+export async function closeDb(): Promise<void> {
+  const g = globalThis as GlobalWithDb;
+  const handle = g[GLOBAL_KEY];
+  g[GLOBAL_KEY] = undefined;
+  if (handle) await (await handle).close();
+}
+
+/** Opens a database and applies migrations. Most code wants getDbHandle(); tests open their own. */
+export async function openDatabase(options: OpenOptions): Promise<DbHandle> {
+  return options.url ? openPostgres(options.url) : openPglite(options);
+}
+
+async function openPostgres(url: string): Promise<DbHandle> {
+  const pg = (await import("pg")).default;
+  const { drizzle } = await import("drizzle-orm/node-postgres");
+  const { migrate } = await import("drizzle-orm/node-postgres/migrator");
+  // Same JS types as PGlite for raw queries: int8 as bigint.
+  pg.types.setTypeParser(20, (v: string) => BigInt(v));
+
+  // Migrate on one session holding an advisory lock, so parallel starts don't race.
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock(727274)");
+    await migrate(drizzle({ client, schema }), { migrationsFolder: migrationsFolder() });
+  } finally {
+    await client.query("SELECT pg_advisory_unlock(727274)").catch(() => undefined);
+    await client.end();
+  }
+
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: Number(process.env.PG_POOL_MAX || 10),
+    connectionTimeoutMillis: 5_000,
+  });
+  // A dropped idle connection must not crash the process; the pool replaces it.
+  pool.on("error", () => undefined);
+  const db = drizzle({ client: pool, schema }) as unknown as Db;
+  return { db, engine: "postgres", close: () => pool.end() };
+}
+
+async function openPglite(options: OpenOptions): Promise<DbHandle> {
+  const dir = options.dir ?? dataDir();
+  const inMemory = dir.startsWith("memory://");
+  const lock = inMemory ? undefined : acquireLock(dir, options.role ?? "server", options.port);
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
+  const { drizzle } = await import("drizzle-orm/pglite");
+  const { migrate } = await import("drizzle-orm/pglite/migrator");
+  const client = await PGlite.create(inMemory ? dir : path.join(dir, "pgdata"), { extensions: { pg_trgm } });
+  const db = drizzle({ client, schema });
+  await migrate(db, { migrationsFolder: migrationsFolder() });
+  return {
+    db: db as unknown as Db,
+    engine: "pglite",
+    lock,
+    close: async () => {
+      await client.close();
+      if (!inMemory) releaseLock(dir);
+    },
+  };
+}
+
+/** Rows of a raw SQL query; both drivers answer `{ rows }`. int8 arrives as bigint on both. */
+export async function queryRows<T>(db: Executor, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}
