@@ -1,0 +1,33 @@
+import { z } from "zod";
+
+/** Billing increment `minimum/interval` in seconds: `1/1` per second, `60/60` per minute, `30/6`. */
+export interface Increment {
+  min: number;
+  interval: number;
+}
+
+export const incrementTextSchema = z
+  .string()
+  .trim()
+  .regex(/^\d{1,5}\/\d{1,5}$/, "increment must look like minimum/interval, e.g. 60/60")
+  .transform((text, ctx): Increment => {
+    const [min, interval] = text.split("/").map(Number);
+    if (interval < 1) {
+      ctx.addIssue({ code: "custom", message: "the interval of an increment must be at least 1 second" });
+      return z.NEVER;
+    }
+    return { min, interval };
+  });
+
+export function formatIncrement(inc: Increment): string {
+  return `${inc.min}/${inc.interval}`;
+}
+
+/** One line of a rate deck: `prefix,rate,increment[,description]`, rate per minute with <= 6 decimals. */
+export const rateRowSchema = z.object({
+  prefix: z.string().trim().regex(/^\d{1,20}$/, "prefix must be 1-20 digits"),
+  rate: z.string().trim().regex(/^\d+(\.\d{1,6})?$/, "rate must be a non-negative decimal with at most 6 decimals"),
+  increment: incrementTextSchema,
+  description: z.string().trim().max(200).optional(),
+});
+export type RateRow = z.output<typeof rateRowSchema>;
