@@ -73,7 +73,7 @@ export function apiRoute<QS extends z.ZodType | undefined = undefined, P = Recor
       const limiter = rateLimiter();
       let limitHeaders: Record<string, string> | undefined;
       if (limiter.enabled) {
-        const d = limiter.take(principal.keyId);
+        const d = await limiter.take(principal.keyId);
         limitHeaders = {
           "RateLimit-Limit": String(d.limit),
           "RateLimit-Remaining": String(d.remaining),

@@ -10,13 +10,30 @@ export interface RateLimitDecision {
   retryAfterSeconds: number;
 }
 
+export interface RateLimiter {
+  readonly ratePerSecond: number;
+  readonly burst: number;
+  readonly enabled: boolean;
+  take(key: string): RateLimitDecision | Promise<RateLimitDecision>;
+}
+
+function decision(allowed: boolean, tokens: number, rate: number, burst: number): RateLimitDecision {
+  return {
+    allowed,
+    limit: burst,
+    remaining: Math.floor(tokens),
+    resetSeconds: Math.ceil((burst - tokens) / rate),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / rate)),
+  };
+}
+
 interface Bucket {
   tokens: number;
   updatedMs: number;
 }
 
-/** Per-key token bucket (CONTRACT section 6). In memory: one process on the embedded default. */
-export class TokenBucketLimiter {
+/** Per-key token bucket (CONTRACT section 6), in memory: right for one process (the embedded default). */
+export class MemoryTokenBucket implements RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   constructor(
     readonly ratePerSecond: number,
@@ -39,13 +56,7 @@ export class TokenBucketLimiter {
     bucket.updatedMs = nowMs;
     const allowed = bucket.tokens >= 1;
     if (allowed) bucket.tokens -= 1;
-    return {
-      allowed,
-      limit: this.burst,
-      remaining: Math.floor(bucket.tokens),
-      resetSeconds: Math.ceil((this.burst - bucket.tokens) / this.ratePerSecond),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / this.ratePerSecond)),
-    };
+    return decision(allowed, bucket.tokens, this.ratePerSecond, this.burst);
   }
 
   private evictFull(nowMs: number): void {
@@ -55,11 +66,75 @@ export class TokenBucketLimiter {
   }
 }
 
-const GLOBAL_KEY = Symbol.for("callbook.rateLimiter");
-type G = typeof globalThis & { [GLOBAL_KEY]?: TokenBucketLimiter };
+// The same bucket as above, atomically in Redis, timed by Redis's clock so app processes agree.
+const TAKE_SCRIPT = `
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
+local tokens = tonumber(b[1])
+local ts = tonumber(b[2])
+if tokens == nil then tokens = burst; ts = now end
+tokens = math.min(burst, tokens + math.max(0, now - ts) / 1000 * rate)
+local allowed = 0
+if tokens >= 1 then tokens = tokens - 1; allowed = 1 end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', now)
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+return {allowed, tostring(tokens)}
+`;
 
-export function rateLimiter(): TokenBucketLimiter {
+type RedisLike = {
+  eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
+};
+
+/**
+ * Shared across app processes (scaled out on one PostgreSQL) when REDIS_URL is set.
+ * If Redis is unreachable the request is admitted: a limiter outage must not take the API down.
+ */
+export class RedisTokenBucket implements RateLimiter {
+  constructor(
+    private readonly redis: RedisLike,
+    readonly ratePerSecond: number,
+    readonly burst: number,
+    private readonly prefix = "cb:rl:",
+  ) {}
+
+  get enabled(): boolean {
+    return this.ratePerSecond > 0 && this.burst > 0;
+  }
+
+  async take(key: string): Promise<RateLimitDecision> {
+    try {
+      const [allowed, tokens] = (await this.redis.eval(TAKE_SCRIPT, 1, this.prefix + key, this.ratePerSecond, this.burst)) as [
+        number,
+        string,
+      ];
+      return decision(allowed === 1, Number(tokens), this.ratePerSecond, this.burst);
+    } catch {
+      return decision(true, this.burst - 1, this.ratePerSecond, this.burst);
+    }
+  }
+}
+
+const GLOBAL_KEY = Symbol.for("callbook.rateLimiter");
+type G = typeof globalThis & { [GLOBAL_KEY]?: RateLimiter };
+
+export function rateLimiter(): RateLimiter {
   const g = globalThis as G;
-  g[GLOBAL_KEY] ??= new TokenBucketLimiter(intFromEnv("RATE_LIMIT_RPS", 50), intFromEnv("RATE_LIMIT_BURST", 100));
+  if (!g[GLOBAL_KEY]) {
+    const rate = intFromEnv("RATE_LIMIT_RPS", 50);
+    const burst = intFromEnv("RATE_LIMIT_BURST", 100);
+    const redisUrl = process.env.REDIS_URL?.trim();
+    if (redisUrl && rate > 0 && burst > 0) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { Redis } = require("ioredis") as typeof import("ioredis");
+      const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+      redis.on("error", () => undefined);
+      g[GLOBAL_KEY] = new RedisTokenBucket(redis, rate, burst);
+    } else {
+      g[GLOBAL_KEY] = new MemoryTokenBucket(rate, burst);
+    }
+  }
   return g[GLOBAL_KEY];
 }
