@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { callFiltersToApiQuery, callFiltersToSearch, parseCallFilters, quickRange } from "./call-filters";
+
+describe("call log filters", () => {
+  it("round-trips through the portal URL", () => {
+    const filters = { from: "2026-11-01", until: "2026-11-21", direction: "outbound" as const, destination: "4420", hangupCause: "NORMAL_CLEARING" };
+    const search = callFiltersToSearch(filters);
+    expect(search).toBe("?from=2026-11-01&until=2026-11-21&direction=outbound&destination=4420&cause=NORMAL_CLEARING");
+    expect(parseCallFilters(new URLSearchParams(search))).toEqual(filters);
+  });
+
+  it("drops only the invalid values of a hand-edited URL", () => {
+    const f = parseCallFilters(new URLSearchParams("from=yesterday&direction=sideways&destination=%2B4420&cause=x;drop"));
+    expect(f).toEqual({ destination: "4420" });
+  });
+
+  it("keeps unrelated parameters and removes cleared filters", () => {
+    const search = callFiltersToSearch({ direction: "inbound" }, new URLSearchParams("call=42&direction=outbound&cause=USER_BUSY"));
+    expect(search).toBe("?call=42&direction=inbound");
+  });
+
+  it("maps whole local days to an inclusive instant range of the API", () => {
+    const q = callFiltersToApiQuery({ from: "2026-06-10", until: "2026-06-10", destination: "44" });
+    const gte = new Date(q.get("startTime[gte]")!);
+    const lte = new Date(q.get("startTime[lte]")!);
+    expect(gte.getHours()).toBe(0);
+    expect(gte.getDate()).toBe(10);
+    expect(lte.getTime() - gte.getTime()).toBe(24 * 3600 * 1000 - 1);
+    expect(q.get("to")).toBe("44");
+  });
+
+  it("computes quick ranges ending today", () => {
+    expect(quickRange(1, new Date(2026, 10, 21, 15))).toEqual({ from: "2026-11-21", until: "2026-11-21" });
+    expect(quickRange(7, new Date(2026, 10, 21, 15))).toEqual({ from: "2026-11-15", until: "2026-11-21" });
+    expect(quickRange(30, new Date(2026, 2, 5, 1))).toEqual({ from: "2026-02-04", until: "2026-03-05" });
+  });
+});
