@@ -1,0 +1,15 @@
+import { apiRoute } from "@/lib/api/handler";
+import { publicBaseUrl } from "@/lib/config/env";
+import { callFiltersFromQuery, listCalls, nextPageUrl } from "@/lib/calls/list-calls";
+import { listCallsQuerySchema, type CallPage } from "@/lib/calls/schemas";
+
+export const GET = apiRoute({ scope: "calls:read", query: listCallsQuerySchema }, async ({ db, principal, query, request }) => {
+  const listing = await listCalls(db, principal, callFiltersFromQuery(query), { pageSize: query.pageSize, cursor: query.cursor });
+  const origin = publicBaseUrl() ?? new URL(request.url).origin;
+  const body: CallPage = {
+    calls: listing.page,
+    nextPageUrl: listing.nextCursor ? nextPageUrl(origin, query, listing.nextCursor) : null,
+    meta: { pageSize: query.pageSize, hasMore: listing.hasMore },
+  };
+  return body;
+});

@@ -1,0 +1,57 @@
+import { asc, eq } from "drizzle-orm";
+import { ApiError } from "@/lib/api/errors";
+import type { Principal } from "@/lib/auth/principal";
+import type { Executor } from "@/lib/db/client";
+import { billingGroups } from "@/lib/db/schema";
+import { microsToNumber } from "@/lib/money/micros";
+import type { Account, AccountList, Balance } from "./schemas";
+
+type GroupRow = typeof billingGroups.$inferSelect;
+
+const accountColumns = {
+  id: billingGroups.id,
+  name: billingGroups.name,
+  balanceMicros: billingGroups.balanceMicros,
+  currency: billingGroups.currency,
+  disabled: billingGroups.disabled,
+};
+type AccountRow = Pick<GroupRow, keyof typeof accountColumns>;
+
+function toAccount(row: AccountRow): Account {
+  return { id: row.id, name: row.name, balance: microsToNumber(row.balanceMicros), currency: row.currency, disabled: row.disabled };
+}
+
+/** Raised for platform keys on endpoints that work on one group (CONTRACT 3). */
+export function billingGroupRequired(endpoint: string): ApiError {
+  return new ApiError(
+    "billing_group_required",
+    `${endpoint} needs a key bound to a billing group. A platform key reads a group's balance with GET /v1/accounts/{id} (list them with GET /v1/accounts).`,
+  );
+}
+
+/** The billing groups a key may see: a platform key every group, a bound key its own. */
+export async function listAccounts(db: Executor, principal: Principal): Promise<AccountList> {
+  const query = db.select(accountColumns).from(billingGroups);
+  const rows =
+    principal.billingGroupId === null
+      ? await query.orderBy(asc(billingGroups.name), asc(billingGroups.id))
+      : await query.where(eq(billingGroups.id, principal.billingGroupId));
+  return { accounts: rows.map(toAccount) };
+}
+
+/** One group the key may see; 404 for unknown and for other groups alike, so existence does not leak. */
+export async function getAccount(db: Executor, principal: Principal, id: string): Promise<Account> {
+  const visible = principal.billingGroupId === null || principal.billingGroupId === id;
+  const [row] = visible && id.length <= 64 ? await db.select(accountColumns).from(billingGroups).where(eq(billingGroups.id, id)) : [];
+  if (!row) throw new ApiError("not_found", `No account with id ${JSON.stringify(id.slice(0, 64))}.`);
+  return toAccount(row);
+}
+
+/** GET /v1/balances: the balance of the key's own group. */
+export async function getBalance(db: Executor, principal: Principal): Promise<Balance> {
+  if (principal.billingGroupId === null) throw billingGroupRequired("GET /v1/balances");
+  const [row] = await db.select(accountColumns).from(billingGroups).where(eq(billingGroups.id, principal.billingGroupId));
+  // A bound key's group is deleted only with the key (cascade); be explicit anyway.
+  if (!row) throw new ApiError("not_found", "The key's billing group no longer exists.");
+  return { billingGroupId: row.id, balance: microsToNumber(row.balanceMicros), currency: row.currency, disabled: row.disabled };
+}

@@ -1,0 +1,81 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Principal } from "@/lib/auth/principal";
+import { effectiveScopes } from "@/lib/auth/scopes";
+import { createBillingGroup } from "@/lib/billing/groups";
+import type { DbHandle } from "@/lib/db/client";
+import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import { csvField, exportCallsCsv } from "./export-csv";
+
+process.env.CURSOR_SECRET ??= "export-csv-test-secret";
+
+function principal(scopes: string[], billingGroupId: string | null): Principal {
+  return { keyId: "key_test", scopes: effectiveScopes(scopes), billingGroupId, rateCardVersion: null, via: "api_key" };
+}
+
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
+  return new Response(stream).text();
+}
+
+describe("csv fields", () => {
+  it("quotes separators and defuses formulas but keeps numbers and phone numbers", () => {
+    expect(csvField('a,"b"')).toBe('"a,""b"""');
+    expect(csvField("=HYPERLINK(1)")).toBe("'=HYPERLINK(1)");
+    expect(csvField("+442071234567")).toBe("+442071234567");
+    expect(csvField(-0.0042)).toBe("-0.0042");
+    expect(csvField(null)).toBe("");
+  });
+});
+
+describe.each(ENGINES)("CSV export on %s", (engine) => {
+  let handle: DbHandle;
+  let groupId: string;
+  let otherId: string;
+
+  beforeAll(async () => {
+    handle = await openTestDb(engine);
+    groupId = (await createBillingGroup(handle.db, { name: "A", currency: "USD" })).id;
+    otherId = (await createBillingGroup(handle.db, { name: "B", currency: "USD" })).id;
+    await handle.db.execute(sql`INSERT INTO suppliers (id, name) VALUES ('sup_x', 'Carrier')`);
+    for (let i = 0; i < 7; i++) {
+      const start = new Date(Date.UTC(2026, 10, 1, 12, 0, i)).toISOString();
+      await handle.db.execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
+          duration, bill_duration, currency, rated, price_micros, buy_cost_micros, supplier_id, hangup_cause)
+        VALUES (${`u${i}`}, ${groupId}, 'outbound', '100', ${`4420${i}`}, ${start}::timestamptz, ${start}::timestamptz,
+          60, 60, 'USD', true, ${1_000n + BigInt(i)}, 2000, 'sup_x', ${i === 3 ? "a,b" : "NORMAL_CLEARING"})`);
+    }
+    await handle.db.execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
+        duration, bill_duration, currency, rated, price_micros)
+      VALUES ('other', ${otherId}, 'inbound', '1', '2', now(), now(), 1, 1, 'USD', true, 5)`);
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+
+  it("streams every page of the principal's calls, newest first, without cost columns for calls:read", async () => {
+    const csv = await readAll(exportCallsCsv(handle.db, principal(["calls:read"], groupId), {}, 2));
+    const lines = csv.trimEnd().split("\r\n");
+    expect(lines[0]).toBe(
+      "id,uuid,direction,from,to,startTime,endTime,duration,billDuration,pdd,hangupCause,q850Cause,readCodec,writeCodec,price,currency,recordingUrl",
+    );
+    expect(lines).toHaveLength(1 + 7);
+    expect(lines.slice(1).map((l) => l.split(",")[1])).toEqual(["u6", "u5", "u4", "u3", "u2", "u1", "u0"]);
+    expect(lines[1]).toContain(",0.001006,USD,");
+    expect(csv).toContain('"a,b"');
+    expect(csv).not.toMatch(/buyCost|margin|supplierId|sup_x/);
+  });
+
+  it("adds buy cost, exact margin and supplier for calls:read_cost", async () => {
+    const csv = await readAll(exportCallsCsv(handle.db, principal(["calls:read_cost"], groupId), { direction: "outbound" }, 3));
+    const [header, first] = csv.split("\r\n");
+    expect(header.endsWith(",buyCost,margin,supplierId")).toBe(true);
+    expect(first.endsWith(",0.002,-0.000994,sup_x")).toBe(true);
+  });
+
+  it("applies the filters and the key's reach", async () => {
+    const platform = await readAll(exportCallsCsv(handle.db, principal(["calls:read"], null), { direction: "inbound" }));
+    expect(platform.trimEnd().split("\r\n")).toHaveLength(2);
+    const none = await readAll(exportCallsCsv(handle.db, principal(["calls:read"], groupId), { direction: "inbound" }));
+    expect(none.trimEnd().split("\r\n")).toHaveLength(1);
+  });
+});

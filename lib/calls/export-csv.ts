@@ -1,0 +1,51 @@
+import { canReadCost, type Principal } from "@/lib/auth/principal";
+import type { Executor } from "@/lib/db/client";
+import { listCalls, type CallFilters } from "./list-calls";
+import { callSchema, callWithCostSchema } from "./schemas";
+
+/** The CSV columns a principal may see: the Call schema's fields, plus the cost ones for calls:read_cost. */
+export function csvColumns(principal: Principal): string[] {
+  return Object.keys(canReadCost(principal) ? callWithCostSchema.shape : callSchema.shape);
+}
+
+const PLAIN_NUMBER = /^[+-]?\d+(\.\d+)?$/;
+
+/** RFC 4180 quoting, and no spreadsheet formulas: text starting with = + - @ is defused with a quote mark. */
+export function csvField(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  let text = String(value);
+  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text) && !PLAIN_NUMBER.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/**
+ * Every call matching the filters as CSV, streamed page by page through listCalls (and so through
+ * serializeCall: the cost rule lives in one place). Pull-based: the next page is read only when the
+ * client has taken the previous one, so memory stays at one page whatever the export's size.
+ */
+export function exportCallsCsv(db: Executor, principal: Principal, filters: CallFilters, pageSize = 1000): ReadableStream<Uint8Array> {
+  const columns = csvColumns(principal);
+  const encoder = new TextEncoder();
+  let cursor: string | undefined;
+  let started = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let text = "";
+        if (!started) {
+          started = true;
+          text = `${columns.join(",")}\r\n`;
+        }
+        const listing = await listCalls(db, principal, filters, { pageSize, cursor });
+        for (const call of listing.page) {
+          const record = call as Record<string, unknown>;
+          text += `${columns.map((c) => csvField(record[c])).join(",")}\r\n`;
+        }
+        controller.enqueue(encoder.encode(text));
+        if (listing.nextCursor) cursor = listing.nextCursor;
+        else controller.close();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}

@@ -1,0 +1,112 @@
+import { and, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import type { Principal } from "@/lib/auth/principal";
+import type { Executor } from "@/lib/db/client";
+import { calls } from "@/lib/db/schema";
+import { decodeCursor, encodeCursor, scopeHash } from "./cursor";
+import type { ListCallsQuery, CallPage } from "./schemas";
+import { serializeCall } from "./serialize-call";
+
+/** Filters of a listing, normalised: absent and empty mean the same thing. */
+export interface CallFilters {
+  startTimeGte?: Date;
+  startTimeLte?: Date;
+  direction?: "inbound" | "outbound";
+  /** Literal substring of the called number. */
+  to?: string;
+  /** Exact, case-insensitive. */
+  hangupCause?: string;
+}
+
+export interface PageRequest {
+  pageSize: number;
+  cursor?: string;
+}
+
+const nonEmpty = (s: string | undefined) => (s === undefined || s === "" ? undefined : s);
+
+export function callFiltersFromQuery(query: ListCallsQuery): CallFilters {
+  const gteText = nonEmpty(query["startTime[gte]"]);
+  const lteText = nonEmpty(query["startTime[lte]"]);
+  return {
+    startTimeGte: gteText ? new Date(gteText) : undefined,
+    startTimeLte: lteText ? new Date(lteText) : undefined,
+    direction: query.direction,
+    to: nonEmpty(query.to),
+    hangupCause: nonEmpty(query.hangupCause),
+  };
+}
+
+/** `%`, `_` and the escape character itself are ordinary characters in a `to` filter. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** What a cursor is bound to: the filters and the reach of the key (its group, or every group). */
+function listingHash(principal: Principal, filters: CallFilters): string {
+  return scopeHash({
+    group: principal.billingGroupId ?? "*",
+    gte: filters.startTimeGte?.toISOString(),
+    lte: filters.startTimeLte?.toISOString(),
+    direction: filters.direction,
+    to: filters.to,
+    hangupCause: filters.hangupCause?.toUpperCase(),
+  });
+}
+
+export interface CallListing {
+  page: CallPage["calls"];
+  hasMore: boolean;
+  /** Cursor of the next page; undefined at the end. */
+  nextCursor?: string;
+}
+
+/**
+ * One page of calls, newest first, by keyset on (start_time DESC, id DESC): the indexes
+ * calls_group_start_id_idx (bound key) and calls_start_id_idx (platform key) serve it, and
+ * pageSize + 1 rows tell whether more exist without counting. New inserts never shift a page.
+ */
+export async function listCalls(db: Executor, principal: Principal, filters: CallFilters, page: PageRequest): Promise<CallListing> {
+  const hash = listingHash(principal, filters);
+  const conditions: (SQL | undefined)[] = [];
+  if (principal.billingGroupId !== null) conditions.push(eq(calls.billingGroupId, principal.billingGroupId));
+  if (filters.startTimeGte) conditions.push(gte(calls.startTime, filters.startTimeGte));
+  if (filters.startTimeLte) conditions.push(lte(calls.startTime, filters.startTimeLte));
+  if (filters.direction) conditions.push(eq(calls.direction, filters.direction));
+  if (filters.to) conditions.push(sql`${calls.toNumber} LIKE ${`%${escapeLike(filters.to)}%`} ESCAPE '\\'`);
+  // The same expression as calls_group_hangup_start_id_idx, so the index serves it.
+  if (filters.hangupCause) conditions.push(sql`upper(${calls.hangupCause}) = upper(${filters.hangupCause})`);
+  if (page.cursor !== undefined) {
+    const after = decodeCursor(page.cursor, hash);
+    conditions.push(
+      sql`(${calls.startTime}, ${calls.id}) < (${after.startTime.toISOString()}::timestamptz, ${after.id.toString()}::bigint)`,
+    );
+  }
+
+  const rows = await db
+    .select()
+    .from(calls)
+    .where(and(...conditions))
+    .orderBy(desc(calls.startTime), desc(calls.id))
+    .limit(page.pageSize + 1);
+
+  const hasMore = rows.length > page.pageSize;
+  const pageRows = hasMore ? rows.slice(0, page.pageSize) : rows;
+  const last = pageRows[pageRows.length - 1];
+  return {
+    page: pageRows.map((row) => serializeCall(row, principal)),
+    hasMore,
+    nextCursor: hasMore && last ? encodeCursor({ startTime: last.startTime, id: last.id }, hash) : undefined,
+  };
+}
+
+/** The absolute URL of the next page: every filter and pageSize of the request, plus the cursor. */
+export function nextPageUrl(origin: string, query: ListCallsQuery, cursor: string): string {
+  const url = new URL("/v1/calls", origin);
+  url.searchParams.set("pageSize", String(query.pageSize));
+  for (const name of ["startTime[gte]", "startTime[lte]", "direction", "to", "hangupCause"] as const) {
+    const value = query[name];
+    if (value !== undefined && value !== "") url.searchParams.set(name, value);
+  }
+  url.searchParams.set("cursor", cursor);
+  return url.toString();
+}

@@ -1,0 +1,142 @@
+import { z } from "zod";
+
+/**
+ * The Call resource of /v1 (spec 2.1, CONTRACT 4). These schemas are the single source of the
+ * response types and of the OpenAPI document; serialize-call.ts is the only producer.
+ */
+const money = (description: string) => z.number().describe(`${description} (at most 6 decimals)`);
+const isoUtc = (description: string) => z.string().describe(`${description}, ISO 8601 UTC`);
+
+export const callSchema = z
+  .object({
+    id: z.string().describe("Identifier of the call record, used in GET /v1/calls/{id}"),
+    uuid: z.string().describe("Call UUID as reported by the switch"),
+    direction: z.enum(["inbound", "outbound"]),
+    from: z.string().describe("Caller number (A-number)"),
+    to: z.string().describe("Called number (B-number)"),
+    startTime: isoUtc("Start of the call"),
+    endTime: isoUtc("End of the call"),
+    duration: z.number().int().describe("endTime - startTime in whole seconds"),
+    billDuration: z.number().int().describe("Billable seconds after the billing increment; 0 when unanswered"),
+    pdd: z.number().nullable().describe("Post dial delay in seconds (may be fractional)"),
+    hangupCause: z.string().nullable(),
+    q850Cause: z.number().int().nullable().describe("Q.850 cause code"),
+    readCodec: z.string().nullable().describe("Inbound codec"),
+    writeCodec: z.string().nullable().describe("Outbound codec"),
+    price: money("Sell price"),
+    currency: z.string().describe("ISO 4217 currency code of the billing group"),
+    recordingUrl: z.string().nullable().describe("Recording path; null when the call was not recorded"),
+  })
+  .meta({ id: "Call", description: "A call record as seen by a `calls:read` key" });
+
+/** Present only for keys holding calls:read_cost; absent (not null) otherwise. */
+const costFields = {
+  buyCost: money("Buy cost, what the carrier charges; null when no supplier rate applied").nullable(),
+  margin: money("price - buyCost, exactly (may be negative); null when buyCost is null").nullable(),
+  supplierId: z.string().nullable().describe("Supplier that carried the call"),
+};
+
+export const callWithCostSchema = callSchema
+  .extend(costFields)
+  .meta({ id: "CallWithCost", description: "A call record as seen by a `calls:read_cost` key" });
+
+const detailFields = {
+  accountcode: z.string().nullable().describe("Account code reported by the switch"),
+  networkAddr: z.string().nullable().describe("Network address (IP) the call came from"),
+  billingGroupId: z.string(),
+  answerTime: z.string().nullable().describe("Answer time, ISO 8601 UTC; null when unanswered"),
+  rated: z.boolean().describe("false when no sell rate matched: price is 0 and the call can be re-rated later"),
+  matchedPrefix: z.string().nullable().describe("Rate card prefix the call was rated with"),
+  sellRate: z.number().nullable().describe("Sell rate per minute applied"),
+  billingIncrement: z.string().nullable().describe("`minimum/interval` in seconds applied to the sell side"),
+};
+
+export const callDetailSchema = callSchema
+  .extend(detailFields)
+  .meta({ id: "CallDetail", description: "One call with its full detail, as seen by a `calls:read` key" });
+
+export const callDetailWithCostSchema = callWithCostSchema
+  .extend(detailFields)
+  .extend({ buyRate: z.number().nullable().describe("Buy rate per minute of the supplier") })
+  .meta({ id: "CallDetailWithCost", description: "One call with its full detail, as seen by a `calls:read_cost` key" });
+
+export type Call = z.infer<typeof callSchema>;
+export type CallWithCost = z.infer<typeof callWithCostSchema>;
+export type CallDetail = z.infer<typeof callDetailSchema>;
+export type CallDetailWithCost = z.infer<typeof callDetailWithCostSchema>;
+
+/** The names that must never reach a key without calls:read_cost, in any representation. */
+export const COST_FIELD_NAMES = ["buyCost", "margin", "supplierId", "buyRate"] as const;
+
+export const callPageSchema = z
+  .object({
+    calls: z.array(z.union([callSchema, callWithCostSchema])),
+    nextPageUrl: z
+      .string()
+      .nullable()
+      .describe("Absolute URL of the next page (all filters, pageSize and cursor); null when hasMore is false"),
+    meta: z.object({
+      pageSize: z.number().int().describe("Page size used"),
+      hasMore: z.boolean().describe("True when more pages exist"),
+    }),
+  })
+  .meta({ id: "CallPage", description: "One page of calls, newest first" });
+
+export type CallPage = z.infer<typeof callPageSchema>;
+
+// ---- query of GET /v1/calls ----
+
+export const MAX_PAGE_SIZE = 1000;
+export const DEFAULT_PAGE_SIZE = 50;
+/** Bound filter text: a destination number or a hangup cause is short; control characters never valid. */
+const FILTER_TEXT = /^[^\u0000-\u001f\u007f]*$/;
+const filterText = (max: number, description: string) =>
+  z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .regex(FILTER_TEXT, "must not contain control characters")
+    .optional()
+    .describe(description);
+
+const isoDateParam = (description: string) =>
+  z
+    .union([z.iso.datetime({ offset: true }), z.iso.date()], {
+      error: "must be an ISO 8601 date (2026-01-31) or timestamp with offset (2026-01-31T12:00:00Z)",
+    })
+    .optional()
+    .describe(description);
+
+export const listCallsQuerySchema = z
+  .object({
+    pageSize: z
+      .string()
+      .regex(/^\d{1,7}$/, `must be an integer between 1 and ${MAX_PAGE_SIZE}`)
+      .pipe(
+        z.coerce
+          .number<string>()
+          .int()
+          .min(1, `must be an integer between 1 and ${MAX_PAGE_SIZE}`)
+          .max(MAX_PAGE_SIZE, `must be an integer between 1 and ${MAX_PAGE_SIZE}`),
+      )
+      .optional()
+      .default(DEFAULT_PAGE_SIZE)
+      .describe(`Records per page, 1..${MAX_PAGE_SIZE}`),
+    cursor: z.string().optional().describe("Opaque cursor taken from nextPageUrl; pass it unmodified"),
+    "startTime[gte]": isoDateParam("Keep calls started at or after this instant (inclusive)"),
+    "startTime[lte]": isoDateParam("Keep calls started at or before this instant (inclusive)"),
+    direction: z
+      .enum(["inbound", "outbound"], { error: "must be inbound or outbound" })
+      .optional()
+      .describe("Filter by direction"),
+    to: filterText(64, "Literal substring of the called number (`%` and `_` are ordinary characters)"),
+    hangupCause: filterText(64, "Exact hangup cause, case-insensitive"),
+  })
+  .superRefine((q, ctx) => {
+    const gte = q["startTime[gte]"];
+    const lte = q["startTime[lte]"];
+    if (gte && lte && Date.parse(gte) > Date.parse(lte)) {
+      ctx.addIssue({ code: "custom", path: ["startTime[gte]"], message: "must not be after startTime[lte]" });
+    }
+  });
+
+export type ListCallsQuery = z.output<typeof listCallsQuerySchema>;
