@@ -1,0 +1,87 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { asteriskToNative, channelPeer, lineHashUuid, localTimeToIso, splitCsvRecord } from "./asterisk";
+import { nativeCdrSchema } from "./schemas";
+
+const lines = fs.readFileSync(path.join(__dirname, "fixtures", "Master.csv"), "utf8").trimEnd().split("\n");
+
+function mapLine(line: string, timeZone = "Europe/Berlin") {
+  const fields = splitCsvRecord(line);
+  if (!fields) throw new Error("unterminated record");
+  return nativeCdrSchema.parse(asteriskToNative(fields, line, { timeZone }));
+}
+
+describe("CSV records", () => {
+  it("splits quoted fields with doubled quotes and commas", () => {
+    expect(splitCsvRecord('"a","""Smith, John"" <1>",12,"",x')).toEqual(["a", '"Smith, John" <1>', "12", "", "x"]);
+    expect(splitCsvRecord(lines[3])?.[4]).toBe('"O\'Brien ""Ops""" <1003>');
+  });
+
+  it("reports an open quote as an unfinished record", () => {
+    expect(splitCsvRecord('"a","multi')).toBeNull();
+    expect(splitCsvRecord('"a","multi\nline"')).toEqual(["a", "multi\nline"]);
+  });
+});
+
+describe("local times", () => {
+  it("converts a wall-clock time in a zone, across DST", () => {
+    expect(localTimeToIso("2025-01-02 10:15:00", "Europe/Berlin", "start")).toBe("2025-01-02T09:15:00.000Z");
+    expect(localTimeToIso("2025-07-01 14:00:00", "Europe/Berlin", "start")).toBe("2025-07-01T12:00:00.000Z");
+    expect(localTimeToIso("2025-03-09 01:30:00", "America/New_York", "start")).toBe("2025-03-09T06:30:00.000Z");
+    expect(localTimeToIso("2025-07-01 14:00:00", "UTC", "start")).toBe("2025-07-01T14:00:00.000Z");
+    // the repeated hour of the autumn change resolves to the first instant; the skipped spring hour moves forward
+    expect(localTimeToIso("2025-03-30 02:30:00", "Europe/Berlin", "start")).toBe("2025-03-30T01:30:00.000Z");
+    expect(localTimeToIso("2025-10-26 02:30:00", "Europe/Berlin", "start")).toBe("2025-10-26T00:30:00.000Z");
+  });
+
+  it("names the field of a malformed or impossible time", () => {
+    expect(() => localTimeToIso("02/01/2025 10:00", "UTC", "start (column 10)")).toThrow("start (column 10)");
+    expect(() => localTimeToIso("2025-02-30 10:00:00", "UTC", "end (column 12)")).toThrow("end (column 12)");
+  });
+});
+
+describe("Asterisk Master.csv mapping", () => {
+  it("maps the fixture to the expected calls", () => {
+    const cdrs = lines.map((l) => mapLine(l));
+    expect(cdrs[0]).toMatchObject({
+      uuid: "1735809300.1",
+      direction: "outbound",
+      from: "1001",
+      to: "442071838750",
+      startTime: "2025-01-02T09:15:00.000Z",
+      answerTime: "2025-01-02T09:15:07.000Z",
+      endTime: "2025-01-02T09:17:10.000Z",
+      hangupCause: "NORMAL_CLEARING",
+      q850Cause: 16,
+      accountcode: "ACME-001",
+      gateway: "carrier_a",
+    });
+    expect(cdrs[1]).toMatchObject({ uuid: "1735812000.3", answerTime: null, hangupCause: "NO_ANSWER", q850Cause: 19, gateway: "carrier_b" });
+    expect(cdrs[2]).toMatchObject({ answerTime: null, hangupCause: "USER_BUSY", q850Cause: 17 });
+    expect(cdrs[3]).toMatchObject({ answerTime: null, hangupCause: "NORMAL_TEMPORARY_FAILURE", q850Cause: 41, gateway: null });
+    // no uniqueid column: a stable hash of the line
+    expect(cdrs[4].uuid).toBe(lineHashUuid(lines[4]));
+    expect(cdrs[4].uuid).toMatch(/^ast-[0-9a-f]{32}$/);
+    expect(cdrs[5]).toMatchObject({ startTime: "2025-07-01T12:00:00.000Z", to: "8816312345678" });
+  });
+
+  it("takes the direction from the options", () => {
+    const fields = splitCsvRecord(lines[0]) ?? [];
+    expect(asteriskToNative(fields, lines[0], { direction: "inbound" })).toMatchObject({ direction: "inbound", gateway: null });
+  });
+
+  it("rejects a record with a wrong column count or disposition, naming it", () => {
+    expect(() => asteriskToNative(["a", "b"], "a,b")).toThrow("columns");
+    const fields = splitCsvRecord(lines[0]) ?? [];
+    fields[14] = "MAYBE";
+    expect(() => asteriskToNative(fields, lines[0])).toThrow("disposition");
+  });
+
+  it("finds the peer of a channel", () => {
+    expect(channelPeer("PJSIP/carrier_a-00000002")).toBe("carrier_a");
+    expect(channelPeer("SIP/my-trunk-0000a1f3")).toBe("my-trunk");
+    expect(channelPeer("Local/100@default-00000001;2")).toBe("100@default");
+    expect(channelPeer("garbage")).toBeNull();
+  });
+});

@@ -1,0 +1,200 @@
+import { createHash } from "node:crypto";
+import type { NativeCdrInput } from "./schemas";
+
+// Asterisk cdr_csv (Master.csv): no header; every field double-quoted except the integers, quotes
+// inside a field doubled. Columns: accountcode, src, dst, dcontext, clid, channel, dstchannel,
+// lastapp, lastdata, start, answer, end, duration, billsec, disposition, amaflags[, uniqueid[, userfield]].
+
+export const ASTERISK_COLUMNS = [
+  "accountcode",
+  "src",
+  "dst",
+  "dcontext",
+  "clid",
+  "channel",
+  "dstchannel",
+  "lastapp",
+  "lastdata",
+  "start",
+  "answer",
+  "end",
+  "duration",
+  "billsec",
+  "disposition",
+  "amaflags",
+  "uniqueid",
+  "userfield",
+] as const;
+
+/** Asterisk dispositions to a hangup cause and its Q.850 code. */
+export const DISPOSITION_CAUSES: Record<string, { hangupCause: string; q850Cause: number }> = {
+  ANSWERED: { hangupCause: "NORMAL_CLEARING", q850Cause: 16 },
+  "NO ANSWER": { hangupCause: "NO_ANSWER", q850Cause: 19 },
+  BUSY: { hangupCause: "USER_BUSY", q850Cause: 17 },
+  FAILED: { hangupCause: "NORMAL_TEMPORARY_FAILURE", q850Cause: 41 },
+  CONGESTION: { hangupCause: "NORMAL_CIRCUIT_CONGESTION", q850Cause: 34 },
+};
+
+/**
+ * Splits one CSV record (RFC 4180 quoting: `"a ""b"""`). Returns null when a quoted field is still
+ * open at the end, i.e. the record continues on the next physical line.
+ */
+export function splitCsvRecord(text: string): string[] | null {
+  const fields: string[] = [];
+  let field = "";
+  let i = 0;
+  let quoted = false;
+  let atFieldStart = true;
+  while (i < text.length) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i += 2;
+          continue;
+        }
+        quoted = false;
+        i++;
+        continue;
+      }
+      field += c;
+      i++;
+      continue;
+    }
+    if (c === '"' && atFieldStart) {
+      quoted = true;
+      atFieldStart = false;
+      i++;
+      continue;
+    }
+    if (c === ",") {
+      fields.push(field);
+      field = "";
+      atFieldStart = true;
+      i++;
+      continue;
+    }
+    if (c === "\r" && i === text.length - 1) break;
+    field += c;
+    atFieldStart = false;
+    i++;
+  }
+  if (quoted) return null;
+  fields.push(field);
+  return fields;
+}
+
+/** Throws a RangeError for a time zone name the runtime does not know. */
+export function assertTimeZone(timeZone: string): void {
+  new Intl.DateTimeFormat("en-US", { timeZone });
+}
+
+const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** Offset of `timeZone` from UTC at the instant `utcMs`, in milliseconds. */
+function zoneOffsetMs(timeZone: string, utcMs: number): number {
+  let fmt = offsetFormatters.get(timeZone);
+  if (!fmt) {
+    fmt = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
+    offsetFormatters.set(timeZone, fmt);
+  }
+  const parts: Record<string, number> = {};
+  for (const p of fmt.formatToParts(new Date(utcMs))) if (p.type !== "literal") parts[p.type] = Number(p.value);
+  const asUtc = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
+  return asUtc - Math.floor(utcMs / 1000) * 1000;
+}
+
+/**
+ * A local "YYYY-MM-DD HH:MM:SS" wall-clock time in `timeZone` to an ISO instant. In the hour a DST
+ * change repeats, the earlier instant wins; a time skipped by DST moves forward by the gap.
+ */
+export function localTimeToIso(text: string, timeZone: string, field: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/.exec(text.trim());
+  if (!m) throw new Error(`${field} must look like YYYY-MM-DD HH:MM:SS, got "${text}"`);
+  const [y, mo, d, h, mi, s] = m.slice(1).map(Number);
+  const wall = Date.UTC(y, mo - 1, d, h, mi, s);
+  const check = new Date(wall);
+  if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) {
+    throw new Error(`${field} is not a valid date: "${text}"`);
+  }
+  if (timeZone === "UTC") return check.toISOString();
+  // The zone's offsets a few hours either side: both are valid in the hour DST repeats (take the
+  // earlier instant); neither in the hour it skips (the offset before moves the time forward by the gap).
+  const before = wall - zoneOffsetMs(timeZone, wall - 6 * 3_600_000);
+  const after = wall - zoneOffsetMs(timeZone, wall + 6 * 3_600_000);
+  const valid = [before, after].filter((t) => t + zoneOffsetMs(timeZone, t) === wall);
+  return new Date(valid.length > 0 ? Math.min(...valid) : before).toISOString();
+}
+
+export interface AsteriskOptions {
+  /** IANA zone the switch wrote its local times in; default UTC. */
+  timeZone?: string;
+  /** cdr_csv does not say; default outbound (a customer's call out through the switch). */
+  direction?: "inbound" | "outbound";
+}
+
+/** A stable identifier for a record that carries no uniqueid: the same line always maps to the same uuid. */
+export function lineHashUuid(line: string): string {
+  return `ast-${createHash("sha256").update(line).digest("hex").slice(0, 32)}`;
+}
+
+/** The peer of a channel name, e.g. "carrier_a" from "PJSIP/carrier_a-0000002f" or "SIP/carrier_a-0000002f". */
+export function channelPeer(channel: string): string | null {
+  const m = /^[A-Za-z0-9_]+\/(.+)-[0-9a-fA-F]+(?:;\d+)?$/.exec(channel.trim());
+  return m ? m[1] : null;
+}
+
+/**
+ * Maps one Master.csv record (already split) to a native CDR (validated later by the caller).
+ * `rawLine` is the record's text, hashed into a uuid when the uniqueid column is absent.
+ */
+export function asteriskToNative(fields: string[], rawLine: string, options: AsteriskOptions = {}): NativeCdrInput {
+  if (fields.length < 16 || fields.length > 18) {
+    throw new Error(`expected 16 to 18 columns (accountcode ... amaflags[, uniqueid[, userfield]]), got ${fields.length}`);
+  }
+  const col = (name: (typeof ASTERISK_COLUMNS)[number]): string => (fields[ASTERISK_COLUMNS.indexOf(name)] ?? "").trim();
+  const timeZone = options.timeZone ?? "UTC";
+
+  const src = col("src");
+  const dst = col("dst");
+  if (!src) throw new Error("src (column 2) is empty");
+  if (!dst) throw new Error("dst (column 3) is empty");
+  if (!col("start")) throw new Error("start (column 10) is empty");
+  if (!col("end")) throw new Error("end (column 12) is empty");
+
+  const disposition = col("disposition").toUpperCase();
+  const cause = DISPOSITION_CAUSES[disposition];
+  if (!cause) {
+    throw new Error(`disposition (column 15) must be one of ${Object.keys(DISPOSITION_CAUSES).join(", ")}; got "${col("disposition")}"`);
+  }
+  const answerText = col("answer");
+  const uniqueid = col("uniqueid");
+  const dstchannel = col("dstchannel");
+  const accountcode = col("accountcode");
+  const direction = options.direction ?? "outbound";
+
+  return {
+    uuid: uniqueid || lineHashUuid(rawLine),
+    direction,
+    from: src,
+    to: dst,
+    startTime: localTimeToIso(col("start"), timeZone, "start (column 10)"),
+    answerTime: answerText ? localTimeToIso(answerText, timeZone, "answer (column 11)") : null,
+    endTime: localTimeToIso(col("end"), timeZone, "end (column 12)"),
+    hangupCause: cause.hangupCause,
+    q850Cause: cause.q850Cause,
+    accountcode: accountcode || null,
+    // The trunk of an outbound call is the peer of its destination channel: mapped like a gateway name.
+    gateway: direction === "outbound" && dstchannel ? channelPeer(dstchannel) : null,
+  };
+}
