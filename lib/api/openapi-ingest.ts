@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { nativeCdrSchema } from "@/lib/ingest/schemas";
+import type { OpenApiHelpers, OpenApiOperation } from "./openapi";
+
+/**
+ * POST /v1/cdrs in the OpenAPI document. Kept apart from openapi.ts because its schemas belong to
+ * the ingest module; this file only points at them.
+ */
+const freeswitchCdrSchema = z
+  .object({ variables: z.record(z.string(), z.unknown()).describe("Channel variables of mod_json_cdr") })
+  .catchall(z.unknown())
+  .meta({ id: "FreeswitchCdr", description: "A FreeSWITCH mod_json_cdr document, recognised by its `variables` object" });
+
+const cdrBatchSchema = z
+  .object({ cdrs: z.array(z.union([nativeCdrSchema, freeswitchCdrSchema])).min(1).max(1000) })
+  .meta({ id: "CdrBatch", description: "Up to 1000 CDRs in one request" });
+
+export const OPENAPI_INGEST = {
+  requestSchemas: [nativeCdrSchema, freeswitchCdrSchema, cdrBatchSchema] as z.ZodType[],
+  responseSchemas: [] as z.ZodType[],
+  paths({ ok, commonErrors, oneOf }: OpenApiHelpers): Record<string, Record<string, OpenApiOperation>> {
+    const detail = oneOf("CallDetail", "CallDetailWithCost");
+    return {
+      "/v1/cdrs": {
+        post: {
+          operationId: "ingestCdrs",
+          summary: "Report completed calls",
+          description:
+            "A switch reports each completed call: one CDR, or `{ \"cdrs\": [...] }` with up to 1000. The call is rated " +
+            "and the billing group debited in the same transaction as the insert. Idempotent by `uuid`: posting a call " +
+            "again answers 200 with the stored record and debits nothing. A CDR whose destination has no sell rate is " +
+            "stored unrated (price 0) and can be re-rated later.",
+          tags: ["Ingest"],
+          "x-scope": "cdrs:write",
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: oneOf("NativeCdr", "FreeswitchCdr", "CdrBatch") } },
+          },
+          responses: {
+            ...ok("The stored call (first post)", detail, "201"),
+            ...ok("The call was already stored; nothing debited", detail),
+            ...commonErrors({ "413": ["payload_too_large"], "422": ["invalid_body"] }),
+          },
+        },
+      },
+    };
+  },
+};

@@ -1,0 +1,326 @@
+import { z } from "zod";
+import { accountListSchema, accountSchema, balanceSchema, rateQuerySchema, rateSchema } from "@/lib/accounts/schemas";
+import {
+  callDetailSchema,
+  callDetailWithCostSchema,
+  callPageSchema,
+  callSchema,
+  callWithCostSchema,
+  listCallsQuerySchema,
+} from "@/lib/calls/schemas";
+import { ERROR_TABLE, problemSchema, type ErrorCode } from "./errors";
+import { OPENAPI_INGEST } from "./openapi-ingest";
+
+/**
+ * The OpenAPI 3.1 document of /v1, generated from the zod schemas the handlers validate and
+ * produce with, so the document cannot drift from the code. Served at /v1/openapi.json and
+ * rendered at /docs.
+ */
+
+type JsonSchema = Record<string, unknown>;
+type ZodObjectLike = z.ZodObject<z.ZodRawShape>;
+
+export interface OpenApiParameter {
+  name: string;
+  in: "query" | "path";
+  required: boolean;
+  description?: string;
+  schema: JsonSchema;
+}
+
+export interface OpenApiOperation {
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  security?: Record<string, string[]>[];
+  parameters?: OpenApiParameter[];
+  requestBody?: { required: boolean; description?: string; content: Record<string, { schema: JsonSchema }> };
+  responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: JsonSchema }> }>;
+  "x-scope"?: string;
+}
+
+export interface OpenApiDocument {
+  openapi: "3.1.0";
+  info: { title: string; version: string; description: string };
+  servers: { url: string; description?: string }[];
+  security: Record<string, string[]>[];
+  tags: { name: string; description: string }[];
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    securitySchemes: Record<string, unknown>;
+    headers: Record<string, unknown>;
+  };
+}
+
+const ref = (id: string): JsonSchema => ({ $ref: `#/components/schemas/${id}` });
+
+/** Strips what is noise inside an OpenAPI document: `$schema`, and zod's long regexes next to a `format`. */
+function tidy(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === "$schema" || k === "$id") continue;
+    if (k === "pattern" && typeof schema.format === "string") continue;
+    // zod's safe-integer bounds on every .int(): true, but noise to a reader.
+    if ((k === "minimum" || k === "maximum") && Math.abs(Number(v)) === Number.MAX_SAFE_INTEGER) continue;
+    if (Array.isArray(v)) out[k] = v.map((x) => (x && typeof x === "object" ? tidy(x as JsonSchema) : x));
+    else if (v && typeof v === "object") out[k] = tidy(v as JsonSchema);
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** Component schemas: every schema carrying a meta id, converted once; nested ones become $refs. */
+function componentSchemas(io: "input" | "output", schemas: z.ZodType[]): Record<string, JsonSchema> {
+  const registry = z.registry<{ id: string }>();
+  for (const s of schemas) {
+    const id = z.globalRegistry.get(s)?.id;
+    if (!id) throw new Error("every OpenAPI component schema needs .meta({ id })");
+    registry.add(s, { id });
+  }
+  const result = z.toJSONSchema(registry, {
+    target: "draft-2020-12",
+    io,
+    unrepresentable: "any",
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, JsonSchema> };
+  const out: Record<string, JsonSchema> = {};
+  for (const [id, s] of Object.entries(result.schemas)) out[id] = tidy(s);
+  return out;
+}
+
+/** Query parameters from the handler's own query schema: names, required-ness, types, defaults. */
+function queryParameters(schema: ZodObjectLike): OpenApiParameter[] {
+  return Object.entries(schema.shape).map(([name, field]) => {
+    const json = tidy(z.toJSONSchema(field as z.ZodType, { target: "draft-2020-12", io: "output", unrepresentable: "any" }) as JsonSchema);
+    const description = typeof json.description === "string" ? json.description : undefined;
+    delete json.description;
+    return { name, in: "query", required: !(field as z.ZodType).safeParse(undefined).success, description, schema: json };
+  });
+}
+
+const PROBLEM = "application/problem+json";
+
+function problem(status: number, codes: ErrorCode[]): { description: string; content: Record<string, { schema: JsonSchema }> } {
+  const lines = codes.map((c) => `\`${c}\``).join(", ");
+  return {
+    description: `${ERROR_TABLE[codes[0]].title}: ${lines}`,
+    content: {
+      [PROBLEM]: {
+        schema: { allOf: [ref("Problem"), { properties: { status: { const: status }, code: { enum: codes } } }] },
+      },
+    },
+  };
+}
+
+/** Errors every authenticated /v1 operation can answer (CONTRACT 3 and 6). */
+function commonErrors(extra: Record<string, ErrorCode[]> = {}): OpenApiOperation["responses"] {
+  const responses: OpenApiOperation["responses"] = {
+    "401": problem(401, ["unauthorized"]),
+    "403": problem(403, ["insufficient_scope"]),
+    "429": problem(429, ["rate_limited"]),
+    "500": problem(500, ["internal"]),
+    "503": problem(503, ["unavailable"]),
+  };
+  responses["401"].headers = { "WWW-Authenticate": { $ref: "#/components/headers/WWW-Authenticate" } };
+  responses["429"].headers = { "Retry-After": { $ref: "#/components/headers/Retry-After" } };
+  for (const [status, codes] of Object.entries(extra)) responses[status] = problem(Number(status), codes);
+  return responses;
+}
+
+const STANDARD_HEADERS = {
+  "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
+  "RateLimit-Limit": { $ref: "#/components/headers/RateLimit-Limit" },
+  "RateLimit-Remaining": { $ref: "#/components/headers/RateLimit-Remaining" },
+  "RateLimit-Reset": { $ref: "#/components/headers/RateLimit-Reset" },
+};
+
+function ok(description: string, schema: JsonSchema, status = "200"): OpenApiOperation["responses"] {
+  return { [status]: { description, headers: STANDARD_HEADERS, content: { "application/json": { schema } } } };
+}
+
+const oneOf = (...ids: string[]): JsonSchema => ({ oneOf: ids.map(ref) });
+
+const idParameter = (description: string): OpenApiParameter => ({
+  name: "id",
+  in: "path",
+  required: true,
+  description,
+  schema: { type: "string" },
+});
+
+function buildDocument(): OpenApiDocument {
+  const schemas = {
+    ...componentSchemas("output", [
+      problemSchema,
+      callSchema,
+      callWithCostSchema,
+      callDetailSchema,
+      callDetailWithCostSchema,
+      callPageSchema,
+      balanceSchema,
+      accountSchema,
+      accountListSchema,
+      rateSchema,
+      ...OPENAPI_INGEST.responseSchemas,
+    ]),
+    ...componentSchemas("input", OPENAPI_INGEST.requestSchemas),
+  };
+
+  const paths: OpenApiDocument["paths"] = {
+    "/v1/calls": {
+      get: {
+        operationId: "listCalls",
+        summary: "List calls",
+        description:
+          "Calls newest first (`startTime` descending, then `id` descending), paged with an opaque cursor. " +
+          "Follow `nextPageUrl` with the same Authorization header until `meta.hasMore` is false; it carries every " +
+          "filter and `pageSize` of the request. A cursor is signed and bound to the filters and key it was issued " +
+          "for. Paging never repeats or skips a call, even while new calls arrive. Cost fields are present only for " +
+          "`calls:read_cost` keys.",
+        tags: ["Calls"],
+        "x-scope": "calls:read",
+        parameters: queryParameters(listCallsQuerySchema as unknown as ZodObjectLike),
+        responses: {
+          ...ok("A page of calls", ref("CallPage")),
+          ...commonErrors({ "400": ["invalid_parameter", "invalid_cursor"] }),
+        },
+      },
+    },
+    "/v1/calls/{id}": {
+      get: {
+        operationId: "getCall",
+        summary: "Get one call",
+        description:
+          "One call with its full detail: the list fields plus `accountcode`, `networkAddr`, `billingGroupId`, " +
+          "`answerTime`, `rated`, `matchedPrefix`, `sellRate`, `billingIncrement`, and for `calls:read_cost` keys the " +
+          "cost fields and `buyRate`. Another group's call answers 404, like an unknown id.",
+        tags: ["Calls"],
+        "x-scope": "calls:read",
+        parameters: [idParameter("Call id, from the `id` field of a call")],
+        responses: {
+          ...ok("The call", oneOf("CallDetail", "CallDetailWithCost")),
+          ...commonErrors({ "404": ["not_found"] }),
+        },
+      },
+    },
+    "/v1/balances": {
+      get: {
+        operationId: "getBalance",
+        summary: "Balance of the key's billing group",
+        description:
+          "The balance of the billing group the key is bound to. A platform key (no group) answers 400 " +
+          "`billing_group_required`; it reads a group's balance with `GET /v1/accounts/{id}`.",
+        tags: ["Billing"],
+        "x-scope": "calls:read",
+        responses: { ...ok("The balance", ref("Balance")), ...commonErrors({ "400": ["billing_group_required"] }) },
+      },
+    },
+    "/v1/rates": {
+      get: {
+        operationId: "lookupRate",
+        summary: "Sell rate for a destination",
+        description:
+          "Longest-prefix match of `destination` on the rate card of the key's billing group. Only sell rates are " +
+          "returned. A platform key answers 400 `billing_group_required`.",
+        tags: ["Billing"],
+        "x-scope": "calls:read",
+        parameters: queryParameters(rateQuerySchema as unknown as ZodObjectLike),
+        responses: {
+          ...ok("The matched rate", ref("Rate")),
+          ...commonErrors({ "400": ["invalid_parameter", "billing_group_required"], "404": ["no_rate"] }),
+        },
+      },
+    },
+    "/v1/accounts": {
+      get: {
+        operationId: "listAccounts",
+        summary: "Billing groups the key may see",
+        description: "A platform key sees every billing group, a bound key only its own.",
+        tags: ["Billing"],
+        "x-scope": "calls:read",
+        responses: { ...ok("The accounts", ref("AccountList")), ...commonErrors() },
+      },
+    },
+    "/v1/accounts/{id}": {
+      get: {
+        operationId: "getAccount",
+        summary: "One billing group",
+        description: "How a platform key reads the balance of a chosen group. A group the key may not see answers 404.",
+        tags: ["Billing"],
+        "x-scope": "calls:read",
+        parameters: [idParameter("Billing group id (`bg_...`)")],
+        responses: { ...ok("The account", ref("Account")), ...commonErrors({ "404": ["not_found"] }) },
+      },
+    },
+    ...OPENAPI_INGEST.paths({ ok, commonErrors, problem, ref, oneOf }),
+    "/v1/openapi.json": {
+      get: {
+        operationId: "getOpenApi",
+        summary: "This OpenAPI document",
+        description: "The OpenAPI 3.1 description of /v1, generated from the schemas the handlers use. No key needed.",
+        tags: ["Meta"],
+        security: [],
+        responses: { "200": { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } } },
+      },
+    },
+  };
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Callbook API",
+      version: "1.0.0",
+      description:
+        "Call records, balance and rate lookup. Every request carries `Authorization: Bearer <API key>`. " +
+        "Money is a JSON number with at most 6 decimals; rates are per minute. Errors are RFC 9457 " +
+        "`application/problem+json` with a stable `code`. Every answer carries `X-Request-Id`.",
+    },
+    servers: [{ url: "/", description: "This server" }],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: "Calls", description: "Call detail records" },
+      { name: "Billing", description: "Balances, accounts and rates" },
+      { name: "Ingest", description: "Completed calls from switches" },
+      { name: "Meta", description: "This description" },
+    ],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "API key `ck_...`. Scopes: `calls:read` (calls, balances, rates, accounts), `calls:read_cost` (adds buyCost, " +
+            "margin, supplierId, buyRate), `cdrs:write` (ingest).",
+        },
+      },
+      headers: {
+        "X-Request-Id": { description: "Id of this request; quote it when reporting a problem", schema: { type: "string" } },
+        "RateLimit-Limit": { description: "Burst size of the key's token bucket (absent when rate limiting is off)", schema: { type: "integer" } },
+        "RateLimit-Remaining": { description: "Requests left in the bucket", schema: { type: "integer" } },
+        "RateLimit-Reset": { description: "Seconds until the bucket is full again", schema: { type: "integer" } },
+        "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } },
+        "WWW-Authenticate": { description: "`Bearer` challenge", schema: { type: "string" } },
+      },
+    },
+  };
+}
+
+let cached: OpenApiDocument | undefined;
+
+/** Built once per process: the schemas are static. */
+export function openApiDocument(): OpenApiDocument {
+  cached ??= buildDocument();
+  return cached;
+}
+
+export type OpenApiHelpers = {
+  ok: typeof ok;
+  commonErrors: typeof commonErrors;
+  problem: typeof problem;
+  ref: typeof ref;
+  oneOf: typeof oneOf;
+};
