@@ -188,6 +188,26 @@ function buildDocument(): OpenApiDocument {
         },
       },
     },
+    "/v1/calls/export": {
+      get: {
+        operationId: "exportCalls",
+        summary: "Export calls as CSV",
+        description:
+          "Every call matching the filters of `GET /v1/calls`, newest first, streamed as one CSV download. " +
+          "The cost columns are present only for `calls:read_cost` keys.",
+        tags: ["Calls"],
+        "x-scope": "calls:read",
+        parameters: queryParameters(listCallsQuerySchema as unknown as ZodObjectLike).filter((p) => p.name !== "cursor" && p.name !== "pageSize"),
+        responses: {
+          "200": {
+            description: "CSV with a header row",
+            headers: STANDARD_HEADERS,
+            content: { "text/csv": { schema: { type: "string" } } },
+          },
+          ...commonErrors({ "400": ["invalid_parameter"] }),
+        },
+      },
+    },
     "/v1/calls/{id}": {
       get: {
         operationId: "getCall",

@@ -1,0 +1,46 @@
+import { eq } from "drizzle-orm";
+import { ApiError } from "@/lib/api/errors";
+import type { Principal } from "@/lib/auth/principal";
+import type { Executor } from "@/lib/db/client";
+import { billingGroups } from "@/lib/db/schema";
+import { microsToNumber } from "@/lib/money/micros";
+import { findSellRate } from "@/lib/rating/find-rate";
+import { formatIncrement } from "@/lib/rating/schemas";
+import { billingGroupRequired } from "./accounts";
+import type { Rate } from "./schemas";
+
+// A group's currency is fixed at creation (nothing updates it), so the hot path reads it once per process.
+const CURRENCY_KEY = Symbol.for("callbook.group-currency");
+function currencyCache(): Map<string, string> {
+  const g = globalThis as typeof globalThis & { [CURRENCY_KEY]?: Map<string, string> };
+  return (g[CURRENCY_KEY] ??= new Map());
+}
+
+async function groupCurrency(db: Executor, billingGroupId: string): Promise<string> {
+  const cache = currencyCache();
+  const known = cache.get(billingGroupId);
+  if (known) return known;
+  const [row] = await db.select({ currency: billingGroups.currency }).from(billingGroups).where(eq(billingGroups.id, billingGroupId));
+  if (!row) throw new ApiError("not_found", "The key's billing group no longer exists.");
+  if (cache.size > 100_000) cache.clear();
+  cache.set(billingGroupId, row.currency);
+  return row.currency;
+}
+
+/**
+ * GET /v1/rates: the sell rate of the key's group for a destination, by the rating module's
+ * longest-prefix match (a cached card checked against the version the principal already carries).
+ */
+export async function lookupRate(db: Executor, principal: Principal, destination: string): Promise<Rate> {
+  if (principal.billingGroupId === null) throw billingGroupRequired("GET /v1/rates");
+  const digits = destination.startsWith("+") ? destination.slice(1) : destination;
+  const match = await findSellRate(db, principal.billingGroupId, digits, principal.rateCardVersion);
+  if (!match) throw new ApiError("no_rate", `No prefix of ${destination} is in the rate card of this billing group.`);
+  return {
+    destination,
+    matchedPrefix: match.prefix,
+    sellRate: microsToNumber(match.rateMicros),
+    billingIncrement: formatIncrement(match.increment),
+    currency: await groupCurrency(db, principal.billingGroupId),
+  };
+}
