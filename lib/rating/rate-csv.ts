@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { rateRowSchema, type RateRow } from "./schemas";
+
+/** A bad line in a rate deck: the message names the line, so an operator can fix the file. */
+export class RateCsvError extends Error {
+  constructor(
+    readonly line: number,
+    message: string,
+  ) {
+    super(`line ${line}: ${message}`);
+  }
+}
+
+const COLUMNS = ["prefix", "rate", "increment", "description"] as const;
+type Column = (typeof COLUMNS)[number];
+
+/** Splits one CSV line; fields may be double-quoted with "" as an escaped quote. */
+export function splitCsvLine(line: string): string[] {
+  const fields: string[] = [];
+  let i = 0;
+  for (;;) {
+    if (line[i] === '"') {
+      let value = "";
+      i++;
+      for (;;) {
+        const q = line.indexOf('"', i);
+        if (q < 0) throw new RangeError("unterminated quoted field");
+        value += line.slice(i, q);
+        if (line[q + 1] === '"') {
+          value += '"';
+          i = q + 2;
+        } else {
+          i = q + 1;
+          break;
+        }
+      }
+      fields.push(value);
+      if (i < line.length && line[i] !== ",") throw new RangeError("text after a quoted field");
+    } else {
+      const comma = line.indexOf(",", i);
+      const end = comma < 0 ? line.length : comma;
+      fields.push(line.slice(i, end));
+      i = end;
+    }
+    if (i >= line.length) return fields;
+    i++; // the comma
+  }
+}
+
+/**
+ * Parses a rate deck `prefix,rate,increment[,description]` with a header line (columns in any
+ * order, matched by name). Blank lines are skipped. Throws RateCsvError naming the first bad line;
+ * a prefix listed twice is refused rather than letting one line silently win.
+ */
+export function parseRateCsv(text: string): RateRow[] {
+  const lines = text.split(/\r?\n/);
+  let header: Column[] | null = null;
+  const rows: RateRow[] = [];
+  const seen = new Map<string, number>();
+  for (let n = 0; n < lines.length; n++) {
+    const lineNo = n + 1;
+    const line = n === 0 ? lines[n].replace(/^\uFEFF/, "") : lines[n];
+    if (line.trim() === "") continue;
+    let fields: string[];
+    try {
+      fields = splitCsvLine(line);
+    } catch (e) {
+      throw new RateCsvError(lineNo, (e as Error).message);
+    }
+    if (header === null) {
+      const names = fields.map((f) => f.trim().toLowerCase());
+      for (const name of names) {
+        if (!(COLUMNS as readonly string[]).includes(name)) {
+          throw new RateCsvError(lineNo, `unknown column "${name}" in the header (expected prefix,rate,increment[,description])`);
+        }
+      }
+      for (const required of ["prefix", "rate", "increment"]) {
+        if (!names.includes(required)) throw new RateCsvError(lineNo, `the header lacks the column "${required}"`);
+      }
+      if (new Set(names).size !== names.length) throw new RateCsvError(lineNo, "a column is named twice in the header");
+      header = names as Column[];
+      continue;
+    }
+    if (fields.length > header.length) throw new RateCsvError(lineNo, `${fields.length} fields, the header has ${header.length}`);
+    const record: Partial<Record<Column, string>> = {};
+    header.forEach((name, i) => {
+      if (fields[i] !== undefined && !(name === "description" && fields[i].trim() === "")) record[name] = fields[i];
+    });
+    const parsed = rateRowSchema.safeParse(record);
+    if (!parsed.success) throw new RateCsvError(lineNo, formatIssue(parsed.error.issues[0]));
+    const first = seen.get(parsed.data.prefix);
+    if (first !== undefined) throw new RateCsvError(lineNo, `prefix ${parsed.data.prefix} is already on line ${first}`);
+    seen.set(parsed.data.prefix, lineNo);
+    rows.push(parsed.data);
+  }
+  if (header === null) throw new RateCsvError(1, "the file is empty (expected a header prefix,rate,increment[,description])");
+  return rows;
+}
+
+function formatIssue(issue: z.core.$ZodIssue): string {
+  const field = issue.path.map(String).join(".");
+  return field ? `${field}: ${issue.message}` : issue.message;
+}

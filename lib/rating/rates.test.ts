@@ -1,0 +1,95 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createBillingGroup } from "@/lib/billing/groups";
+import { queryRows, type DbHandle } from "@/lib/db/client";
+import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import { findBuyRate, findSellRate, getRateCard } from "./find-rate";
+import { importBuyRates, importSellRates, RateCardOwnerNotFoundError } from "./import-rates";
+import { parseRateCsv, RateCsvError } from "./rate-csv";
+import { createSupplier } from "./suppliers";
+
+describe("parseRateCsv", () => {
+  it("reads a deck with a header, quotes and optional descriptions", () => {
+    const rows = parseRateCsv('prefix,rate,increment,description\n4420,0.0120,60/60,"London, UK"\n\n44,0.02,1/1,\r\n1,0.005,30/6\n');
+    expect(rows).toEqual([
+      { prefix: "4420", rate: "0.0120", increment: { min: 60, interval: 60 }, description: "London, UK" },
+      { prefix: "44", rate: "0.02", increment: { min: 1, interval: 1 } },
+      { prefix: "1", rate: "0.005", increment: { min: 30, interval: 6 } },
+    ]);
+  });
+
+  it("matches columns by header name", () => {
+    expect(parseRateCsv("increment,prefix,rate\n60/60,33,0.1")).toEqual([{ prefix: "33", rate: "0.1", increment: { min: 60, interval: 60 } }]);
+  });
+
+  it.each([
+    ["prefix,rate,increment\n44,0.1,60/60\n44,0.2,1/1", 3, /already on line 2/],
+    ["prefix,rate,increment\n44,abc,60/60", 2, /rate/],
+    ["prefix,rate,increment\n4x,0.1,60/60", 2, /prefix/],
+    ["prefix,rate,increment\n44,0.1,60/0", 3 - 1, /interval/],
+    ["prefix,rate,increment\n44,0.1234567,60/60", 2, /6 decimals/],
+    ["prefix,rate\n44,0.1", 1, /increment/],
+    ["", 1, /empty/],
+  ])("refuses a bad deck naming the line (%#)", (text, line, message) => {
+    try {
+      parseRateCsv(text);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(RateCsvError);
+      expect((e as RateCsvError).line).toBe(line);
+      expect((e as Error).message).toMatch(message);
+    }
+  });
+});
+
+describe.each(ENGINES)("rate cards on %s", (engine) => {
+  let handle: DbHandle;
+  beforeAll(async () => {
+    handle = await openTestDb(engine);
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+
+  it("imports a card, matches the longest prefix and replaces the card atomically", async () => {
+    const group = await createBillingGroup(handle.db, { name: "Acme", currency: "USD" });
+    const first = await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment,description\n44,0.02,1/1\n4420,0.0120,60/60,London\n"));
+    expect(first).toEqual({ ownerId: group.id, imported: 2, rateCardVersion: 1 });
+    expect(await findSellRate(handle.db, group.id, "+442071234567")).toEqual({
+      prefix: "4420",
+      rateMicros: 12_000n,
+      increment: { min: 60, interval: 60 },
+      description: "London",
+    });
+    expect((await findSellRate(handle.db, group.id, "4430"))?.prefix).toBe("44");
+    expect(await findSellRate(handle.db, group.id, "33")).toBeNull();
+
+    const second = await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n33,0.05,30/6\n"));
+    expect(second.rateCardVersion).toBe(2);
+    expect(await findSellRate(handle.db, group.id, "442071234567")).toBeNull();
+    expect((await findSellRate(handle.db, group.id, "331"))?.rateMicros).toBe(50_000n);
+  });
+
+  it("notices a change made by another process through the version", async () => {
+    const group = await createBillingGroup(handle.db, { name: "Other", currency: "USD" });
+    await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n49,0.01,60/60\n"));
+    expect((await findSellRate(handle.db, group.id, "491"))?.rateMicros).toBe(10_000n);
+    // As another process would: change the rows and bump the version, without touching this cache.
+    await handle.db.execute(sql`UPDATE sell_rates SET rate_micros = 20000 WHERE billing_group_id = ${group.id}`);
+    await handle.db.execute(sql`UPDATE billing_groups SET rate_card_version = rate_card_version + 1 WHERE id = ${group.id}`);
+    expect((await findSellRate(handle.db, group.id, "491"))?.rateMicros).toBe(20_000n);
+    // A caller holding the version (the API principal) skips the version query and still gets the new card.
+    const [{ v }] = await queryRows<{ v: bigint }>(handle.db, sql`SELECT rate_card_version AS v FROM billing_groups WHERE id = ${group.id}`);
+    expect((await findSellRate(handle.db, group.id, "491", Number(v)))?.rateMicros).toBe(20_000n);
+    expect((await getRateCard(handle.db, "sell", group.id))?.version).toBe(Number(v));
+  });
+
+  it("keeps supplier buy cards apart and refuses unknown owners", async () => {
+    const supplier = await createSupplier(handle.db, { name: "Carrier", gatewayName: "gw-carrier" });
+    expect(supplier.gatewayName).toBe("gw-carrier");
+    await importBuyRates(handle.db, supplier.id, parseRateCsv("prefix,rate,increment\n44,0.004,1/1\n"));
+    expect((await findBuyRate(handle.db, supplier.id, "44123"))?.rateMicros).toBe(4_000n);
+    expect(await findBuyRate(handle.db, "sup_unknown", "44123")).toBeNull();
+    await expect(importSellRates(handle.db, "bg_unknown", [])).rejects.toBeInstanceOf(RateCardOwnerNotFoundError);
+  });
+});
