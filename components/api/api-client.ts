@@ -1,0 +1,49 @@
+"use client";
+
+/** A problem+json answer of /v1, kept whole so the UI can branch on its code. */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+/**
+ * GET a /v1 resource with the session cookie, as API consumers do with a key. An absolute
+ * `nextPageUrl` is reduced to its path, so the browser always asks the origin that holds its cookie.
+ */
+export async function apiGet<T>(pathOrUrl: string, signal?: AbortSignal): Promise<T> {
+  const url = new URL(pathOrUrl, window.location.origin);
+  const response = await fetch(`${url.pathname}${url.search}`, {
+    credentials: "same-origin",
+    headers: { accept: "application/json" },
+    signal,
+  });
+  if (response.ok) return (await response.json()) as T;
+  let code = "internal";
+  let detail = `The server answered ${response.status}.`;
+  try {
+    const body = (await response.json()) as { code?: string; detail?: string };
+    code = body.code ?? code;
+    detail = body.detail ?? detail;
+  } catch {
+    // not a problem body: keep the generic message
+  }
+  if (response.status === 401) {
+    // Session expired or key revoked: back to sign-in, then here again.
+    const here = `${window.location.pathname}${window.location.search}`;
+    // A full load on purpose: the sign-in page is server-rendered and drops this page's client state.
+    // eslint-disable-next-line @next/next/no-location-assign-relative-destination
+    window.location.assign(`/sign-in?error=expired&next=${encodeURIComponent(here)}`);
+  }
+  throw new ApiProblem(response.status, code, detail);
+}
+
+/** Retry transient failures only: a 4xx will not get better by asking again. */
+export function retryTransient(failureCount: number, error: unknown): boolean {
+  if (error instanceof ApiProblem && error.status < 500 && error.status !== 429) return false;
+  return failureCount < 2;
+}

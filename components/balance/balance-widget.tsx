@@ -1,0 +1,143 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useId, useState } from "react";
+import type { Account, AccountList, Balance } from "@/lib/accounts/schemas";
+import { LOW_BALANCE_MICROS, balanceStatus } from "@/lib/portal/balance-status";
+import { formatMoney, toMicros } from "@/lib/portal/format";
+import { ApiProblem, apiGet } from "../api/api-client";
+
+/**
+ * Balance of the session's billing group (GET /v1/balances), or for a platform session an
+ * account switcher fed by GET /v1/accounts showing the chosen group (GET /v1/accounts/{id}).
+ */
+export function BalanceWidget({ platform }: { platform: boolean }) {
+  return platform ? <PlatformBalance /> : <OwnBalance />;
+}
+
+function Card({ children, title, action }: { children: React.ReactNode; title: string; action?: React.ReactNode }) {
+  return (
+    <section aria-labelledby="balance-title" className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm" data-testid="balance-widget">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h2 id="balance-title" className="text-sm font-medium text-slate-600">
+          {title}
+        </h2>
+        {action}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+function OwnBalance() {
+  const balance = useQuery({ queryKey: ["balance"], queryFn: ({ signal }) => apiGet<Balance>("/v1/balances", signal) });
+  return (
+    <Card title="Balance">
+      {balance.isPending ? (
+        <BalanceSkeleton />
+      ) : balance.isError ? (
+        <LoadError error={balance.error} onRetry={() => void balance.refetch()} />
+      ) : (
+        <BalanceFigure balance={balance.data.balance} currency={balance.data.currency} disabled={balance.data.disabled} caption={balance.data.billingGroupId} />
+      )}
+    </Card>
+  );
+}
+
+function PlatformBalance() {
+  const id = useId();
+  const accounts = useQuery({ queryKey: ["accounts"], queryFn: ({ signal }) => apiGet<AccountList>("/v1/accounts", signal) });
+  const [chosen, setChosen] = useState<string | null>(null);
+  const selectedId = chosen ?? accounts.data?.accounts[0]?.id ?? null;
+  const account = useQuery({
+    queryKey: ["account", selectedId],
+    queryFn: ({ signal }) => apiGet<Account>(`/v1/accounts/${encodeURIComponent(selectedId!)}`, signal),
+    enabled: selectedId !== null,
+  });
+
+  const switcher = accounts.data?.accounts.length ? (
+    <div className="flex items-center gap-2">
+      <label htmlFor={`${id}-account`} className="text-xs font-medium text-slate-500">
+        Account
+      </label>
+      <select
+        id={`${id}-account`}
+        value={selectedId ?? ""}
+        onChange={(e) => setChosen(e.target.value)}
+        className="max-w-56 rounded-lg border border-slate-300 bg-white px-2 py-1 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-100"
+      >
+        {accounts.data.accounts.map((a) => (
+          <option key={a.id} value={a.id}>
+            {a.name} ({a.currency})
+          </option>
+        ))}
+      </select>
+    </div>
+  ) : null;
+
+  return (
+    <Card title="Account balance" action={switcher}>
+      {accounts.isError ? (
+        <LoadError error={accounts.error} onRetry={() => void accounts.refetch()} />
+      ) : accounts.data && accounts.data.accounts.length === 0 ? (
+        <p className="mt-3 text-sm text-slate-500">No billing groups exist yet.</p>
+      ) : account.isError ? (
+        <LoadError error={account.error} onRetry={() => void account.refetch()} />
+      ) : !account.data ? (
+        <BalanceSkeleton />
+      ) : (
+        <BalanceFigure balance={account.data.balance} currency={account.data.currency} disabled={account.data.disabled} caption={account.data.id} />
+      )}
+    </Card>
+  );
+}
+
+function BalanceFigure({ balance, currency, disabled, caption }: { balance: number; currency: string; disabled: boolean; caption: string }) {
+  const micros = toMicros(balance);
+  const status = balanceStatus(micros, disabled);
+  return (
+    <div className="mt-2">
+      <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
+        <p className={`text-3xl font-semibold tabular-nums tracking-tight ${micros < 0n ? "text-red-700" : "text-slate-900"}`} data-testid="balance-amount">
+          {formatMoney(micros, currency)}
+        </p>
+        <span className="text-sm font-medium text-slate-500">{currency}</span>
+        <span
+          className={`rounded-full px-2 py-0.5 text-xs font-medium ${status === "disabled" ? "bg-red-100 text-red-800" : status === "low" ? "bg-amber-100 text-amber-800" : "bg-emerald-50 text-emerald-700"}`}
+        >
+          {status === "disabled" ? "Disabled" : status === "low" ? "Low balance" : "Active"}
+        </span>
+      </div>
+      <p className="mt-1 font-mono text-xs text-slate-400">{caption}</p>
+      {status === "disabled" ? (
+        <p role="alert" className="mt-3 rounded-lg border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+          This account is disabled: new calls are refused. Top up the balance or contact support to enable it again.
+        </p>
+      ) : status === "low" ? (
+        <p role="alert" className="mt-3 rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          The balance is below {formatMoney(LOW_BALANCE_MICROS, currency)}. Top up soon to keep calls flowing.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function BalanceSkeleton() {
+  return (
+    <div className="mt-3 space-y-2" aria-hidden>
+      <div className="h-8 w-40 animate-pulse rounded bg-slate-200" />
+      <div className="h-3 w-24 animate-pulse rounded bg-slate-100" />
+    </div>
+  );
+}
+
+function LoadError({ error, onRetry }: { error: unknown; onRetry: () => void }) {
+  return (
+    <div role="alert" className="mt-3 text-sm">
+      <p className="text-red-800">{error instanceof ApiProblem ? error.detail : "The balance could not be loaded."}</p>
+      <button type="button" onClick={onRetry} className="mt-2 rounded-lg bg-slate-900 px-3 py-1 text-white">
+        Retry
+      </button>
+    </div>
+  );
+}

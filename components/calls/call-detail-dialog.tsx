@@ -1,0 +1,177 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useRef, type ReactNode } from "react";
+import type { CallDetail, CallDetailWithCost } from "@/lib/calls/schemas";
+import { formatDateTime, formatDuration, formatRate, toMicros } from "@/lib/portal/format";
+import { ApiProblem, apiGet } from "../api/api-client";
+import { DirectionBadge, Money } from "./call-columns";
+
+type Detail = CallDetail & Partial<Pick<CallDetailWithCost, "buyCost" | "margin" | "supplierId" | "buyRate">>;
+
+/** The full record of one call (GET /v1/calls/{id}) in a modal dialog: focus trapped, Escape closes. */
+export function CallDetailDialog({ callId, onClose }: { callId: string | null; onClose: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (callId && !dialog.open) dialog.showModal();
+    if (!callId && dialog.open) dialog.close();
+  }, [callId]);
+
+  const detail = useQuery({
+    queryKey: ["call", callId],
+    queryFn: ({ signal }) => apiGet<Detail>(`/v1/calls/${encodeURIComponent(callId!)}`, signal),
+    enabled: callId !== null,
+  });
+
+  return (
+    <dialog
+      ref={ref}
+      onClose={onClose}
+      onClick={(e) => {
+        if (e.target === e.currentTarget) onClose(); // backdrop click
+      }}
+      aria-labelledby="call-detail-title"
+      className="m-auto w-[min(40rem,calc(100vw-2rem))] rounded-2xl border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/40"
+    >
+      <div className="flex items-center justify-between border-b border-slate-200 px-5 py-3">
+        <h2 id="call-detail-title" className="text-base font-semibold">
+          Call {callId}
+        </h2>
+        <button type="button" onClick={onClose} className="rounded-md px-2 py-1 text-sm text-slate-600 hover:bg-slate-100" aria-label="Close call detail">
+          Close
+        </button>
+      </div>
+      <div className="max-h-[70dvh] overflow-y-auto px-5 py-4" data-testid="call-detail">
+        {detail.isPending ? (
+          <p className="py-8 text-center text-sm text-slate-500">Loading call…</p>
+        ) : detail.isError ? (
+          <div role="alert" className="py-8 text-center text-sm">
+            <p className="text-red-800">{detail.error instanceof ApiProblem ? detail.error.detail : "The call could not be loaded."}</p>
+            <button type="button" onClick={() => void detail.refetch()} className="mt-3 rounded-lg bg-slate-900 px-3 py-1.5 text-white">
+              Retry
+            </button>
+          </div>
+        ) : (
+          <CallDetailBody call={detail.data} />
+        )}
+      </div>
+    </dialog>
+  );
+}
+
+/** Only http(s) recordings become links: the path comes from the switch, never a javascript: URL. */
+function isWebUrl(text: string): boolean {
+  try {
+    const url = new URL(text, window.location.origin);
+    return url.protocol === "https:" || url.protocol === "http:";
+  } catch {
+    return false;
+  }
+}
+
+function Row({ label, children, mono = false }: { label: string; children: ReactNode; mono?: boolean }) {
+  return (
+    <div className="grid grid-cols-[10rem_1fr] gap-3 py-1.5">
+      <dt className="text-sm text-slate-500">{label}</dt>
+      <dd className={`min-w-0 break-words text-sm ${mono ? "font-mono text-[13px]" : ""}`}>{children ?? <span className="text-slate-400">—</span>}</dd>
+    </div>
+  );
+}
+
+function Section({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <section className="py-2">
+      <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">{title}</h3>
+      <dl className="divide-y divide-slate-100">{children}</dl>
+    </section>
+  );
+}
+
+function CallDetailBody({ call }: { call: Detail }) {
+  const cost = "buyCost" in call;
+  return (
+    <div className="divide-y divide-slate-200">
+      <Section title="Call">
+        <Row label="Direction">
+          <DirectionBadge direction={call.direction} />
+        </Row>
+        <Row label="From" mono>
+          {call.from}
+        </Row>
+        <Row label="To" mono>
+          {call.to}
+        </Row>
+        <Row label="Started">{formatDateTime(call.startTime)}</Row>
+        <Row label="Answered">{call.answerTime ? formatDateTime(call.answerTime) : "Not answered"}</Row>
+        <Row label="Ended">{formatDateTime(call.endTime)}</Row>
+        <Row label="Duration">
+          <span className="tabular-nums">
+            {formatDuration(call.duration)} ({call.duration} s), billed {call.billDuration} s
+          </span>
+        </Row>
+        <Row label="Hangup cause" mono>
+          {call.hangupCause}
+        </Row>
+        <Row label="Q.850 cause">{call.q850Cause === null ? null : <span className="tabular-nums">{call.q850Cause}</span>}</Row>
+        <Row label="PDD">{call.pdd === null ? null : <span className="tabular-nums">{call.pdd} s</span>}</Row>
+      </Section>
+      <Section title="Network">
+        <Row label="Account code" mono>
+          {call.accountcode}
+        </Row>
+        <Row label="Network address" mono>
+          {call.networkAddr}
+        </Row>
+        <Row label="Codecs" mono>
+          {call.readCodec || call.writeCodec ? `${call.readCodec ?? "—"} in / ${call.writeCodec ?? "—"} out` : null}
+        </Row>
+        <Row label="Recording">
+          {call.recordingUrl && isWebUrl(call.recordingUrl) ? (
+            <a href={call.recordingUrl} className="text-brand-600 underline hover:text-brand-700" target="_blank" rel="noreferrer noopener">
+              Open recording
+            </a>
+          ) : call.recordingUrl ? (
+            <span className="font-mono text-[13px]">{call.recordingUrl}</span>
+          ) : (
+            "Not recorded"
+          )}
+        </Row>
+        <Row label="UUID" mono>
+          {call.uuid}
+        </Row>
+      </Section>
+      <Section title="Billing">
+        <Row label="Price">
+          <Money value={call.price} currency={call.currency} />
+        </Row>
+        <Row label="Rated">{call.rated ? "Yes" : "No rate matched (not charged yet)"}</Row>
+        <Row label="Matched prefix" mono>
+          {call.matchedPrefix}
+        </Row>
+        <Row label="Sell rate">{call.sellRate === null ? null : formatRate(toMicros(call.sellRate), call.currency)}</Row>
+        <Row label="Billing increment" mono>
+          {call.billingIncrement}
+        </Row>
+        <Row label="Billing group" mono>
+          {call.billingGroupId}
+        </Row>
+        {cost ? (
+          <>
+            <Row label="Buy rate">{call.buyRate === null || call.buyRate === undefined ? null : formatRate(toMicros(call.buyRate), call.currency)}</Row>
+            <Row label="Buy cost">
+              <Money value={call.buyCost} currency={call.currency} />
+            </Row>
+            <Row label="Margin">
+              <Money value={call.margin} currency={call.currency} signed />
+            </Row>
+            <Row label="Supplier" mono>
+              {call.supplierId}
+            </Row>
+          </>
+        ) : null}
+      </Section>
+    </div>
+  );
+}

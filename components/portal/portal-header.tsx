@@ -1,0 +1,37 @@
+import Link from "next/link";
+import type { PortalSession } from "@/lib/portal/session";
+import { NavLinks } from "./nav-links";
+
+function sessionLabel(session: PortalSession): string {
+  const reach = session.billingGroupId === null ? "Platform" : "Customer";
+  return session.canReadCost ? `${reach} · cost view` : reach;
+}
+
+export function PortalHeader({ session }: { session: PortalSession }) {
+  return (
+    <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/90 backdrop-blur">
+      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-4 focus:top-2 focus:rounded focus:bg-white focus:px-3 focus:py-1">
+        Skip to content
+      </a>
+      <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:px-8">
+        <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight text-slate-900">
+          <span aria-hidden className="grid size-7 place-items-center rounded-lg bg-brand-600 text-sm text-white">
+            C
+          </span>
+          <span className="hidden sm:inline">Callbook</span>
+        </Link>
+        <NavLinks />
+        <div className="ml-auto flex items-center gap-3">
+          <span className="hidden rounded-full bg-slate-100 px-2.5 py-1 text-xs font-medium text-slate-600 md:inline" title={session.scopes.join(", ")}>
+            {sessionLabel(session)}
+          </span>
+          <form action="/session/sign-out" method="post">
+            <button type="submit" className="rounded-md px-2.5 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900">
+              Sign out
+            </button>
+          </form>
+        </div>
+      </div>
+    </header>
+  );
+}

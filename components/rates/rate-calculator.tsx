@@ -1,0 +1,194 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useId, useState } from "react";
+import type { Rate } from "@/lib/accounts/schemas";
+import { formatDuration, formatMoney, formatRate, toMicros } from "@/lib/portal/format";
+import { priceCall } from "@/lib/rating/billing-math";
+import { incrementTextSchema } from "@/lib/rating/schemas";
+import { ApiProblem, apiGet } from "../api/api-client";
+
+const DESTINATION = /^\+?\d{1,32}$/;
+const inputClass =
+  "mt-1 block w-full rounded-lg border border-slate-300 bg-white px-3 py-2 text-sm shadow-xs focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-100";
+
+/**
+ * Looks the destination up with GET /v1/rates and prices a call of the given length in the
+ * browser with the server's own billing arithmetic (lib/rating/billing-math), so the preview
+ * matches what the call would be charged to the micro.
+ */
+export function RateCalculator({ initialDestination = "", initialSeconds = 60 }: { initialDestination?: string; initialSeconds?: number }) {
+  const id = useId();
+  const [destinationText, setDestinationText] = useState(initialDestination);
+  const [secondsText, setSecondsText] = useState(String(initialSeconds));
+  const [submitted, setSubmitted] = useState(DESTINATION.test(initialDestination) ? initialDestination : "");
+  const [touched, setTouched] = useState(false);
+
+  const destinationValid = DESTINATION.test(destinationText);
+  const seconds = /^\d{1,6}$/.test(secondsText) ? Number(secondsText) : null;
+
+  const rate = useQuery({
+    queryKey: ["rate", submitted],
+    queryFn: ({ signal }) => apiGet<Rate>(`/v1/rates?destination=${encodeURIComponent(submitted)}`, signal),
+    enabled: submitted !== "",
+    staleTime: 5 * 60_000,
+  });
+
+  const syncUrl = (destination: string, secs: string) => {
+    const params = new URLSearchParams(window.location.search);
+    params.set("destination", destination);
+    params.set("seconds", secs);
+    window.history.replaceState(null, "", `${window.location.pathname}?${params}`);
+  };
+
+  return (
+    <div className="grid gap-6 lg:grid-cols-[22rem_1fr]">
+      <form
+        className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm"
+        aria-label="Rate calculator"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setTouched(true);
+          if (!destinationValid || seconds === null) return;
+          setSubmitted(destinationText);
+          syncUrl(destinationText, secondsText);
+        }}
+      >
+        <div className="space-y-4">
+          <div>
+            <label htmlFor={`${id}-destination`} className="block text-sm font-medium text-slate-700">
+              Destination number
+            </label>
+            <input
+              id={`${id}-destination`}
+              name="destination"
+              inputMode="tel"
+              autoComplete="off"
+              placeholder="+442071234567"
+              value={destinationText}
+              onChange={(e) => setDestinationText(e.target.value.trim())}
+              aria-invalid={touched && !destinationValid}
+              aria-describedby={`${id}-destination-help`}
+              className={`${inputClass} font-mono`}
+            />
+            <p id={`${id}-destination-help`} className={`mt-1 text-xs ${touched && !destinationValid ? "text-red-700" : "text-slate-500"}`}>
+              Full number with country code: digits, optionally starting with +.
+            </p>
+          </div>
+          <div>
+            <label htmlFor={`${id}-seconds`} className="block text-sm font-medium text-slate-700">
+              Call duration (seconds answered)
+            </label>
+            <input
+              id={`${id}-seconds`}
+              name="seconds"
+              type="number"
+              min={0}
+              max={999999}
+              step={1}
+              inputMode="numeric"
+              value={secondsText}
+              onChange={(e) => {
+                setSecondsText(e.target.value);
+                if (submitted && /^\d{1,6}$/.test(e.target.value)) syncUrl(submitted, e.target.value);
+              }}
+              aria-invalid={seconds === null}
+              aria-describedby={`${id}-seconds-help`}
+              className={`${inputClass} tabular-nums`}
+            />
+            <p id={`${id}-seconds-help`} className={`mt-1 text-xs ${seconds === null ? "text-red-700" : "text-slate-500"}`}>
+              {seconds === null ? "A whole number of seconds, 0 or more." : `${formatDuration(seconds)} of talk time.`}
+            </p>
+          </div>
+          <button type="submit" className="w-full rounded-lg bg-brand-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-brand-700">
+            Look up rate
+          </button>
+        </div>
+      </form>
+
+      <section aria-live="polite" aria-label="Rate and cost" className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm" data-testid="rate-result">
+        {submitted === "" ? (
+          <p className="text-sm text-slate-500">Enter a destination to see the rate that applies and what a call of that length costs.</p>
+        ) : rate.isPending ? (
+          <div className="space-y-3" aria-hidden>
+            <div className="h-4 w-48 animate-pulse rounded bg-slate-200" />
+            <div className="h-8 w-32 animate-pulse rounded bg-slate-200" />
+          </div>
+        ) : rate.isError ? (
+          <RateError error={rate.error} destination={submitted} onRetry={() => void rate.refetch()} />
+        ) : (
+          <RateResult rate={rate.data} seconds={seconds} />
+        )}
+      </section>
+    </div>
+  );
+}
+
+function RateError({ error, destination, onRetry }: { error: unknown; destination: string; onRetry: () => void }) {
+  if (error instanceof ApiProblem && error.code === "no_rate") {
+    return (
+      <div role="alert" data-testid="no-rate">
+        <p className="font-medium text-slate-900">No rate for {destination}</p>
+        <p className="mt-1 text-sm text-slate-600">
+          No prefix of this number is in your rate card, so calls to it cannot be rated. Check the country code, or ask us to add the destination.
+        </p>
+      </div>
+    );
+  }
+  return (
+    <div role="alert">
+      <p className="font-medium text-red-800">The rate could not be looked up</p>
+      <p className="mt-1 text-sm text-slate-600">{error instanceof ApiProblem ? error.detail : "The network request failed."}</p>
+      <button type="button" onClick={onRetry} className="mt-3 rounded-lg bg-slate-900 px-3 py-1.5 text-sm text-white">
+        Retry
+      </button>
+    </div>
+  );
+}
+
+function Figure({ label, children, testId }: { label: string; children: React.ReactNode; testId: string }) {
+  return (
+    <div className="rounded-lg bg-slate-50 px-4 py-3">
+      <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
+      <dd className="mt-1 text-lg font-semibold tabular-nums" data-testid={testId}>
+        {children}
+      </dd>
+    </div>
+  );
+}
+
+function RateResult({ rate, seconds }: { rate: Rate; seconds: number | null }) {
+  const increment = incrementTextSchema.safeParse(rate.billingIncrement);
+  const rateMicros = toMicros(rate.sellRate);
+  const charge = increment.success && seconds !== null ? priceCall(rateMicros, increment.data, seconds) : null;
+  return (
+    <div>
+      <p className="text-sm text-slate-600">
+        <span className="font-mono">{rate.destination}</span> matches prefix <span className="font-mono font-semibold text-slate-900">{rate.matchedPrefix}</span>
+      </p>
+      <dl className="mt-4 grid gap-3 sm:grid-cols-2 xl:grid-cols-3">
+        <Figure label="Matched prefix" testId="rate-prefix">
+          <span className="font-mono">{rate.matchedPrefix}</span>
+        </Figure>
+        <Figure label="Sell rate" testId="rate-sell">
+          {formatRate(rateMicros, rate.currency)}
+        </Figure>
+        <Figure label="Billing increment" testId="rate-increment">
+          {rate.billingIncrement}
+          {increment.success ? (
+            <span className="block text-xs font-normal text-slate-500">
+              {increment.data.min} s minimum, then per {increment.data.interval} s
+            </span>
+          ) : null}
+        </Figure>
+        <Figure label="Billable seconds" testId="rate-billable">
+          {charge ? charge.billableSeconds : "—"}
+        </Figure>
+        <Figure label="Cost of this call" testId="rate-cost">
+          {charge ? formatMoney(charge.micros, rate.currency) : "—"}
+        </Figure>
+      </dl>
+      {seconds === 0 ? <p className="mt-3 text-xs text-slate-500">Unanswered calls are not charged.</p> : null}
+    </div>
+  );
+}
