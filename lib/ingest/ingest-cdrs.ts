@@ -1,0 +1,324 @@
+import { sql } from "drizzle-orm";
+import { queryRows, type Db, type Executor } from "@/lib/db/client";
+import { elapsedSeconds, isoToEpochMicros } from "@/lib/rating/billing-math";
+import { getRateCard, type RateCard } from "@/lib/rating/find-rate";
+import { applyDebits, CALL_COLUMNS, rateCall, toStoredCall, withRetry, type CallRating, type StoredCall } from "./rate-call";
+import type { NativeCdr } from "./schemas";
+
+export type { StoredCall } from "./rate-call";
+
+export interface IngestOutcome {
+  /** created: stored (and debited) now; duplicate: the same call was stored before, nothing debited. */
+  status: "created" | "duplicate";
+  call: StoredCall;
+}
+
+/** A CDR that cannot be stored as given (e.g. names no known billing group). Nothing was written. */
+export class CdrRejectedError extends Error {
+  constructor(
+    /** Position in the batch. */
+    readonly index: number,
+    /** Field of the CDR at fault, e.g. "billingGroupId". */
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A CDR whose uuid is stored with different content. Nothing in the batch was written. */
+export class CdrConflictError extends Error {
+  constructor(
+    readonly index: number,
+    readonly uuid: string,
+    /** Fields that differ from the stored call. */
+    readonly fields: string[],
+  ) {
+    super(`a call with uuid ${uuid} is already stored with different ${fields.join(", ")}`);
+  }
+}
+
+/** What a CDR stores, before rating: the comparable content of a call. */
+interface CallContent {
+  uuid: string;
+  billingGroupId: string;
+  direction: "inbound" | "outbound";
+  fromNumber: string;
+  toNumber: string;
+  startTime: Date;
+  answerTime: Date | null;
+  endTime: Date;
+  pddMs: number | null;
+  hangupCause: string | null;
+  q850Cause: number | null;
+  readCodec: string | null;
+  writeCodec: string | null;
+  recordingUrl: string | null;
+  accountcode: string | null;
+  networkAddr: string | null;
+  supplierId: string | null;
+}
+
+const COMPARED: (keyof CallContent)[] = [
+  "billingGroupId",
+  "direction",
+  "fromNumber",
+  "toNumber",
+  "startTime",
+  "answerTime",
+  "endTime",
+  "pddMs",
+  "hangupCause",
+  "q850Cause",
+  "readCodec",
+  "writeCodec",
+  "recordingUrl",
+  "accountcode",
+  "networkAddr",
+  "supplierId",
+];
+
+const TO_PARAM: Partial<Record<keyof CallContent, string>> = {
+  fromNumber: "from",
+  toNumber: "to",
+  pddMs: "pdd",
+};
+
+function differingFields(a: CallContent, b: CallContent): string[] {
+  const out: string[] = [];
+  for (const key of COMPARED) {
+    const x = a[key];
+    const y = b[key];
+    const same = x instanceof Date || y instanceof Date ? (x as Date | null)?.getTime() === (y as Date | null)?.getTime() : x === y;
+    if (!same) out.push(TO_PARAM[key] ?? key);
+  }
+  return out;
+}
+
+interface GroupRow {
+  id: string;
+  currency: string;
+  accountcode: string | null;
+  version: number | bigint;
+}
+interface SupplierRow {
+  id: string;
+  gateway_name: string | null;
+  version: number | bigint;
+}
+
+const jsonList = (values: Iterable<string>) => JSON.stringify([...new Set(values)]);
+
+/** Stored timestamps have millisecond precision: truncate the same way on both sides of a comparison. */
+const msDate = (micros: number) => new Date(Math.floor(micros / 1000));
+
+interface Prepared {
+  content: CallContent;
+  duration: number;
+  rating: CallRating;
+  currency: string;
+}
+
+/**
+ * Stores completed calls, rates them and debits their groups: ONE transaction per batch, so a
+ * batch is stored whole or not at all. Idempotent by uuid, also under concurrent duplicates:
+ * `INSERT ... ON CONFLICT (uuid) DO NOTHING` and only the rows it inserted are debited.
+ * Returns one outcome per input, in order. Throws CdrRejectedError (unknown group or supplier)
+ * or CdrConflictError (a uuid stored with other content), writing nothing.
+ */
+export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[]): Promise<IngestOutcome[]> {
+  if (cdrs.length === 0) return [];
+  const { groups, suppliersById, suppliersByGateway } = await resolveOwners(db, cdrs);
+
+  const sellCards = new Map<string, RateCard | null>();
+  const buyCards = new Map<string, RateCard | null>();
+  for (const g of new Set(groups.values())) sellCards.set(g.id, await getRateCard(db, "sell", g.id, Number(g.version)));
+  for (const s of suppliersById.values()) buyCards.set(s.id, await getRateCard(db, "buy", s.id, Number(s.version)));
+
+  // Prepare every call in JS (pure); a uuid listed twice in one batch is one call.
+  const prepared: Prepared[] = [];
+  const firstIndexOfUuid = new Map<string, number>();
+  cdrs.forEach((cdr, index) => {
+    const group = cdr.billingGroupId !== null ? groups.get(`id:${cdr.billingGroupId}`) : groups.get(`ac:${cdr.accountcode}`);
+    if (!group) {
+      const field = cdr.billingGroupId !== null ? "billingGroupId" : "accountcode";
+      const value = cdr.billingGroupId ?? cdr.accountcode;
+      throw new CdrRejectedError(index, field, `no billing group ${field === "accountcode" ? "has the accountcode" : "has the id"} "${value}"`);
+    }
+    let supplierId: string | null = null;
+    if (cdr.supplierId !== null) {
+      if (!suppliersById.has(cdr.supplierId)) throw new CdrRejectedError(index, "supplierId", `no supplier has the id "${cdr.supplierId}"`);
+      supplierId = cdr.supplierId;
+    } else if (cdr.gateway !== null) {
+      // An unmapped gateway is not an error: the call is stored without buy cost rather than lost.
+      supplierId = suppliersByGateway.get(cdr.gateway)?.id ?? null;
+    }
+    const startMicros = isoToEpochMicros(cdr.startTime);
+    const endMicros = isoToEpochMicros(cdr.endTime);
+    const answerMicros = cdr.answerTime === null ? null : isoToEpochMicros(cdr.answerTime);
+    const content: CallContent = {
+      uuid: cdr.uuid,
+      billingGroupId: group.id,
+      direction: cdr.direction,
+      fromNumber: cdr.from,
+      toNumber: cdr.to,
+      startTime: msDate(startMicros),
+      answerTime: answerMicros === null ? null : msDate(answerMicros),
+      endTime: msDate(endMicros),
+      pddMs: cdr.pdd === null ? null : Math.round(cdr.pdd * 1000),
+      hangupCause: cdr.hangupCause,
+      q850Cause: cdr.q850Cause,
+      readCodec: cdr.readCodec,
+      writeCodec: cdr.writeCodec,
+      recordingUrl: cdr.recordingUrl,
+      accountcode: cdr.accountcode,
+      networkAddr: cdr.networkAddr,
+      supplierId,
+    };
+    const first = firstIndexOfUuid.get(cdr.uuid);
+    if (first !== undefined) {
+      const differs = differingFields(prepared[first].content, content);
+      if (differs.length > 0) throw new CdrConflictError(index, cdr.uuid, differs);
+    } else {
+      firstIndexOfUuid.set(cdr.uuid, index);
+    }
+    const rating = rateCall(cdr.to, answerMicros, endMicros, sellCards.get(group.id) ?? null, supplierId ? (buyCards.get(supplierId) ?? null) : null);
+    prepared.push({ content, duration: elapsedSeconds(startMicros, endMicros), rating, currency: group.currency.trim() });
+  });
+
+  const unique = [...firstIndexOfUuid.values()].map((i) => prepared[i]);
+  // Insert in uuid order (json_to_recordset keeps array order): two batches sharing uuids then
+  // wait on each other in one direction only, never in a cycle.
+  unique.sort((a, b) => (a.content.uuid < b.content.uuid ? -1 : a.content.uuid > b.content.uuid ? 1 : 0));
+
+  const stored = await withRetry(() =>
+    db.transaction(async (tx) => {
+      const inserted = await insertCalls(tx, unique);
+      const createdUuids = new Set(inserted.map((c) => c.uuid));
+      const replayed = unique.filter((p) => !createdUuids.has(p.content.uuid)).map((p) => p.content.uuid);
+      const existing =
+        replayed.length === 0
+          ? []
+          : (
+              await queryRows<Record<string, unknown>>(
+                tx,
+                sql`SELECT ${CALL_COLUMNS} FROM calls WHERE uuid IN (SELECT json_array_elements_text(${jsonList(replayed)}::json))`,
+              )
+            ).map(toStoredCall);
+      const byUuid = new Map<string, { call: StoredCall; created: boolean }>();
+      for (const call of inserted) byUuid.set(call.uuid, { call, created: true });
+      for (const call of existing) byUuid.set(call.uuid, { call, created: false });
+      for (const uuid of replayed) {
+        const entry = byUuid.get(uuid);
+        const index = firstIndexOfUuid.get(uuid)!;
+        // Not inserted and not found: its inserter rolled back after our insert gave way. Retry the batch.
+        if (!entry) throw Object.assign(new Error(`call ${uuid} vanished during ingest`), { code: "40001" });
+        const differs = differingFields(entry.call, prepared[index].content);
+        if (differs.length > 0) throw new CdrConflictError(index, uuid, differs);
+      }
+      await applyDebits(
+        tx,
+        inserted
+          .filter((c) => c.rated)
+          .map((c) => ({ billingGroupId: c.billingGroupId, callId: c.id, amountMicros: c.priceMicros, description: `Call to ${c.toNumber}` })),
+      );
+      return byUuid;
+    }),
+  );
+
+  const reported = new Set<string>();
+  return cdrs.map((cdr) => {
+    const entry = stored.get(cdr.uuid)!;
+    // A uuid repeated within the batch is created once; its later copies are duplicates.
+    const status = entry.created && !reported.has(cdr.uuid) ? "created" : "duplicate";
+    reported.add(cdr.uuid);
+    return { status, call: entry.call };
+  });
+}
+
+async function resolveOwners(db: Executor, cdrs: readonly NativeCdr[]) {
+  const ids = cdrs.flatMap((c) => (c.billingGroupId !== null ? [c.billingGroupId] : []));
+  const codes = cdrs.flatMap((c) => (c.billingGroupId === null && c.accountcode !== null ? [c.accountcode] : []));
+  const groupRows = await queryRows<GroupRow>(
+    db,
+    sql`SELECT id, currency, accountcode, rate_card_version AS version FROM billing_groups
+        WHERE id IN (SELECT json_array_elements_text(${jsonList(ids)}::json))
+           OR accountcode IN (SELECT json_array_elements_text(${jsonList(codes)}::json))`,
+  );
+  const groups = new Map<string, GroupRow>();
+  for (const g of groupRows) {
+    groups.set(`id:${g.id}`, g);
+    if (g.accountcode !== null) groups.set(`ac:${g.accountcode}`, g);
+  }
+  const supplierIds = cdrs.flatMap((c) => (c.supplierId !== null ? [c.supplierId] : []));
+  const gateways = cdrs.flatMap((c) => (c.supplierId === null && c.gateway !== null ? [c.gateway] : []));
+  const suppliersById = new Map<string, SupplierRow>();
+  const suppliersByGateway = new Map<string, SupplierRow>();
+  if (supplierIds.length + gateways.length > 0) {
+    const rows = await queryRows<SupplierRow>(
+      db,
+      sql`SELECT id, gateway_name, rate_card_version AS version FROM suppliers
+          WHERE id IN (SELECT json_array_elements_text(${jsonList(supplierIds)}::json))
+             OR gateway_name IN (SELECT json_array_elements_text(${jsonList(gateways)}::json))`,
+    );
+    for (const s of rows) {
+      suppliersById.set(s.id, s);
+      if (s.gateway_name !== null) suppliersByGateway.set(s.gateway_name, s);
+    }
+  }
+  return { groups, suppliersById, suppliersByGateway };
+}
+
+async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]> {
+  if (rows.length === 0) return [];
+  const big = (v: bigint | null) => (v === null ? null : v.toString());
+  const json = JSON.stringify(
+    rows.map(({ content: c, rating: r, duration, currency }) => ({
+      uuid: c.uuid,
+      billing_group_id: c.billingGroupId,
+      direction: c.direction,
+      from_number: c.fromNumber,
+      to_number: c.toNumber,
+      start_time: c.startTime.toISOString(),
+      answer_time: c.answerTime?.toISOString() ?? null,
+      end_time: c.endTime.toISOString(),
+      duration,
+      bill_duration: r.billDuration,
+      pdd_ms: c.pddMs,
+      hangup_cause: c.hangupCause,
+      q850_cause: c.q850Cause,
+      read_codec: c.readCodec,
+      write_codec: c.writeCodec,
+      recording_url: c.recordingUrl,
+      accountcode: c.accountcode,
+      network_addr: c.networkAddr,
+      currency,
+      rated: r.rated,
+      matched_prefix: r.matchedPrefix,
+      sell_rate_micros: big(r.sellRateMicros),
+      increment_min: r.incrementMin,
+      increment_interval: r.incrementInterval,
+      price_micros: big(r.priceMicros),
+      supplier_id: c.supplierId,
+      buy_rate_micros: big(r.buyRateMicros),
+      buy_bill_duration: r.buyBillDuration,
+      buy_cost_micros: big(r.buyCostMicros),
+    })),
+  );
+  const inserted = await queryRows<Record<string, unknown>>(
+    tx,
+    sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, answer_time, end_time,
+          duration, bill_duration, pdd_ms, hangup_cause, q850_cause, read_codec, write_codec, recording_url, accountcode,
+          network_addr, currency, rated, matched_prefix, sell_rate_micros, increment_min, increment_interval, price_micros,
+          supplier_id, buy_rate_micros, buy_bill_duration, buy_cost_micros)
+        SELECT x.* FROM json_to_recordset(${json}::json) AS x(uuid text, billing_group_id text, direction text,
+          from_number text, to_number text, start_time timestamptz, answer_time timestamptz, end_time timestamptz,
+          duration integer, bill_duration integer, pdd_ms integer, hangup_cause text, q850_cause smallint, read_codec text,
+          write_codec text, recording_url text, accountcode text, network_addr text, currency text, rated boolean,
+          matched_prefix text, sell_rate_micros bigint, increment_min integer, increment_interval integer, price_micros bigint,
+          supplier_id text, buy_rate_micros bigint, buy_bill_duration integer, buy_cost_micros bigint)
+        ON CONFLICT (uuid) DO NOTHING
+        RETURNING ${CALL_COLUMNS}`,
+  );
+  return inserted.map(toStoredCall);
+}
