@@ -126,7 +126,12 @@ interface Prepared {
  * Returns one outcome per input, in order. Throws CdrRejectedError (unknown group or supplier)
  * or CdrConflictError (a uuid stored with other content), writing nothing.
  */
-export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[]): Promise<IngestOutcome[]> {
+export interface IngestOptions {
+  /** Only this group may be charged (a key bound to a group); others are rejected like unknown ones. */
+  restrictToBillingGroupId?: string | null;
+}
+
+export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[], options: IngestOptions = {}): Promise<IngestOutcome[]> {
   if (cdrs.length === 0) return [];
   const { groups, suppliersById, suppliersByGateway } = await resolveOwners(db, cdrs);
 
@@ -139,7 +144,10 @@ export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[]): Promise<In
   const prepared: Prepared[] = [];
   const firstIndexOfUuid = new Map<string, number>();
   cdrs.forEach((cdr, index) => {
-    const group = cdr.billingGroupId !== null ? groups.get(`id:${cdr.billingGroupId}`) : groups.get(`ac:${cdr.accountcode}`);
+    const found = cdr.billingGroupId !== null ? groups.get(`id:${cdr.billingGroupId}`) : groups.get(`ac:${cdr.accountcode}`);
+    const restrict = options.restrictToBillingGroupId;
+    // Same answer as for an unknown group: a bound key learns nothing about other groups.
+    const group = found && (!restrict || found.id === restrict) ? found : undefined;
     if (!group) {
       const field = cdr.billingGroupId !== null ? "billingGroupId" : "accountcode";
       const value = cdr.billingGroupId ?? cdr.accountcode;

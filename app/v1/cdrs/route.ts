@@ -1,0 +1,9 @@
+import { readJsonBody } from "@/lib/api/body";
+import { apiRoute, json } from "@/lib/api/handler";
+import { ingestRequest } from "@/lib/ingest/ingest-request";
+
+// POST /v1/cdrs (CONTRACT section 5): switches report completed calls; rated and debited on insert.
+export const POST = apiRoute({ scope: "cdrs:write" }, async ({ request, db, principal }) => {
+  const answer = await ingestRequest(db, principal, await readJsonBody(request));
+  return json(answer.body, answer.status, answer.headers);
+});
