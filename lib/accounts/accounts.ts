@@ -41,8 +41,10 @@ export async function listAccounts(db: Executor, principal: Principal): Promise<
 
 /** One group the key may see; 404 for unknown and for other groups alike, so existence does not leak. */
 export async function getAccount(db: Executor, principal: Principal, id: string): Promise<Account> {
+  // Ids are `bg_` + base32; anything else (NUL bytes included) never reaches the database.
+  const wellFormed = /^[A-Za-z0-9_-]{1,64}$/.test(id);
   const visible = principal.billingGroupId === null || principal.billingGroupId === id;
-  const [row] = visible && id.length <= 64 ? await db.select(accountColumns).from(billingGroups).where(eq(billingGroups.id, id)) : [];
+  const [row] = visible && wellFormed ? await db.select(accountColumns).from(billingGroups).where(eq(billingGroups.id, id)) : [];
   if (!row) throw new ApiError("not_found", `No account with id ${JSON.stringify(id.slice(0, 64))}.`);
   return toAccount(row);
 }

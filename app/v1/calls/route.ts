@@ -4,7 +4,7 @@ import { callFiltersFromQuery, listCalls, nextPageUrl } from "@/lib/calls/list-c
 import { listCallsQuerySchema, type CallPage } from "@/lib/calls/schemas";
 
 export const GET = apiRoute({ scope: "calls:read", query: listCallsQuerySchema }, async ({ db, principal, query, request }) => {
-  const listing = await listCalls(db, principal, callFiltersFromQuery(query), { pageSize: query.pageSize, cursor: query.cursor });
+  const listing = await listCalls(db, principal, callFiltersFromQuery(query), { pageSize: query.pageSize, cursor: query.cursor || undefined });
   const origin = publicBaseUrl() ?? new URL(request.url).origin;
   const body: CallPage = {
     calls: listing.page,

@@ -1,0 +1,195 @@
+import { asc, sql } from "drizzle-orm";
+import { createApiKey, revokeApiKey } from "@/lib/auth/manage-keys";
+import type { Scope } from "@/lib/auth/scopes";
+import { createBillingGroup, setBillingGroupDisabledByOperator } from "@/lib/billing/groups";
+import type { Db } from "@/lib/db/client";
+import { calls } from "@/lib/db/schema";
+import type { NativeCdr } from "@/lib/ingest/schemas";
+import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
+import { rateRowSchema } from "@/lib/rating/schemas";
+import { createSupplier } from "@/lib/rating/suppliers";
+import { storeFixtureCdrs } from "./store-cdrs";
+
+/**
+ * The data every HTTP test can rely on, written through the domain functions before the server
+ * starts. Groups `a` and `b` are read-only fixtures: tests must not add calls to them (their exact
+ * listings are asserted). Tests that ingest use group `scratch` and its keys.
+ */
+export type GroupName = "a" | "b" | "c" | "scratch";
+export type KeyName =
+  | "readA"
+  | "costA"
+  | "readB"
+  | "costB"
+  | "platformRead"
+  | "platformCost"
+  | "ingestA"
+  | "revokedA"
+  | "readScratch"
+  | "ingestScratch"
+  | "ingestPlatform";
+
+export interface FixtureGroup {
+  id: string;
+  name: string;
+  currency: string;
+  balance: number;
+  disabled: boolean;
+}
+
+/** One seeded call as stored (the ground truth the listings are checked against). */
+export interface FixtureCall {
+  id: string;
+  uuid: string;
+  group: GroupName;
+  billingGroupId: string;
+  startTime: string;
+  direction: "inbound" | "outbound";
+  to: string;
+  hangupCause: string | null;
+}
+
+export interface SeededData {
+  groups: Record<GroupName, FixtureGroup>;
+  keys: Record<KeyName, string>;
+  keyIds: Record<KeyName, string>;
+  supplierId: string;
+  /** Every seeded call, newest first (startTime DESC, id DESC). */
+  calls: FixtureCall[];
+  /** All seeded start times lie inside [windowStart, windowEnd]. */
+  windowStart: string;
+  windowEnd: string;
+  /** Sell rate cards as imported: prefix -> [rate, increment]. */
+  sellRates: Record<"a" | "b", Record<string, [string, string]>>;
+}
+
+const SELL_RATES: SeededData["sellRates"] = {
+  a: { "44": ["0.05", "60/60"], "4420": ["0.012", "60/60"], "1": ["0.01", "1/1"], "33": ["0.03", "30/6"] },
+  b: { "44": ["0.06", "1/1"], "442071": ["0.02", "60/60"] },
+};
+
+const TO_NUMBERS = ["442071234567", "4420%71", "4420_71", "33123456789", "14155550100", "44207\\1"];
+const HANGUP_CAUSES = ["NORMAL_CLEARING", "USER_BUSY", "normal_clearing", "NO_ANSWER", null, "Call_Rejected"];
+const WINDOW_START = Date.parse("2026-01-05T00:00:00.000Z");
+
+/** Deterministic pseudo-random order, so ids do not follow start times. */
+function shuffled<T>(items: T[], seed: number): T[] {
+  const out = [...items];
+  let s = seed;
+  for (let i = out.length - 1; i > 0; i--) {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    const j = s % (i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+function fixtureCdrs(group: "a" | "b", billingGroupId: string, count: number, supplierId: string): NativeCdr[] {
+  return Array.from({ length: count }, (_, i) => {
+    // Triples share a start time, so the id tie-break of the order is exercised.
+    const start = WINDOW_START + Math.floor(i / 3) * 37_000 + (group === "b" ? 11_000 : 0);
+    const hangupCause = HANGUP_CAUSES[i % HANGUP_CAUSES.length];
+    const answered = hangupCause !== "NO_ANSWER" && hangupCause !== "USER_BUSY";
+    const seconds = (i * 17) % 300;
+    return {
+      uuid: `fixture-${group}-${String(i).padStart(4, "0")}`,
+      direction: i % 3 === 0 ? "inbound" : "outbound",
+      from: `1555000${String(i).padStart(4, "0")}`,
+      to: TO_NUMBERS[i % TO_NUMBERS.length],
+      startTime: new Date(start).toISOString(),
+      answerTime: answered ? new Date(start + 2_000).toISOString() : null,
+      endTime: new Date(start + 2_000 + seconds * 1000).toISOString(),
+      hangupCause,
+      q850Cause: hangupCause === "USER_BUSY" ? 17 : 16,
+      pdd: i % 4 === 0 ? null : 1.25,
+      readCodec: "PCMU",
+      writeCodec: "PCMA",
+      recordingUrl: i % 5 === 0 ? `/recordings/${group}-${i}.wav` : null,
+      accountcode: `acct-${group}`,
+      networkAddr: "192.0.2.10",
+      billingGroupId,
+      supplierId: i % 2 === 0 ? supplierId : null,
+      gateway: null,
+    };
+  });
+}
+
+async function key(db: Db, scopes: Scope[], billingGroupId: string | null, name: string) {
+  return createApiKey(db, { scopes, billingGroupId, name });
+}
+
+function rateRows(card: Record<string, [string, string]>) {
+  return Object.entries(card).map(([prefix, [rate, increment]]) => rateRowSchema.parse({ prefix, rate, increment }));
+}
+
+export async function seedFixtures(db: Db): Promise<SeededData> {
+  const a = await createBillingGroup(db, { name: "Acme Telecom", currency: "USD", openingBalanceMicros: 100_000_000n });
+  const b = await createBillingGroup(db, { name: "Bravo Networks", currency: "EUR", openingBalanceMicros: 50_500_000n });
+  const c = await createBillingGroup(db, { name: "Closed Ltd", currency: "GBP" });
+  await setBillingGroupDisabledByOperator(db, c.id, true);
+  const scratch = await createBillingGroup(db, { name: "Scratch", currency: "USD", openingBalanceMicros: 1_000_000_000n });
+
+  await importSellRates(db, a.id, rateRows(SELL_RATES.a));
+  await importSellRates(db, b.id, rateRows(SELL_RATES.b));
+  await importSellRates(db, scratch.id, rateRows(SELL_RATES.a));
+  const supplier = await createSupplier(db, { name: "Carrier One" });
+  await importBuyRates(db, supplier.id, rateRows({ "44": ["0.004", "1/1"], "1": ["0.002", "1/1"], "33": ["0.01", "1/1"] }));
+
+  const created = {
+    readA: await key(db, ["calls:read"], a.id, "read A"),
+    costA: await key(db, ["calls:read_cost"], a.id, "cost A"),
+    readB: await key(db, ["calls:read"], b.id, "read B"),
+    costB: await key(db, ["calls:read", "calls:read_cost"], b.id, "cost B"),
+    platformRead: await key(db, ["calls:read"], null, "platform read"),
+    platformCost: await key(db, ["calls:read_cost"], null, "platform cost"),
+    ingestA: await key(db, ["cdrs:write"], a.id, "ingest only A"),
+    revokedA: await key(db, ["calls:read"], a.id, "revoked A"),
+    readScratch: await key(db, ["calls:read_cost"], scratch.id, "read scratch"),
+    ingestScratch: await key(db, ["cdrs:write", "calls:read"], scratch.id, "ingest scratch"),
+    ingestPlatform: await key(db, ["cdrs:write"], null, "ingest platform"),
+  };
+  await revokeApiKey(db, created.revokedA.id);
+
+  const cdrs = shuffled([...fixtureCdrs("a", a.id, 157, supplier.id), ...fixtureCdrs("b", b.id, 64, supplier.id)], 7);
+  await storeFixtureCdrs(db, cdrs);
+
+  const groupName = new Map<string, GroupName>([
+    [a.id, "a"],
+    [b.id, "b"],
+    [c.id, "c"],
+    [scratch.id, "scratch"],
+  ]);
+  const rows = await db
+    .select()
+    .from(calls)
+    .orderBy(sql`${calls.startTime} DESC`, sql`${calls.id} DESC`);
+  const groups = await db.query.billingGroups.findMany({ orderBy: (g) => [asc(g.name)] });
+  const toGroup = (g: (typeof groups)[number]): FixtureGroup => ({
+    id: g.id,
+    name: g.name,
+    currency: g.currency,
+    balance: Number(g.balanceMicros) / 1e6,
+    disabled: g.disabled,
+  });
+  const byId = new Map(groups.map((g) => [g.id, g]));
+
+  return {
+    groups: { a: toGroup(byId.get(a.id)!), b: toGroup(byId.get(b.id)!), c: toGroup(byId.get(c.id)!), scratch: toGroup(byId.get(scratch.id)!) },
+    keys: Object.fromEntries(Object.entries(created).map(([k, v]) => [k, v.key])) as Record<KeyName, string>,
+    keyIds: Object.fromEntries(Object.entries(created).map(([k, v]) => [k, v.id])) as Record<KeyName, string>,
+    supplierId: supplier.id,
+    calls: rows.map((r) => ({
+      id: String(r.id),
+      uuid: r.uuid,
+      group: groupName.get(r.billingGroupId)!,
+      billingGroupId: r.billingGroupId,
+      startTime: r.startTime.toISOString(),
+      direction: r.direction,
+      to: r.toNumber,
+      hangupCause: r.hangupCause,
+    })),
+    windowStart: new Date(WINDOW_START).toISOString(),
+    windowEnd: new Date(WINDOW_START + 2 * 24 * 3600_000).toISOString(),
+    sellRates: SELL_RATES,
+  };
+}
