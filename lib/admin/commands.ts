@@ -2,9 +2,11 @@ import type { Db } from "@/lib/db/client";
 import { parseFlags, UsageError, type AdminCommand, type ProgressReporter } from "./command";
 import { groupCommands } from "./group-commands";
 import { keyCommands } from "./key-commands";
+import { ratingCommands } from "./rating-commands";
+import { rerateCommands } from "./rerate-command";
 
 /** Every admin command (CONTRACT section 7). Each module contributes its own. */
-export const ADMIN_COMMANDS: AdminCommand[] = [...groupCommands, ...keyCommands];
+export const ADMIN_COMMANDS: AdminCommand[] = [...groupCommands, ...keyCommands, ...ratingCommands, ...rerateCommands];
 
 export function usageText(): string {
   return ["usage: npm run admin -- <command>", "", ...ADMIN_COMMANDS.map((c) => `  ${c.usage}`)].join("\n");
