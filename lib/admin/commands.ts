@@ -4,9 +4,11 @@ import { groupCommands } from "./group-commands";
 import { keyCommands } from "./key-commands";
 import { ratingCommands } from "./rating-commands";
 import { rerateCommands } from "./rerate-command";
+import { cdrsImportCommands } from "./cdrs-import-command";
+import { demoCommands } from "./demo-command";
 
 /** Every admin command (CONTRACT section 7). Each module contributes its own. */
-export const ADMIN_COMMANDS: AdminCommand[] = [...groupCommands, ...keyCommands, ...ratingCommands, ...rerateCommands];
+export const ADMIN_COMMANDS: AdminCommand[] = [...groupCommands, ...keyCommands, ...ratingCommands, ...rerateCommands, ...cdrsImportCommands, ...demoCommands];
 
 export function usageText(): string {
   return ["usage: npm run admin -- <command>", "", ...ADMIN_COMMANDS.map((c) => `  ${c.usage}`)].join("\n");

@@ -1,0 +1,184 @@
+import { sql } from "drizzle-orm";
+import type { ProgressReporter } from "@/lib/admin/command";
+import { createApiKey, type CreatedApiKey } from "@/lib/auth/manage-keys";
+import { createBillingGroup, topUpBillingGroup } from "@/lib/billing/groups";
+import { queryRows, type Db } from "@/lib/db/client";
+import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
+import type { NativeCdr } from "@/lib/ingest/schemas";
+import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
+import type { Increment, RateRow } from "@/lib/rating/schemas";
+import { createSupplier } from "@/lib/rating/suppliers";
+import { buildDestinations, formatRate, retailIncrement, type Destination } from "./destinations";
+import { DEMO_GROUPS, DEMO_SUPPLIERS, EUR_PER_USD, generateCalls, type DemoGroupPlan } from "./generate-calls";
+
+/** The database already holds data: the demo only fills an empty one. */
+export class DatabaseNotEmptyError extends Error {}
+
+export interface DemoOptions {
+  calls?: number;
+  seed?: number;
+  now?: Date;
+  batchSize?: number;
+  progress?: ProgressReporter;
+}
+
+export interface DemoResult {
+  groups: { id: string; name: string; currency: string; accountcode: string }[];
+  suppliers: { id: string; name: string; gatewayName: string }[];
+  rates: { sell: number; buy: number };
+  calls: number;
+  seconds: number;
+  keys: { read: CreatedApiKey; cost: CreatedApiKey; platform: CreatedApiKey; ingest: CreatedApiKey };
+}
+
+export const DEFAULT_DEMO_SEED = 20_250_101;
+
+export async function isDatabaseEmpty(db: Db): Promise<boolean> {
+  const [row] = await queryRows<{ used: boolean }>(
+    db,
+    sql`SELECT EXISTS (SELECT 1 FROM billing_groups) OR EXISTS (SELECT 1 FROM suppliers)
+          OR EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM calls) AS used`,
+  );
+  return !row.used;
+}
+
+function sellRate(group: DemoGroupPlan, d: Destination): number {
+  return d.rate * group.markup * (group.currency === "EUR" ? EUR_PER_USD : 1);
+}
+
+function sellIncrement(group: DemoGroupPlan, d: Destination): Increment {
+  return group.increment ?? retailIncrement(d.region);
+}
+
+export function sellCard(group: DemoGroupPlan, destinations: Destination[]): RateRow[] {
+  return destinations.map((d) => ({ prefix: d.prefix, rate: formatRate(sellRate(group, d)), increment: sellIncrement(group, d), description: d.description }));
+}
+
+/** A stable number in [0, 1) per supplier and prefix. */
+function unit(key: string): number {
+  let h = 2166136261;
+  for (const ch of key) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
+  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> 0;
+  return (h >>> 8) / 16777216;
+}
+
+/**
+ * A supplier's buy card: well below retail where it is strong, closer elsewhere, and above retail on
+ * about 3 % of prefixes, so some calls lose money (negative margin), as real routing does.
+ */
+export function buyCard(supplier: (typeof DEMO_SUPPLIERS)[number], destinations: Destination[]): RateRow[] {
+  return destinations.map((d) => {
+    const u = unit(`${supplier.key}:${d.prefix}`);
+    const strong = supplier.strongRegions.includes(d.region);
+    const factor = unit(`loss:${supplier.key}:${d.prefix}`) < 0.03 ? 1.05 + 0.25 * u : strong ? 0.52 + 0.2 * u : 0.68 + 0.2 * u;
+    const increment: Increment = d.region === "africa" || d.region === "mideast" ? { min: 60, interval: 60 } : { min: 1, interval: 1 };
+    return { prefix: d.prefix, rate: formatRate(d.rate * factor), increment, description: d.description };
+  });
+}
+
+function billableSeconds(answered: number, inc: Increment): number {
+  if (answered <= 0) return 0;
+  if (answered <= inc.min) return inc.min;
+  return inc.min + Math.ceil((answered - inc.min) / inc.interval) * inc.interval;
+}
+
+/** What each group will spend, roughly (floats are fine here: it only sizes the opening balances). */
+function estimateSpend(count: number, destinations: Destination[], seed: number, now: Date): Map<string, number> {
+  const spend = new Map<string, number>(DEMO_GROUPS.map((g) => [g.key, 0]));
+  for (const { group, cdr, destination } of generateCalls(count, destinations, { seed, now })) {
+    if (!destination || !cdr.answerTime) continue;
+    const seconds = Math.ceil((Date.parse(cdr.endTime) - Date.parse(cdr.answerTime)) / 1000);
+    const billable = billableSeconds(seconds, sellIncrement(group, destination));
+    spend.set(group.key, (spend.get(group.key) ?? 0) + (sellRate(group, destination) * billable) / 60);
+  }
+  return spend;
+}
+
+const roundUpTo = (value: number, step: number) => Math.max(step, Math.ceil(value / step) * step);
+
+/**
+ * Fills an empty database: billing groups in USD and EUR with opening balances and a top-up, a sell
+ * rate card per group and two suppliers' buy cards (a few thousand real-looking prefixes each), the
+ * calls of the last 90 days through ingestCdrs in batches (so balances and ledgers are right), and
+ * one API key of each kind.
+ */
+export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoResult> {
+  const started = performance.now();
+  const count = options.calls ?? 50_000;
+  const seed = options.seed ?? DEFAULT_DEMO_SEED;
+  const now = options.now ?? new Date();
+  const batchSize = options.batchSize ?? 1000;
+  const progress = options.progress ?? (() => undefined);
+  if (!(await isDatabaseEmpty(db))) {
+    throw new DatabaseNotEmptyError("the database is not empty: demo only fills an empty database (use a fresh DATA_DIR or database)");
+  }
+
+  const destinations = buildDestinations();
+  const spend = estimateSpend(count, destinations, seed, now);
+
+  // Groups: 70 % of the money as the opening balance, the rest as a later top-up.
+  const groups = [];
+  for (const plan of DEMO_GROUPS) {
+    const funding = roundUpTo((spend.get(plan.key) ?? 0) * plan.fundingRatio, 10);
+    const opening = roundUpTo(funding * 0.7, 10);
+    const group = await createBillingGroup(db, {
+      name: plan.name,
+      currency: plan.currency,
+      accountcode: plan.accountcode,
+      openingBalanceMicros: BigInt(opening) * 1_000_000n,
+    });
+    if (funding > opening) await topUpBillingGroup(db, group.id, BigInt(funding - opening) * 1_000_000n, "Top-up (card)");
+    groups.push({ plan, group });
+  }
+
+  const totalCards = groups.length + DEMO_SUPPLIERS.length;
+  let cardsDone = 0;
+  let sellRows = 0;
+  let buyRows = 0;
+  for (const { plan, group } of groups) {
+    sellRows += (await importSellRates(db, group.id, sellCard(plan, destinations))).imported;
+    progress({ phase: "rate cards", done: ++cardsDone, total: totalCards });
+  }
+  const suppliers = [];
+  for (const plan of DEMO_SUPPLIERS) {
+    const supplier = await createSupplier(db, { name: plan.name, gatewayName: plan.gatewayName });
+    buyRows += (await importBuyRates(db, supplier.id, buyCard(plan, destinations))).imported;
+    suppliers.push({ plan, supplier });
+    progress({ phase: "rate cards", done: ++cardsDone, total: totalCards });
+  }
+
+  const supplierIds = Object.fromEntries(suppliers.map(({ plan, supplier }) => [plan.key, supplier.id]));
+  let batch: NativeCdr[] = [];
+  let done = 0;
+  for (const { cdr } of generateCalls(count, destinations, { seed, now, supplierIds })) {
+    batch.push(cdr);
+    if (batch.length >= batchSize) {
+      await ingestCdrs(db, batch);
+      done += batch.length;
+      batch = [];
+      progress({ phase: "calls", done, total: count });
+    }
+  }
+  if (batch.length > 0) {
+    await ingestCdrs(db, batch);
+    done += batch.length;
+  }
+  progress({ phase: "calls", done, total: count });
+
+  const main = groups[0].group;
+  const keys = {
+    read: await createApiKey(db, { scopes: ["calls:read"], billingGroupId: main.id, name: "Demo: customer portal / read" }),
+    cost: await createApiKey(db, { scopes: ["calls:read_cost"], billingGroupId: main.id, name: "Demo: reseller with cost" }),
+    platform: await createApiKey(db, { scopes: ["calls:read_cost"], billingGroupId: null, name: "Demo: platform (all groups)" }),
+    ingest: await createApiKey(db, { scopes: ["cdrs:write"], billingGroupId: null, name: "Demo: switch ingest" }),
+  };
+
+  return {
+    groups: groups.map(({ group }) => ({ id: group.id, name: group.name, currency: group.currency, accountcode: group.accountcode ?? "" })),
+    suppliers: suppliers.map(({ supplier, plan }) => ({ id: supplier.id, name: supplier.name, gatewayName: plan.gatewayName })),
+    rates: { sell: sellRows, buy: buyRows },
+    calls: done,
+    seconds: Math.round((performance.now() - started) / 10) / 100,
+    keys,
+  };
+}

@@ -1,0 +1,165 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createBillingGroup, getBillingGroup } from "@/lib/billing/groups";
+import { queryRows, type DbHandle } from "@/lib/db/client";
+import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
+import { rateRowSchema } from "@/lib/rating/schemas";
+import { createSupplier } from "@/lib/rating/suppliers";
+import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import { detectFormat, importCdrFile } from "./import-file";
+
+const FIXTURES = path.join(__dirname, "fixtures");
+const rows = (lines: string[]) => lines.map((l) => {
+  const [prefix, rate, increment] = l.split(",");
+  return rateRowSchema.parse({ prefix, rate, increment });
+});
+
+let tmp: string;
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "cb-import-"));
+});
+afterAll(() => {
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+function writeFile(name: string, text: string): string {
+  const file = path.join(tmp, name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+const nativeCdr = (uuid: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    uuid,
+    direction: "outbound",
+    from: "12125550143",
+    to: "4915112345678",
+    startTime: "2025-02-01T09:00:00Z",
+    answerTime: "2025-02-01T09:00:05Z",
+    endTime: "2025-02-01T09:01:05Z",
+    hangupCause: "NORMAL_CLEARING",
+    q850Cause: 16,
+    accountcode: "ACME-001",
+    ...extra,
+  });
+
+describe("format detection", () => {
+  it("goes by extension, and by the first record for JSON lines", async () => {
+    expect(await detectFormat(path.join(FIXTURES, "Master.csv"))).toBe("asterisk");
+    expect(await detectFormat(FIXTURES)).toBe("freeswitch");
+    expect(await detectFormat(path.join(FIXTURES, "freeswitch-answered.json"))).toBe("freeswitch");
+    const fsLines = fs.readFileSync(path.join(FIXTURES, "freeswitch-answered.json"), "utf8");
+    expect(await detectFormat(writeFile("fs.jsonl", `${JSON.stringify(JSON.parse(fsLines))}\n`))).toBe("freeswitch");
+    expect(await detectFormat(writeFile("native.ndjson", `\n${nativeCdr("n-1")}\n`))).toBe("native");
+  });
+});
+
+describe.each(ENGINES)("cdrs import on %s", (engine) => {
+  let handle: DbHandle;
+  let groupId: string;
+
+  const balance = async () => (await getBillingGroup(handle.db, groupId))!.balanceMicros;
+  const ledgerSum = async () => {
+    const [row] = await queryRows<{ total: string }>(
+      handle.db,
+      sql`SELECT COALESCE(SUM(amount_micros), 0)::text AS total FROM ledger_entries WHERE billing_group_id = ${groupId}`,
+    );
+    return BigInt(row.total);
+  };
+  const call = async (uuid: string) => {
+    const [row] = await queryRows<{ rated: boolean; price: string; bill: number; buy: string | null; supplier: string | null; start: string }>(
+      handle.db,
+      sql`SELECT rated, price_micros::text AS price, bill_duration AS bill, buy_cost_micros::text AS buy, supplier_id AS supplier,
+                 to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS') AS start
+          FROM calls WHERE uuid = ${uuid}`,
+    );
+    return row;
+  };
+
+  beforeAll(async () => {
+    handle = await openTestDb(engine);
+    const group = await createBillingGroup(handle.db, { name: "Acme", currency: "USD", accountcode: "ACME-001", openingBalanceMicros: 100_000_000n });
+    groupId = group.id;
+    await importSellRates(handle.db, groupId, rows(["44,0.0150,60/60", "4420,0.0120,60/60", "1,0.0090,1/1", "4915,0.0450,30/6", "33,0.0140,30/6"]));
+    const carrierA = await createSupplier(handle.db, { name: "Carrier A", gatewayName: "carrier_a" });
+    await createSupplier(handle.db, { name: "Carrier B", gatewayName: "carrier_b" });
+    await importBuyRates(handle.db, carrierA.id, rows(["44,0.0080,1/1", "1,0.0040,1/1"]));
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+
+  it("imports the Asterisk Master.csv fixture to the expected calls and prices", async () => {
+    const before = await balance();
+    const summary = await importCdrFile(handle.db, path.join(FIXTURES, "Master.csv"), { timeZone: "Europe/Berlin" });
+    expect(summary).toMatchObject({ format: "asterisk", records: 6, inserted: 6, duplicates: 0, unrated: 1, rejected: 0, rejectedLines: [] });
+    // 123 s answered at 60/60 -> 180 s x 0.0120/min = 0.036; local 10:15 in Berlin is 09:15 UTC
+    expect(await call("1735809300.1")).toMatchObject({ rated: true, bill: 180, price: "36000", buy: "16400", start: "2025-01-02T09:15:00.000" });
+    expect(await call("1735812000.3")).toMatchObject({ rated: true, bill: 0, price: "0" }); // NO ANSWER
+    // satellite number: no sell rate, stored unrated, not debited
+    expect(await call("1751371200.11")).toMatchObject({ rated: false, price: "0" });
+    // 61 s -> 120 s x 0.0120 = 0.024 (the record without uniqueid, under its line hash)
+    const [hashed] = await queryRows<{ price: string }>(handle.db, sql`SELECT price_micros::text AS price FROM calls WHERE uuid LIKE 'ast-%'`);
+    expect(hashed.price).toBe("24000");
+    expect(before - (await balance())).toBe(60_000n);
+    expect(await ledgerSum()).toBe(await balance());
+  });
+
+  it("counts a second import of the same file as duplicates and debits nothing", async () => {
+    const before = await balance();
+    const summary = await importCdrFile(handle.db, path.join(FIXTURES, "Master.csv"), { timeZone: "Europe/Berlin" });
+    expect(summary).toMatchObject({ inserted: 0, duplicates: 6, unrated: 0, rejected: 0 });
+    expect(await balance()).toBe(before);
+  });
+
+  it("imports a directory of FreeSWITCH documents through the gateway mapping", async () => {
+    const before = await balance();
+    const summary = await importCdrFile(handle.db, FIXTURES, { batchSize: 1 });
+    expect(summary).toMatchObject({ format: "freeswitch", records: 2, inserted: 2, rejected: 0 });
+    // answered 125.401 s -> 126 s -> 180 s at 60/60 x 0.0120; carrier_a buys 1/1: 126 s x 0.0080 = 0.0168
+    const answered = await call("0f7d2c9e-5a41-4b8e-9d36-2c1e8f4a7b90");
+    expect(answered).toMatchObject({ rated: true, bill: 180, price: "36000", buy: "16800", start: "2025-01-01T10:00:00.123" });
+    expect(answered.supplier).not.toBeNull();
+    expect(await call("5b2e9f13-7c04-4d6a-b1e8-93f0c2a7d415")).toMatchObject({ rated: true, bill: 0, price: "0" });
+    expect(before - (await balance())).toBe(36_000n);
+  });
+
+  it("reports bad lines by number and keeps the good ones, also when the database refuses a batch", async () => {
+    const file = writeFile(
+      `mixed-${engine}.jsonl`,
+      [
+        nativeCdr(`${engine}-good-1`),
+        "{ not json",
+        nativeCdr(`${engine}-no-to`, { to: undefined }),
+        nativeCdr(`${engine}-unknown-account`, { accountcode: "NOBODY" }),
+        nativeCdr(`${engine}-good-2`, { to: "33612345678" }),
+        "",
+        nativeCdr(`${engine}-good-3`, { answerTime: null, hangupCause: "NO_ANSWER", q850Cause: 19 }),
+      ].join("\n"),
+    );
+    const before = await balance();
+    const summary = await importCdrFile(handle.db, file, { batchSize: 10 });
+    expect(summary).toMatchObject({ format: "native", records: 6, inserted: 3, duplicates: 0, rejected: 3 });
+    expect(summary.rejectedLines.map((r) => r.line)).toEqual([2, 3, 4]);
+    expect(summary.rejectedLines[0].error).toMatch(/JSON/);
+    expect(summary.rejectedLines[1].error).toMatch(/^to:/);
+    expect(summary.rejectedLines[2].error).toMatch(/^accountcode:.*NOBODY/);
+    // 60 s at 30/6 x 0.0450 = 0.045; 60 s at 30/6 x 0.0140 = 0.014; unanswered 0
+    expect(before - (await balance())).toBe(59_000n);
+    expect(await ledgerSum()).toBe(await balance());
+    const [count] = await queryRows<{ n: number }>(handle.db, sql`SELECT count(*)::int AS n FROM calls WHERE uuid LIKE ${`${engine}-%`}`);
+    expect(count.n).toBe(3);
+  });
+
+  it("fills --group for records that name no group, and reports progress up to the file size", async () => {
+    const line = JSON.parse(nativeCdr(`${engine}-grouped`, { accountcode: undefined })) as object;
+    const file = writeFile(`grouped-${engine}.jsonl`, `${JSON.stringify(line)}\n`);
+    const events: { done: number; total?: number }[] = [];
+    const summary = await importCdrFile(handle.db, file, { billingGroupId: groupId, progress: (e) => events.push(e) });
+    expect(summary).toMatchObject({ inserted: 1, rejected: 0 });
+    expect(events.at(-1)).toMatchObject({ done: fs.statSync(file).size, total: fs.statSync(file).size });
+  });
+});
