@@ -1,17 +1,17 @@
 import type { ReactNode } from "react";
-import { redirect } from "next/navigation";
 import { PortalHeader } from "@/components/portal/portal-header";
 import { getPortalPrincipal, toPortalSession } from "@/lib/portal/session";
 
-// Pages check the session themselves too (layouts are skipped on client navigation); this one
-// needs it for the header and keeps signed-out visitors away from the chrome.
+// The session check that guards data is in each page (requirePortalSession: layouts are skipped on
+// client navigation, and the page knows its own URL to come back to after sign-in). The layout
+// only needs the session for the header, and renders no chrome without one.
 export default async function PortalLayout({ children }: { children: ReactNode }) {
   const principal = await getPortalPrincipal();
-  if (!principal) redirect("/sign-in");
+  if (!principal) return children;
   return (
     <div className="flex min-h-screen flex-col">
       <PortalHeader session={toPortalSession(principal)} />
-      <main id="main" className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 sm:px-6 lg:px-8">
+      <main id="main" className="mx-auto w-full max-w-screen-2xl flex-1 px-4 py-6 sm:px-6">
         {children}
       </main>
     </div>

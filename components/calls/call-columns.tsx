@@ -3,7 +3,7 @@
 import type { ColumnDef } from "@tanstack/react-table";
 import type { Call, CallWithCost } from "@/lib/calls/schemas";
 import type { CallColumnId } from "@/lib/portal/call-columns";
-import { formatDateTime, formatDuration, formatMoney, toMicros } from "@/lib/portal/format";
+import { formatDateTimeCompact, formatDuration, formatMoney, toMicros } from "@/lib/portal/format";
 
 /** A row as the API sends it: the cost fields exist only for calls:read_cost sessions. */
 export type CallRow = Call & Partial<Pick<CallWithCost, "buyCost" | "margin" | "supplierId">>;
@@ -37,30 +37,30 @@ export function DirectionBadge({ direction }: { direction: Call["direction"] }) 
 }
 
 interface ColumnLayout {
-  /** Fixed width: rows are virtualised, so columns must not resize as rows come and go. */
-  width: string;
+  /** Fixed width in rem: rows are virtualised, so columns must not resize as rows come and go. */
+  rem: number;
   numeric?: boolean;
 }
 
 export const COLUMN_LAYOUT: Record<CallColumnId, ColumnLayout> = {
-  startTime: { width: "w-44" },
-  direction: { width: "w-28" },
-  from: { width: "w-36" },
-  to: { width: "w-36" },
-  duration: { width: "w-24", numeric: true },
-  billDuration: { width: "w-24", numeric: true },
-  hangupCause: { width: "w-48" },
-  price: { width: "w-28", numeric: true },
-  buyCost: { width: "w-28", numeric: true },
-  margin: { width: "w-32", numeric: true },
-  supplierId: { width: "w-44" },
+  startTime: { rem: 10.5 },
+  direction: { rem: 7 },
+  from: { rem: 8.5 },
+  to: { rem: 8.5 },
+  duration: { rem: 5, numeric: true },
+  billDuration: { rem: 5, numeric: true },
+  hangupCause: { rem: 11 },
+  price: { rem: 7, numeric: true },
+  buyCost: { rem: 7, numeric: true },
+  margin: { rem: 7.5, numeric: true },
+  supplierId: { rem: 9.5 },
 };
 
 export const COLUMN_DEFS: Record<CallColumnId, ColumnDef<CallRow>> = {
-  startTime: { id: "startTime", header: "Start time", cell: ({ row }) => <time dateTime={row.original.startTime}>{formatDateTime(row.original.startTime)}</time> },
+  startTime: { id: "startTime", header: "Start time", cell: ({ row }) => <time dateTime={row.original.startTime}>{formatDateTimeCompact(row.original.startTime)}</time> },
   direction: { id: "direction", header: "Direction", cell: ({ row }) => <DirectionBadge direction={row.original.direction} /> },
-  from: { id: "from", header: "From", cell: ({ row }) => <span className="font-mono text-[13px]">{row.original.from}</span> },
-  to: { id: "to", header: "To", cell: ({ row }) => <span className="font-mono text-[13px]">{row.original.to}</span> },
+  from: { id: "from", header: "From", cell: ({ row }) => <span className="font-mono text-xs">{row.original.from}</span> },
+  to: { id: "to", header: "To", cell: ({ row }) => <span className="font-mono text-xs">{row.original.to}</span> },
   duration: { id: "duration", header: "Duration", cell: ({ row }) => formatDuration(row.original.duration) },
   billDuration: { id: "billDuration", header: "Billed", cell: ({ row }) => formatDuration(row.original.billDuration) },
   hangupCause: {

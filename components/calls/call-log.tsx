@@ -107,13 +107,22 @@ export function CallLog({ columns }: { columns: CallColumnId[] }) {
       <div className="overflow-hidden rounded-xl border border-slate-200 bg-white shadow-sm">
         <div
           ref={scrollRef}
-          className="h-[calc(100dvh-19rem)] min-h-80 overflow-auto"
+          className="relative h-[calc(100dvh-19rem)] min-h-80 overflow-auto"
           role="region"
           aria-label="Call log"
           tabIndex={0}
           data-testid="call-log-scroll"
         >
-          <table className="w-full min-w-max table-fixed border-separate border-spacing-0 text-sm" aria-rowcount={loaded + 1}>
+          <table
+            className="w-full table-fixed border-separate border-spacing-0 text-[13px]"
+            style={{ minWidth: `${columns.reduce((sum, c) => sum + COLUMN_LAYOUT[c].rem, 0)}rem` }}
+            aria-rowcount={loaded + 1}
+          >
+            <colgroup>
+              {columns.map((c) => (
+                <col key={c} style={{ width: `${COLUMN_LAYOUT[c].rem}rem` }} />
+              ))}
+            </colgroup>
             <thead>
               {table.getHeaderGroups().map((group) => (
                 <tr key={group.id}>
@@ -123,7 +132,7 @@ export function CallLog({ columns }: { columns: CallColumnId[] }) {
                       <th
                         key={header.id}
                         scope="col"
-                        className={`sticky top-0 z-10 h-10 border-b border-slate-200 bg-slate-50 px-3 text-xs font-semibold uppercase tracking-wide text-slate-500 ${layout.width} ${layout.numeric ? "text-right" : "text-left"}`}
+                        className={`sticky top-0 z-10 h-10 border-b border-slate-200 bg-slate-50 px-2.5 text-xs font-semibold uppercase tracking-wide text-slate-500 ${layout.numeric ? "text-right" : "text-left"}`}
                       >
                         {flexRender(header.column.columnDef.header, header.getContext())}
                       </th>
@@ -178,7 +187,7 @@ export function CallLog({ columns }: { columns: CallColumnId[] }) {
                             <td
                               key={cell.id}
                               data-column={cell.column.id}
-                              className={`truncate border-b border-slate-100 px-3 ${layout.numeric ? "num" : ""}`}
+                              className={`truncate border-b border-slate-100 px-2.5 ${layout.numeric ? "num" : ""}`}
                             >
                               {flexRender(cell.column.columnDef.cell, cell.getContext())}
                             </td>
@@ -224,7 +233,7 @@ function SkeletonRows({ columns, count = 12 }: { columns: CallColumnId[]; count?
       {Array.from({ length: count }, (_, i) => (
         <tr key={i} aria-hidden data-testid="skeleton-row" style={{ height: ROW_HEIGHT }}>
           {columns.map((c) => (
-            <td key={c} className="border-b border-slate-100 px-3">
+            <td key={c} className="border-b border-slate-100 px-2.5">
               <div className={`h-3 animate-pulse rounded bg-slate-200 ${COLUMN_LAYOUT[c].numeric ? "ml-auto w-12" : "w-3/4"}`} />
             </td>
           ))}

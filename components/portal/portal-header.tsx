@@ -13,7 +13,7 @@ export function PortalHeader({ session }: { session: PortalSession }) {
       <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-4 focus:top-2 focus:rounded focus:bg-white focus:px-3 focus:py-1">
         Skip to content
       </a>
-      <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:px-8">
+      <div className="mx-auto flex h-14 max-w-screen-2xl items-center gap-4 px-4 sm:px-6">
         <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight text-slate-900">
           <span aria-hidden className="grid size-7 place-items-center rounded-lg bg-brand-600 text-sm text-white">
             C

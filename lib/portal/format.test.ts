@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDateTime, formatDuration, formatMoney, formatRate, toMicros } from "./format";
+import { formatDateTime, formatDateTimeCompact, formatDuration, formatMoney, formatRate, toMicros } from "./format";
 
 describe("portal formatting", () => {
   it("formats money exactly, beyond what a float would keep", () => {
@@ -31,5 +31,10 @@ describe("portal formatting", () => {
     const iso = "2026-03-01T23:30:00.000Z";
     expect(formatDateTime(iso, { locale: "en-GB", timeZone: "UTC" })).toContain("23:30:00");
     expect(formatDateTime(iso, { locale: "en-GB", timeZone: "Asia/Tokyo" })).toContain("08:30:00");
+  });
+
+  it("renders compact timestamps in the requested zone, across a date line", () => {
+    expect(formatDateTimeCompact("2026-03-01T23:30:05.000Z", { timeZone: "Asia/Tokyo" })).toBe("2026-03-02 08:30:05");
+    expect(formatDateTimeCompact("2026-03-01T00:00:00.000Z", { timeZone: "America/New_York" })).toBe("2026-02-28 19:00:00");
   });
 });

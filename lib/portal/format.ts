@@ -69,3 +69,27 @@ export function formatDateTime(iso: string, options: { locale?: string; timeZone
   }
   return f.format(new Date(iso));
 }
+
+const compactFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** "2026-11-21 06:25:13" in the viewer's zone: compact and sortable, for dense tables. */
+export function formatDateTimeCompact(iso: string, options: { timeZone?: string } = {}): string {
+  const key = options.timeZone ?? "";
+  let f = compactFormats.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", {
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      hourCycle: "h23",
+      timeZone: options.timeZone,
+    });
+    compactFormats.set(key, f);
+  }
+  const parts: Record<string, string> = {};
+  for (const p of f.formatToParts(new Date(iso))) parts[p.type] = p.value;
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+}

@@ -1,0 +1,76 @@
+import { allCalls, expect, renderedRows, test, type CallJson } from "./fixtures";
+import type { Page } from "@playwright/test";
+
+async function firstRows(page: Page) {
+  await expect(page.locator('[data-testid="skeleton-row"]')).toHaveCount(0);
+  return renderedRows(page);
+}
+
+/** Rows after a filter change: different from before, and the URL carries the filter. */
+async function expectFiltered(page: Page, before: string[], param: string, value: string, check: (cells: Record<string, string>) => boolean) {
+  await expect.poll(() => new URL(page.url()).searchParams.get(param)).toBe(value);
+  await expect.poll(async () => (await firstRows(page)).map((r) => r.id).join()).not.toBe(before.join());
+  let rows = await firstRows(page);
+  expect(rows.length).toBeGreaterThan(0);
+  for (const r of rows) expect(check(r.cells), JSON.stringify(r.cells)).toBe(true);
+  // A reload (or a shared link) restores the same view.
+  await page.reload();
+  await expect(page.locator("tr[data-call-id]").first()).toBeVisible();
+  rows = await firstRows(page);
+  for (const r of rows) expect(check(r.cells), JSON.stringify(r.cells)).toBe(true);
+  expect(new URL(page.url()).searchParams.get(param)).toBe(value);
+}
+
+test.describe("call log filters", () => {
+  let calls: CallJson[];
+  test.beforeEach(async ({ signIn, api, page }) => {
+    [calls] = await Promise.all([allCalls(api, "read"), signIn("read")]);
+    await page.goto("/calls");
+    await expect(page.locator("tr[data-call-id]").first()).toBeVisible();
+  });
+
+  test("direction", async ({ page }) => {
+    const before = (await firstRows(page)).map((r) => r.id);
+    const wanted = calls[0].direction === "outbound" ? "inbound" : "outbound";
+    await page.getByLabel("Direction").selectOption(wanted);
+    await expectFiltered(page, before, "direction", wanted, (c) => c.direction.toLowerCase().includes(wanted));
+    await expect(page.getByLabel("Direction")).toHaveValue(wanted);
+  });
+
+  test("destination (partial)", async ({ page }) => {
+    const before = (await firstRows(page)).map((r) => r.id);
+    // A fragment from the middle of an older call's number: a partial match, not a prefix.
+    const fragment = calls[Math.floor(calls.length / 2)].to.slice(2, 7);
+    await page.getByLabel("Destination contains").fill(fragment);
+    await expectFiltered(page, before, "destination", fragment, (c) => c.to.includes(fragment));
+    await expect(page.getByLabel("Destination contains")).toHaveValue(fragment);
+  });
+
+  test("hangup cause", async ({ page }) => {
+    const before = (await firstRows(page)).map((r) => r.id);
+    const cause = calls.find((c) => c.hangupCause && c.hangupCause !== calls[0].hangupCause)!.hangupCause!;
+    await page.getByLabel("Hangup cause").fill(cause);
+    await page.getByLabel("Hangup cause").press("Enter");
+    await expectFiltered(page, before, "cause", cause, (c) => c.hangupCause === cause);
+    await expect(page.getByLabel("Hangup cause")).toHaveValue(cause);
+  });
+
+  test("date range, typed and quick", async ({ page }) => {
+    const before = (await firstRows(page)).map((r) => r.id);
+    // A day well inside the data, in the viewer's zone (America/New_York).
+    const day = new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York" }).format(new Date(calls[Math.floor(calls.length / 3)].startTime));
+    await page.getByLabel("From").fill(day);
+    await page.getByLabel("Until").fill(day);
+    await expectFiltered(page, before, "until", day, (c) => c.startTime.startsWith(day));
+    expect(new URL(page.url()).searchParams.get("from")).toBe(day);
+
+    await page.getByRole("button", { name: "7 days" }).click();
+    await expect(page.getByRole("button", { name: "7 days" })).toHaveAttribute("aria-pressed", "true");
+    const from = new URL(page.url()).searchParams.get("from")!;
+    expect(from).not.toBe(day);
+    const rows = await firstRows(page);
+    for (const r of rows) expect(r.cells.startTime.slice(0, 10) >= from).toBe(true);
+    await page.reload();
+    await expect(page.getByRole("button", { name: "7 days" })).toHaveAttribute("aria-pressed", "true");
+  });
+});

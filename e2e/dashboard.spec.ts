@@ -1,0 +1,57 @@
+import { allCalls, apiMicros, displayedMicros, expect, screenshot, test } from "./fixtures";
+
+test("dashboard: balance, 30 days of spend and the latest calls", async ({ page, signIn, api }) => {
+  const [balance, calls] = await Promise.all([
+    api<{ balance: number; currency: string; disabled: boolean }>("read", "/v1/balances"),
+    allCalls(api, "read"),
+    signIn("read"),
+  ]);
+  await page.goto("/");
+  await expect(page.getByTestId("balance-amount")).toBeVisible();
+  expect(displayedMicros(await page.getByTestId("balance-amount").innerText())).toBe(apiMicros(balance.balance));
+
+  // The chart's total is the exact sum of the prices of the last 30 UTC days.
+  const now = new Date();
+  const since = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - 29 * 86_400_000;
+  const total = calls.filter((c) => Date.parse(c.startTime) >= since).reduce((sum, c) => sum + apiMicros(c.price), 0n);
+  const figure = page.getByTestId(`spend-${balance.currency}`);
+  await expect(figure.locator("li")).toHaveCount(30);
+  expect(displayedMicros(await figure.locator("figcaption span").last().innerText())).toBe(total);
+
+  const latest = page.getByTestId("latest-calls").locator("tbody tr");
+  await expect(latest).toHaveCount(8);
+  await expect(latest.first()).toContainText(calls[0].to);
+  await screenshot(page, "dashboard");
+});
+
+test("platform session: account switcher shows the chosen group's balance", async ({ page, signIn, api }) => {
+  const { accounts } = await api<{ accounts: { id: string; name: string; balance: number; currency: string }[] }>("platform", "/v1/accounts");
+  expect(accounts.length).toBeGreaterThan(1);
+  await signIn("platform");
+  await expect(page.getByTestId("balance-amount")).toBeVisible();
+  const other = accounts[accounts.length - 1];
+  await page.getByLabel("Account", { exact: true }).selectOption(other.id);
+  await expect(page.getByTestId("balance-widget")).toContainText(other.id);
+  expect(displayedMicros(await page.getByTestId("balance-amount").innerText())).toBe(apiMicros(other.balance));
+  await screenshot(page, "dashboard-platform");
+});
+
+test("phone width: the call log stays usable", async ({ page, signIn }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn("cost");
+  await page.goto("/calls");
+  await expect(page.locator("tr[data-call-id]").first()).toBeVisible();
+  // No page-level horizontal scrolling: the table scrolls inside its own region.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+  await screenshot(page, "call-log-phone");
+});
+
+test("signing out ends the session; portal pages and /v1 then refuse it", async ({ page, signIn }) => {
+  await signIn("read");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL("**/sign-in?signedOut=1");
+  await page.goto("/calls");
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Fcalls/);
+  const r = await page.request.get("/v1/balances");
+  expect(r.status()).toBe(401);
+});

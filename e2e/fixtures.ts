@@ -1,0 +1,95 @@
+import { test as base, expect, type APIRequestContext, type Page } from "@playwright/test";
+import { readState, type E2EState } from "./state";
+
+export type KeyKind = keyof E2EState["keys"];
+
+export interface CallJson {
+  id: string;
+  direction: "inbound" | "outbound";
+  to: string;
+  startTime: string;
+  hangupCause: string | null;
+  price: number;
+  currency: string;
+  buyCost?: number | null;
+  margin?: number | null;
+  supplierId?: string | null;
+}
+
+interface Fixtures {
+  /** Signs the page's browser context in through the sign-in form. */
+  signIn: (kind: KeyKind) => Promise<void>;
+  /** GET a /v1 path as an API consumer with the given demo key (Bearer), JSON body. */
+  api: <T>(kind: KeyKind, path: string) => Promise<T>;
+}
+
+export const test = base.extend<Fixtures, { e2e: E2EState }>({
+  e2e: [async ({}, use) => use(readState()), { scope: "worker" }],
+  baseURL: async ({ e2e }, use) => use(e2e.baseURL),
+  signIn: async ({ page, e2e }, use) => {
+    await use(async (kind) => {
+      await page.goto("/sign-in");
+      await page.getByLabel("API key").fill(e2e.keys[kind].key);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
+    });
+  },
+  api: async ({ playwright, e2e }, use) => {
+    const contexts: APIRequestContext[] = [];
+    await use(async <T,>(kind: KeyKind, path: string) => {
+      const ctx = await playwright.request.newContext({
+        baseURL: e2e.baseURL,
+        extraHTTPHeaders: { authorization: `Bearer ${e2e.keys[kind].key}` },
+      });
+      contexts.push(ctx);
+      const response = await ctx.get(path);
+      expect(response.status(), `${path}: ${await response.text()}`).toBe(200);
+      return (await response.json()) as T;
+    });
+    for (const c of contexts) await c.dispose();
+  },
+});
+
+export { expect };
+
+/** Every call a key can see with these /v1/calls filters, following nextPageUrl. */
+export async function allCalls(api: Fixtures["api"], kind: KeyKind, query = ""): Promise<CallJson[]> {
+  const out: CallJson[] = [];
+  let next: string | null = `/v1/calls?pageSize=1000${query ? `&${query}` : ""}`;
+  while (next) {
+    const page: { calls: CallJson[]; nextPageUrl: string | null } = await api(kind, next);
+    out.push(...page.calls);
+    next = page.nextPageUrl ? new URL(page.nextPageUrl).pathname + new URL(page.nextPageUrl).search : null;
+  }
+  return out;
+}
+
+/** Exact micro-units of a displayed amount ("$1,234.50", "-€0.0123", "▼ -$0.0042 (loss)"). */
+export function displayedMicros(text: string): bigint {
+  const m = /(-)?[^\d-]*([\d,]+)(?:\.(\d{1,6}))?/.exec(text.replace(/\u2212/g, "-"));
+  if (!m) throw new Error(`no amount in "${text}"`);
+  const value = BigInt(m[2].replace(/,/g, "")) * 1_000_000n + BigInt((m[3] ?? "").padEnd(6, "0"));
+  return m[1] ? -value : value;
+}
+
+/** Exact micro-units of an API amount (a JSON number with at most 6 decimals). */
+export function apiMicros(value: number): bigint {
+  return displayedMicros(String(value));
+}
+
+/** The rows the call log currently renders, in order: id and each column's text. */
+export async function renderedRows(page: Page): Promise<{ id: string; index: number; cells: Record<string, string> }[]> {
+  return page.locator("tr[data-call-id]").evaluateAll((rows) =>
+    rows.map((tr) => {
+      const cells: Record<string, string> = {};
+      for (const td of Array.from(tr.querySelectorAll("td[data-column]"))) {
+        cells[(td as HTMLElement).dataset.column!] = (td as HTMLElement).innerText.trim();
+      }
+      return { id: (tr as HTMLElement).dataset.callId!, index: Number(tr.getAttribute("aria-rowindex")), cells };
+    }),
+  );
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `e2e/screenshots/${name}.png`, fullPage: false });
+}

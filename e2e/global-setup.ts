@@ -1,0 +1,90 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import type { E2EState } from "./state";
+
+// Builds (only when no build exists), fills a fresh demo database, serves the production build on
+// a free 127.0.0.1 port, and hands the URL and demo keys to the workers through a state file.
+// E2E_BASE_URL + E2E_KEYS_FILE (the demo command's JSON) reuse an already running server instead.
+
+const DEMO_CALLS = process.env.E2E_DEMO_CALLS || "3000";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForServer(url: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}:\n${log()}`);
+    try {
+      const r = await fetch(url, { redirect: "manual" });
+      if (r.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the server did not answer ${url} within 90 s:\n${log()}`);
+}
+
+function writeState(state: E2EState): void {
+  const file = path.join(os.tmpdir(), `callbook-e2e-${process.pid}.json`);
+  fs.writeFileSync(file, JSON.stringify(state), { mode: 0o600 });
+  process.env.CALLBOOK_E2E_STATE = file; // inherited by the workers
+}
+
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  fs.mkdirSync("e2e/screenshots", { recursive: true });
+
+  if (process.env.E2E_BASE_URL && process.env.E2E_KEYS_FILE) {
+    const demo = JSON.parse(fs.readFileSync(process.env.E2E_KEYS_FILE, "utf8"));
+    writeState({ baseURL: process.env.E2E_BASE_URL.replace(/\/$/, ""), keys: demo.keys });
+    return async () => undefined;
+  }
+
+  const root = process.cwd();
+  const distDir = process.env.NEXT_DIST_DIR || ".next";
+  const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NEXT_DIST_DIR: distDir };
+  if (!fs.existsSync(path.join(root, distDir, "BUILD_ID"))) {
+    const build = spawnSync("npx", ["next", "build"], { stdio: "inherit", env });
+    if (build.status !== 0) throw new Error("next build failed");
+  }
+
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "callbook-e2e-"));
+  const demo = spawnSync("npm", ["run", "-s", "admin", "--", "demo", "--calls", DEMO_CALLS], {
+    env: { ...env, DATA_DIR: dataDir, DATABASE_URL: "" },
+    encoding: "utf8",
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (demo.status !== 0) throw new Error(`demo data failed (exit ${demo.status}):\n${demo.stderr}`);
+  const filled = JSON.parse(demo.stdout) as { keys: E2EState["keys"] };
+
+  const port = await freePort();
+  let output = "";
+  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
+    env: { ...env, DATA_DIR: dataDir, DATABASE_URL: "", PORT: String(port), NODE_ENV: "production", LOG_REQUESTS: "0" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (d) => (output += d));
+  child.stderr?.on("data", (d) => (output += d));
+  const baseURL = `http://127.0.0.1:${port}`;
+  await waitForServer(`${baseURL}/sign-in`, child, () => output);
+  writeState({ baseURL, keys: filled.keys });
+
+  return async () => {
+    child.kill("SIGTERM");
+    await new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (process.env.CALLBOOK_E2E_STATE) fs.rmSync(process.env.CALLBOOK_E2E_STATE, { force: true });
+  };
+}

@@ -1,0 +1,20 @@
+import fs from "node:fs";
+
+export interface DemoKey {
+  id: string;
+  key: string;
+  scopes: string[];
+  billingGroupId: string | null;
+}
+
+/** What global-setup hands to the workers. */
+export interface E2EState {
+  baseURL: string;
+  keys: { read: DemoKey; cost: DemoKey; platform: DemoKey; ingest: DemoKey };
+}
+
+export function readState(): E2EState {
+  const file = process.env.CALLBOOK_E2E_STATE;
+  if (!file) throw new Error("CALLBOOK_E2E_STATE is not set: run the suite through playwright.config.ts (its globalSetup)");
+  return JSON.parse(fs.readFileSync(file, "utf8")) as E2EState;
+}
