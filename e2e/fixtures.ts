@@ -24,19 +24,19 @@ interface Fixtures {
 }
 
 export const test = base.extend<Fixtures, { e2e: E2EState }>({
-  e2e: [async ({}, use) => use(readState()), { scope: "worker" }],
-  baseURL: async ({ e2e }, use) => use(e2e.baseURL),
-  signIn: async ({ page, e2e }, use) => {
-    await use(async (kind) => {
+  e2e: [async ({}, provide) => provide(readState()), { scope: "worker" }],
+  baseURL: async ({ e2e }, provide) => provide(e2e.baseURL),
+  signIn: async ({ page, e2e }, provide) => {
+    await provide(async (kind) => {
       await page.goto("/sign-in");
       await page.getByLabel("API key").fill(e2e.keys[kind].key);
       await page.getByRole("button", { name: "Sign in" }).click();
       await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
     });
   },
-  api: async ({ playwright, e2e }, use) => {
+  api: async ({ playwright, e2e }, provide) => {
     const contexts: APIRequestContext[] = [];
-    await use(async <T,>(kind: KeyKind, path: string) => {
+    await provide(async <T,>(kind: KeyKind, path: string) => {
       const ctx = await playwright.request.newContext({
         baseURL: e2e.baseURL,
         extraHTTPHeaders: { authorization: `Bearer ${e2e.keys[kind].key}` },
