@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { cdrBatchResultSchema, cdrResultSchema, MAX_CDRS_PER_REQUEST } from "@/lib/ingest/api-schemas";
 import { nativeCdrSchema } from "@/lib/ingest/schemas";
 import type { OpenApiHelpers, OpenApiOperation } from "./openapi";
 
@@ -12,14 +13,15 @@ const freeswitchCdrSchema = z
   .meta({ id: "FreeswitchCdr", description: "A FreeSWITCH mod_json_cdr document, recognised by its `variables` object" });
 
 const cdrBatchSchema = z
-  .object({ cdrs: z.array(z.union([nativeCdrSchema, freeswitchCdrSchema])).min(1).max(1000) })
-  .meta({ id: "CdrBatch", description: "Up to 1000 CDRs in one request" });
+  .object({ cdrs: z.array(z.union([nativeCdrSchema, freeswitchCdrSchema])).min(1).max(MAX_CDRS_PER_REQUEST) })
+  .meta({ id: "CdrBatch", description: `Up to ${MAX_CDRS_PER_REQUEST} CDRs in one request` });
 
 export const OPENAPI_INGEST = {
   requestSchemas: [nativeCdrSchema, freeswitchCdrSchema, cdrBatchSchema] as z.ZodType[],
-  responseSchemas: [] as z.ZodType[],
-  paths({ ok, commonErrors, oneOf }: OpenApiHelpers): Record<string, Record<string, OpenApiOperation>> {
-    const detail = oneOf("CallDetail", "CallDetailWithCost");
+  responseSchemas: [cdrResultSchema, cdrBatchResultSchema] as z.ZodType[],
+  paths({ ok, commonErrors, oneOf, ref }: OpenApiHelpers): Record<string, Record<string, OpenApiOperation>> {
+    // One CDR answers the stored call; a batch answers one result line per CDR.
+    const answer = { oneOf: [ref("CallDetail"), ref("CallDetailWithCost"), ref("CdrBatchResult")] };
     return {
       "/v1/cdrs": {
         post: {
@@ -37,9 +39,9 @@ export const OPENAPI_INGEST = {
             content: { "application/json": { schema: oneOf("NativeCdr", "FreeswitchCdr", "CdrBatch") } },
           },
           responses: {
-            ...ok("The stored call (first post)", detail, "201"),
-            ...ok("The call was already stored; nothing debited", detail),
-            ...commonErrors({ "413": ["payload_too_large"], "422": ["invalid_body"] }),
+            ...ok("Created: the stored call (single CDR, with a Location header), or the batch result when at least one call was new", answer, "201"),
+            ...ok("Replay: every call was already stored (header Idempotent-Replayed: true); nothing debited", answer),
+            ...commonErrors({ "409": ["conflict"], "413": ["payload_too_large"], "422": ["invalid_body"] }),
           },
         },
       },

@@ -99,6 +99,22 @@ export async function listCalls(db: Executor, principal: Principal, filters: Cal
   };
 }
 
+const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The origin for nextPageUrl: PUBLIC_BASE_URL when set, else the origin the client addressed
+ * (Host header, and X-Forwarded-Proto when a proxy set it). `request.url` is not that: Next builds
+ * it from its own listen address ("localhost").
+ */
+export function pageOrigin(request: Request, publicBaseUrl: string | undefined): string {
+  if (publicBaseUrl) return publicBaseUrl;
+  const url = new URL(request.url);
+  const host = request.headers.get("host");
+  const proto = request.headers.get("x-forwarded-proto")?.split(",")[0].trim();
+  const protocol = proto === "https" || proto === "http" ? proto : url.protocol.replace(":", "");
+  return host && HOST.test(host) ? `${protocol}://${host}` : url.origin;
+}
+
 /** The absolute URL of the next page: every filter and pageSize of the request, plus the cursor. */
 export function nextPageUrl(origin: string, query: ListCallsQuery, cursor: string): string {
   const url = new URL("/v1/calls", origin);

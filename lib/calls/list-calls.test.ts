@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Principal } from "@/lib/auth/principal";
+import type { Scope } from "@/lib/auth/scopes";
+import { createBillingGroup } from "@/lib/billing/groups";
+import type { DbHandle } from "@/lib/db/client";
+import { calls } from "@/lib/db/schema";
+import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import { decodeCursor, encodeCursor } from "./cursor";
+import { escapeLike, listCalls, pageOrigin, type CallFilters } from "./list-calls";
+import { serializeCall, serializeCallDetail, type CallRow } from "./serialize-call";
+import { COST_FIELD_NAMES } from "./schemas";
+
+process.env.CURSOR_SECRET ??= "unit-test-cursor-secret";
+
+const principal = (billingGroupId: string | null, scopes: Scope[] = ["calls:read"]): Principal => ({
+  keyId: "key_test",
+  scopes: new Set(scopes),
+  billingGroupId,
+  rateCardVersion: 0,
+  via: "api_key",
+});
+
+describe("cursor", () => {
+  const position = { startTime: new Date("2026-01-05T10:00:00.123Z"), id: 42n };
+
+  it("round-trips a position for the same filters", () => {
+    expect(decodeCursor(encodeCursor(position, "h1"), "h1")).toEqual(position);
+  });
+
+  it("refuses other filters, tampering and garbage with invalid_cursor", () => {
+    const cursor = encodeCursor(position, "h1");
+    const [payload, signature] = cursor.split(".");
+    const forged = Buffer.from(JSON.stringify({ t: 0, i: "1", h: "h1" })).toString("base64url");
+    for (const [c, h] of [
+      [cursor, "h2"],
+      [`${forged}.${signature}`, "h1"],
+      [`${payload}.${signature.slice(1)}`, "h1"],
+      ["", "h1"],
+      ["a.b.c", "h1"],
+      ["x".repeat(600), "h1"],
+    ]) {
+      expect(() => decodeCursor(c, h)).toThrowError(expect.objectContaining({ code: "invalid_cursor", status: 400 }));
+    }
+  });
+});
+
+describe("escapeLike", () => {
+  it("makes %, _ and backslash literal", () => {
+    expect(escapeLike("4%2_0\\")).toBe("4\\%2\\_0\\\\");
+    expect(escapeLike("4420")).toBe("4420");
+  });
+});
+
+describe("pageOrigin", () => {
+  const request = (headers: Record<string, string>) => new Request("http://localhost:3000/v1/calls", { headers });
+  it("prefers PUBLIC_BASE_URL, then the Host the client addressed, then the request URL", () => {
+    expect(pageOrigin(request({ host: "127.0.0.1:4000" }), "https://api.example.com")).toBe("https://api.example.com");
+    expect(pageOrigin(request({ host: "127.0.0.1:4000" }), undefined)).toBe("http://127.0.0.1:4000");
+    expect(pageOrigin(request({ host: "api.example.com", "x-forwarded-proto": "https" }), undefined)).toBe("https://api.example.com");
+    expect(pageOrigin(request({ host: "evil.com/path?" }), undefined)).toBe("http://localhost:3000");
+  });
+});
+
+const insertable = (): Omit<CallRow, "id" | "createdAt"> => ({
+  uuid: "u-7",
+  billingGroupId: "bg_a",
+  direction: "outbound",
+  fromNumber: "1555",
+  toNumber: "4420",
+  startTime: new Date("2026-01-05T10:00:00Z"),
+  answerTime: new Date("2026-01-05T10:00:02Z"),
+  endTime: new Date("2026-01-05T10:01:02Z"),
+  duration: 62,
+  billDuration: 60,
+  pddMs: 1250,
+  hangupCause: "NORMAL_CLEARING",
+  q850Cause: 16,
+  readCodec: "PCMU",
+  writeCodec: "PCMA",
+  recordingUrl: null,
+  accountcode: "acct",
+  networkAddr: "192.0.2.1",
+  currency: "USD",
+  rated: true,
+  matchedPrefix: "4420",
+  sellRateMicros: 12_000n,
+  incrementMin: 60,
+  incrementInterval: 60,
+  priceMicros: 100_000_001n,
+  supplierId: "sup_1",
+  buyRateMicros: 4_000n,
+  buyBillDuration: 62,
+  buyCostMicros: 300_000_007n,
+});
+
+const row = (overrides: Partial<CallRow> = {}): CallRow => ({ id: 7n, createdAt: new Date(), ...insertable(), ...overrides });
+
+describe("serializeCall", () => {
+  it("omits every cost field (absent, not null) without calls:read_cost", () => {
+    for (const out of [serializeCall(row(), principal("bg_a")), serializeCallDetail(row(), principal("bg_a"))]) {
+      for (const name of COST_FIELD_NAMES) expect(name in out, name).toBe(false);
+    }
+  });
+
+  it("adds cost fields for calls:read_cost, with margin = price - buyCost exactly", () => {
+    const out = serializeCallDetail(row(), principal("bg_a", ["calls:read_cost", "calls:read"]));
+    expect(out).toMatchObject({ price: 100.000001, buyCost: 300.000007, margin: -200.000006, supplierId: "sup_1", buyRate: 0.004 });
+    expect(out).toMatchObject({ pdd: 1.25, sellRate: 0.012, billingIncrement: "60/60", answerTime: "2026-01-05T10:00:02.000Z", id: "7" });
+  });
+});
+
+describe.each(ENGINES)("listCalls on %s", (engine) => {
+  let handle: DbHandle;
+  let groupA: string;
+  let groupB: string;
+  beforeAll(async () => {
+    handle = await openTestDb(engine);
+    groupA = (await createBillingGroup(handle.db, { name: "A", currency: "USD" })).id;
+    groupB = (await createBillingGroup(handle.db, { name: "B", currency: "USD" })).id;
+    const base = Date.parse("2026-01-05T00:00:00Z");
+    const tos = ["44%1", "44_1", "4411", "44\\1"];
+    await handle.db.insert(calls).values(
+      Array.from({ length: 24 }, (_, i) => {
+        return {
+          ...insertable(),
+          supplierId: null,
+          uuid: `u-${i}`,
+          billingGroupId: i % 2 ? groupA : groupB,
+          toNumber: tos[i % 4],
+          hangupCause: i % 3 ? "NORMAL_CLEARING" : "user_busy",
+          startTime: new Date(base + Math.floor(i / 4) * 1000),
+        };
+      }),
+    );
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+
+  async function all(p: Principal, filters: CallFilters, pageSize: number) {
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    for (let guard = 0; guard < 100; guard++) {
+      const page = await listCalls(handle.db, p, filters, { pageSize, cursor });
+      ids.push(...page.page.map((c) => c.id));
+      if (!page.hasMore) return ids;
+      cursor = page.nextCursor;
+    }
+    throw new Error("did not end");
+  }
+
+  it("pages a bound key through its group only, newest first, ties by id", async () => {
+    const every = await all(principal(groupA), {}, 24);
+    expect(every).toHaveLength(12);
+    for (const size of [1, 5]) expect(await all(principal(groupA), {}, size)).toEqual(every);
+    expect(await all(principal(null), {}, 7)).toHaveLength(24);
+  });
+
+  it("matches to literally and hangupCause case-insensitively", async () => {
+    expect(await all(principal(null), { to: "%" }, 5)).toHaveLength(6);
+    expect(await all(principal(null), { to: "_" }, 5)).toHaveLength(6);
+    expect(await all(principal(null), { to: "\\" }, 5)).toHaveLength(6);
+    expect(await all(principal(null), { hangupCause: "USER_busy" }, 5)).toHaveLength(8);
+  });
+
+  it("refuses a cursor on other filters or another group", async () => {
+    const first = await listCalls(handle.db, principal(groupA), {}, { pageSize: 2 });
+    await expect(listCalls(handle.db, principal(groupB), {}, { pageSize: 2, cursor: first.nextCursor })).rejects.toMatchObject({ code: "invalid_cursor" });
+    await expect(listCalls(handle.db, principal(groupA), { direction: "inbound" }, { pageSize: 2, cursor: first.nextCursor })).rejects.toMatchObject({
+      code: "invalid_cursor",
+    });
+  });
+});
