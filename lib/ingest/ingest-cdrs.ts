@@ -2,7 +2,8 @@ import { sql } from "drizzle-orm";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { elapsedSeconds, isoToEpochMicros } from "@/lib/rating/billing-math";
 import { getRateCard, type RateCard } from "@/lib/rating/find-rate";
-import { applyDebits, CALL_COLUMNS, rateCall, toStoredCall, withRetry, type CallRating, type StoredCall } from "./rate-call";
+import { calls } from "@/lib/db/schema";
+import { CALL_COLUMNS, debitBalances, rateCall, toStoredCall, withRetry, type CallRating, type StoredCall } from "./rate-call";
 import type { NativeCdr } from "./schemas";
 
 export type { StoredCall } from "./rate-call";
@@ -224,12 +225,8 @@ export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[], options: In
         const differs = differingFields(entry.call, prepared[index].content);
         if (differs.length > 0) throw new CdrConflictError(index, uuid, differs);
       }
-      await applyDebits(
-        tx,
-        inserted
-          .filter((c) => c.rated)
-          .map((c) => ({ billingGroupId: c.billingGroupId, callId: c.id, amountMicros: c.priceMicros, description: `Call to ${c.toNumber}` })),
-      );
+      // The ledger entries were written with the insert; now one atomic UPDATE per group, in id order.
+      await debitBalances(tx, inserted);
       return byUuid;
     }),
   );
@@ -277,6 +274,11 @@ async function resolveOwners(db: Executor, cdrs: readonly NativeCdr[]) {
   return { groups, suppliersById, suppliersByGateway };
 }
 
+/**
+ * Inserts the calls that are new (ON CONFLICT DO NOTHING) and, in the same statement, the debit
+ * ledger entries of those that cost something. Answers the inserted calls as stored: the row is
+ * built from the values sent, plus the id and created_at the database assigned.
+ */
 async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]> {
   if (rows.length === 0) return [];
   const big = (v: bigint | null) => (v === null ? null : v.toString());
@@ -313,20 +315,37 @@ async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]
       buy_cost_micros: big(r.buyCostMicros),
     })),
   );
-  const inserted = await queryRows<Record<string, unknown>>(
+  const inserted = await queryRows<{ id: string; uuid: string; created_at: unknown }>(
     tx,
-    sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, answer_time, end_time,
-          duration, bill_duration, pdd_ms, hangup_cause, q850_cause, read_codec, write_codec, recording_url, accountcode,
-          network_addr, currency, rated, matched_prefix, sell_rate_micros, increment_min, increment_interval, price_micros,
-          supplier_id, buy_rate_micros, buy_bill_duration, buy_cost_micros)
-        SELECT x.* FROM json_to_recordset(${json}::json) AS x(uuid text, billing_group_id text, direction text,
-          from_number text, to_number text, start_time timestamptz, answer_time timestamptz, end_time timestamptz,
-          duration integer, bill_duration integer, pdd_ms integer, hangup_cause text, q850_cause smallint, read_codec text,
-          write_codec text, recording_url text, accountcode text, network_addr text, currency text, rated boolean,
-          matched_prefix text, sell_rate_micros bigint, increment_min integer, increment_interval integer, price_micros bigint,
-          supplier_id text, buy_rate_micros bigint, buy_bill_duration integer, buy_cost_micros bigint)
-        ON CONFLICT (uuid) DO NOTHING
-        RETURNING ${CALL_COLUMNS}`,
+    sql`WITH ins AS (
+          INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, answer_time, end_time,
+            duration, bill_duration, pdd_ms, hangup_cause, q850_cause, read_codec, write_codec, recording_url, accountcode,
+            network_addr, currency, rated, matched_prefix, sell_rate_micros, increment_min, increment_interval, price_micros,
+            supplier_id, buy_rate_micros, buy_bill_duration, buy_cost_micros)
+          SELECT x.* FROM json_to_recordset(${json}::json) AS x(uuid text, billing_group_id text, direction text,
+            from_number text, to_number text, start_time timestamptz, answer_time timestamptz, end_time timestamptz,
+            duration integer, bill_duration integer, pdd_ms integer, hangup_cause text, q850_cause smallint, read_codec text,
+            write_codec text, recording_url text, accountcode text, network_addr text, currency text, rated boolean,
+            matched_prefix text, sell_rate_micros bigint, increment_min integer, increment_interval integer, price_micros bigint,
+            supplier_id text, buy_rate_micros bigint, buy_bill_duration integer, buy_cost_micros bigint)
+          ON CONFLICT (uuid) DO NOTHING
+          RETURNING id, uuid, billing_group_id, to_number, rated, price_micros, created_at
+        ), debits AS (
+          INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
+          SELECT billing_group_id, 'debit', -price_micros, id, 'Call to ' || to_number FROM ins WHERE rated AND price_micros > 0
+        )
+        SELECT id::text AS id, uuid, created_at FROM ins`,
   );
-  return inserted.map(toStoredCall);
+  const byUuid = new Map(rows.map((p) => [p.content.uuid, p]));
+  return inserted.map((r): StoredCall => {
+    const p = byUuid.get(r.uuid)!;
+    return {
+      ...p.content,
+      id: BigInt(r.id),
+      duration: p.duration,
+      currency: p.currency,
+      ...p.rating,
+      createdAt: calls.createdAt.mapFromDriverValue(r.created_at as string) as Date,
+    };
+  });
 }

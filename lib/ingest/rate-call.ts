@@ -95,11 +95,7 @@ export interface Debit {
   description: string;
 }
 
-/**
- * Appends the debit ledger entries and lowers each group's balance by their sum with one atomic
- * UPDATE per group (no read-modify-write in JS), groups in id order so concurrent batches touching
- * several groups cannot deadlock. `disabled` follows by itself (a generated column).
- */
+/** Appends the debit ledger entries and lowers the balances; `disabled` follows (a generated column). */
 export async function applyDebits(tx: Executor, debits: Debit[]): Promise<void> {
   const charged = debits.filter((d) => d.amountMicros > 0n);
   if (charged.length === 0) return;
@@ -108,8 +104,21 @@ export async function applyDebits(tx: Executor, debits: Debit[]): Promise<void> 
   );
   await tx.execute(sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
                        SELECT x.g, 'debit', x.a, x.c, x.d FROM json_to_recordset(${json}::json) AS x(g text, a bigint, c bigint, d text)`);
+  await debitBalances(
+    tx,
+    charged.map((d) => ({ billingGroupId: d.billingGroupId, rated: true, priceMicros: d.amountMicros })),
+  );
+}
+
+/**
+ * Lowers each group's balance by the price of its rated calls: one atomic UPDATE per group (no
+ * read-modify-write in JS), groups in id order so concurrent multi-group batches cannot deadlock.
+ */
+export async function debitBalances(tx: Executor, charged: Pick<StoredCall, "billingGroupId" | "rated" | "priceMicros">[]): Promise<void> {
   const totals = new Map<string, bigint>();
-  for (const d of charged) totals.set(d.billingGroupId, (totals.get(d.billingGroupId) ?? 0n) + d.amountMicros);
+  for (const c of charged) {
+    if (c.rated && c.priceMicros > 0n) totals.set(c.billingGroupId, (totals.get(c.billingGroupId) ?? 0n) + c.priceMicros);
+  }
   for (const groupId of [...totals.keys()].sort()) {
     const total = totals.get(groupId)!;
     await tx.execute(sql`UPDATE billing_groups SET balance_micros = balance_micros - ${total.toString()}::bigint WHERE id = ${groupId}`);
