@@ -4,7 +4,7 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBillingGroup, getBillingGroup } from "@/lib/billing/groups";
-import { queryRows, type DbHandle } from "@/lib/db/client";
+import { queryRows, type Db, type DbHandle } from "@/lib/db/client";
 import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
 import { rateRowSchema } from "@/lib/rating/schemas";
 import { createSupplier } from "@/lib/rating/suppliers";
@@ -54,6 +54,19 @@ describe("format detection", () => {
     const fsLines = fs.readFileSync(path.join(FIXTURES, "freeswitch-answered.json"), "utf8");
     expect(await detectFormat(writeFile("fs.jsonl", `${JSON.stringify(JSON.parse(fsLines))}\n`))).toBe("freeswitch");
     expect(await detectFormat(writeFile("native.ndjson", `\n${nativeCdr("n-1")}\n`))).toBe("native");
+  });
+});
+
+describe("import failures that are not the records' fault", () => {
+  it("stops when the database is unreachable instead of rejecting every line", async () => {
+    const file = writeFile("down.jsonl", `${nativeCdr("down-1")}\n${nativeCdr("down-2")}\n`);
+    let calls = 0;
+    const ingest = async () => {
+      calls++;
+      throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    };
+    await expect(importCdrFile(null as unknown as Db, file, { ingest })).rejects.toThrow(/ECONNREFUSED/);
+    expect(calls).toBe(1);
   });
 });
 

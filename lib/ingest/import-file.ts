@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ProgressReporter } from "@/lib/admin/command";
+import { isDatabaseUnavailable } from "@/lib/api/db-errors";
 import type { Db } from "@/lib/db/client";
 import { asteriskToNative, splitCsvRecord, type AsteriskOptions } from "./asterisk";
 import { CdrRejectedError, ingestCdrs, type IngestOutcome } from "./ingest-cdrs";
@@ -265,12 +266,15 @@ export async function importCdrFile(db: Db, file: string, options: ImportOptions
     batch = [];
     try {
       tally(await ingest(db, current.map((b) => b.cdr)));
-    } catch {
+    } catch (batchError) {
+      // An unreachable database is no fault of the records: stop (batches already stored stay; a rerun skips them).
+      if (isDatabaseUnavailable(batchError)) throw batchError;
       // The batch was rolled back as a whole: find the bad records one by one.
       for (const item of current) {
         try {
           tally(await ingest(db, [item.cdr]));
         } catch (e) {
+          if (isDatabaseUnavailable(e)) throw e;
           reject(item, e);
         }
       }
