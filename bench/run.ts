@@ -1,0 +1,265 @@
+// `npm run bench [-- --quick] [--engines pglite,postgres] [--reuse-build] [--profile] [--only lookup,read,ingest]`
+// Issue 6: ingest, listing, rate lookup, HTTP overhead and memory, each figure beside its target,
+// on PGlite and (when reachable) PostgreSQL. Writes bench/results/latest.json. Not a test: nothing
+// here asserts a timing. Every HTTP case runs against `next start` of a production build on 127.0.0.1.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { openDatabase } from "@/lib/db/client";
+import { adminPostgresUrl, createTestDatabase, type Engine } from "@/lib/testing/engines";
+import {
+  httpOverhead,
+  ingestBatched,
+  ingestImport,
+  ingestSingle,
+  listing,
+  medianRps,
+  rateLatency,
+  type Sizes,
+} from "./cases";
+import { machineInfo } from "./machine";
+import { printTable, type Figure } from "./report";
+import { seed } from "./seed";
+import { BenchServer, buildProduction, ROOT } from "./server";
+import { median, round } from "./stats";
+
+const FULL: Sizes = {
+  listedCalls: 1_000_000,
+  totalCalls: 5_000_000,
+  ratePrefixes: 500_000,
+  lookups: 5_000_000,
+  latencySamples: 40,
+  deepPages: 500,
+  httpSeconds: 8,
+  httpRounds: 3,
+  ingestCalls: 300_000,
+  ingestRounds: 3,
+  singleSeconds: 8,
+};
+const QUICK: Sizes = {
+  listedCalls: 100_000,
+  totalCalls: 500_000,
+  ratePrefixes: 500_000,
+  lookups: 2_000_000,
+  latencySamples: 20,
+  deepPages: 500,
+  httpSeconds: 3,
+  httpRounds: 2,
+  ingestCalls: 30_000,
+  ingestRounds: 3,
+  singleSeconds: 3,
+};
+
+const started = Date.now();
+function log(line: string): void {
+  const s = ((Date.now() - started) / 1000).toFixed(0).padStart(4);
+  process.stderr.write(`[${s}s] ${line}\n`);
+}
+
+async function postgresAnswers(): Promise<boolean> {
+  if (process.env.DATABASE_URL) return true;
+  const url = new URL(adminPostgresUrl());
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(url.port || 5432), url.hostname);
+    socket.setTimeout(1000);
+    socket.once("connect", () => (socket.destroy(), resolve(true)));
+    socket.once("error", () => resolve(false));
+    socket.once("timeout", () => (socket.destroy(), resolve(false)));
+  });
+}
+
+function runRateLookup(sizes: Sizes): Promise<Record<string, number>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--expose-gc", "--import", "tsx", "bench/rate-lookup.ts", String(sizes.ratePrefixes), String(sizes.lookups), "5"],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`rate-lookup exited ${code}`))));
+  });
+}
+
+async function benchEngine(engine: Engine, sizes: Sizes, opts: { only: Set<string>; profile: boolean; resultsDir: string }): Promise<{ figures: Figure[]; detail: Record<string, unknown> }> {
+  const figures: Figure[] = [];
+  const detail: Record<string, unknown> = {};
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `cb-bench-${engine}-`));
+  const dataDir = path.join(workDir, "data");
+  let databaseUrl: string | undefined;
+  let drop = async () => undefined as void;
+  let server: BenchServer | undefined;
+  try {
+    if (engine === "postgres") {
+      if (process.env.DATABASE_URL) {
+        log("DATABASE_URL is set: the bench still uses a fresh database on the local server (dropped at the end)");
+      }
+      const created = await createTestDatabase();
+      databaseUrl = created.url;
+      drop = created.drop;
+    }
+    log(`${engine}: building data (${sizes.totalCalls} calls, ${sizes.listedCalls} in one group, ${sizes.ratePrefixes} prefixes)`);
+    const handle = await openDatabase(databaseUrl ? { url: databaseUrl } : { dir: dataDir, role: "cli" });
+    const seedStarted = performance.now();
+    const seeded = await seed(handle.db, { ...sizes, ingestGroups: 4 }, (l) => log(`  ${l}`)).finally(() => handle.close());
+    detail.seedSeconds = round((performance.now() - seedStarted) / 1000, 1);
+
+    server = await BenchServer.start({
+      dataDir,
+      databaseUrl,
+      logFile: path.join(opts.resultsDir, `server-${engine}.log`),
+      cpuProfileDir: opts.profile ? path.join(opts.resultsDir, `profile-${engine}`) : undefined,
+    });
+    log(`${engine}: server ${server.baseUrl} (pid ${server.pid})`);
+
+    if (opts.only.has("read")) {
+      const rates = await rateLatency(server, seeded, sizes.latencySamples);
+      detail.ratesLatency = rates;
+      figures.push({ case: "4", measure: "GET /v1/rates p50, concurrency 1", engine, value: rates.p50Ms, unit: "ms", target: ["<", 5] });
+
+      log(`${engine}: listing`);
+      const list = await listing(server, seeded, sizes, log);
+      detail.listing = list;
+      for (const f of list) {
+        const limit = f.pageSize === 50 ? 15 : 60;
+        figures.push({ case: "3", measure: `calls ${f.filter}, ${f.pageSize} rows, first page p50`, engine, value: f.firstP50Ms, unit: "ms", target: ["<", f.filter === "to" ? 100 : limit] });
+        if (f.deepP50Ms !== null) {
+          figures.push({ case: "3", measure: `calls ${f.filter}, ${f.pageSize} rows, ${f.deepRows} rows deep p50`, engine, value: f.deepP50Ms, unit: "ms", target: ["<", f.filter === "to" ? 100 : limit] });
+          figures.push({ case: "3", measure: `calls ${f.filter}, ${f.pageSize} rows, deep/first`, engine, value: f.ratio!, unit: "x", target: ["<=", 1.3] });
+        }
+      }
+
+      log(`${engine}: HTTP overhead (autocannon, 50 connections, ${sizes.httpRounds} x ${sizes.httpSeconds} s per target)`);
+      const overhead = await httpOverhead(server, seeded, sizes, log);
+      detail.httpOverhead = overhead;
+      const rates5 = medianRps(overhead.rates);
+      const ratesFloor = medianRps(overhead.ratesFloor);
+      const calls5 = medianRps(overhead.calls);
+      const callsFloor = medianRps(overhead.callsFloor);
+      figures.push({ case: "5", measure: `floor, ${overhead.ratesBytes} B constant JSON`, engine, value: ratesFloor, unit: "req/s" });
+      figures.push({ case: "5", measure: "GET /v1/rates", engine, value: rates5, unit: "req/s" });
+      figures.push({ case: "5", measure: "GET /v1/rates / floor", engine, value: round(rates5 / ratesFloor, 2), unit: "x", target: [">=", 0.85] });
+      figures.push({ case: "5", measure: `floor, ${overhead.callsBytes} B constant JSON`, engine, value: callsFloor, unit: "req/s" });
+      figures.push({ case: "5", measure: "GET /v1/calls?pageSize=50", engine, value: calls5, unit: "req/s" });
+      figures.push({ case: "5", measure: "GET /v1/calls?pageSize=50 / floor", engine, value: round(calls5 / callsFloor, 2), unit: "x", target: [">=", 0.6] });
+
+      const mem = server.memory();
+      detail.memoryAfterReadCases = mem;
+      figures.push({
+        case: "6",
+        measure: "server peak RSS, cases 3-5",
+        engine,
+        value: Math.max(mem.peakRssMiB, mem.vmHwmMiB),
+        unit: "MiB",
+        target: ["<", engine === "pglite" ? 1024 : 300],
+      });
+    }
+
+    if (opts.only.has("ingest")) {
+      log(`${engine}: ingest, POST /v1/cdrs batches of 1000`);
+      const batched = await ingestBatched(server, seeded, sizes, `${engine}-b`, log);
+      detail.ingestBatched = batched;
+      figures.push({ case: "1", measure: "POST /v1/cdrs, batches of 1000, 2 posters", engine, value: round(median(batched.map((r) => r.callsPerSecond))), unit: "calls/s", target: [">=", 10_000] });
+
+      log(`${engine}: ingest, admin cdrs import`);
+      const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_REQUESTS: "0" };
+      delete env.DATABASE_URL;
+      if (databaseUrl) env.DATABASE_URL = databaseUrl;
+      const imported = await ingestImport(seeded, sizes, env, workDir, `${engine}-i`, log);
+      detail.ingestImport = imported;
+      figures.push({ case: "1", measure: "admin cdrs import (wall, process start included)", engine, value: round(median(imported.map((r) => r.callsPerSecond))), unit: "calls/s", target: [">=", 10_000] });
+
+      const single = [];
+      for (const posters of [1, 8, 32]) {
+        log(`${engine}: ingest, one call per request, ${posters} posters`);
+        const r = await ingestSingle(server, seeded, posters, sizes.singleSeconds, `${engine}-s${posters}`);
+        single.push(r);
+        const target: Figure["target"] = posters === 32 ? [">=", engine === "postgres" ? 1000 : 500] : undefined;
+        figures.push({ case: "2", measure: `POST /v1/cdrs one call, ${posters} posters on ${r.groups} groups`, engine, value: r.callsPerSecond, unit: "calls/s", target });
+        figures.push({ case: "2", measure: `  errors, ${posters} posters`, engine, value: r.errors, unit: "", target: ["<=", 0] });
+      }
+      detail.ingestSingle = single;
+    }
+  } finally {
+    await server?.stop();
+    await drop().catch((e) => log(`could not drop the bench database: ${e}`));
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+  return { figures, detail };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: "boolean", default: false },
+      engines: { type: "string" },
+      only: { type: "string", default: "lookup,read,ingest" },
+      "reuse-build": { type: "boolean", default: false },
+      profile: { type: "boolean", default: false },
+      // Size overrides, e.g. for a short profiling loop.
+      calls: { type: "string" },
+      listed: { type: "string" },
+      prefixes: { type: "string" },
+      "ingest-calls": { type: "string" },
+    },
+  });
+  const sizes = { ...(values.quick ? QUICK : FULL) };
+  if (values.calls) sizes.totalCalls = Number(values.calls);
+  if (values.listed) sizes.listedCalls = Number(values.listed);
+  if (values.prefixes) sizes.ratePrefixes = Number(values.prefixes);
+  if (values["ingest-calls"]) sizes.ingestCalls = Number(values["ingest-calls"]);
+  const only = new Set(values.only!.split(","));
+  const resultsDir = path.join(ROOT, "bench/results");
+  fs.mkdirSync(resultsDir, { recursive: true });
+  const machine = machineInfo();
+  log(`machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, load ${machine.loadAverageAtStart}`);
+
+  let engines: Engine[] = values.engines ? (values.engines.split(",") as Engine[]) : ["pglite", "postgres"];
+  if (engines.includes("postgres") && !(await postgresAnswers())) {
+    log("PostgreSQL does not answer on 127.0.0.1:5432 and DATABASE_URL is unset: PGlite only");
+    engines = engines.filter((e) => e !== "postgres");
+  }
+
+  const figures: Figure[] = [];
+  const detail: Record<string, unknown> = {};
+  if (only.has("lookup")) {
+    log(`rate lookup in process: ${sizes.ratePrefixes} prefixes, ${sizes.lookups} lookups x 5 runs`);
+    const r = await runRateLookup(sizes);
+    detail.rateLookup = r;
+    figures.push({ case: "4", measure: `longest-prefix lookups, ${r.prefixes} prefixes`, engine: null, value: r.lookupsPerSecond, unit: "/s", target: [">=", 2_000_000] });
+    figures.push({ case: "4", measure: `card build, ${r.prefixes} prefixes`, engine: null, value: r.buildMs, unit: "ms", target: ["<", 1000] });
+    figures.push({ case: "4", measure: "card structure memory", engine: null, value: r.structureMiB, unit: "MiB" });
+  }
+  if (only.has("read") || only.has("ingest")) {
+    buildProduction(log, values["reuse-build"]!);
+    for (const engine of engines) {
+      const r = await benchEngine(engine, sizes, { only, profile: values.profile!, resultsDir });
+      figures.push(...r.figures);
+      detail[engine] = r.detail;
+    }
+  }
+
+  const report = {
+    date: new Date().toISOString(),
+    mode: values.quick ? "quick" : "full",
+    command: `npm run bench -- ${process.argv.slice(2).join(" ")}`.trim(),
+    machine,
+    loadAverageAtEnd: round(os.loadavg()[0], 2),
+    sizes,
+    engines,
+    seconds: round((Date.now() - started) / 1000),
+    figures,
+    detail,
+  };
+  fs.writeFileSync(path.join(resultsDir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write(printTable(report));
+  log(`wrote bench/results/latest.json (${report.seconds} s)`);
+}
+
+main().catch((e) => {
+  process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});

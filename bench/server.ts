@@ -1,0 +1,169 @@
+// Builds and runs the production server the HTTP cases measure: `next start` of NEXT_DIST_DIR=.next-bench,
+// loopback only, rate limiting and request logging off, the framework-floor route enabled.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+
+export const ROOT = path.resolve(__dirname, "..");
+export const DIST_DIR = ".next-bench";
+const START_TIMEOUT_MS = 120_000;
+
+export function buildProduction(log: (line: string) => void, reuse: boolean): void {
+  if (reuse && fs.existsSync(path.join(ROOT, DIST_DIR, "BUILD_ID"))) {
+    log(`reusing the production build in ${DIST_DIR} (--reuse-build)`);
+    return;
+  }
+  log(`next build (NEXT_DIST_DIR=${DIST_DIR}) ...`);
+  const started = performance.now();
+  const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
+    cwd: ROOT,
+    env: { ...process.env, NEXT_DIST_DIR: DIST_DIR, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    encoding: "utf8",
+  });
+  if (result.status !== 0) throw new Error(`next build failed:\n${(result.stdout + result.stderr).slice(-4000)}`);
+  log(`next build done in ${Math.round((performance.now() - started) / 1000)} s`);
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServerOptions {
+  dataDir: string;
+  databaseUrl?: string;
+  logFile: string;
+  /** Directory for a V8 CPU profile of the server (node --cpu-prof), written when it stops. */
+  cpuProfileDir?: string;
+}
+
+/** RSS of a process and its descendants, in bytes, from /proc (Linux). */
+function processTree(pid: number): number[] {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    const taskDir = `/proc/${out[i]}/task`;
+    let tasks: string[] = [];
+    try {
+      tasks = fs.readdirSync(taskDir);
+    } catch {
+      continue;
+    }
+    for (const tid of tasks) {
+      try {
+        for (const c of fs.readFileSync(`${taskDir}/${tid}/children`, "utf8").trim().split(/\s+/)) if (c) out.push(Number(c));
+      } catch {
+        // gone
+      }
+    }
+  }
+  return out;
+}
+
+function statusKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export class BenchServer {
+  readonly baseUrl: string;
+  private child: ChildProcess;
+  private sampler?: NodeJS.Timeout;
+  private peakRssKiB = 0;
+
+  private constructor(baseUrl: string, child: ChildProcess) {
+    this.baseUrl = baseUrl;
+    this.child = child;
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  static async start(options: ServerOptions): Promise<BenchServer> {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_DIST_DIR: DIST_DIR,
+      NEXT_TELEMETRY_DISABLED: "1",
+      PORT: String(port),
+      DATA_DIR: options.dataDir,
+      RATE_LIMIT_RPS: "0",
+      LOG_REQUESTS: "0",
+      BENCH_FLOOR: "1",
+    };
+    delete env.DATABASE_URL;
+    delete env.REDIS_URL;
+    delete env.PUBLIC_BASE_URL;
+    if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+    const nodeArgs = options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+    const out = fs.openSync(options.logFile, "a");
+    const child = spawn(process.execPath, [...nodeArgs, "node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", out, out],
+    });
+    fs.closeSync(out);
+    const server = new BenchServer(`http://127.0.0.1:${port}`, child);
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (Date.now() < deadline && child.exitCode === null) {
+      try {
+        const res = await fetch(`${server.baseUrl}/internal/floor`, { signal: AbortSignal.timeout(5_000) });
+        if (res.ok) {
+          server.sampler = setInterval(() => server.sample(), 100);
+          server.sampler.unref();
+          return server;
+        }
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    child.kill("SIGKILL");
+    throw new Error(`the server did not start; see ${options.logFile}:\n${fs.readFileSync(options.logFile, "utf8").slice(-3000)}`);
+  }
+
+  private sample(): void {
+    let total = 0;
+    for (const pid of processTree(this.pid)) total += statusKiB(pid, "VmRSS");
+    if (total > this.peakRssKiB) this.peakRssKiB = total;
+  }
+
+  /** Peak resident memory: the larger of the sampled tree RSS and the kernel's high-water mark of the server process. */
+  memory(): { peakRssMiB: number; vmHwmMiB: number; rssNowMiB: number } {
+    this.sample();
+    return {
+      peakRssMiB: Math.round(this.peakRssKiB / 1024),
+      vmHwmMiB: Math.round(statusKiB(this.pid, "VmHWM") / 1024),
+      rssNowMiB: Math.round(statusKiB(this.pid, "VmRSS") / 1024),
+    };
+  }
+
+  /** Starts a new peak window (the sampled peak only; VmHWM is per process lifetime). */
+  resetPeak(): void {
+    this.peakRssKiB = 0;
+  }
+
+  async stop(): Promise<void> {
+    if (this.sampler) clearInterval(this.sampler);
+    if (this.child.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
+    // SIGINT lets node write a --cpu-prof profile; SIGKILL if it hangs.
+    this.child.kill("SIGINT");
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), 15_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
