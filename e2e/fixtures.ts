@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { test as base, expect, type APIRequestContext, type Page } from "@playwright/test";
 import { readState, type E2EState } from "./state";
 
@@ -17,8 +18,8 @@ export interface CallJson {
 }
 
 interface Fixtures {
-  /** Signs the page's browser context in through the sign-in form. */
-  signIn: (kind: KeyKind) => Promise<void>;
+  /** Signs the page's browser context in through the sign-in form, with a demo key or any key. */
+  signIn: (key: KeyKind | { key: string }) => Promise<void>;
   /** GET a /v1 path as an API consumer with the given demo key (Bearer), JSON body. */
   api: <T>(kind: KeyKind, path: string) => Promise<T>;
 }
@@ -27,9 +28,9 @@ export const test = base.extend<Fixtures, { e2e: E2EState }>({
   e2e: [async ({}, provide) => provide(readState()), { scope: "worker" }],
   baseURL: async ({ e2e }, provide) => provide(e2e.baseURL),
   signIn: async ({ page, e2e }, provide) => {
-    await provide(async (kind) => {
+    await provide(async (key) => {
       await page.goto("/sign-in");
-      await page.getByLabel("API key").fill(e2e.keys[kind].key);
+      await page.getByLabel("API key").fill(typeof key === "string" ? e2e.keys[key].key : key.key);
       await page.getByRole("button", { name: "Sign in" }).click();
       await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
     });
@@ -51,6 +52,13 @@ export const test = base.extend<Fixtures, { e2e: E2EState }>({
 });
 
 export { expect };
+
+/** `npm run admin -- ...` on the suite's data directory: the CLI sends it to the running server. */
+export function adminCli(e2e: E2EState, args: string[]): Record<string, unknown> {
+  const r = spawnSync("npm", ["run", "-s", "admin", "--", ...args], { env: { ...process.env, DATA_DIR: e2e.dataDir, DATABASE_URL: "" }, encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`admin ${args.join(" ")} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+}
 
 /** Every call a key can see with these /v1/calls filters, following nextPageUrl. */
 export async function allCalls(api: Fixtures["api"], kind: KeyKind, query = ""): Promise<CallJson[]> {

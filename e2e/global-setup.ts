@@ -79,7 +79,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   child.stderr?.on("data", (d) => (output += d));
   const baseURL = `http://127.0.0.1:${port}`;
   await waitForServer(`${baseURL}/sign-in`, child, () => output);
-  writeState({ baseURL, keys: filled.keys });
+  writeState({ baseURL, keys: filled.keys, dataDir });
 
   return async () => {
     child.kill("SIGTERM");

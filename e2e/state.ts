@@ -11,6 +11,8 @@ export interface DemoKey {
 export interface E2EState {
   baseURL: string;
   keys: { read: DemoKey; cost: DemoKey; platform: DemoKey; ingest: DemoKey };
+  /** The server's data directory: the admin CLI reaches the running server through it. Absent when reusing a server. */
+  dataDir?: string;
 }
 
 export function readState(): E2EState {

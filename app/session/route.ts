@@ -1,7 +1,6 @@
 import { getDb } from "@/lib/db/client";
-import { safeReturnPath } from "@/lib/portal/session";
 import { isSecureRequest, sessionSetCookie } from "@/lib/portal/session-cookie";
-import { isSameOriginPost, openPortalSession, signInFormSchema } from "@/lib/portal/sign-in";
+import { isSameOriginPost, openPortalSession, safeReturnPath, signInFormSchema } from "@/lib/portal/sign-in";
 
 // POST /session: the sign-in form. Answers 303 so the browser lands on a GET page either way.
 export async function POST(request: Request): Promise<Response> {

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { getPortalPrincipal, safeReturnPath } from "@/lib/portal/session";
+import { getPortalPrincipal } from "@/lib/portal/session";
+import { safeReturnPath } from "@/lib/portal/sign-in";
 
 export const metadata: Metadata = { title: "Sign in" };
 

@@ -18,12 +18,10 @@ export function BalanceWidget({ platform }: { platform: boolean }) {
 function Card({ children, title, action }: { children: React.ReactNode; title: string; action?: React.ReactNode }) {
   return (
     <section aria-labelledby="balance-title" className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm" data-testid="balance-widget">
-      <div className="flex flex-wrap items-center justify-between gap-2">
-        <h2 id="balance-title" className="text-sm font-medium text-slate-600">
-          {title}
-        </h2>
-        {action}
-      </div>
+      <h2 id="balance-title" className="text-sm font-medium text-slate-600">
+        {title}
+      </h2>
+      {action ? <div className="mt-2">{action}</div> : null}
       {children}
     </section>
   );
@@ -56,15 +54,15 @@ function PlatformBalance() {
   });
 
   const switcher = accounts.data?.accounts.length ? (
-    <div className="flex items-center gap-2">
-      <label htmlFor={`${id}-account`} className="text-xs font-medium text-slate-500">
+    <div className="w-full">
+      <label htmlFor={`${id}-account`} className="sr-only">
         Account
       </label>
       <select
         id={`${id}-account`}
         value={selectedId ?? ""}
         onChange={(e) => setChosen(e.target.value)}
-        className="max-w-56 rounded-lg border border-slate-300 bg-white px-2 py-1 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-100"
+        className="w-full rounded-lg border border-slate-300 bg-white px-2 py-1 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-100"
       >
         {accounts.data.accounts.map((a) => (
           <option key={a.id} value={a.id}>

@@ -45,15 +45,15 @@ interface ColumnLayout {
 export const COLUMN_LAYOUT: Record<CallColumnId, ColumnLayout> = {
   startTime: { rem: 10.5 },
   direction: { rem: 7 },
-  from: { rem: 8.5 },
-  to: { rem: 8.5 },
+  from: { rem: 8 },
+  to: { rem: 8 },
   duration: { rem: 5, numeric: true },
   billDuration: { rem: 5, numeric: true },
   hangupCause: { rem: 11 },
   price: { rem: 7, numeric: true },
   buyCost: { rem: 7, numeric: true },
   margin: { rem: 7.5, numeric: true },
-  supplierId: { rem: 9.5 },
+  supplierId: { rem: 11 },
 };
 
 export const COLUMN_DEFS: Record<CallColumnId, ColumnDef<CallRow>> = {

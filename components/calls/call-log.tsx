@@ -14,7 +14,7 @@ import { COLUMN_DEFS, COLUMN_LAYOUT, type CallRow } from "./call-columns";
 import { CallDetailDialog } from "./call-detail-dialog";
 import { CallFiltersBar, navigateFilters } from "./call-filters-bar";
 
-const PAGE_SIZE = 250;
+const PAGE_SIZE = 500;
 const ROW_HEIGHT = 44;
 /** Start loading the next page when the viewport is this many rows from the end. */
 const PREFETCH_ROWS = 60;

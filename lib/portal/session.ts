@@ -7,6 +7,7 @@ import { canReadCost, type Principal } from "@/lib/auth/principal";
 import { verifySessionToken } from "@/lib/auth/session-token";
 import { getDb } from "@/lib/db/client";
 import { SESSION_COOKIE_NAMES } from "./session-cookie";
+import { safeReturnPath } from "./sign-in";
 
 /** What portal pages may know about the signed-in key: serialisable, and never the secret. */
 export interface PortalSession {
@@ -50,8 +51,3 @@ export async function requirePortalSession(returnTo: string): Promise<{ session:
   return { session: toPortalSession(principal), principal };
 }
 
-/** Only same-site absolute paths: `//evil.example` and `/\evil` are protocol-relative in browsers. */
-export function safeReturnPath(path: string | null | undefined): string {
-  if (!path || !path.startsWith("/") || path.startsWith("//") || path.startsWith("/\\")) return "/";
-  return path;
-}

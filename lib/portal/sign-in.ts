@@ -28,3 +28,9 @@ export function isSameOriginPost(request: Request): boolean {
     return false;
   }
 }
+
+/** Only same-site absolute paths: `//evil.example` and `/\\evil` are protocol-relative in browsers. */
+export function safeReturnPath(path: string | null | undefined): string {
+  if (!path || !path.startsWith("/") || path.startsWith("//") || path.startsWith("/\\")) return "/";
+  return path;
+}
