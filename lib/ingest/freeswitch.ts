@@ -120,8 +120,11 @@ export function freeswitchToNative(doc: unknown): NativeCdrInput {
   const q850Text = r.variable("hangup_cause_q850");
   let q850Cause: number | null = null;
   if (q850Text !== null) {
-    if (!/^\d{1,3}$/.test(q850Text)) throw new Error(`variables.hangup_cause_q850 must be an integer, got "${q850Text}"`);
-    q850Cause = Number(q850Text);
+    if (!/^\d{1,4}$/.test(q850Text)) throw new Error(`variables.hangup_cause_q850 must be an integer, got "${q850Text}"`);
+    // FreeSWITCH reports its own causes above Q.850's 0-127 (ORIGINATOR_CANCEL 487, MEDIA_TIMEOUT 604):
+    // no Q.850 code then, the cause name still says what happened, and the call is not lost.
+    const code = Number(q850Text);
+    q850Cause = code <= 127 ? code : null;
   }
 
   return {
