@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { hashApiKey, isWellFormedApiKey } from "./api-key-format";
 import type { Principal } from "./principal";
+import type { PrincipalCache } from "./principal-cache";
 import { effectiveScopes } from "./scopes";
 
 interface KeyRow {
@@ -14,31 +15,48 @@ interface KeyRow {
 }
 
 function toPrincipal(row: KeyRow, via: Principal["via"]): Principal {
-  return {
+  // Frozen: a cached principal is shared by every request of its key.
+  return Object.freeze({
     keyId: row.id,
     scopes: effectiveScopes(row.scopes),
     billingGroupId: row.billing_group_id,
     rateCardVersion: row.rate_card_version === null ? null : Number(row.rate_card_version),
     via,
-  };
+  });
 }
 
 const SELECT_KEY = sql`SELECT k.id, k.hash, k.scopes, k.billing_group_id, g.rate_card_version
   FROM api_keys k LEFT JOIN billing_groups g ON g.id = k.billing_group_id`;
 
-/** The live (not revoked) key for a secret, or null. Malformed secrets never reach the database. */
-export async function findKeyBySecret(db: Executor, secret: string): Promise<Principal | null> {
+/**
+ * The live (not revoked) key for a secret, or null. Malformed secrets never reach the database.
+ * With a cache, live keys are served from it (unknown keys are never cached).
+ */
+export async function findKeyBySecret(db: Executor, secret: string, cache?: PrincipalCache): Promise<Principal | null> {
   if (!isWellFormedApiKey(secret)) return null;
   const hash = hashApiKey(secret);
+  const cacheKey = `h:${hash}`;
+  const cached = cache?.get(cacheKey);
+  if (cached) return cached;
+  const generation = cache?.generation() ?? 0;
   const [row] = await queryRows<KeyRow>(db, sql`${SELECT_KEY} WHERE k.hash = ${hash} AND k.revoked_at IS NULL`);
   if (!row) return null;
   // The index lookup already matched; compare again in constant time as defence in depth.
   if (!timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash))) return null;
-  return toPrincipal(row, "api_key");
+  const principal = toPrincipal(row, "api_key");
+  cache?.set(cacheKey, principal, generation);
+  return principal;
 }
 
 /** The live key behind a portal session; a revoked key ends the session at the next request. */
-export async function findKeyById(db: Executor, keyId: string): Promise<Principal | null> {
+export async function findKeyById(db: Executor, keyId: string, cache?: PrincipalCache): Promise<Principal | null> {
+  const cacheKey = `i:${keyId}`;
+  const cached = cache?.get(cacheKey);
+  if (cached) return cached;
+  const generation = cache?.generation() ?? 0;
   const [row] = await queryRows<KeyRow>(db, sql`${SELECT_KEY} WHERE k.id = ${keyId} AND k.revoked_at IS NULL`);
-  return row ? toPrincipal(row, "session") : null;
+  if (!row) return null;
+  const principal = toPrincipal(row, "session");
+  cache?.set(cacheKey, principal, generation);
+  return principal;
 }
