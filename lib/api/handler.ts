@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
+import { authenticate } from "@/lib/auth/authenticate";
 import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
 import { getDb, type Db } from "@/lib/db/client";
 import { ApiError, paramErrors, problemBody } from "./errors";
 import { isDatabaseUnavailable } from "./db-errors";
-import { authenticateCached } from "./principal-cache";
 import { rateLimiter } from "./rate-limit";
 
 export interface ApiContext<Q, P> {
@@ -68,7 +68,7 @@ export function apiRoute<QS extends z.ZodType | undefined = undefined, P = Recor
     let keyId: string | undefined;
     try {
       const db = await getDb();
-      const principal = await authenticateCached(request, db);
+      const principal = await authenticate(request, db);
       keyId = principal.keyId;
       const limiter = rateLimiter();
       let limitHeaders: Record<string, string> | undefined;
