@@ -32,6 +32,18 @@ export default defineConfig({
           maxWorkers: 1,
         },
       },
+      {
+        resolve: { alias },
+        test: {
+          name: "reliability",
+          include: ["tests/reliability/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+          pool: "forks",
+          maxWorkers: 1,
+        },
+      },
     ],
   },
 });

@@ -11,6 +11,7 @@ const steps = [
   ["production build", ["npx", "next", "build"]],
 ];
 if (fs.existsSync("tests/api/global-setup.ts")) steps.push(["HTTP API (vitest, PGlite and PostgreSQL)", ["npx", "vitest", "run", "--project", "api"]]);
+if (fs.existsSync("tests/reliability")) steps.push(["reliability (vitest: fuzzing, kill -9, connection loss, soak, sessions)", ["npx", "vitest", "run", "--project", "reliability"]]);
 if (fs.readdirSync("e2e").some((f) => f.endsWith(".spec.ts"))) steps.push(["portal e2e (Playwright, Chromium)", ["npx", "playwright", "test"]]);
 
 const only = process.argv[2];

@@ -20,6 +20,15 @@ function sessionCookie(request: Request): string | null {
   return null;
 }
 
+/** A forged cookie may carry malformed percent-escapes: that is a bad credential (401), not a 500. */
+function decodeCookieValue(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return "";
+  }
+}
+
 /**
  * The two credential sources of /v1: an API key in `Authorization: Bearer`, or the portal's
  * session cookie. Either resolves to the same Principal, checked against the database each time.
@@ -35,7 +44,7 @@ export async function authenticate(request: Request, db: Executor): Promise<Prin
   }
   const token = sessionCookie(request);
   if (token) {
-    const keyId = verifySessionToken(decodeURIComponent(token));
+    const keyId = verifySessionToken(decodeCookieValue(token));
     const principal = keyId ? await findKeyById(db, keyId) : null;
     if (!principal) throw unauthorized("The session has expired or its key was revoked. Sign in again.");
     return principal;

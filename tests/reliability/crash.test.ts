@@ -1,0 +1,186 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createApiKey } from "@/lib/auth/manage-keys";
+import { createBillingGroup, topUpBillingGroup } from "@/lib/billing/groups";
+import { queryRows } from "@/lib/db/client";
+import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
+import { createSupplier } from "@/lib/rating/suppliers";
+import { ENGINES } from "@/lib/testing/engines";
+import { sql } from "drizzle-orm";
+import { AppServer, Store, bearer, http, ledgerDefects, ledgerOf, postCdrs, prng, sleep, testSeed, type HttpResult } from "./harness";
+import { BUY_CARD, SELL_CARD, makeCdr, rateRows } from "./seed";
+
+/**
+ * kill -9 during ingest: the production server on each engine takes a bounded stream of CDR
+ * batches from several concurrent senders and is SIGKILLed at a random moment (KILLS times), then
+ * restarted on the same data. After every restart: each batch is stored whole or not at all, and
+ * every batch the server acknowledged is there. Finally every batch is replayed: each call is
+ * stored and charged exactly once and each group's balance equals its ledger.
+ */
+
+const CALLS = Number(process.env.CRASH_CALLS || 700);
+const KILLS = Number(process.env.CRASH_KILLS || 2);
+const SENDERS = 3;
+
+interface Batch {
+  index: number;
+  uuids: string[];
+  body: unknown;
+  /** Last answer: an HTTP status, or "lost" (connection cut by the kill). */
+  outcome?: number | "lost";
+  acknowledged?: boolean;
+}
+
+function buildBatches(rand: () => number, groupIds: string[], supplierId: string): Batch[] {
+  const cdrs = Array.from({ length: CALLS }, (_, i) => makeCdr("crash", i, groupIds[i % groupIds.length], supplierId));
+  const batches: Batch[] = [];
+  for (let i = 0; i < cdrs.length; ) {
+    const size = rand() < 0.2 ? 1 : 1 + Math.floor(rand() * 40);
+    const chunk = cdrs.slice(i, i + size);
+    i += size;
+    batches.push({ index: batches.length, uuids: chunk.map((c) => c.uuid), body: chunk.length === 1 && rand() < 0.5 ? chunk[0] : { cdrs: chunk } });
+  }
+  return batches;
+}
+
+/** Every stored uuid, through the API (PGlite admits only the server to its directory). */
+async function storedViaApi(server: AppServer, key: string): Promise<Set<string>> {
+  const out = new Set<string>();
+  let next: string | null = "/v1/calls?pageSize=1000";
+  while (next) {
+    const page: HttpResult = await http(server.baseUrl, next, { headers: bearer(key) });
+    expect(page.status, page.text).toBe(200);
+    const body = page.json as { calls: { uuid: string }[]; nextPageUrl: string | null };
+    for (const c of body.calls) out.add(c.uuid);
+    next = body.nextPageUrl;
+  }
+  return out;
+}
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c().catch(() => undefined);
+  cleanup = [];
+});
+
+describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
+  it(`stores and charges each of ${CALLS} calls exactly once across ${KILLS} kills and a full replay`, async () => {
+    const seed = testSeed();
+    const rand = prng(seed);
+    const store = await Store.create(engine, "crash");
+    cleanup.push(() => store.dispose());
+    const setup = await store.withDb(async (db) => {
+      const groups = [];
+      for (const [i, name] of ["Crash A", "Crash B", "Crash C"].entries()) {
+        const g = await createBillingGroup(db, { name, currency: "USD", openingBalanceMicros: BigInt(1000 + i) * 1_000_000n });
+        await importSellRates(db, g.id, rateRows(i === 2 ? { "44": ["0.07", "1/1"], "1": ["0.015", "6/6"] } : SELL_CARD));
+        groups.push(g.id);
+      }
+      await topUpBillingGroup(db, groups[1], 25_500_000n);
+      const supplier = await createSupplier(db, { name: "Crash carrier" });
+      await importBuyRates(db, supplier.id, rateRows(BUY_CARD));
+      const ingest = await createApiKey(db, { scopes: ["cdrs:write"], name: "crash ingest" });
+      const reader = await createApiKey(db, { scopes: ["calls:read"], name: "crash reader" });
+      return { groups, supplierId: supplier.id, ingestKey: ingest.key, readKey: reader.key };
+    });
+    const batches = buildBatches(rand, setup.groups, setup.supplierId);
+    const log: string[] = [`seed ${seed}, ${batches.length} batches`];
+    const tally = { requests: 0, kills: 0, lostInFlight: 0, restarts: 0 };
+
+    let server = await AppServer.start(store);
+    let cursor = 0; // next batch not yet sent in a kill phase
+    for (let kill = 0; kill < KILLS; kill++) {
+      const remaining = batches.length - cursor;
+      const killAfterAcks = 2 + Math.floor(rand() * Math.max(1, remaining * 0.35));
+      const killDelayMs = Math.floor(rand() * 40);
+      let acks = 0;
+      let inFlight = 0;
+      let inFlightAtKill = 0;
+      let killing: Promise<void> | null = null;
+      const current = server;
+      const sender = async () => {
+        while (cursor < batches.length && !killing) {
+          const batch = batches[cursor++];
+          tally.requests++;
+          let res: HttpResult;
+          inFlight++;
+          try {
+            res = await postCdrs(current.baseUrl, setup.ingestKey, batch.body);
+          } catch (e) {
+            if (current.running && !killing) throw e;
+            batch.outcome = "lost";
+            tally.lostInFlight++;
+            continue;
+          } finally {
+            inFlight--;
+          }
+          batch.outcome = res.status;
+          expect([200, 201], `batch ${batch.index}: ${res.status} ${res.text.slice(0, 300)}`).toContain(res.status);
+          batch.acknowledged = true;
+          if (++acks === killAfterAcks) {
+            killing = sleep(killDelayMs).then(() => {
+              inFlightAtKill = inFlight;
+              return current.kill9();
+            });
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: SENDERS }, sender));
+      if (!killing) killing = current.kill9(); // the stream ended before the chosen moment
+      await killing;
+      tally.kills++;
+      log.push(`kill ${kill + 1}: after ${acks} acknowledged batches (+${killDelayMs} ms) with ${inFlightAtKill} in flight, ${cursor}/${batches.length} batches sent`);
+      if (engine === "pglite") {
+        // The dead server's lock file is still there, naming a dead pid: it must not block the restart.
+        expect(fs.existsSync(path.join(store.dataDir, "pglite.lock"))).toBe(true);
+      }
+
+      server = await AppServer.start(store);
+      tally.restarts++;
+      const stored = await storedViaApi(server, setup.readKey);
+      for (const batch of batches.slice(0, cursor)) {
+        const present = batch.uuids.filter((u) => stored.has(u)).length;
+        expect([0, batch.uuids.length], `batch ${batch.index} (${batch.outcome}) is partly stored: ${present}/${batch.uuids.length}`).toContain(present);
+        if (batch.acknowledged) expect(present, `acknowledged batch ${batch.index} lost after kill -9`).toBe(batch.uuids.length);
+      }
+    }
+
+    // Replay everything, as a switch would after an outage: nothing twice, nothing missing.
+    let replayCreated = 0;
+    let replayDuplicate = 0;
+    let next = 0;
+    const replay = async () => {
+      while (next < batches.length) {
+        const batch = batches[next++];
+        tally.requests++;
+        const res = await postCdrs(server.baseUrl, setup.ingestKey, batch.body);
+        expect([200, 201], `replay of batch ${batch.index}: ${res.status} ${res.text.slice(0, 300)}`).toContain(res.status);
+        const results =
+          "cdrs" in (batch.body as object)
+            ? (res.json as { results: { status: string }[] }).results.map((r) => r.status)
+            : [res.status === 201 ? "created" : "duplicate"];
+        replayCreated += results.filter((s) => s === "created").length;
+        replayDuplicate += results.filter((s) => s === "duplicate").length;
+        if (batch.acknowledged) expect(results.every((s) => s === "duplicate"), `acknowledged batch ${batch.index} was created again`).toBe(true);
+      }
+    };
+    await Promise.all(Array.from({ length: SENDERS }, replay));
+    const finalStored = await storedViaApi(server, setup.readKey);
+    expect(finalStored.size).toBe(CALLS);
+    await server.stop();
+
+    const { ledger, perUuid } = await store.withDb(async (db) => ({
+      ledger: await ledgerOf(db),
+      perUuid: await queryRows<{ n: bigint }>(db, sql`SELECT count(*)::bigint AS n FROM calls GROUP BY uuid HAVING count(*) > 1`),
+    }));
+    expect(perUuid).toEqual([]);
+    expect(ledgerDefects(ledger)).toEqual([]);
+    expect(ledger.reduce((n, g) => n + g.ratedCalls, 0)).toBeGreaterThan(CALLS / 2);
+    log.push(
+      `${tally.requests} POSTs, ${tally.kills} kills, ${tally.restarts} restarts, ${tally.lostInFlight} requests cut in flight; ` +
+        `replay: ${replayCreated} created, ${replayDuplicate} duplicates; ledger sound for ${ledger.length} groups`,
+    );
+    console.log(`[crash ${engine}] ${log.join("; ")}`);
+  });
+});

@@ -1,0 +1,400 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { sql } from "drizzle-orm";
+import { openDatabase, queryRows, type Db, type DbHandle } from "@/lib/db/client";
+import { createTestDatabase, type Engine } from "@/lib/testing/engines";
+
+/**
+ * What the reliability tests need beyond tests/api: a store that outlives its server (so the
+ * server can be killed with SIGKILL and started again on the same data), the server's memory,
+ * and the ledger invariant read straight from the database. Servers are the production build
+ * (`.next`, or NEXT_DIST_DIR), on 127.0.0.1 only.
+ */
+
+export const ROOT = path.resolve(__dirname, "../..");
+const START_TIMEOUT_MS = 180_000;
+
+export function distDir(): string {
+  const dir = process.env.NEXT_DIST_DIR || ".next";
+  if (!fs.existsSync(path.join(ROOT, dir, "BUILD_ID"))) {
+    throw new Error(`No production build in ${dir}/: run \`NEXT_DIST_DIR=${dir} npx next build\` first.`);
+  }
+  return dir;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A deterministic PRNG (mulberry32), so a failing random kill can be replayed with its seed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function testSeed(): number {
+  const fromEnv = Number(process.env.RELIABILITY_SEED);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : Math.floor(Math.random() * 2 ** 31) + 1;
+}
+
+/** A database (PGlite directory or fresh PostgreSQL database) that servers come and go on. */
+export class Store {
+  private constructor(
+    readonly engine: Engine,
+    readonly workDir: string,
+    readonly dataDir: string,
+    readonly databaseUrl: string | undefined,
+    private readonly drop: () => Promise<void>,
+  ) {}
+
+  static async create(engine: Engine, label: string): Promise<Store> {
+    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `cb-rel-${label}-${engine}-`));
+    if (engine === "postgres") {
+      const created = await createTestDatabase();
+      return new Store(engine, workDir, path.join(workDir, "data"), created.url, created.drop);
+    }
+    return new Store(engine, workDir, path.join(workDir, "data"), undefined, async () => undefined);
+  }
+
+  /** Opens the database in this process. On PGlite only while no server holds the directory. */
+  open(): Promise<DbHandle> {
+    return openDatabase(this.databaseUrl ? { url: this.databaseUrl } : { dir: this.dataDir, role: "cli" });
+  }
+
+  async withDb<T>(run: (db: Db) => Promise<T>): Promise<T> {
+    const handle = await this.open();
+    try {
+      return await run(handle.db);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async dispose(): Promise<void> {
+    await this.drop().catch(() => undefined);
+    if (!process.env.KEEP_RELIABILITY_DIRS) fs.rmSync(this.workDir, { recursive: true, force: true });
+  }
+}
+
+export interface AppOptions {
+  env?: Record<string, string>;
+  /** Overrides the store's DATABASE_URL (e.g. through a TCP proxy). */
+  databaseUrl?: string;
+  port?: number;
+}
+
+/** One `next start` process of the production build, in its own process group. */
+export class AppServer {
+  private constructor(
+    readonly child: ChildProcess,
+    readonly baseUrl: string,
+    readonly port: number,
+    readonly logFile: string,
+  ) {}
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  static async start(store: Store, options: AppOptions = {}): Promise<AppServer> {
+    const port = options.port ?? (await freePort());
+    const logFile = path.join(store.workDir, `server-${port}-${Date.now()}.log`);
+    const out = fs.openSync(logFile, "a");
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_DIST_DIR: distDir(),
+      NEXT_TELEMETRY_DISABLED: "1",
+      PORT: String(port),
+      DATA_DIR: store.dataDir,
+      LOG_REQUESTS: "0",
+      ...options.env,
+    };
+    for (const name of ["DATABASE_URL", "PUBLIC_BASE_URL", "REDIS_URL", "CURSOR_SECRET", "SESSION_SECRET"]) {
+      if (!options.env || !(name in options.env)) delete env[name];
+    }
+    const url = options.databaseUrl ?? store.databaseUrl;
+    if (url) env.DATABASE_URL = url;
+    const child = spawn(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", out, out],
+      detached: true, // its own process group, so kill9() takes anything it spawned too
+    });
+    fs.closeSync(out);
+    const server = new AppServer(child, `http://127.0.0.1:${port}`, port, logFile);
+    try {
+      await server.waitUntilServing();
+    } catch (e) {
+      await server.kill9();
+      throw e;
+    }
+    return server;
+  }
+
+  private async waitUntilServing(): Promise<void> {
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (Date.now() < deadline && this.child.exitCode === null && this.child.signalCode === null) {
+      try {
+        const res = await fetch(`${this.baseUrl}/v1/openapi.json`, { signal: AbortSignal.timeout(5_000) });
+        await res.arrayBuffer();
+        if (res.ok) return;
+      } catch {
+        // not listening yet
+      }
+      await sleep(200);
+    }
+    throw new Error(`the server at ${this.baseUrl} did not start (exit ${this.child.exitCode}).\n${this.log().slice(-4000)}`);
+  }
+
+  log(): string {
+    return fs.existsSync(this.logFile) ? fs.readFileSync(this.logFile, "utf8") : "";
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Resident memory of the server's process group, in bytes (Linux /proc). */
+  rssBytes(): number {
+    let total = 0;
+    for (const entry of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+        // Fields after the command name: state ppid pgrp ...
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        if (Number(fields[2]) !== this.pid) continue;
+        const status = fs.readFileSync(`/proc/${entry}/status`, "utf8");
+        const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+        total += kib * 1024;
+      } catch {
+        // the process went away while we looked
+      }
+    }
+    return total;
+  }
+
+  /** SIGKILL to the whole process group: no shutdown hook, no lock release, no flush. */
+  async kill9(): Promise<void> {
+    if (!this.running) return;
+    const exited = new Promise((r) => this.child.once("exit", r));
+    try {
+      process.kill(-this.pid, "SIGKILL");
+    } catch {
+      this.child.kill("SIGKILL");
+    }
+    await exited;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    const exited = new Promise((r) => this.child.once("exit", r));
+    this.child.kill("SIGTERM");
+    const timer = setTimeout(() => void this.kill9(), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+export interface HttpResult {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: unknown;
+}
+
+/** One request; the body is always read so the connection is released. */
+export async function http(
+  baseUrl: string,
+  pathOrUrl: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array; timeoutMs?: number; redirect?: RequestRedirect } = {},
+): Promise<HttpResult> {
+  const url = /^https?:\/\//.test(pathOrUrl) ? pathOrUrl : `${baseUrl}${pathOrUrl}`;
+  const res = await fetch(url, {
+    method: init.method ?? "GET",
+    headers: init.headers,
+    body: init.body as BodyInit | undefined,
+    redirect: init.redirect ?? "manual",
+    signal: AbortSignal.timeout(init.timeoutMs ?? 60_000),
+  });
+  const text = await res.text();
+  let json: unknown = undefined;
+  if ((res.headers.get("content-type") ?? "").includes("json") && text) {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+export function bearer(key: string): Record<string, string> {
+  return { authorization: `Bearer ${key}` };
+}
+
+/** POST /v1/cdrs with a JSON body. */
+export function postCdrs(baseUrl: string, key: string, body: unknown, timeoutMs = 60_000): Promise<HttpResult> {
+  return http(baseUrl, "/v1/cdrs", {
+    method: "POST",
+    headers: { ...bearer(key), "content-type": "application/json" },
+    body: JSON.stringify(body),
+    timeoutMs,
+  });
+}
+
+/** The problem+json shape of CONTRACT section 3; returns what is wrong, or null. */
+export function problemDefect(res: HttpResult): string | null {
+  const type = res.headers.get("content-type") ?? "";
+  if (!type.startsWith("application/problem+json")) return `content-type ${type}`;
+  const body = res.json as Record<string, unknown> | undefined;
+  if (!body || typeof body !== "object") return "body is not JSON";
+  for (const field of ["type", "title", "detail", "code"]) if (typeof body[field] !== "string") return `${field} missing`;
+  if (body.status !== res.status) return `status ${String(body.status)} in the body, ${res.status} on the wire`;
+  return null;
+}
+
+export interface GroupLedger {
+  id: string;
+  balance: bigint;
+  credits: bigint;
+  charged: bigint;
+  debits: bigint;
+  ratedCalls: number;
+  debitEntries: number;
+}
+
+/**
+ * Per group: the balance, opening + top-ups, the sum of its rated calls' prices and of its debit
+ * entries, and how many priced calls vs debit entries (each priced call is debited exactly once).
+ */
+export async function ledgerOf(db: Db): Promise<GroupLedger[]> {
+  const rows = await queryRows<{
+    id: string;
+    balance: bigint;
+    credits: bigint;
+    charged: bigint;
+    debits: bigint;
+    rated_calls: bigint;
+    debit_entries: bigint;
+  }>(
+    db,
+    sql`SELECT g.id, g.balance_micros AS balance,
+          (SELECT coalesce(sum(l.amount_micros), 0)::bigint FROM ledger_entries l WHERE l.billing_group_id = g.id AND l.kind IN ('opening', 'topup')) AS credits,
+          (SELECT coalesce(sum(c.price_micros), 0)::bigint FROM calls c WHERE c.billing_group_id = g.id AND c.rated) AS charged,
+          (SELECT coalesce(-sum(l.amount_micros), 0)::bigint FROM ledger_entries l WHERE l.billing_group_id = g.id AND l.kind = 'debit') AS debits,
+          (SELECT count(*)::bigint FROM calls c WHERE c.billing_group_id = g.id AND c.rated AND c.price_micros > 0) AS rated_calls,
+          (SELECT count(*)::bigint FROM ledger_entries l JOIN calls c ON c.id = l.call_id
+             WHERE l.billing_group_id = g.id AND l.kind = 'debit' AND l.amount_micros = -c.price_micros) AS debit_entries
+        FROM billing_groups g ORDER BY g.id`,
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    balance: BigInt(r.balance),
+    credits: BigInt(r.credits),
+    charged: BigInt(r.charged),
+    debits: BigInt(r.debits),
+    ratedCalls: Number(r.rated_calls),
+    debitEntries: Number(r.debit_entries),
+  }));
+}
+
+/** Every way a group's ledger can disagree with its balance or its calls; empty when sound. */
+export function ledgerDefects(ledger: GroupLedger[]): string[] {
+  const out: string[] = [];
+  for (const g of ledger) {
+    if (g.credits - g.charged !== g.balance) out.push(`${g.id}: opening+top-ups ${g.credits} - prices ${g.charged} != balance ${g.balance}`);
+    if (g.debits !== g.charged) out.push(`${g.id}: debit entries ${g.debits} != sum of prices ${g.charged}`);
+    if (g.debitEntries !== g.ratedCalls) out.push(`${g.id}: ${g.debitEntries} matching debit entries for ${g.ratedCalls} priced calls`);
+  }
+  return out;
+}
+
+/** uuid -> stored? for the given uuids. */
+export async function storedUuids(db: Db, uuids: string[]): Promise<Set<string>> {
+  const rows = await queryRows<{ uuid: string }>(
+    db,
+    sql`SELECT uuid FROM calls WHERE uuid IN (SELECT json_array_elements_text(${JSON.stringify(uuids)}::json))`,
+  );
+  return new Set(rows.map((r) => r.uuid));
+}
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of PostgreSQL, so a test can make the database unreachable
+ * (stop: refuse and cut every connection) and bring it back (start) without touching the real server.
+ */
+export class TcpProxy {
+  private server: net.Server | null = null;
+  private readonly sockets = new Set<net.Socket>();
+  connections = 0;
+
+  constructor(
+    readonly port: number,
+    private readonly target: { host: string; port: number },
+  ) {}
+
+  static async create(target: { host: string; port: number }): Promise<TcpProxy> {
+    const proxy = new TcpProxy(await freePort(), target);
+    await proxy.start();
+    return proxy;
+  }
+
+  start(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const server = net.createServer((client) => {
+        this.connections++;
+        const upstream = net.connect(this.target.port, this.target.host);
+        for (const s of [client, upstream]) {
+          this.sockets.add(s);
+          s.on("close", () => this.sockets.delete(s));
+          s.on("error", () => undefined);
+        }
+        client.on("close", () => upstream.destroy());
+        upstream.on("close", () => client.destroy());
+        client.pipe(upstream);
+        upstream.pipe(client);
+      });
+      server.once("error", reject);
+      server.listen(this.port, "127.0.0.1", () => {
+        this.server = server;
+        resolve();
+      });
+    });
+  }
+
+  /** Closes the listener (new connections are refused) and cuts every open connection. */
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    if (server) await new Promise((r) => server.close(r));
+  }
+
+  urlFor(databaseUrl: string): string {
+    const url = new URL(databaseUrl);
+    url.hostname = "127.0.0.1";
+    url.port = String(this.port);
+    return url.toString();
+  }
+}
