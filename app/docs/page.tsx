@@ -3,6 +3,8 @@ import type { ReactNode } from "react";
 import { openApiDocument, type OpenApiOperation } from "@/lib/api/openapi";
 
 export const metadata: Metadata = { title: "API reference" };
+// Rendered per request: the proxy's CSP nonce must reach Next's own scripts (a prerendered page has none).
+export const dynamic = "force-dynamic";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -76,7 +78,8 @@ function constraints(schema: JsonSchema): string {
   if (schema.minimum !== undefined) out.push(`min ${schema.minimum}`);
   if (schema.maximum !== undefined) out.push(`max ${schema.maximum}`);
   if (schema.maxLength !== undefined) out.push(`max length ${schema.maxLength}`);
-  if (typeof schema.pattern === "string") out.push(`pattern ${schema.pattern}`);
+  // The control-character guard is a pattern too; it says nothing a reader needs.
+  if (typeof schema.pattern === "string" && !schema.pattern.startsWith("^[^\\u0000")) out.push(`pattern ${schema.pattern}`);
   return out.join(", ");
 }
 

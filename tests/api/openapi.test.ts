@@ -59,5 +59,11 @@ describe.each(apiServers())("OpenAPI on $engine", (server) => {
     for (const p of ["/v1/calls", "/v1/calls/{id}", "/v1/balances", "/v1/rates", "/v1/accounts", "CallDetail", "billing_group_required"]) {
       expect(html).toContain(p);
     }
+    // Rendered per request, so the CSP nonce reaches every script (a prerendered page would be blocked).
+    const nonce = /'nonce-([^']+)'/.exec(res.headers.get("content-security-policy") ?? "")?.[1];
+    expect(nonce, "the proxy's Content-Security-Policy on /docs").toBeTruthy();
+    const scripts = html.match(/<script\b[^>]*>/g) ?? [];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const tag of scripts) expect(tag).toContain(`nonce="${nonce}"`);
   });
 });
