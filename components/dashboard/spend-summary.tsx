@@ -17,10 +17,10 @@ export function SpendSummary({ series }: { series: SpendSeries[] }) {
             // Exact integer division of micros, rounded half up: no float money.
             const average = calls === 0 ? 0n : (s.totalMicros * 2n + BigInt(calls)) / (2n * BigInt(calls));
             return (
-              <div key={s.currency} className="grid grid-cols-3 gap-3">
-                <div>
+              <div key={s.currency} className="grid grid-cols-2 gap-x-3 gap-y-2 border-t border-slate-100 pt-3 first:border-0 first:pt-0">
+                <div className="col-span-2">
                   <dt className="text-xs text-slate-500">Spend ({s.currency})</dt>
-                  <dd className="mt-0.5 font-semibold tabular-nums">{formatMoney(s.totalMicros, s.currency)}</dd>
+                  <dd className="mt-0.5 text-xl font-semibold tabular-nums">{formatMoney(s.totalMicros, s.currency)}</dd>
                 </div>
                 <div>
                   <dt className="text-xs text-slate-500">Calls</dt>
