@@ -122,8 +122,8 @@ export const listCallsQuerySchema = z
       .default(DEFAULT_PAGE_SIZE)
       .describe(`Records per page, 1..${MAX_PAGE_SIZE}`),
     cursor: z.string().optional().describe("Opaque cursor taken from nextPageUrl; pass it unmodified"),
-    "startTime[gte]": isoDateParam("Keep calls started at or after this instant (inclusive)"),
-    "startTime[lte]": isoDateParam("Keep calls started at or before this instant (inclusive)"),
+    "startTime[gte]": isoDateParam("Keep calls started at or after this instant (inclusive); a date alone means 00:00:00Z of that day"),
+    "startTime[lte]": isoDateParam("Keep calls started at or before this instant (inclusive); a date alone means 00:00:00Z of that day"),
     direction: z
       .enum(["inbound", "outbound"], { error: "must be inbound or outbound" })
       .optional()

@@ -64,6 +64,12 @@ describe.each(apiServers())("CONTRACT 3 errors on $engine", (server) => {
     }
   });
 
+  it("404 not_found as problem+json for a /v1 path no endpoint serves", async () => {
+    for (const path of ["/v1/nope", "/v1/calls/1/extra", "/v1/"]) {
+      expectProblem(await api(server, path, { key: "readA" }), 404, "not_found");
+    }
+  });
+
   it("404 not_found for unknown, malformed and other groups' call ids, never 403", async () => {
     for (const id of ["999999999", "0", "abc", "-1", "1.5", "9".repeat(30), "9223372036854775808", encodeURIComponent("1 OR 1=1")]) {
       expectProblem(await api(server, `/v1/calls/${id}`, { key: "platformRead" }), 404, "not_found");

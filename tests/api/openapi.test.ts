@@ -11,8 +11,9 @@ function routePaths(): string[] {
   const walk = (dir: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (/^route\.(ts|tsx|js)$/.test(entry.name)) {
+      if (entry.isDirectory()) {
+        if (!/^\[\[?\.\.\./.test(entry.name)) walk(full); // a catch-all 404 is not an endpoint
+      } else if (/^route\.(ts|tsx|js)$/.test(entry.name)) {
         out.push(`/${path.relative(root, dir).split(path.sep).map((s) => s.replace(/^\[(.+)\]$/, "{$1}")).join("/")}`);
       }
     }
