@@ -27,7 +27,9 @@ export interface RateCard {
 // bumps in the same transaction. Another process changing a card bumps the same row, so a reader
 // that compares versions (one primary-key read, or free when the caller already holds it) never
 // serves a stale card, whichever process made the change.
+// Bounded by cards and by prefixes held (~50 bytes each): a few huge decks must not exhaust memory.
 const MAX_CARDS = 256;
+const MAX_PREFIXES = 4_000_000;
 interface CacheState {
   cards: Map<string, RateCard>;
   loading: Map<string, Promise<RateCard | null>>;
@@ -39,15 +41,18 @@ function cacheState(): CacheState {
   return (g[CACHE_KEY] ??= { cards: new Map(), loading: new Map() });
 }
 
-function buildCard(side: CardSide, ownerId: string, version: number, rows: CardRow[]): RateCard {
-  const table = new PrefixTable<RateEntry>(rows.length);
-  for (const r of rows) {
-    if (r.prefix === null) continue; // the owner row of a LEFT JOIN without rates
-    table.add(r.prefix, {
-      rateMicros: BigInt(r.rate_micros!),
-      increment: { min: r.increment_min!, interval: r.increment_interval! },
-      description: r.description,
-    });
+/** One rate of a card as loaded: [prefix, rate micros (text), increment min, increment interval, description]. */
+type CardTuple = [string, string, number, number, string | null];
+
+function buildCard(side: CardSide, ownerId: string, version: number, tuples: CardTuple[]): RateCard {
+  const table = new PrefixTable<RateEntry>(tuples.length);
+  // Cards repeat a handful of increments: share the objects.
+  const increments = new Map<string, Increment>();
+  for (const [prefix, rate, min, interval, description] of tuples) {
+    const key = `${min}/${interval}`;
+    let increment = increments.get(key);
+    if (!increment) increments.set(key, (increment = { min, interval }));
+    table.add(prefix, { rateMicros: BigInt(rate), increment, description });
   }
   return {
     side,
@@ -61,31 +66,31 @@ function buildCard(side: CardSide, ownerId: string, version: number, rows: CardR
   };
 }
 
-interface CardRow {
-  version: number | bigint;
-  prefix: string | null;
-  rate_micros: bigint | string | null;
-  increment_min: number | null;
-  increment_interval: number | null;
-  description: string | null;
-}
-
-/** Reads a whole card with its version in one statement (one snapshot). null when the owner does not exist. */
+/**
+ * Reads a whole card with its version in one statement (one snapshot), as one JSON text: a single
+ * value parsed natively is several times faster than 500k row objects through the driver.
+ * null when the owner does not exist.
+ */
 async function loadCard(db: Executor, side: CardSide, ownerId: string): Promise<RateCard | null> {
   const rows =
     side === "sell"
-      ? await queryRows<CardRow>(
+      ? await queryRows<{ version: number | bigint; rates: string | null }>(
           db,
-          sql`SELECT g.rate_card_version AS version, r.prefix, r.rate_micros, r.increment_min, r.increment_interval, r.description
-              FROM billing_groups g LEFT JOIN sell_rates r ON r.billing_group_id = g.id WHERE g.id = ${ownerId}`,
+          sql`SELECT g.rate_card_version AS version,
+                (SELECT json_agg(json_build_array(r.prefix, r.rate_micros::text, r.increment_min, r.increment_interval, r.description))::text
+                   FROM sell_rates r WHERE r.billing_group_id = g.id) AS rates
+              FROM billing_groups g WHERE g.id = ${ownerId}`,
         )
-      : await queryRows<CardRow>(
+      : await queryRows<{ version: number | bigint; rates: string | null }>(
           db,
-          sql`SELECT s.rate_card_version AS version, r.prefix, r.rate_micros, r.increment_min, r.increment_interval, r.description
-              FROM suppliers s LEFT JOIN buy_rates r ON r.supplier_id = s.id WHERE s.id = ${ownerId}`,
+          sql`SELECT s.rate_card_version AS version,
+                (SELECT json_agg(json_build_array(r.prefix, r.rate_micros::text, r.increment_min, r.increment_interval, r.description))::text
+                   FROM buy_rates r WHERE r.supplier_id = s.id) AS rates
+              FROM suppliers s WHERE s.id = ${ownerId}`,
         );
   if (rows.length === 0) return null;
-  return buildCard(side, ownerId, Number(rows[0].version), rows);
+  const tuples = rows[0].rates === null ? [] : (JSON.parse(rows[0].rates) as CardTuple[]);
+  return buildCard(side, ownerId, Number(rows[0].version), tuples);
 }
 
 async function currentVersion(db: Executor, side: CardSide, ownerId: string): Promise<number | null> {
@@ -94,6 +99,17 @@ async function currentVersion(db: Executor, side: CardSide, ownerId: string): Pr
       ? await queryRows<{ v: number | bigint }>(db, sql`SELECT rate_card_version AS v FROM billing_groups WHERE id = ${ownerId}`)
       : await queryRows<{ v: number | bigint }>(db, sql`SELECT rate_card_version AS v FROM suppliers WHERE id = ${ownerId}`);
   return rows.length === 0 ? null : Number(rows[0].v);
+}
+
+/** Drops least recently used cards beyond the bounds (never the one just added). */
+function evict(state: CacheState): void {
+  let prefixes = 0;
+  for (const card of state.cards.values()) prefixes += card.size;
+  for (const [key, card] of state.cards) {
+    if (state.cards.size <= 1 || (state.cards.size <= MAX_CARDS && prefixes <= MAX_PREFIXES)) break;
+    state.cards.delete(key);
+    prefixes -= card.size;
+  }
 }
 
 /**
@@ -122,7 +138,7 @@ export async function getRateCard(db: Executor, side: CardSide, ownerId: string,
         if (card && (!existing || existing.version <= card.version)) {
           state.cards.delete(key);
           state.cards.set(key, card);
-          while (state.cards.size > MAX_CARDS) state.cards.delete(state.cards.keys().next().value!);
+          evict(state);
         }
         return card;
       })

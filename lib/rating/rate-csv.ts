@@ -52,15 +52,35 @@ export function splitCsvLine(line: string): string[] {
  * order, matched by name). Blank lines are skipped. Throws RateCsvError naming the first bad line;
  * a prefix listed twice is refused rather than letting one line silently win.
  */
+// The common line of a deck in the standard column order, checked without zod; anything else
+// (quotes, other order, errors) takes the general path, which also words the error.
+const FAST_LINE = /^(\d{1,20}),(\d+(?:\.\d{1,6})?),(\d{1,5})\/(\d{1,5})(?:,([^",]*))?$/;
+
 export function parseRateCsv(text: string): RateRow[] {
   const lines = text.split(/\r?\n/);
   let header: Column[] | null = null;
+  let standardOrder = false;
   const rows: RateRow[] = [];
   const seen = new Map<string, number>();
   for (let n = 0; n < lines.length; n++) {
     const lineNo = n + 1;
     const line = n === 0 ? lines[n].replace(/^\uFEFF/, "") : lines[n];
     if (line.trim() === "") continue;
+    if (header !== null && standardOrder) {
+      const m = FAST_LINE.exec(line);
+      if (m && Number(m[4]) >= 1 && (m[5] === undefined || header.length === 4)) {
+        const [, prefix, rate, min, interval, rawDescription] = m;
+        const first = seen.get(prefix);
+        if (first !== undefined) throw new RateCsvError(lineNo, `prefix ${prefix} is already on line ${first}`);
+        seen.set(prefix, lineNo);
+        const description = rawDescription?.trim();
+        const row: RateRow = { prefix, rate, increment: { min: Number(min), interval: Number(interval) } };
+        if (description && description.length <= 200) row.description = description;
+        else if (description) throw new RateCsvError(lineNo, "description: Too big: expected string to have <=200 characters");
+        rows.push(row);
+        continue;
+      }
+    }
     let fields: string[];
     try {
       fields = splitCsvLine(line);
@@ -79,6 +99,7 @@ export function parseRateCsv(text: string): RateRow[] {
       }
       if (new Set(names).size !== names.length) throw new RateCsvError(lineNo, "a column is named twice in the header");
       header = names as Column[];
+      standardOrder = names.every((name, i) => name === COLUMNS[i]);
       continue;
     }
     if (fields.length > header.length) throw new RateCsvError(lineNo, `${fields.length} fields, the header has ${header.length}`);

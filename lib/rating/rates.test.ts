@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { queryRows, type DbHandle } from "@/lib/db/client";
@@ -9,6 +10,24 @@ import { parseRateCsv, RateCsvError } from "./rate-csv";
 import { createSupplier } from "./suppliers";
 
 describe("parseRateCsv", () => {
+  it("reads the standard column order (fast path) exactly as any other order", () => {
+    const row = fc.record({
+      prefix: fc.stringMatching(/^\d{1,20}$/),
+      rate: fc.stringMatching(/^\d{1,4}(\.\d{1,6})?$/),
+      min: fc.integer({ min: 0, max: 999 }),
+      interval: fc.integer({ min: 1, max: 999 }),
+      description: fc.option(fc.stringMatching(/^[A-Za-z][A-Za-z ]{0,30}$/), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(fc.uniqueArray(row, { selector: (r) => r.prefix, maxLength: 20 }), (rows) => {
+        const standard = ["prefix,rate,increment,description", ...rows.map((r) => `${r.prefix},${r.rate},${r.min}/${r.interval},${r.description ?? ""}`)];
+        const reordered = ["description,increment,rate,prefix", ...rows.map((r) => `${r.description ?? ""},${r.min}/${r.interval},${r.rate},${r.prefix}`)];
+        expect(parseRateCsv(standard.join("\n"))).toEqual(parseRateCsv(reordered.join("\n")));
+      }),
+    );
+  });
+
+
   it("reads a deck with a header, quotes and optional descriptions", () => {
     const rows = parseRateCsv('prefix,rate,increment,description\n4420,0.0120,60/60,"London, UK"\n\n44,0.02,1/1,\r\n1,0.005,30/6\n');
     expect(rows).toEqual([
