@@ -86,11 +86,21 @@ test("a calls:read_cost session sees buy cost, exact margin and supplier", async
   expect(rows[0].cells.startTime).toContain(local);
   test.info().annotations.push({ type: "negative margins on screen", description: String(negative) });
 
-  const negativeRow = expected.find((c) => c.margin !== null && c.margin !== undefined && c.margin < 0);
-  if (negativeRow) {
-    await page.locator("tr[data-call-id]").first().click();
-    await expect(page.getByTestId("call-detail")).toContainText("Buy rate");
-    await page.keyboard.press("Escape");
-  }
+  // A loss-making call, found through the destination filter: its margin is shown negative, in red.
+  const loss = expected.find((c) => c.margin !== null && c.margin !== undefined && c.margin < 0);
+  expect(loss, "the demo data has loss-making calls").toBeTruthy();
+  await page.getByLabel("Destination contains").fill(loss!.to);
+  const lossRow = page.locator(`tr[data-call-id="${loss!.id}"]`);
+  await expect(lossRow).toBeVisible();
+  const marginCell = lossRow.locator('td[data-column="margin"]');
+  expect(displayedMicros(await marginCell.innerText())).toBe(apiMicros(loss!.margin!));
+  await expect(marginCell).toContainText("▼");
+  await expect(marginCell.locator(".text-red-700")).toBeVisible();
+  await lossRow.click();
+  await expect(page.getByTestId("call-detail")).toContainText("Buy rate");
+  await screenshot(page, "call-detail-cost-loss");
+  await page.keyboard.press("Escape");
+  await page.getByLabel("Destination contains").fill("");
+  await expect(page.locator("tr[data-call-id]").nth(12)).toBeVisible();
   await screenshot(page, "call-log-cost");
 });

@@ -117,31 +117,6 @@ function CallDetailBody({ call }: { call: Detail }) {
         <Row label="Q.850 cause">{call.q850Cause === null ? null : <span className="tabular-nums">{call.q850Cause}</span>}</Row>
         <Row label="PDD">{call.pdd === null ? null : <span className="tabular-nums">{call.pdd} s</span>}</Row>
       </Section>
-      <Section title="Network">
-        <Row label="Account code" mono>
-          {call.accountcode}
-        </Row>
-        <Row label="Network address" mono>
-          {call.networkAddr}
-        </Row>
-        <Row label="Codecs" mono>
-          {call.readCodec || call.writeCodec ? `${call.readCodec ?? "—"} in / ${call.writeCodec ?? "—"} out` : null}
-        </Row>
-        <Row label="Recording">
-          {call.recordingUrl && isWebUrl(call.recordingUrl) ? (
-            <a href={call.recordingUrl} className="text-brand-600 underline hover:text-brand-700" target="_blank" rel="noreferrer noopener">
-              Open recording
-            </a>
-          ) : call.recordingUrl ? (
-            <span className="font-mono text-[13px]">{call.recordingUrl}</span>
-          ) : (
-            "Not recorded"
-          )}
-        </Row>
-        <Row label="UUID" mono>
-          {call.uuid}
-        </Row>
-      </Section>
       <Section title="Billing">
         <Row label="Price">
           <Money value={call.price} currency={call.currency} />
@@ -171,6 +146,31 @@ function CallDetailBody({ call }: { call: Detail }) {
             </Row>
           </>
         ) : null}
+      </Section>
+      <Section title="Network">
+        <Row label="Account code" mono>
+          {call.accountcode}
+        </Row>
+        <Row label="Network address" mono>
+          {call.networkAddr}
+        </Row>
+        <Row label="Codecs" mono>
+          {call.readCodec || call.writeCodec ? `${call.readCodec ?? "—"} in / ${call.writeCodec ?? "—"} out` : null}
+        </Row>
+        <Row label="Recording">
+          {call.recordingUrl && isWebUrl(call.recordingUrl) ? (
+            <a href={call.recordingUrl} className="text-brand-600 underline hover:text-brand-700" target="_blank" rel="noreferrer noopener">
+              Open recording
+            </a>
+          ) : call.recordingUrl ? (
+            <span className="font-mono text-[13px]">{call.recordingUrl}</span>
+          ) : (
+            "Not recorded"
+          )}
+        </Row>
+        <Row label="UUID" mono>
+          {call.uuid}
+        </Row>
       </Section>
     </div>
   );

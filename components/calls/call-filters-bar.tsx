@@ -174,7 +174,7 @@ export function CallFiltersBar({ filters }: { filters: CallFilters }) {
             }
           }}
           onBlur={commitCause}
-          className={`mt-1 font-mono text-xs ${inputClass}`}
+          className={`mt-1 font-mono ${inputClass}`}
         />
         <datalist id={`${id}-causes`}>
           {COMMON_HANGUP_CAUSES.map((c) => (
