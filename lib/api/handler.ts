@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { authenticate } from "@/lib/auth/authenticate";
+import { principalCacheFor } from "@/lib/auth/principal-cache";
 import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
 import { getDb, type Db } from "@/lib/db/client";
@@ -68,7 +69,7 @@ export function apiRoute<QS extends z.ZodType | undefined = undefined, P = Recor
     let keyId: string | undefined;
     try {
       const db = await getDb();
-      const principal = await authenticate(request, db);
+      const principal = await authenticate(request, db, principalCacheFor(db));
       keyId = principal.keyId;
       const limiter = rateLimiter();
       let limitHeaders: Record<string, string> | undefined;
