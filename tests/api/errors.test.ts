@@ -214,10 +214,10 @@ describe("CONTRACT 3: 429 rate_limited", () => {
   const limited = inject("rateLimitedServer");
 
   it("answers 429 with Retry-After and RateLimit headers once the burst is spent", async () => {
-    const results: Response[] = [];
+    const results: (Response & { bodyText?: string })[] = [];
     for (let i = 0; i < 8; i++) {
-      const res = await fetch(`${limited.baseUrl}/v1/accounts`, { headers: { authorization: `Bearer ${limited.key}` } });
-      await res.text();
+      const res: Response & { bodyText?: string } = await fetch(`${limited.baseUrl}/v1/accounts`, { headers: { authorization: `Bearer ${limited.key}` } });
+      res.bodyText = await res.text();
       results.push(res);
     }
     expect(results[0].status).toBe(200);
@@ -225,6 +225,7 @@ describe("CONTRACT 3: 429 rate_limited", () => {
     const refused = results.find((r) => r.status === 429);
     expect(refused, "a request beyond the burst of 3").toBeDefined();
     expect(refused!.headers.get("content-type")).toContain("application/problem+json");
+    expect(JSON.parse(refused!.bodyText!)).toMatchObject({ status: 429, code: "rate_limited" });
     expect(Number(refused!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(refused!.headers.get("ratelimit-remaining")).toBe("0");
   });
