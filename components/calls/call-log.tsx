@@ -73,6 +73,18 @@ export function CallLog({ columns }: { columns: CallColumnId[] }) {
 
   const [openCallId, setOpenCallId] = useState<string | null>(null);
 
+  // Keyboard focus moving to a row that the virtualiser has yet to render: focus it once it is there.
+  const pendingFocus = useRef<number | null>(null);
+  const focusPendingRow = () => {
+    if (pendingFocus.current === null) return;
+    const tr = scrollRef.current?.querySelector<HTMLElement>(`tr[aria-rowindex="${pendingFocus.current + 2}"]`);
+    if (tr) {
+      tr.focus({ preventScroll: true });
+      pendingFocus.current = null;
+    }
+  };
+  useEffect(focusPendingRow);
+
   const paddingTop = virtualRows.length ? virtualRows[0].start : 0;
   const paddingBottom = virtualRows.length ? virtualizer.getTotalSize() - virtualRows[virtualRows.length - 1].end : 0;
   const exportHref = `/v1/calls/export${apiQueryText ? `?${apiQueryText}` : ""}`;
@@ -183,6 +195,14 @@ export function CallLog({ columns }: { columns: CallColumnId[] }) {
                           if (e.key === "Enter" || e.key === " ") {
                             e.preventDefault();
                             setOpenCallId(row.id);
+                          } else if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+                            // Arrow keys walk the rows; the virtualiser brings the next one into the DOM first.
+                            e.preventDefault();
+                            const from = pendingFocus.current ?? v.index; // keys pressed faster than rows render
+                            const target = Math.min(rows.length - 1, Math.max(0, from + (e.key === "ArrowDown" ? 1 : -1)));
+                            virtualizer.scrollToIndex(target, { align: "auto" });
+                            pendingFocus.current = target;
+                            focusPendingRow();
                           }
                         }}
                         className="cursor-pointer hover:bg-brand-50/60 focus:bg-brand-50"
