@@ -24,12 +24,15 @@ test("scrolling loads every page to the end, in order, without duplicates", asyn
     }
     const atEnd = await scroller.evaluate((el) => {
       const bottom = el.scrollTop + el.clientHeight >= el.scrollHeight - 2;
-      el.scrollTop += el.clientHeight;
+      // Half a viewport per step: consecutive samples overlap, so no row can slip between them.
+      el.scrollTop += el.clientHeight / 2;
       return bottom && document.querySelector('[data-testid="end-of-log"]') !== null;
     });
     if (atEnd) break;
-    // The next page arrives when the viewport nears the end; wait for it rather than sleeping.
+    // The next page arrives when the viewport nears the end; wait for it rather than sleeping,
+    // and for two frames so the virtualiser has rendered the new scroll position.
     await page.waitForFunction(() => !document.querySelector('[data-testid="skeleton-row"]'));
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   }
 
   await expect(page.getByTestId("end-of-log")).toBeVisible();
