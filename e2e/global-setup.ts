@@ -49,7 +49,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   if (process.env.E2E_BASE_URL && process.env.E2E_KEYS_FILE) {
     const demo = JSON.parse(fs.readFileSync(process.env.E2E_KEYS_FILE, "utf8"));
     writeState({ baseURL: process.env.E2E_BASE_URL.replace(/\/$/, ""), keys: demo.keys });
-    return async () => undefined;
+    return async () => fs.rmSync(process.env.CALLBOOK_E2E_STATE!, { force: true });
   }
 
   const root = process.cwd();
