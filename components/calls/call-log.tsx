@@ -10,6 +10,7 @@ import type { CallColumnId } from "@/lib/portal/call-columns";
 import { callFiltersToApiQuery, hasAnyFilter, parseCallFilters } from "@/lib/portal/call-filters";
 import { formatCount } from "@/lib/portal/format";
 import { ApiProblem, apiGet } from "../api/api-client";
+import { useIsClient } from "../use-is-client";
 import { COLUMN_DEFS, COLUMN_LAYOUT, type CallRow } from "./call-columns";
 import { CallDetailDialog } from "./call-detail-dialog";
 import { CallFiltersBar, navigateFilters } from "./call-filters-bar";
@@ -87,7 +88,10 @@ export function CallLog({ columns }: { columns: CallColumnId[] }) {
 
   const paddingTop = virtualRows.length ? virtualRows[0].start : 0;
   const paddingBottom = virtualRows.length ? virtualizer.getTotalSize() - virtualRows[virtualRows.length - 1].end : 0;
-  const exportHref = `/v1/calls/export${apiQueryText ? `?${apiQueryText}` : ""}`;
+  // Day filters become instants in the viewer's zone: the server render cannot know it, so the
+  // filtered link is set once hydrated (the server's would stay, as React keeps attributes on hydration).
+  const isClient = useIsClient();
+  const exportHref = `/v1/calls/export${isClient && apiQueryText ? `?${apiQueryText}` : ""}`;
   const loaded = rows.length;
   const firstPageError = calls.isError && !calls.data;
   const nextPageError = calls.isFetchNextPageError;
