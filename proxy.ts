@@ -1,11 +1,14 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { ApiError, problemBody } from "@/lib/api/errors";
 
 /**
  * Pages only: a fresh nonce per request for a strict Content-Security-Policy (Next applies the
  * nonce to its own scripts). /v1 and static assets are excluded by the matcher so the API hot
- * path pays nothing here. Authorization is never decided here: it is checked where data is read.
+ * path pays nothing here (only the two /v1 routes with an id segment pass, for undecodableApiPath).
+ * Authorization is never decided here: it is checked where data is read.
  */
 export function proxy(request: NextRequest) {
+  if (request.nextUrl.pathname.startsWith("/v1/")) return undecodableApiPath(request) ?? NextResponse.next();
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   const dev = process.env.NODE_ENV === "development";
   const csp = [
@@ -30,8 +33,29 @@ export function proxy(request: NextRequest) {
   return response;
 }
 
+/**
+ * /v1 paths with a dynamic segment only: Next answers a 500 text/plain of its own when a segment is
+ * not valid percent-encoding (`/v1/calls/%FF`), before any handler runs. Such a path names nothing:
+ * 404 problem+json, like any unknown id (CONTRACT section 3).
+ */
+function undecodableApiPath(request: NextRequest): Response | null {
+  const raw = new URL(request.url).pathname;
+  try {
+    decodeURIComponent(raw);
+    return null;
+  } catch {
+    const body = problemBody(new ApiError("not_found", "No resource at this path: it is not valid percent-encoding."));
+    return new Response(JSON.stringify(body), {
+      status: 404,
+      headers: { "content-type": "application/problem+json", "cache-control": "no-store", "x-content-type-options": "nosniff" },
+    });
+  }
+}
+
 export const config = {
   matcher: [
+    "/v1/calls/:id",
+    "/v1/accounts/:id",
     {
       source: "/((?!v1/|v1$|internal/|_next/static|_next/image|favicon.ico|robots.txt).*)",
       missing: [

@@ -102,6 +102,18 @@ export interface AppOptions {
   port?: number;
 }
 
+// Servers still running when this test process exits (a timeout, a crash) are not left behind.
+const liveGroups = new Set<number>();
+process.once("exit", () => {
+  for (const pgid of liveGroups) {
+    try {
+      process.kill(-pgid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+});
+
 /** One `next start` process of the production build, in its own process group. */
 export class AppServer {
   private constructor(
@@ -141,6 +153,8 @@ export class AppServer {
       detached: true, // its own process group, so kill9() takes anything it spawned too
     });
     fs.closeSync(out);
+    liveGroups.add(child.pid!);
+    child.once("exit", () => liveGroups.delete(child.pid!));
     const server = new AppServer(child, `http://127.0.0.1:${port}`, port, logFile);
     try {
       await server.waitUntilServing();
