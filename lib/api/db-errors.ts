@@ -20,7 +20,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string" && UNAVAILABLE_CODES.has(code)) return true;
     const message = (e as { message?: unknown }).message;
-    if (typeof message === "string" && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)) {
+    if (typeof message === "string" && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable/i.test(message)) {
       return true;
     }
     e = (e as { cause?: unknown }).cause;

@@ -4,6 +4,7 @@ import type { SQL } from "drizzle-orm";
 import { databaseUrl, dataDir } from "@/lib/config/env";
 import * as schema from "./schema";
 import { acquireLock, releaseLock, type DataDirLock } from "./data-dir-lock";
+import { releaseDeadClients } from "./release-dead-clients";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -91,6 +92,11 @@ async function openPostgres(url: string): Promise<DbHandle> {
   });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
+  // A connection dropped while checked out (pg_terminate_backend, network loss) emits 'error' on its
+  // client, where the pool listens only while it is idle: unheard, that is an uncaughtException that
+  // can leave the pool stuck. The query in flight still fails (-> 503); the pool discards the client.
+  pool.on("connect", (client) => client.on("error", () => undefined));
+  releaseDeadClients(pool);
   const db = drizzle({ client: pool, schema }) as unknown as Db;
   return { db, engine: "postgres", close: () => pool.end() };
 }
