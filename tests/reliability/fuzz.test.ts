@@ -364,7 +364,10 @@ function routeFiles(): string[] {
   const walk = (dir: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
+      if (entry.isDirectory()) {
+        // A catch-all (`[...x]`, `[[...x]]`) answers unknown paths; it is not an operation.
+        if (!entry.name.startsWith("[...") && !entry.name.startsWith("[[...")) walk(full);
+      }
       else if (entry.name === "route.ts") out.push(`/${path.relative(path.join(ROOT, "app"), path.dirname(full)).replace(/\[(\w+)\]/g, "{$1}")}`);
     }
   };
