@@ -1,11 +1,11 @@
 // Builds and runs the production server the HTTP cases measure: `next start` of NEXT_DIST_DIR=.next-bench,
 // loopback only, rate limiting and request logging off, the framework-floor route enabled.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
+import { freePort, ROOT, spawnNextServer, waitUntilServing } from "@/lib/testing/next-server";
 
-export const ROOT = path.resolve(__dirname, "..");
+export { ROOT };
 export const DIST_DIR = ".next-bench";
 const START_TIMEOUT_MS = 120_000;
 
@@ -23,18 +23,6 @@ export function buildProduction(log: (line: string) => void, reuse: boolean): vo
   });
   if (result.status !== 0) throw new Error(`next build failed:\n${(result.stdout + result.stderr).slice(-4000)}`);
   log(`next build done in ${Math.round((performance.now() - started) / 1000)} s`);
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface ServerOptions {
@@ -93,46 +81,25 @@ export class BenchServer {
 
   static async start(options: ServerOptions): Promise<BenchServer> {
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      NODE_ENV: "production",
-      NEXT_DIST_DIR: DIST_DIR,
-      NEXT_TELEMETRY_DISABLED: "1",
-      PORT: String(port),
-      DATA_DIR: options.dataDir,
-      RATE_LIMIT_RPS: "0",
-      LOG_REQUESTS: "0",
-      BENCH_FLOOR: "1",
-    };
-    delete env.DATABASE_URL;
-    delete env.REDIS_URL;
-    delete env.PUBLIC_BASE_URL;
-    if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
-    const nodeArgs = options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
-    const out = fs.openSync(options.logFile, "a");
-    const child = spawn(process.execPath, [...nodeArgs, "node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
-      cwd: ROOT,
-      env,
-      stdio: ["ignore", out, out],
+    const child = spawnNextServer({
+      port,
+      distDir: DIST_DIR,
+      dataDir: options.dataDir,
+      databaseUrl: options.databaseUrl,
+      logFile: options.logFile,
+      env: { RATE_LIMIT_RPS: "0", LOG_REQUESTS: "0", BENCH_FLOOR: "1" },
+      nodeArgs: options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : [],
     });
-    fs.closeSync(out);
     const server = new BenchServer(`http://127.0.0.1:${port}`, child);
-    const deadline = Date.now() + START_TIMEOUT_MS;
-    while (Date.now() < deadline && child.exitCode === null) {
-      try {
-        const res = await fetch(`${server.baseUrl}/internal/floor`, { signal: AbortSignal.timeout(5_000) });
-        if (res.ok) {
-          server.sampler = setInterval(() => server.sample(), 100);
-          server.sampler.unref();
-          return server;
-        }
-      } catch {
-        // not listening yet
-      }
-      await new Promise((r) => setTimeout(r, 250));
+    try {
+      await waitUntilServing(server.baseUrl, child, options.logFile, START_TIMEOUT_MS);
+    } catch (e) {
+      child.kill("SIGKILL");
+      throw e;
     }
-    child.kill("SIGKILL");
-    throw new Error(`the server did not start; see ${options.logFile}:\n${fs.readFileSync(options.logFile, "utf8").slice(-3000)}`);
+    server.sampler = setInterval(() => server.sample(), 100);
+    server.sampler.unref();
+    return server;
   }
 
   private sample(): void {

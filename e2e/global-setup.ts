@@ -1,8 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort, spawnNextServer, waitUntilServing } from "../lib/testing/next-server";
 import type { E2EState } from "./state";
 
 // Builds (only when no build exists), fills a fresh demo database, serves the production build on
@@ -10,32 +10,6 @@ import type { E2EState } from "./state";
 // E2E_BASE_URL + E2E_KEYS_FILE (the demo command's JSON) reuse an already running server instead.
 
 const DEMO_CALLS = process.env.E2E_DEMO_CALLS || "3000";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForServer(url: string, child: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}:\n${log()}`);
-    try {
-      const r = await fetch(url, { redirect: "manual" });
-      if (r.status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`the server did not answer ${url} within 90 s:\n${log()}`);
-}
 
 function writeState(state: E2EState): void {
   const file = path.join(os.tmpdir(), `callbook-e2e-${process.pid}.json`);
@@ -70,21 +44,17 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const filled = JSON.parse(demo.stdout) as { keys: E2EState["keys"] };
 
   const port = await freePort();
-  let output = "";
-  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...env, DATA_DIR: dataDir, DATABASE_URL: "", PORT: String(port), NODE_ENV: "production", LOG_REQUESTS: "0" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout?.on("data", (d) => (output += d));
-  child.stderr?.on("data", (d) => (output += d));
+  const logFile = `${dataDir}.log`;
+  const child = spawnNextServer({ port, distDir, dataDir, logFile, env: { LOG_REQUESTS: "0" } });
   const baseURL = `http://127.0.0.1:${port}`;
-  await waitForServer(`${baseURL}/sign-in`, child, () => output);
+  await waitUntilServing(baseURL, child, logFile);
   writeState({ baseURL, keys: filled.keys, dataDir });
 
   return async () => {
     child.kill("SIGTERM");
     await new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));
     fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(logFile, { force: true });
     if (process.env.CALLBOOK_E2E_STATE) fs.rmSync(process.env.CALLBOOK_E2E_STATE, { force: true });
   };
 }

@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
@@ -8,6 +7,7 @@ import { createApiKey } from "@/lib/auth/manage-keys";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { openDatabase, type Db } from "@/lib/db/client";
 import { createTestDatabase, type Engine } from "@/lib/testing/engines";
+import { freePort, productionDistDir, spawnNextServer, waitUntilServing } from "@/lib/testing/next-server";
 import { seedFixtures, type SeededData } from "./fixtures";
 
 /**
@@ -35,37 +35,6 @@ declare module "vitest" {
     apiServers: ApiServer[];
     rateLimitedServer: RateLimitedServer;
   }
-}
-
-const ROOT = path.resolve(__dirname, "../..");
-const START_TIMEOUT_MS = 90_000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitUntilServing(baseUrl: string, child: ChildProcess, logFile: string): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) break;
-    try {
-      const res = await fetch(`${baseUrl}/v1/openapi.json`, { signal: AbortSignal.timeout(5_000) });
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8").slice(-4000) : "";
-  throw new Error(`the server at ${baseUrl} did not start (exit ${child.exitCode}).\n${log}`);
 }
 
 interface Running {
@@ -102,30 +71,14 @@ async function startServer(engine: Engine, distDir: string, options: ServerOptio
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const logFile = path.join(workDir, "server.log");
-  const out = fs.openSync(logFile, "a");
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: "production",
-    NEXT_DIST_DIR: distDir,
-    NEXT_TELEMETRY_DISABLED: "1",
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    RATE_LIMIT_RPS: "0",
-    LOG_REQUESTS: "1",
-    ...options.env,
-  };
-  delete env.DATABASE_URL;
-  delete env.PUBLIC_BASE_URL;
-  delete env.REDIS_URL;
-  delete env.CURSOR_SECRET;
-  delete env.SESSION_SECRET;
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  const child = spawn(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: ROOT,
-    env,
-    stdio: ["ignore", out, out],
+  const child = spawnNextServer({
+    port,
+    distDir,
+    dataDir,
+    databaseUrl,
+    logFile,
+    env: { RATE_LIMIT_RPS: "0", LOG_REQUESTS: "1", ...options.env },
   });
-  fs.closeSync(out);
 
   const cleanup = async () => {
     if (child.exitCode === null) {
@@ -149,10 +102,7 @@ async function startServer(engine: Engine, distDir: string, options: ServerOptio
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const distDir = process.env.NEXT_DIST_DIR || ".next";
-  if (!fs.existsSync(path.join(ROOT, distDir, "BUILD_ID"))) {
-    throw new Error(`No production build in ${distDir}/: run \`NEXT_DIST_DIR=${distDir} npx next build\` first.`);
-  }
+  const distDir = productionDistDir();
   const running: Running[] = [];
   const teardown = async () => {
     await Promise.all(running.map((r) => r.cleanup()));

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -6,6 +6,9 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import { openDatabase, queryRows, type Db, type DbHandle } from "@/lib/db/client";
 import { createTestDatabase, type Engine } from "@/lib/testing/engines";
+import { freePort, productionDistDir as distDir, ROOT, spawnNextServer, waitUntilServing } from "@/lib/testing/next-server";
+
+export { ROOT };
 
 /**
  * What the reliability tests need beyond tests/api: a store that outlives its server (so the
@@ -14,28 +17,7 @@ import { createTestDatabase, type Engine } from "@/lib/testing/engines";
  * (`.next`, or NEXT_DIST_DIR), on 127.0.0.1 only.
  */
 
-export const ROOT = path.resolve(__dirname, "../..");
 const START_TIMEOUT_MS = 180_000;
-
-export function distDir(): string {
-  const dir = process.env.NEXT_DIST_DIR || ".next";
-  if (!fs.existsSync(path.join(ROOT, dir, "BUILD_ID"))) {
-    throw new Error(`No production build in ${dir}/: run \`NEXT_DIST_DIR=${dir} npx next build\` first.`);
-  }
-  return dir;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -130,29 +112,15 @@ export class AppServer {
   static async start(store: Store, options: AppOptions = {}): Promise<AppServer> {
     const port = options.port ?? (await freePort());
     const logFile = path.join(store.workDir, `server-${port}-${Date.now()}.log`);
-    const out = fs.openSync(logFile, "a");
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      NODE_ENV: "production",
-      NEXT_DIST_DIR: distDir(),
-      NEXT_TELEMETRY_DISABLED: "1",
-      PORT: String(port),
-      DATA_DIR: store.dataDir,
-      LOG_REQUESTS: "0",
-      ...options.env,
-    };
-    for (const name of ["DATABASE_URL", "PUBLIC_BASE_URL", "REDIS_URL", "CURSOR_SECRET", "SESSION_SECRET"]) {
-      if (!options.env || !(name in options.env)) delete env[name];
-    }
-    const url = options.databaseUrl ?? store.databaseUrl;
-    if (url) env.DATABASE_URL = url;
-    const child = spawn(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
-      cwd: ROOT,
-      env,
-      stdio: ["ignore", out, out],
+    const child = spawnNextServer({
+      port,
+      distDir: distDir(),
+      dataDir: store.dataDir,
+      databaseUrl: options.databaseUrl ?? store.databaseUrl,
+      logFile,
+      env: { LOG_REQUESTS: "0", ...options.env },
       detached: true, // its own process group, so kill9() takes anything it spawned too
     });
-    fs.closeSync(out);
     liveGroups.add(child.pid!);
     child.once("exit", () => liveGroups.delete(child.pid!));
     const server = new AppServer(child, `http://127.0.0.1:${port}`, port, logFile);
@@ -165,19 +133,8 @@ export class AppServer {
     return server;
   }
 
-  private async waitUntilServing(): Promise<void> {
-    const deadline = Date.now() + START_TIMEOUT_MS;
-    while (Date.now() < deadline && this.child.exitCode === null && this.child.signalCode === null) {
-      try {
-        const res = await fetch(`${this.baseUrl}/v1/openapi.json`, { signal: AbortSignal.timeout(5_000) });
-        await res.arrayBuffer();
-        if (res.ok) return;
-      } catch {
-        // not listening yet
-      }
-      await sleep(200);
-    }
-    throw new Error(`the server at ${this.baseUrl} did not start (exit ${this.child.exitCode}).\n${this.log().slice(-4000)}`);
+  private waitUntilServing(): Promise<void> {
+    return waitUntilServing(this.baseUrl, this.child, this.logFile, START_TIMEOUT_MS);
   }
 
   log(): string {
