@@ -15,7 +15,12 @@ export function releaseDeadClients(pool: Pool): void {
     callback ? connect(callback) : (connect() as Promise<PoolClient>).then(selfReleasing)) as Pool["connect"];
 }
 
+// The pool reuses clients: query is wrapped once per client (wrapping it at every checkout would
+// stack one more layer per checkout, making every query slower the longer the process runs).
+const queryWrapped = new WeakSet<PoolClient>();
+
 function selfReleasing(client: PoolClient): PoolClient {
+  // pg-pool assigns a fresh release() at every checkout: make this checkout's idempotent.
   const release = client.release.bind(client);
   let released = false;
   client.release = (err?: Error | boolean) => {
@@ -23,15 +28,19 @@ function selfReleasing(client: PoolClient): PoolClient {
     released = true;
     release(err);
   };
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  client.query = ((...args: unknown[]) => {
-    const result = query(...args);
-    if (result instanceof Promise) {
-      result.catch((e: unknown) => {
-        if (isDatabaseUnavailable(e)) client.release(e instanceof Error ? e : true);
-      });
-    }
-    return result;
-  }) as PoolClient["query"];
+  if (!queryWrapped.has(client)) {
+    queryWrapped.add(client);
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = ((...args: unknown[]) => {
+      const result = query(...args);
+      if (result instanceof Promise) {
+        result.catch((e: unknown) => {
+          // client.release is the current checkout's: a dead connection goes back as broken.
+          if (isDatabaseUnavailable(e)) client.release(e instanceof Error ? e : true);
+        });
+      }
+      return result;
+    }) as PoolClient["query"];
+  }
   return client;
 }
