@@ -4,6 +4,7 @@ import { serializeCallDetail } from "@/lib/calls/serialize-call";
 import type { Db } from "@/lib/db/client";
 import { microsToNumber } from "@/lib/money/micros";
 import { MAX_CDRS_PER_REQUEST, type CdrBatchResult } from "./api-schemas";
+import { getIngestCoalescer } from "./coalesce-ingest";
 import { freeswitchToNative, isFreeswitchCdr } from "./freeswitch";
 import { CdrConflictError, CdrRejectedError, ingestCdrs } from "./ingest-cdrs";
 import { nativeCdrSchema, type NativeCdr } from "./schemas";
@@ -48,7 +49,8 @@ function parseOne(doc: unknown, at: string, principal: Principal): { cdr?: Nativ
 
 /**
  * POST /v1/cdrs: one CDR, or `{ cdrs: [...] }` with 1..1000, native JSON or FreeSWITCH mod_json_cdr.
- * The whole request is validated before anything is stored; then one ingest transaction.
+ * The whole request is validated before anything is stored; then one ingest transaction
+ * (a single CDR may share it with other single-CDR requests in flight: see coalesce-ingest.ts).
  * One CDR answers the stored call (201 new, 200 replay); a batch answers a result per CDR.
  */
 export async function ingestRequest(db: Db, principal: Principal, body: unknown): Promise<IngestAnswer> {
@@ -85,7 +87,9 @@ export async function ingestRequest(db: Db, principal: Principal, body: unknown)
   const param = (index: number, field: string) => (batch ? `cdrs[${index}].${field}` : field);
   let outcomes;
   try {
-    outcomes = await ingestCdrs(db, cdrs, { restrictToBillingGroupId: principal.billingGroupId });
+    const options = { restrictToBillingGroupId: principal.billingGroupId };
+    // Switches post one CDR per request: concurrent ones share a transaction (same answers as alone).
+    outcomes = batch ? await ingestCdrs(db, cdrs, options) : [await getIngestCoalescer().ingestOne(db, cdrs[0], options)];
   } catch (e) {
     if (e instanceof CdrRejectedError) {
       throw new ApiError("invalid_body", `${e.message}; nothing was stored.`, [{ param: param(e.index, e.field), message: e.message }]);

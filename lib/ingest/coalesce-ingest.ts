@@ -1,0 +1,88 @@
+import type { Db } from "@/lib/db/client";
+import { ingestCdrs, type IngestOptions, type IngestOutcome } from "./ingest-cdrs";
+import type { NativeCdr } from "./schemas";
+
+/** Largest merged batch: the same bound as a batch request. */
+export const MAX_CDRS_PER_FLUSH = 1000;
+
+type IngestFn = (db: Db, cdrs: readonly NativeCdr[], options: IngestOptions) => Promise<IngestOutcome[]>;
+
+interface Waiter {
+  cdr: NativeCdr;
+  resolve: (outcome: IngestOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Lane {
+  queue: Waiter[];
+  flushing: boolean;
+}
+
+export interface IngestCoalescer {
+  /** Ingests one CDR, merged with the CDRs other callers send meanwhile; answers exactly what ingesting it alone would. */
+  ingestOne(db: Db, cdr: NativeCdr, options?: IngestOptions): Promise<IngestOutcome>;
+}
+
+/**
+ * Group commit for single-CDR posts: the transaction, not the CDR, is what costs. A lone caller is
+ * flushed at once (no added delay); callers arriving while a flush runs queue and share the next one.
+ * A merged batch that fails is replayed CDR by CDR, so only the faulty CDR's caller sees the error.
+ */
+export function createIngestCoalescer(ingest: IngestFn = ingestCdrs): IngestCoalescer {
+  // Keyed by db handle, then by the group a bound key may charge: only CDRs with the same restriction merge.
+  const lanes = new WeakMap<Db, Map<string, Lane>>();
+
+  async function flushBatch(db: Db, options: IngestOptions, batch: Waiter[]): Promise<void> {
+    if (batch.length > 1) {
+      try {
+        const outcomes = await ingest(
+          db,
+          batch.map((w) => w.cdr),
+          options,
+        );
+        batch.forEach((w, i) => w.resolve(outcomes[i]));
+        return;
+      } catch {
+        // The batch wrote nothing: fall through and give each caller its own answer, in arrival order.
+      }
+    }
+    for (const w of batch) {
+      try {
+        const [outcome] = await ingest(db, [w.cdr], options);
+        w.resolve(outcome);
+      } catch (e) {
+        w.reject(e);
+      }
+    }
+  }
+
+  async function drain(db: Db, options: IngestOptions, lane: Lane): Promise<void> {
+    lane.flushing = true;
+    try {
+      while (lane.queue.length > 0) await flushBatch(db, options, lane.queue.splice(0, MAX_CDRS_PER_FLUSH));
+    } finally {
+      lane.flushing = false;
+    }
+  }
+
+  return {
+    ingestOne(db, cdr, options = {}) {
+      let byRestriction = lanes.get(db);
+      if (!byRestriction) lanes.set(db, (byRestriction = new Map()));
+      const key = options.restrictToBillingGroupId ?? "";
+      const lane: Lane = byRestriction.get(key) ?? { queue: [], flushing: false };
+      byRestriction.set(key, lane);
+      const promise = new Promise<IngestOutcome>((resolve, reject) => lane.queue.push({ cdr, resolve, reject }));
+      if (!lane.flushing) void drain(db, { restrictToBillingGroupId: options.restrictToBillingGroupId ?? null }, lane);
+      return promise;
+    },
+  };
+}
+
+const GLOBAL_KEY = Symbol.for("callbook.ingestCoalescer");
+
+/** The process-wide coalescer (on globalThis, so every route module bundle shares one queue per db). */
+export function getIngestCoalescer(): IngestCoalescer {
+  const holder = globalThis as typeof globalThis & { [GLOBAL_KEY]?: IngestCoalescer };
+  return (holder[GLOBAL_KEY] ??= createIngestCoalescer());
+}
