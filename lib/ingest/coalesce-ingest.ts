@@ -25,7 +25,8 @@ export interface IngestCoalescer {
 
 /**
  * Group commit for single-CDR posts: the transaction, not the CDR, is what costs. A lone caller is
- * flushed at once (no added delay); callers arriving while a flush runs queue and share the next one.
+ * flushed on the next turn of the event loop (no timer); callers arriving meanwhile or while a flush
+ * runs queue and share the next one.
  * A merged batch that fails is replayed CDR by CDR, so only the faulty CDR's caller sees the error.
  */
 export function createIngestCoalescer(ingest: IngestFn = ingestCdrs): IngestCoalescer {
@@ -73,7 +74,13 @@ export function createIngestCoalescer(ingest: IngestFn = ingestCdrs): IngestCoal
       const lane: Lane = byRestriction.get(key) ?? { queue: [], flushing: false };
       byRestriction.set(key, lane);
       const promise = new Promise<IngestOutcome>((resolve, reject) => lane.queue.push({ cdr, resolve, reject }));
-      if (!lane.flushing) void drain(db, { restrictToBillingGroupId: options.restrictToBillingGroupId ?? null }, lane);
+      if (!lane.flushing) {
+        // Claimed now, started after the event loop's current I/O phase: requests already received
+        // join this flush. PGlite runs queries without yielding to I/O, so without this turn no
+        // request could ever arrive while a flush runs. It is a turn of the loop, not a timer.
+        lane.flushing = true;
+        setImmediate(() => void drain(db, { restrictToBillingGroupId: options.restrictToBillingGroupId ?? null }, lane));
+      }
       return promise;
     },
   };
