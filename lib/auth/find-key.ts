@@ -11,7 +11,7 @@ interface KeyRow {
   hash: string;
   scopes: string[];
   billing_group_id: string | null;
-  rate_card_version: bigint | null;
+  rate_card_version: bigint | number | null;
 }
 
 function toPrincipal(row: KeyRow, via: Principal["via"]): Principal {

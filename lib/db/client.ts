@@ -71,7 +71,8 @@ async function openPostgres(url: string): Promise<DbHandle> {
   const pg = (await import("pg")).default;
   const { drizzle } = await import("drizzle-orm/node-postgres");
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
-  // Same JS types as PGlite for raw queries: int8 as bigint.
+  // Raw queries return int8 as bigint here; PGlite returns a number when it fits and a bigint when it
+  // does not. Readers of raw int8 columns convert explicitly (BigInt()/Number()) so both engines agree.
   pg.types.setTypeParser(20, (v: string) => BigInt(v));
 
   // Migrate on one session holding an advisory lock, so parallel starts don't race.
@@ -123,7 +124,10 @@ async function openPglite(options: OpenOptions): Promise<DbHandle> {
   };
 }
 
-/** Rows of a raw SQL query; both drivers answer `{ rows }`. int8 arrives as bigint on both. */
+/**
+ * Rows of a raw SQL query; both drivers answer `{ rows }`. int8 arrives as bigint (PostgreSQL) or as
+ * number-or-bigint (PGlite): convert with BigInt()/Number() when reading it.
+ */
 export async function queryRows<T>(db: Executor, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as { rows: T[] };
   return result.rows;

@@ -3,6 +3,7 @@ import type { ProgressReporter } from "@/lib/admin/command";
 import { createApiKey, type CreatedApiKey } from "@/lib/auth/manage-keys";
 import { createBillingGroup, topUpBillingGroup } from "@/lib/billing/groups";
 import { queryRows, type Db } from "@/lib/db/client";
+import { MICROS_PER_UNIT } from "@/lib/money/micros";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
 import type { NativeCdr } from "@/lib/ingest/schemas";
 import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
@@ -125,9 +126,9 @@ export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoRe
       name: plan.name,
       currency: plan.currency,
       accountcode: plan.accountcode,
-      openingBalanceMicros: BigInt(opening) * 1_000_000n,
+      openingBalanceMicros: BigInt(opening) * MICROS_PER_UNIT,
     });
-    if (funding > opening) await topUpBillingGroup(db, group.id, BigInt(funding - opening) * 1_000_000n, "Top-up (card)");
+    if (funding > opening) await topUpBillingGroup(db, group.id, BigInt(funding - opening) * MICROS_PER_UNIT, "Top-up (card)");
     groups.push({ plan, group });
   }
 
