@@ -25,9 +25,7 @@ function step(text) {
 
 if (!fs.existsSync("node_modules/.package-lock.json") && !fs.existsSync("node_modules/next")) {
   step("Installing dependencies");
-  // npm ci may refuse the lockfile over other platforms' optional native packages (npm/cli#4828).
-  const ci = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { stdio: "inherit" });
-  if (ci.status !== 0) run("npm", ["install", "--no-audit", "--no-fund"]);
+  run("npm", ["ci", "--no-audit", "--no-fund"]);
 }
 
 function newestMtime(dir) {

@@ -98,6 +98,22 @@ export const apiKeys = pgTable(
   (t) => [uniqueIndex("api_keys_hash_key").on(t.hash)],
 );
 
+// Portal sessions, so that signing out ends a session on the server, not only in the browser.
+// The cookie carries the id (signed); a session counts while it is not ended, not expired and its key is live.
+export const portalSessions = pgTable(
+  "portal_sessions",
+  {
+    id: text("id").primaryKey(),
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: "cascade" }),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at").notNull(),
+    endedAt: ts("ended_at"),
+  },
+  (t) => [index("portal_sessions_key_idx").on(t.keyId)],
+);
+
 export const calls = pgTable(
   "calls",
   {
@@ -137,7 +153,8 @@ export const calls = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex("calls_uuid_key").on(t.uuid),
+    // Idempotency is per billing group: one tenant's uuids can neither collide with nor reveal another's.
+    uniqueIndex("calls_group_uuid_key").on(t.billingGroupId, t.uuid),
     // Keyset pagination for bound keys and for platform keys.
     index("calls_group_start_id_idx").on(t.billingGroupId, t.startTime.desc().nullsFirst(), t.id.desc().nullsFirst()),
     index("calls_start_id_idx").on(t.startTime.desc().nullsFirst(), t.id.desc().nullsFirst()),

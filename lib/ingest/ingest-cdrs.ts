@@ -123,7 +123,7 @@ interface Prepared {
 /**
  * Stores completed calls, rates them and debits their groups: ONE transaction per batch, so a
  * batch is stored whole or not at all. Idempotent by uuid, also under concurrent duplicates:
- * `INSERT ... ON CONFLICT (uuid) DO NOTHING` and only the rows it inserted are debited.
+ * `INSERT ... ON CONFLICT (billing_group_id, uuid) DO NOTHING` and only the rows it inserted are debited.
  * Returns one outcome per input, in order. Throws CdrRejectedError (unknown group or supplier)
  * or CdrConflictError (a uuid stored with other content), writing nothing.
  */
@@ -328,7 +328,7 @@ async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]
             write_codec text, recording_url text, accountcode text, network_addr text, currency text, rated boolean,
             matched_prefix text, sell_rate_micros bigint, increment_min integer, increment_interval integer, price_micros bigint,
             supplier_id text, buy_rate_micros bigint, buy_bill_duration integer, buy_cost_micros bigint)
-          ON CONFLICT (uuid) DO NOTHING
+          ON CONFLICT (billing_group_id, uuid) DO NOTHING
           RETURNING id, uuid, billing_group_id, to_number, rated, price_micros, created_at
         ), debits AS (
           INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
