@@ -29,8 +29,9 @@ export const OPENAPI_INGEST = {
           summary: "Report completed calls",
           description:
             "A switch reports each completed call: one CDR, or `{ \"cdrs\": [...] }` with up to 1000. The call is rated " +
-            "and the billing group debited in the same transaction as the insert. Idempotent by `uuid`: posting a call " +
-            "again answers 200 with the stored record and debits nothing. A CDR whose destination has no sell rate is " +
+            "and the billing group debited in the same transaction as the insert. Idempotent by `uuid`, which is unique per " +
+            "billing group: posting a call again answers 200 with the stored record and debits nothing; a uuid another " +
+            "group uses is a different call (never a conflict, never described). A CDR whose destination has no sell rate is " +
             "stored unrated (price 0) and can be re-rated later.",
           tags: ["Ingest"],
           "x-scope": "cdrs:write",

@@ -110,6 +110,56 @@ describe.each(ENGINES)("ingestCdrs on %s", (engine) => {
     await expect(ingestCdrs(handle.db, [other, { ...other, to: "4420999" }])).rejects.toBeInstanceOf(CdrConflictError);
   });
 
+  it("keys idempotency by billing group: another group's uuid is neither a conflict nor an oracle", async () => {
+    const owner = await groupWithCard();
+    const other = await groupWithCard();
+    const theirs = cdr({ billingGroupId: owner.id, to: "4420111", q850Cause: 16 });
+    await ingestCdrs(handle.db, [theirs]);
+    // A key bound to `other` posts the owner's uuid with its own content: a new call of its own group.
+    const mine = cdr({ uuid: theirs.uuid, billingGroupId: other.id });
+    const [created] = await ingestCdrs(handle.db, [mine], { restrictToBillingGroupId: other.id });
+    expect(created).toMatchObject({ status: "created", call: { uuid: theirs.uuid, billingGroupId: other.id, toNumber: mine.to } });
+    // Its replay is compared with its own record only: a change names what differs from *its* call.
+    const [replay] = await ingestCdrs(handle.db, [mine], { restrictToBillingGroupId: other.id });
+    expect(replay).toMatchObject({ status: "duplicate", call: { id: created.call.id } });
+    const conflict = await ingestCdrs(handle.db, [{ ...mine, to: "4420111" }], { restrictToBillingGroupId: other.id }).catch((e: unknown) => e);
+    expect(conflict).toMatchObject({ fields: ["to"] });
+    // The owner's call is untouched, and the owner can still replay it.
+    const [ownerReplay] = await ingestCdrs(handle.db, [theirs], { restrictToBillingGroupId: owner.id });
+    expect(ownerReplay.status).toBe("duplicate");
+    expect(ownerReplay.call).toMatchObject({ billingGroupId: owner.id, toNumber: "4420111" });
+    expect(await callCount(owner.id)).toBe(1);
+    expect(await callCount(other.id)).toBe(1);
+  });
+
+  it("lets the owner store its call after another group claimed the uuid first", async () => {
+    const owner = await groupWithCard();
+    const squatter = await groupWithCard();
+    const uuid = `claimed-${Math.random().toString(36).slice(2)}`;
+    await ingestCdrs(handle.db, [cdr({ uuid, billingGroupId: squatter.id, to: "4499" })], { restrictToBillingGroupId: squatter.id });
+    const [o] = await ingestCdrs(handle.db, [cdr({ uuid, billingGroupId: owner.id })], { restrictToBillingGroupId: owner.id });
+    expect(o).toMatchObject({ status: "created", call: { billingGroupId: owner.id, priceMicros: 24_000n } });
+    expect(await balance(owner.id)).toBe(10_000_000n - 24_000n);
+  });
+
+  it("stores one uuid reported for two groups in one platform batch as two calls", async () => {
+    const g1 = await groupWithCard();
+    const g2 = await groupWithCard();
+    const uuid = `shared-${Math.random().toString(36).slice(2)}`;
+    const batch = [cdr({ uuid, billingGroupId: g1.id }), cdr({ uuid, billingGroupId: g2.id, to: "4499" })];
+    const outcomes = await ingestCdrs(handle.db, batch);
+    expect(outcomes.map((o) => [o.status, o.call.billingGroupId])).toEqual([
+      ["created", g1.id],
+      ["created", g2.id],
+    ]);
+    expect(outcomes[0].call.id).not.toBe(outcomes[1].call.id);
+    const again = await ingestCdrs(handle.db, [...batch].reverse());
+    expect(again.map((o) => [o.status, o.call.id])).toEqual([
+      ["duplicate", outcomes[1].call.id],
+      ["duplicate", outcomes[0].call.id],
+    ]);
+  });
+
   it("rejects a batch naming an unknown group or supplier and writes nothing", async () => {
     const group = await groupWithCard();
     const good = cdr({ billingGroupId: group.id });

@@ -110,6 +110,9 @@ interface SupplierRow {
 
 const jsonList = (values: Iterable<string>) => JSON.stringify([...new Set(values)]);
 
+/** A call's identity: its uuid is unique per billing group (calls_group_uuid_key), never across groups. */
+const callKey = (billingGroupId: string, uuid: string) => JSON.stringify([billingGroupId, uuid]);
+
 /** Stored timestamps have millisecond precision: truncate the same way on both sides of a comparison. */
 const msDate = (micros: number) => new Date(Math.floor(micros / 1000));
 
@@ -122,10 +125,12 @@ interface Prepared {
 
 /**
  * Stores completed calls, rates them and debits their groups: ONE transaction per batch, so a
- * batch is stored whole or not at all. Idempotent by uuid, also under concurrent duplicates:
- * `INSERT ... ON CONFLICT (billing_group_id, uuid) DO NOTHING` and only the rows it inserted are debited.
+ * batch is stored whole or not at all. Idempotent by uuid within a billing group, also under concurrent
+ * duplicates: `INSERT ... ON CONFLICT (billing_group_id, uuid) DO NOTHING` and only the rows it inserted
+ * are debited. Another group's calls are never read: the same uuid there is a different call, so a
+ * key learns nothing about it (no conflict, no field list).
  * Returns one outcome per input, in order. Throws CdrRejectedError (unknown group or supplier)
- * or CdrConflictError (a uuid stored with other content), writing nothing.
+ * or CdrConflictError (a uuid stored for the same group with other content), writing nothing.
  */
 export interface IngestOptions {
   /** Only this group may be charged (a key bound to a group); others are rejected like unknown ones. */
@@ -141,9 +146,10 @@ export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[], options: In
   for (const g of new Set(groups.values())) sellCards.set(g.id, await getRateCard(db, "sell", g.id, Number(g.version)));
   for (const s of suppliersById.values()) buyCards.set(s.id, await getRateCard(db, "buy", s.id, Number(s.version)));
 
-  // Prepare every call in JS (pure); a uuid listed twice in one batch is one call.
+  // Prepare every call in JS (pure); a uuid listed twice for one group in one batch is one call.
   const prepared: Prepared[] = [];
-  const firstIndexOfUuid = new Map<string, number>();
+  const keys: string[] = [];
+  const firstIndexOfKey = new Map<string, number>();
   cdrs.forEach((cdr, index) => {
     const found = cdr.billingGroupId !== null ? groups.get(`id:${cdr.billingGroupId}`) : groups.get(`ac:${cdr.accountcode}`);
     const restrict = options.restrictToBillingGroupId;
@@ -184,59 +190,66 @@ export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[], options: In
       networkAddr: cdr.networkAddr,
       supplierId,
     };
-    const first = firstIndexOfUuid.get(cdr.uuid);
+    const key = callKey(group.id, cdr.uuid);
+    keys.push(key);
+    const first = firstIndexOfKey.get(key);
     if (first !== undefined) {
       const differs = differingFields(prepared[first].content, content);
       if (differs.length > 0) throw new CdrConflictError(index, cdr.uuid, differs);
     } else {
-      firstIndexOfUuid.set(cdr.uuid, index);
+      firstIndexOfKey.set(key, index);
     }
     const rating = rateCall(cdr.to, answerMicros, endMicros, sellCards.get(group.id) ?? null, supplierId ? (buyCards.get(supplierId) ?? null) : null);
     prepared.push({ content, duration: elapsedSeconds(startMicros, endMicros), rating, currency: group.currency.trim() });
   });
 
-  const unique = [...firstIndexOfUuid.values()].map((i) => prepared[i]);
-  // Insert in uuid order (json_to_recordset keeps array order): two batches sharing uuids then
-  // wait on each other in one direction only, never in a cycle.
-  unique.sort((a, b) => (a.content.uuid < b.content.uuid ? -1 : a.content.uuid > b.content.uuid ? 1 : 0));
+  const unique = [...firstIndexOfKey.values()].map((i) => prepared[i]);
+  // Insert in (group, uuid) order (json_to_recordset keeps array order): two batches sharing calls
+  // then wait on each other in one direction only, never in a cycle.
+  const order = (p: Prepared) => callKey(p.content.billingGroupId, p.content.uuid);
+  unique.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
 
   const stored = await withRetry(() =>
     db.transaction(async (tx) => {
       const inserted = await insertCalls(tx, unique);
-      const createdUuids = new Set(inserted.map((c) => c.uuid));
-      const replayed = unique.filter((p) => !createdUuids.has(p.content.uuid)).map((p) => p.content.uuid);
+      const createdKeys = new Set(inserted.map((c) => callKey(c.billingGroupId, c.uuid)));
+      const replayed = unique.filter((p) => !createdKeys.has(order(p))).map((p) => p.content);
+      // Looked up by (group, uuid), served by calls_group_uuid_key: only this group's record is compared.
+      const wanted = JSON.stringify(replayed.map((c) => ({ g: c.billingGroupId, u: c.uuid })));
       const existing =
         replayed.length === 0
           ? []
           : (
               await queryRows<Record<string, unknown>>(
                 tx,
-                sql`SELECT ${CALL_COLUMNS} FROM calls WHERE uuid IN (SELECT json_array_elements_text(${jsonList(replayed)}::json))`,
+                sql`SELECT ${CALL_COLUMNS} FROM calls
+                    WHERE (billing_group_id, uuid) IN (SELECT x.g, x.u FROM json_to_recordset(${wanted}::json) AS x(g text, u text))`,
               )
             ).map(toStoredCall);
-      const byUuid = new Map<string, { call: StoredCall; created: boolean }>();
-      for (const call of inserted) byUuid.set(call.uuid, { call, created: true });
-      for (const call of existing) byUuid.set(call.uuid, { call, created: false });
-      for (const uuid of replayed) {
-        const entry = byUuid.get(uuid);
-        const index = firstIndexOfUuid.get(uuid)!;
+      const byKey = new Map<string, { call: StoredCall; created: boolean }>();
+      for (const call of inserted) byKey.set(callKey(call.billingGroupId, call.uuid), { call, created: true });
+      for (const call of existing) byKey.set(callKey(call.billingGroupId, call.uuid), { call, created: false });
+      for (const content of replayed) {
+        const key = callKey(content.billingGroupId, content.uuid);
+        const entry = byKey.get(key);
+        const index = firstIndexOfKey.get(key)!;
         // Not inserted and not found: its inserter rolled back after our insert gave way. Retry the batch.
-        if (!entry) throw Object.assign(new Error(`call ${uuid} vanished during ingest`), { code: "40001" });
-        const differs = differingFields(entry.call, prepared[index].content);
-        if (differs.length > 0) throw new CdrConflictError(index, uuid, differs);
+        if (!entry) throw Object.assign(new Error(`call ${content.uuid} vanished during ingest`), { code: "40001" });
+        const differs = differingFields(entry.call, content);
+        if (differs.length > 0) throw new CdrConflictError(index, content.uuid, differs);
       }
       // The ledger entries were written with the insert; now one atomic UPDATE per group, in id order.
       await debitBalances(tx, inserted);
-      return byUuid;
+      return byKey;
     }),
   );
 
   const reported = new Set<string>();
-  return cdrs.map((cdr) => {
-    const entry = stored.get(cdr.uuid)!;
-    // A uuid repeated within the batch is created once; its later copies are duplicates.
-    const status = entry.created && !reported.has(cdr.uuid) ? "created" : "duplicate";
-    reported.add(cdr.uuid);
+  return keys.map((key) => {
+    const entry = stored.get(key)!;
+    // A call repeated within the batch is created once; its later copies are duplicates.
+    const status = entry.created && !reported.has(key) ? "created" : "duplicate";
+    reported.add(key);
     return { status, call: entry.call };
   });
 }
@@ -315,7 +328,7 @@ async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]
       buy_cost_micros: big(r.buyCostMicros),
     })),
   );
-  const inserted = await queryRows<{ id: string; uuid: string; created_at: unknown }>(
+  const inserted = await queryRows<{ id: string; uuid: string; billing_group_id: string; created_at: unknown }>(
     tx,
     sql`WITH ins AS (
           INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, answer_time, end_time,
@@ -334,11 +347,11 @@ async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]
           INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
           SELECT billing_group_id, 'debit', -price_micros, id, 'Call to ' || to_number FROM ins WHERE rated AND price_micros > 0
         )
-        SELECT id::text AS id, uuid, created_at FROM ins`,
+        SELECT id::text AS id, uuid, billing_group_id, created_at FROM ins`,
   );
-  const byUuid = new Map(rows.map((p) => [p.content.uuid, p]));
+  const byKey = new Map(rows.map((p) => [callKey(p.content.billingGroupId, p.content.uuid), p]));
   return inserted.map((r): StoredCall => {
-    const p = byUuid.get(r.uuid)!;
+    const p = byKey.get(callKey(r.billing_group_id, r.uuid))!;
     return {
       ...p.content,
       id: BigInt(r.id),
