@@ -56,7 +56,7 @@ describe.each(ENGINES)("CSV export on %s", (engine) => {
     const csv = await readAll(exportCallsCsv(handle.db, principal(["calls:read"], groupId), {}, 2));
     const lines = csv.trimEnd().split("\r\n");
     expect(lines[0]).toBe(
-      "id,uuid,direction,from,to,startTime,endTime,duration,billDuration,pdd,hangupCause,q850Cause,readCodec,writeCodec,price,currency,recordingUrl",
+      "id,uuid,direction,from,to,startTime,endTime,duration,billDuration,pdd,hangupCause,q850Cause,readCodec,writeCodec,price,currency,recordingUrl,billingGroupId,rated",
     );
     expect(lines).toHaveLength(1 + 7);
     expect(lines.slice(1).map((l) => l.split(",")[1])).toEqual(["u6", "u5", "u4", "u3", "u2", "u1", "u0"]);

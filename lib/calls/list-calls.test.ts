@@ -6,9 +6,9 @@ import type { DbHandle } from "@/lib/db/client";
 import { calls } from "@/lib/db/schema";
 import { ENGINES, openTestDb } from "@/lib/testing/engines";
 import { decodeCursor, encodeCursor } from "./cursor";
-import { escapeLike, listCalls, pageOrigin, type CallFilters } from "./list-calls";
+import { callFiltersFromQuery, escapeLike, listCalls, nextPageUrl, pageOrigin, type CallFilters } from "./list-calls";
 import { serializeCall, serializeCallDetail, type CallRow } from "./serialize-call";
-import { COST_FIELD_NAMES } from "./schemas";
+import { COST_FIELD_NAMES, listCallsQuerySchema } from "./schemas";
 
 process.env.CURSOR_SECRET ??= "unit-test-cursor-secret";
 
@@ -169,5 +169,100 @@ describe.each(ENGINES)("listCalls on %s", (engine) => {
     await expect(listCalls(handle.db, principal(groupA), { direction: "inbound" }, { pageSize: 2, cursor: first.nextCursor })).rejects.toMatchObject({
       code: "invalid_cursor",
     });
+  });
+});
+
+describe("search filters of the query", () => {
+  it("reads caller and destination prefixes without the +, and refuses non-digits", () => {
+    const q = listCallsQuerySchema.parse({ from: "+1555", toPrefix: "+44", id: "12", uuid: "abc-1", billingGroupId: "bg_x" });
+    expect(callFiltersFromQuery(q)).toMatchObject({ fromPrefix: "1555", toPrefix: "44", id: "12", uuid: "abc-1", billingGroupId: "bg_x" });
+    for (const bad of [{ from: "15a" }, { toPrefix: "44%" }, { id: "-1" }, { id: "1".repeat(20) }]) {
+      expect(listCallsQuerySchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+    }
+    expect(callFiltersFromQuery(listCallsQuerySchema.parse({ from: "", id: "" }))).toMatchObject({ fromPrefix: undefined, id: undefined });
+  });
+
+  it("carries every new filter in nextPageUrl", () => {
+    const q = listCallsQuerySchema.parse({ pageSize: "5", from: "1555", toPrefix: "44", id: "3", uuid: "u", billingGroupId: "bg_x" });
+    const url = new URL(nextPageUrl("http://h", q, "c.s"));
+    for (const [k, v] of Object.entries({ from: "1555", toPrefix: "44", id: "3", uuid: "u", billingGroupId: "bg_x", cursor: "c.s" })) {
+      expect(url.searchParams.get(k), k).toBe(v);
+    }
+  });
+});
+
+describe.each(ENGINES)("listCalls search on %s", (engine) => {
+  let handle: DbHandle;
+  let groupA: string;
+  let groupB: string;
+  const ids: bigint[] = [];
+  beforeAll(async () => {
+    handle = await openTestDb(engine);
+    groupA = (await createBillingGroup(handle.db, { name: "A", currency: "USD" })).id;
+    groupB = (await createBillingGroup(handle.db, { name: "B", currency: "USD" })).id;
+    const base = Date.parse("2026-01-05T00:00:00Z");
+    const rows = await handle.db
+      .insert(calls)
+      .values(
+        Array.from({ length: 12 }, (_, i) => ({
+          ...insertable(),
+          supplierId: null,
+          uuid: `s-${i}`,
+          billingGroupId: i % 2 ? groupA : groupB,
+          fromNumber: ["15550001", "15550002", "4930111", "1%55"][i % 4],
+          toNumber: ["442071", "4420%", "33144", "1442"][i % 4],
+          startTime: new Date(base + i * 1000),
+        })),
+      )
+      .returning({ id: calls.id });
+    ids.push(...rows.map((r) => r.id));
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+
+  const uuids = async (p: Principal, filters: CallFilters) => (await listCalls(handle.db, p, filters, { pageSize: 50 })).page.map((c) => c.uuid).sort();
+
+  it("finds calls by caller prefix (a full number exactly) and destination prefix, literally", async () => {
+    expect(await uuids(principal(null), { fromPrefix: "1555000" })).toEqual(["s-0", "s-1", "s-4", "s-5", "s-8", "s-9"]);
+    expect(await uuids(principal(null), { fromPrefix: "15550002" })).toEqual(["s-1", "s-5", "s-9"]);
+    expect(await uuids(principal(null), { fromPrefix: "1%" })).toEqual(["s-11", "s-3", "s-7"]);
+    expect(await uuids(principal(null), { toPrefix: "44" })).toEqual(["s-0", "s-1", "s-4", "s-5", "s-8", "s-9"].sort());
+    // a substring that is not a prefix is not found by toPrefix
+    expect(await uuids(principal(null), { toPrefix: "442" })).toEqual(["s-0", "s-1", "s-4", "s-5", "s-8", "s-9"].sort());
+    expect(await uuids(principal(null), { toPrefix: "1442" })).toEqual(["s-11", "s-3", "s-7"]);
+    expect(await uuids(principal(null), { toPrefix: "4420%" })).toEqual(["s-1", "s-5", "s-9"]);
+  });
+
+  it("finds one call by id or uuid, within the key's reach only", async () => {
+    expect(await uuids(principal(null), { id: String(ids[3]) })).toEqual(["s-3"]);
+    expect(await uuids(principal(groupA), { id: String(ids[3]) })).toEqual(["s-3"]);
+    expect(await uuids(principal(groupB), { id: String(ids[3]) })).toEqual([]);
+    expect(await uuids(principal(null), { id: "9".repeat(19) })).toEqual([]);
+    expect(await uuids(principal(groupB), { uuid: "s-4" })).toEqual(["s-4"]);
+    expect(await uuids(principal(groupA), { uuid: "s-4" })).toEqual([]);
+  });
+
+  it("narrows a platform key to one account; a bound key asking for another group sees nothing", async () => {
+    const list = await listCalls(handle.db, principal(null), { billingGroupId: groupA }, { pageSize: 50 });
+    expect(list.page).toHaveLength(6);
+    expect(new Set(list.page.map((c) => c.billingGroupId))).toEqual(new Set([groupA]));
+    expect(await uuids(principal(groupB), { billingGroupId: groupA })).toEqual([]);
+  });
+
+  it("binds the cursor to the new filters", async () => {
+    const first = await listCalls(handle.db, principal(null), { billingGroupId: groupA }, { pageSize: 2 });
+    for (const other of [{}, { billingGroupId: groupB }, { billingGroupId: groupA, fromPrefix: "1" }, { billingGroupId: groupA, toPrefix: "4" }, { billingGroupId: groupA, uuid: "s-1" }, { billingGroupId: groupA, id: "1" }]) {
+      await expect(listCalls(handle.db, principal(null), other, { pageSize: 2, cursor: first.nextCursor }), JSON.stringify(other)).rejects.toMatchObject({
+        code: "invalid_cursor",
+      });
+    }
+    const second = await listCalls(handle.db, principal(null), { billingGroupId: groupA }, { pageSize: 2, cursor: first.nextCursor });
+    expect(second.page).toHaveLength(2);
+  });
+
+  it("lists rated and the account on every call", async () => {
+    const [call] = (await listCalls(handle.db, principal(groupA), {}, { pageSize: 1 })).page;
+    expect(call).toMatchObject({ billingGroupId: groupA, rated: true });
   });
 });

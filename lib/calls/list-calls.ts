@@ -15,6 +15,16 @@ export interface CallFilters {
   to?: string;
   /** Exact, case-insensitive. */
   hangupCause?: string;
+  /** Digits the called number starts with. */
+  toPrefix?: string;
+  /** Digits the caller number starts with. */
+  fromPrefix?: string;
+  /** Exact call id (digits). */
+  id?: string;
+  /** Exact call uuid. */
+  uuid?: string;
+  /** One billing group: narrows a platform key; a bound key asking for another group gets nothing. */
+  billingGroupId?: string;
 }
 
 export interface PageRequest {
@@ -23,6 +33,7 @@ export interface PageRequest {
 }
 
 const nonEmpty = (s: string | undefined) => (s === undefined || s === "" ? undefined : s);
+const digits = (s: string | undefined) => nonEmpty(s?.replace(/^\+/, ""));
 
 export function callFiltersFromQuery(query: ListCallsQuery): CallFilters {
   const gteText = nonEmpty(query["startTime[gte]"]);
@@ -33,8 +44,15 @@ export function callFiltersFromQuery(query: ListCallsQuery): CallFilters {
     direction: query.direction,
     to: nonEmpty(query.to),
     hangupCause: nonEmpty(query.hangupCause),
+    toPrefix: digits(query.toPrefix),
+    fromPrefix: digits(query.from),
+    id: nonEmpty(query.id),
+    uuid: nonEmpty(query.uuid),
+    billingGroupId: nonEmpty(query.billingGroupId),
   };
 }
+
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
 
 /** `%`, `_` and the escape character itself are ordinary characters in a `to` filter. */
 export function escapeLike(text: string): string {
@@ -50,6 +68,11 @@ function listingHash(principal: Principal, filters: CallFilters): string {
     direction: filters.direction,
     to: filters.to,
     hangupCause: filters.hangupCause?.toUpperCase(),
+    toPrefix: filters.toPrefix,
+    fromPrefix: filters.fromPrefix,
+    id: filters.id,
+    uuid: filters.uuid,
+    billingGroupId: filters.billingGroupId,
   });
 }
 
@@ -75,6 +98,16 @@ export async function listCalls(db: Executor, principal: Principal, filters: Cal
   if (filters.to) conditions.push(sql`${calls.toNumber} LIKE ${`%${escapeLike(filters.to)}%`} ESCAPE '\\'`);
   // The same expression as calls_group_hangup_start_id_idx, so the index serves it.
   if (filters.hangupCause) conditions.push(sql`upper(${calls.hangupCause}) = upper(${filters.hangupCause})`);
+  // Prefixes as LIKE 'p%': the trigram index on to_number serves it (see README on from_number).
+  if (filters.toPrefix) conditions.push(sql`${calls.toNumber} LIKE ${`${escapeLike(filters.toPrefix)}%`} ESCAPE '\\'`);
+  if (filters.fromPrefix) conditions.push(sql`${calls.fromNumber} LIKE ${`${escapeLike(filters.fromPrefix)}%`} ESCAPE '\\'`);
+  if (filters.id !== undefined) {
+    // An id beyond bigint matches nothing (and must not reach the database as a cast error).
+    const id = BigInt(filters.id);
+    conditions.push(id > MAX_BIGINT ? sql`false` : eq(calls.id, id));
+  }
+  if (filters.uuid) conditions.push(eq(calls.uuid, filters.uuid));
+  if (filters.billingGroupId) conditions.push(eq(calls.billingGroupId, filters.billingGroupId));
   if (page.cursor !== undefined) {
     const after = decodeCursor(page.cursor, hash);
     conditions.push(
@@ -119,7 +152,7 @@ export function pageOrigin(request: Request, publicBaseUrl: string | undefined):
 export function nextPageUrl(origin: string, query: ListCallsQuery, cursor: string): string {
   const url = new URL("/v1/calls", origin);
   url.searchParams.set("pageSize", String(query.pageSize));
-  for (const name of ["startTime[gte]", "startTime[lte]", "direction", "to", "hangupCause"] as const) {
+  for (const name of ["startTime[gte]", "startTime[lte]", "direction", "to", "toPrefix", "from", "hangupCause", "id", "uuid", "billingGroupId"] as const) {
     const value = query[name];
     if (value !== undefined && value !== "") url.searchParams.set(name, value);
   }

@@ -26,6 +26,8 @@ export const callSchema = z
     price: money("Sell price"),
     currency: z.string().describe("ISO 4217 currency code of the billing group"),
     recordingUrl: z.string().nullable().describe("Recording path; null when the call was not recorded"),
+    billingGroupId: z.string().describe("Billing group (account) the call belongs to"),
+    rated: z.boolean().describe("false when no sell rate matched: price is 0 and the call can be re-rated later"),
   })
   .meta({ id: "Call", description: "A call record as seen by a `calls:read` key" });
 
@@ -43,9 +45,7 @@ export const callWithCostSchema = callSchema
 const detailFields = {
   accountcode: z.string().nullable().describe("Account code reported by the switch"),
   networkAddr: z.string().nullable().describe("Network address (IP) the call came from"),
-  billingGroupId: z.string(),
   answerTime: z.string().nullable().describe("Answer time, ISO 8601 UTC; null when unanswered"),
-  rated: z.boolean().describe("false when no sell rate matched: price is 0 and the call can be re-rated later"),
   matchedPrefix: z.string().nullable().describe("Rate card prefix the call was rated with"),
   sellRate: z.number().nullable().describe("Sell rate per minute applied"),
   billingIncrement: z.string().nullable().describe("`minimum/interval` in seconds applied to the sell side"),
@@ -98,6 +98,14 @@ const filterText = (max: number, description: string) =>
     .optional()
     .describe(description);
 
+/** A phone number filter: digits, optionally with a leading + (ignored for matching, as in /v1/rates). */
+const phoneParam = (description: string) =>
+  z
+    .string()
+    .regex(/^(\+?\d{1,32})?$/, "must be digits, optionally starting with +")
+    .optional()
+    .describe(description);
+
 const isoDateParam = (description: string) =>
   z
     .union([z.iso.datetime({ offset: true }), z.iso.date()], {
@@ -129,7 +137,16 @@ export const listCallsQuerySchema = z
       .optional()
       .describe("Filter by direction"),
     to: filterText(64, "Literal substring of the called number (`%` and `_` are ordinary characters)"),
+    toPrefix: phoneParam("Called number starts with these digits (a leading `+` is ignored)"),
+    from: phoneParam("Caller number starts with these digits (a leading `+` is ignored); a full number matches exactly"),
     hangupCause: filterText(64, "Exact hangup cause, case-insensitive"),
+    id: z
+      .string()
+      .regex(/^\d{0,19}$/, "must be a call id (digits)")
+      .optional()
+      .describe("Exact call id: the listing holds that call when the key may see it and the other filters keep it"),
+    uuid: filterText(128, "Exact call UUID as reported by the switch"),
+    billingGroupId: filterText(64, "Calls of this billing group (account) only; for platform keys, which see every group"),
   })
   .superRefine((q, ctx) => {
     const gte = q["startTime[gte]"];

@@ -31,6 +31,8 @@ export function serializeCall(row: CallRow, principal: Principal): Call | CallWi
     price: microsToNumber(row.priceMicros),
     currency: row.currency,
     recordingUrl: row.recordingUrl,
+    billingGroupId: row.billingGroupId,
+    rated: row.rated,
   };
   if (!canReadCost(principal)) return call;
   return {
@@ -48,9 +50,7 @@ export function serializeCallDetail(row: CallRow, principal: Principal): CallDet
     ...serializeCall(row, principal),
     accountcode: row.accountcode,
     networkAddr: row.networkAddr,
-    billingGroupId: row.billingGroupId,
     answerTime: row.answerTime === null ? null : iso(row.answerTime),
-    rated: row.rated,
     matchedPrefix: row.matchedPrefix,
     sellRate: money(row.sellRateMicros),
     billingIncrement:
