@@ -10,6 +10,7 @@ import {
   smallint,
   text,
   timestamp,
+  unique,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 
@@ -186,5 +187,36 @@ export const ledgerEntries = pgTable(
   (t) => [
     index("ledger_group_idx").on(t.billingGroupId, t.createdAt),
     uniqueIndex("ledger_call_key").on(t.callId),
+  ],
+);
+
+// Usage per (group, UTC hour, direction, hangup cause, prefix, supplier, currency), kept exact by statement-level
+// triggers on calls (migration 0004) in the transaction that inserts or re-rates the calls. GET /v1/usage reads
+// whole hours here and only partial hours from calls (lib/usage/summarize-usage.ts).
+export const usageRollup = pgTable(
+  "usage_rollup",
+  {
+    billingGroupId: text("billing_group_id").notNull(),
+    hour: timestamp("hour", { withTimezone: true, mode: "date" }).notNull(),
+    direction: text("direction", { enum: ["inbound", "outbound"] }).notNull(),
+    // upper(calls.hangup_cause): the calls filter is case-insensitive.
+    hangupCause: text("hangup_cause"),
+    matchedPrefix: text("matched_prefix"),
+    supplierId: text("supplier_id"),
+    currency: char("currency", { length: 3 }).notNull(),
+    calls: bigint("calls", { mode: "number" }).notNull(),
+    answeredCalls: bigint("answered_calls", { mode: "number" }).notNull(),
+    unratedCalls: bigint("unrated_calls", { mode: "number" }).notNull(),
+    billedSeconds: bigint("billed_seconds", { mode: "number" }).notNull(),
+    priceMicros: micros("price_micros").notNull(),
+    // Over the calls that have a buy cost only, so margin is exactly the sum of the calls' margins.
+    buyCostMicros: micros("buy_cost_micros").notNull(),
+    marginMicros: micros("margin_micros").notNull(),
+  },
+  (t) => [
+    unique("usage_rollup_key")
+      .on(t.billingGroupId, t.hour, t.direction, t.hangupCause, t.matchedPrefix, t.supplierId, t.currency)
+      .nullsNotDistinct(),
+    index("usage_rollup_hour_idx").on(t.hour),
   ],
 );
