@@ -22,3 +22,8 @@ export function intFromEnv(name: string, fallback: number): number {
   if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
   return n;
 }
+
+/** Longest call ingest accepts, endTime - startTime in seconds (a broken switch clock can report years). Default 24 h. */
+export function maxCallSeconds(): number {
+  return intFromEnv("MAX_CALL_SECONDS", 86_400);
+}

@@ -77,10 +77,17 @@ function isoFromMicros(micros: bigint): string {
  * Returns null for 0 (FreeSWITCH's "never happened", e.g. answer_epoch of an unanswered call).
  */
 function epochTime(reader: FieldReader, name: "start" | "answer" | "end"): string | null {
+  const at = (variable: string, micros: bigint) => {
+    try {
+      return isoFromMicros(micros);
+    } catch {
+      throw new Error(`variables.${variable} is out of range`);
+    }
+  };
   const micros = reader.integer(`${name}_uepoch`);
-  if (micros !== null && micros > 0n) return isoFromMicros(micros);
+  if (micros !== null && micros > 0n) return at(`${name}_uepoch`, micros);
   const seconds = reader.integer(`${name}_epoch`);
-  if (seconds !== null && seconds > 0n) return isoFromMicros(seconds * 1_000_000n);
+  if (seconds !== null && seconds > 0n) return at(`${name}_epoch`, seconds * 1_000_000n);
   return null;
 }
 

@@ -1,7 +1,37 @@
 import { z } from "zod";
+import { maxCallSeconds } from "@/lib/config/env";
 
-const isoTimestamp = z.iso.datetime({ offset: true, precision: undefined }).describe("ISO 8601 timestamp with offset or Z");
-const shortText = (max: number) => z.string().trim().min(1).max(max);
+/** A switch's clock may run ahead of ours, but not by more than this. */
+const FUTURE_SLACK_MS = 86_400_000;
+
+const isoTimestamp = z.iso
+  .datetime({ offset: true, precision: undefined, abort: true })
+  .refine(
+    (text) => {
+      // Before 1970 or far ahead (year 0000, 9999-12-31T23:00-05:00) is a broken clock, not a call.
+      const ms = Date.parse(text);
+      return Number.isFinite(ms) && ms >= 0 && ms <= Date.now() + FUTURE_SLACK_MS;
+    },
+    { message: "must lie between 1970-01-01T00:00:00Z and one day from now" },
+  )
+  .describe("ISO 8601 timestamp with offset or Z, from 1970 to at most one day ahead of the server's clock");
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one (UTF-16 code units). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Text PostgreSQL can store and UTF-8 can encode: no NUL (text refuses it) and no lone UTF-16
+ * surrogate (it has no UTF-8 form). Shared by native CDRs and the FreeSWITCH and Asterisk mappings.
+ */
+export const storableText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((s) => !s.includes("\u0000"), { message: "must not contain a NUL character" })
+    .refine((s) => !LONE_SURROGATE.test(s), { message: "must be valid Unicode (no lone surrogate)" });
+const shortText = storableText;
 
 /**
  * A completed call as a switch reports it, in our native JSON (CONTRACT section 5).
@@ -21,7 +51,7 @@ export const nativeCdrSchema = z
     pdd: z.number().min(0).max(3600).nullable().default(null).describe("post dial delay, seconds"),
     readCodec: shortText(64).nullable().default(null),
     writeCodec: shortText(64).nullable().default(null),
-    recordingUrl: z.string().trim().min(1).max(2048).nullable().default(null),
+    recordingUrl: storableText(2048).nullable().default(null),
     accountcode: shortText(128).nullable().default(null),
     networkAddr: shortText(128).nullable().default(null),
     billingGroupId: shortText(64).nullable().default(null).describe("or give an accountcode mapped to a group"),
@@ -32,6 +62,10 @@ export const nativeCdrSchema = z
     const start = Date.parse(cdr.startTime);
     const end = Date.parse(cdr.endTime);
     if (end < start) ctx.addIssue({ code: "custom", path: ["endTime"], message: "endTime is before startTime" });
+    const max = maxCallSeconds();
+    if (end - start > max * 1000) {
+      ctx.addIssue({ code: "custom", path: ["endTime"], message: `the call lasts longer than ${max} s (MAX_CALL_SECONDS)` });
+    }
     if (cdr.answerTime !== null) {
       const answer = Date.parse(cdr.answerTime);
       if (answer < start || answer > end) {
