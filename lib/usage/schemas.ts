@@ -81,7 +81,8 @@ export type UsageReport = z.infer<typeof usageReportSchema>;
 
 /** true when Intl knows the zone (IANA names, e.g. Europe/London; also "UTC"). */
 export function isValidTimeZone(zone: string): boolean {
-  if (zone.length === 0 || zone.length > 64) return false;
+  // Names only: PostgreSQL would read POSIX strings such as "UTC+5" with the sign inverted.
+  if (zone.length > 64 || !/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(zone)) return false;
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
     return true;

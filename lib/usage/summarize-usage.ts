@@ -1,7 +1,10 @@
-import type { Principal } from "@/lib/auth/principal";
-import type { CallFilters } from "@/lib/calls/list-calls";
-import type { Executor } from "@/lib/db/client";
-import type { UsageGroupBy, UsageReport } from "./schemas";
+import { sql, type SQL } from "drizzle-orm";
+import { canReadCost, type Principal } from "@/lib/auth/principal";
+import { ApiError } from "@/lib/api/errors";
+import { escapeLike, type CallFilters } from "@/lib/calls/list-calls";
+import { queryRows, type Executor } from "@/lib/db/client";
+import { TIME_GROUP_BY, type UsageGroupBy, type UsageReport } from "./schemas";
+import { serializeUsage, type UsageSums } from "./serialize-usage";
 
 /** The filters of GET /v1/calls plus the billing group a platform key may narrow to. */
 export interface UsageFilters extends CallFilters {
@@ -15,9 +18,56 @@ export interface UsageOptions {
   timeZone?: string;
 }
 
+const HOUR_MS = 3_600_000;
+
 /**
- * Usage of the calls the principal may see, matching `filters`, grouped by `options.groupBy`.
- * Answered from the usage_rollup table (maintained by triggers in the ingest transaction); see below.
+ * Which instants come from the rollup and which from calls. The rollup holds whole UTC hours: every hour
+ * inside [gte, lte] is read there; the partial hours at the two ends are read from calls (index on group +
+ * start_time). `to` cannot be answered from the rollup (a substring of the number), so with `to` everything
+ * is read from calls: that is the slow path (group-scoped keyset index plus the trigram index).
+ */
+export interface UsagePlan {
+  /** Rollup hours h with from <= h < until (either bound absent = open); undefined: no rollup at all. */
+  rollup?: { from?: Date; until?: Date };
+  /** Inclusive ranges of start_time read from calls. */
+  callRanges: { gte?: Date; lte?: Date }[];
+}
+
+export function planUsage(filters: CallFilters): UsagePlan {
+  const { startTimeGte: gte, startTimeLte: lte } = filters;
+  if (filters.to) return { callRanges: [{ gte, lte }] };
+  // First whole hour at or after gte; end of the last whole hour that ends at or before lte (start_time has ms
+  // precision, so an hour [h, h+1h) is inside when h + 1h <= lte + 1 ms).
+  const from = gte ? new Date(Math.ceil(gte.getTime() / HOUR_MS) * HOUR_MS) : undefined;
+  const until = lte ? new Date(Math.floor((lte.getTime() + 1) / HOUR_MS) * HOUR_MS) : undefined;
+  if (from && until && from >= until) return { callRanges: [{ gte, lte }] };
+  const callRanges: UsagePlan["callRanges"] = [];
+  if (gte && from && gte < from) callRanges.push({ gte, lte: new Date(from.getTime() - 1) });
+  if (lte && until && until <= lte) callRanges.push({ gte: until, lte });
+  return { rollup: { from, until }, callRanges };
+}
+
+interface SumRow {
+  key: string | null;
+  currency: string;
+  label: string | null;
+  calls: string;
+  answered: string;
+  unrated: string;
+  billed: string;
+  price: string;
+  buy_cost: string;
+  margin: string;
+}
+
+/**
+ * Usage of the calls the principal may see, matching `filters`, grouped by `options.groupBy`; exact
+ * (bigint micro-units summed in SQL as numeric, read as text). Whole UTC hours come from usage_rollup
+ * (triggers keep it in step with calls inside the ingest transaction), partial hours from calls:
+ * - range ends that are not on a whole hour (planUsage);
+ * - for day/month buckets, hours that a local midnight cuts (zones with :30/:45 offsets such as
+ *   Asia/Kolkata): only hours that hold data in the rollup are looked at, each read back from calls.
+ * Whole-hour zones (DST included) never cut an hour, so day buckets are sums of rollup hours.
  * Throws ApiError insufficient_scope for groupBy=supplier without calls:read_cost, not_found for an
  * account the principal may not see.
  */
@@ -27,9 +77,151 @@ export async function summarizeUsage(
   filters: UsageFilters,
   options: UsageOptions,
 ): Promise<UsageReport> {
-  void db;
-  void principal;
-  void filters;
-  void options;
-  throw new Error("not implemented yet");
+  const { groupBy } = options;
+  const timeZone = options.timeZone ?? "UTC";
+  if (groupBy === "supplier" && !canReadCost(principal)) {
+    throw new ApiError("insufficient_scope", "groupBy=supplier needs the scope `calls:read_cost`.");
+  }
+  const group = await visibleGroup(db, principal, filters.account);
+  const plan = planUsage(filters);
+
+  const groupCond = (column: SQL) => (group === null ? sql`true` : sql`${column} = ${group}`);
+  const dimFilters = (alias: "u" | "c") => {
+    const parts: SQL[] = [];
+    if (filters.direction) parts.push(sql`${sql.raw(alias)}.direction = ${filters.direction}`);
+    // The rollup stores upper(hangup_cause), the expression of the calls filter and index.
+    if (filters.hangupCause) parts.push(sql`upper(${sql.raw(alias)}.hangup_cause) = upper(${filters.hangupCause})`);
+    if (alias === "c" && filters.to) parts.push(sql`c.to_number LIKE ${`%${escapeLike(filters.to)}%`} ESCAPE '\\'`);
+    return parts.length ? sql.join(parts, sql` AND `) : sql`true`;
+  };
+
+  const isTime = TIME_GROUP_BY.has(groupBy);
+  const timeKey = (t: SQL) => sql`to_char((${t}) AT TIME ZONE ${timeZone}, ${groupBy === "day" ? "YYYY-MM-DD" : "YYYY-MM"})`;
+  // Key of a row; `g` carries the billing group where the label needs it (destination descriptions are per card).
+  const dim = (alias: "u" | "c"): { key: SQL; g: SQL } => {
+    const a = sql.raw(alias);
+    switch (groupBy) {
+      case "day":
+      case "month":
+        return { key: timeKey(alias === "u" ? sql`u.hour` : sql`c.start_time`), g: sql`NULL::text` };
+      case "destination":
+        return { key: sql`${a}.matched_prefix`, g: sql`${a}.billing_group_id` };
+      case "direction":
+        return { key: sql`${a}.direction`, g: sql`NULL::text` };
+      case "hangupCause":
+        return { key: sql`upper(${a}.hangup_cause)`, g: sql`NULL::text` };
+      case "account":
+        return { key: sql`${a}.billing_group_id`, g: sql`NULL::text` };
+      case "supplier":
+        return { key: sql`${a}.supplier_id`, g: sql`NULL::text` };
+    }
+  };
+
+  const callSums = sql`count(*) AS calls, count(c.answer_time) AS answered, count(*) FILTER (WHERE NOT c.rated) AS unrated,
+    sum(c.bill_duration) AS billed, sum(c.price_micros) AS price, sum(coalesce(c.buy_cost_micros, 0)) AS buy_cost,
+    sum(c.price_micros - c.buy_cost_micros) FILTER (WHERE c.buy_cost_micros IS NOT NULL) AS margin`;
+  const rollupSums = sql`sum(u.calls) AS calls, sum(u.answered_calls) AS answered, sum(u.unrated_calls) AS unrated,
+    sum(u.billed_seconds) AS billed, sum(u.price_micros) AS price, sum(u.buy_cost_micros) AS buy_cost, sum(u.margin_micros) AS margin`;
+  const range = (column: SQL, r: { gte?: Date; lte?: Date }) =>
+    sql`${r.gte ? sql`${column} >= ${r.gte.toISOString()}::timestamptz` : sql`true`} AND ${r.lte ? sql`${column} <= ${r.lte.toISOString()}::timestamptz` : sql`true`}`;
+
+  const parts: SQL[] = [];
+  const c = dim("c");
+  for (const r of plan.callRanges) {
+    parts.push(sql`SELECT ${c.key} AS key, ${c.g} AS g, c.currency, ${callSums}
+      FROM calls c WHERE ${groupCond(sql`c.billing_group_id`)} AND ${range(sql`c.start_time`, r)} AND ${dimFilters("c")}
+      GROUP BY 1, 2, 3`);
+  }
+  let ctes = sql``;
+  if (plan.rollup) {
+    const hourRange = sql`${plan.rollup.from ? sql`u.hour >= ${plan.rollup.from.toISOString()}::timestamptz` : sql`true`}
+      AND ${plan.rollup.until ? sql`u.hour < ${plan.rollup.until.toISOString()}::timestamptz` : sql`true`}`;
+    const rollupWhere = sql`${groupCond(sql`u.billing_group_id`)} AND ${hourRange} AND ${dimFilters("u")}`;
+    if (isTime) {
+      // Sum per hour first (at most 24 x days x currencies rows), then bucket: the zone conversion runs per hour,
+      // not per rollup row. An hour whose start and last instant fall in different buckets is read from calls.
+      const hourEnd = sql`hourly.hour + interval '1 hour' - interval '1 microsecond'`;
+      ctes = sql`WITH hourly AS MATERIALIZED (
+          SELECT u.hour, u.currency, ${rollupSums} FROM usage_rollup u WHERE ${rollupWhere} GROUP BY 1, 2
+        ), keyed AS MATERIALIZED (
+          SELECT hourly.*, ${timeKey(sql`hourly.hour`)} AS key, ${timeKey(hourEnd)} <> ${timeKey(sql`hourly.hour`)} AS cut FROM hourly
+        ), cut_hours AS (SELECT DISTINCT hour FROM keyed WHERE cut), `;
+      parts.push(sql`SELECT key, NULL::text AS g, currency, calls, answered, unrated, billed, price, buy_cost, margin FROM keyed WHERE NOT cut`);
+      parts.push(sql`SELECT ${c.key} AS key, NULL::text AS g, c.currency, ${callSums}
+        FROM cut_hours h JOIN calls c ON c.start_time >= h.hour AND c.start_time < h.hour + interval '1 hour'
+        WHERE ${groupCond(sql`c.billing_group_id`)} AND ${dimFilters("c")}
+        GROUP BY 1, 2, 3`);
+    } else {
+      const u = dim("u");
+      ctes = sql`WITH `;
+      parts.push(sql`SELECT ${u.key} AS key, ${u.g} AS g, u.currency, ${rollupSums} FROM usage_rollup u WHERE ${rollupWhere} GROUP BY 1, 2, 3`);
+    }
+  } else {
+    ctes = sql`WITH `;
+  }
+  if (parts.length === 0) return serializeUsage(groupBy, timeZone, [], principal);
+
+  const label = (() => {
+    switch (groupBy) {
+      case "destination":
+        return sql`(SELECT r.description FROM sell_rates r WHERE r.billing_group_id = p.g AND r.prefix = p.key)`;
+      case "account":
+        return sql`(SELECT b.name FROM billing_groups b WHERE b.id = p.key)`;
+      case "supplier":
+        return sql`(SELECT s.name FROM suppliers s WHERE s.id = p.key)`;
+      default:
+        return sql`NULL::text`;
+    }
+  })();
+
+  // numeric sums -> text -> BigInt: exact on both engines. Labels are looked up per (key, group) by primary key.
+  const query = sql`${ctes}parts AS (${sql.join(parts, sql` UNION ALL `)}),
+    per_group AS (
+      SELECT p.key, p.currency, ${label} AS label, sum(p.calls) AS calls, sum(p.answered) AS answered, sum(p.unrated) AS unrated,
+        sum(p.billed) AS billed, sum(p.price) AS price, sum(p.buy_cost) AS buy_cost, sum(p.margin) AS margin
+      FROM parts p GROUP BY p.key, p.g, p.currency
+    )
+    SELECT key, currency, min(label) AS label, sum(calls)::text AS calls, sum(answered)::text AS answered,
+      sum(unrated)::text AS unrated, coalesce(sum(billed), 0)::text AS billed, coalesce(sum(price), 0)::text AS price,
+      coalesce(sum(buy_cost), 0)::text AS buy_cost, coalesce(sum(margin), 0)::text AS margin
+    FROM per_group GROUP BY key, currency HAVING sum(calls) <> 0
+    ORDER BY key NULLS LAST, currency`;
+
+  let rows: SumRow[];
+  try {
+    rows = await queryRows<SumRow>(db, query);
+  } catch (error) {
+    // A zone Intl knows but this PostgreSQL's tz database does not (22023: time zone not recognized).
+    if ((error as { code?: string })?.code === "22023") {
+      throw new ApiError("invalid_parameter", "One or more query parameters are invalid.", [
+        { param: "timeZone", message: "is not known to the database" },
+      ]);
+    }
+    throw error;
+  }
+  const sums: UsageSums[] = rows.map((r) => ({
+    key: r.key,
+    label: r.label,
+    currency: r.currency,
+    calls: BigInt(r.calls),
+    answeredCalls: BigInt(r.answered),
+    unratedCalls: BigInt(r.unrated),
+    billedSeconds: BigInt(r.billed),
+    priceMicros: BigInt(r.price),
+    buyCostMicros: BigInt(r.buy_cost),
+    marginMicros: BigInt(r.margin),
+  }));
+  return serializeUsage(groupBy, timeZone, sums, principal);
+}
+
+/** The group the report is limited to (null: every group, platform key without `account`). */
+async function visibleGroup(db: Executor, principal: Principal, account: string | undefined): Promise<string | null> {
+  if (account === undefined || account === "") return principal.billingGroupId;
+  if (principal.billingGroupId !== null) {
+    if (account !== principal.billingGroupId) throw new ApiError("not_found", "No such account.");
+    return account;
+  }
+  const found = await queryRows<{ id: string }>(db, sql`SELECT id FROM billing_groups WHERE id = ${account}`);
+  if (found.length === 0) throw new ApiError("not_found", "No such account.");
+  return account;
 }

@@ -1,0 +1,235 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Principal } from "@/lib/auth/principal";
+import type { Scope } from "@/lib/auth/scopes";
+import { createBillingGroup } from "@/lib/billing/groups";
+import { queryRows, type DbHandle } from "@/lib/db/client";
+import { calls } from "@/lib/db/schema";
+import { formatMicros } from "@/lib/money/micros";
+import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import type { UsageGroupBy, UsageReport } from "./schemas";
+import { planUsage, summarizeUsage, type UsageFilters } from "./summarize-usage";
+
+const principal = (billingGroupId: string | null, scopes: Scope[] = ["calls:read"]): Principal => ({
+  keyId: "key_test",
+  scopes: new Set(scopes),
+  billingGroupId,
+  rateCardVersion: 0,
+  via: "api_key",
+});
+const COST: Scope[] = ["calls:read", "calls:read_cost"];
+
+type CallInsert = typeof calls.$inferInsert;
+
+describe("planUsage", () => {
+  const d = (s: string) => new Date(s);
+  it("reads whole hours from the rollup and the partial hours at the ends from calls", () => {
+    expect(planUsage({ startTimeGte: d("2026-01-01T10:20:00Z"), startTimeLte: d("2026-01-02T03:59:59.999Z") })).toEqual({
+      rollup: { from: d("2026-01-01T11:00:00Z"), until: d("2026-01-02T04:00:00Z") },
+      callRanges: [{ gte: d("2026-01-01T10:20:00Z"), lte: d("2026-01-01T10:59:59.999Z") }],
+    });
+    expect(planUsage({ startTimeGte: d("2026-01-01T10:00:00Z"), startTimeLte: d("2026-01-01T12:30:00Z") })).toEqual({
+      rollup: { from: d("2026-01-01T10:00:00Z"), until: d("2026-01-01T12:00:00Z") },
+      callRanges: [{ gte: d("2026-01-01T12:00:00Z"), lte: d("2026-01-01T12:30:00Z") }],
+    });
+  });
+  it("reads a range inside one hour, and any `to` filter, from calls only", () => {
+    const inside = { startTimeGte: d("2026-01-01T10:05:00Z"), startTimeLte: d("2026-01-01T10:55:00Z") };
+    expect(planUsage(inside)).toEqual({ callRanges: [{ gte: inside.startTimeGte, lte: inside.startTimeLte }] });
+    expect(planUsage({ to: "44" })).toEqual({ callRanges: [{ gte: undefined, lte: undefined }] });
+    expect(planUsage({})).toEqual({ rollup: { from: undefined, until: undefined }, callRanges: [] });
+  });
+});
+
+/** Local calendar date of an instant in a zone, by Intl (independent of the SQL under test). */
+function localKey(t: Date, timeZone: string, groupBy: "day" | "month"): string {
+  const parts = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).formatToParts(t);
+  const get = (type: string) => parts.find((p) => p.type === type)!.value;
+  return groupBy === "day" ? `${get("year")}-${get("month")}-${get("day")}` : `${get("year")}-${get("month")}`;
+}
+
+/** The report computed naively from the call rows: what the rollup must reproduce exactly. */
+function reference(rows: (typeof calls.$inferSelect)[], p: Principal, filters: UsageFilters, groupBy: UsageGroupBy, timeZone: string) {
+  const out = new Map<string, { key: string | null; currency: string; calls: number; answeredCalls: number; unratedCalls: number; billedSeconds: number; price: bigint; buyCost: bigint; margin: bigint }>();
+  for (const r of rows) {
+    if (p.billingGroupId !== null && r.billingGroupId !== p.billingGroupId) continue;
+    if (filters.account && r.billingGroupId !== filters.account) continue;
+    if (filters.startTimeGte && r.startTime < filters.startTimeGte) continue;
+    if (filters.startTimeLte && r.startTime > filters.startTimeLte) continue;
+    if (filters.direction && r.direction !== filters.direction) continue;
+    if (filters.hangupCause && r.hangupCause?.toUpperCase() !== filters.hangupCause.toUpperCase()) continue;
+    if (filters.to && !r.toNumber.includes(filters.to)) continue;
+    const key =
+      groupBy === "day" || groupBy === "month"
+        ? localKey(r.startTime, timeZone, groupBy)
+        : groupBy === "destination"
+          ? r.matchedPrefix
+          : groupBy === "direction"
+            ? r.direction
+            : groupBy === "hangupCause"
+              ? (r.hangupCause?.toUpperCase() ?? null)
+              : groupBy === "account"
+                ? r.billingGroupId
+                : r.supplierId;
+    const id = `${key}|${r.currency}`;
+    const acc = out.get(id) ?? { key, currency: r.currency, calls: 0, answeredCalls: 0, unratedCalls: 0, billedSeconds: 0, price: 0n, buyCost: 0n, margin: 0n };
+    acc.calls += 1;
+    acc.answeredCalls += r.answerTime ? 1 : 0;
+    acc.unratedCalls += r.rated ? 0 : 1;
+    acc.billedSeconds += r.billDuration;
+    acc.price += r.priceMicros;
+    if (r.buyCostMicros !== null) {
+      acc.buyCost += r.buyCostMicros;
+      acc.margin += r.priceMicros - r.buyCostMicros;
+    }
+    out.set(id, acc);
+  }
+  return [...out.values()];
+}
+
+/** Report rows as comparable text (money as exact decimal text), sorted. */
+function normalise(rows: UsageReport["rows"]) {
+  return rows
+    .map((r) => JSON.stringify([r.key, r.currency, r.calls, r.answeredCalls, r.unratedCalls, r.billedSeconds, r.price, "buyCost" in r ? r.buyCost : null, "margin" in r ? r.margin : null]))
+    .sort();
+}
+function normaliseReference(rows: ReturnType<typeof reference>) {
+  return rows
+    .map((r) =>
+      JSON.stringify([r.key, r.currency, r.calls, r.answeredCalls, r.unratedCalls, r.billedSeconds, Number(formatMicros(r.price)), Number(formatMicros(r.buyCost)), Number(formatMicros(r.margin))]),
+    )
+    .sort();
+}
+
+describe.each(ENGINES)("usage rollup and summarizeUsage on %s", (engine) => {
+  let handle: DbHandle;
+  let usd: string;
+  let eur: string;
+  let all: (typeof calls.$inferSelect)[];
+
+  beforeAll(async () => {
+    handle = await openTestDb(engine);
+    usd = (await createBillingGroup(handle.db, { name: "Dollar group", currency: "USD" })).id;
+    eur = (await createBillingGroup(handle.db, { name: "Euro group", currency: "EUR" })).id;
+    await handle.db.execute(sql`INSERT INTO suppliers (id, name) VALUES ('sup_a', 'Carrier A'), ('sup_b', 'Carrier B')`);
+    await handle.db.execute(sql`INSERT INTO sell_rates (billing_group_id, prefix, rate_micros, increment_min, increment_interval, description)
+      VALUES (${usd}, '44', 1, 1, 1, 'United Kingdom'), (${usd}, '4420', 1, 1, 1, 'London'), (${eur}, '44', 1, 1, 1, 'Royaume-Uni')`);
+    // Calls every 7m13.457s across DST changes (US 2026-03-08, EU 2026-03-29) and a month end, in several
+    // INSERT statements (each fires the statement trigger once).
+    const start = Date.parse("2026-03-07T00:00:00Z");
+    const rows: CallInsert[] = [];
+    const prefixes = ["44", "4420", null, "33"];
+    for (let i = 0; i < 6000; i++) {
+      const t = new Date(start + i * 433_457);
+      const prefix = prefixes[i % 4];
+      const answered = i % 5 !== 0;
+      const bill = answered ? 6 * (i % 50) : 0;
+      const supplier = i % 3 === 0 ? null : i % 3 === 1 ? "sup_a" : "sup_b";
+      rows.push({
+        uuid: `u-${i}`,
+        billingGroupId: i % 7 === 0 ? eur : usd,
+        direction: i % 2 ? "outbound" : "inbound",
+        fromNumber: "1555",
+        toNumber: `44${String(i * 7919).padStart(9, "0")}`,
+        startTime: t,
+        answerTime: answered ? new Date(t.getTime() + 2000) : null,
+        endTime: new Date(t.getTime() + 2000 + bill * 1000),
+        duration: 2 + bill,
+        billDuration: bill,
+        hangupCause: i % 11 === 0 ? null : i % 3 === 0 ? "user_busy" : "NORMAL_CLEARING",
+        currency: i % 7 === 0 ? "EUR" : "USD",
+        rated: prefix !== null,
+        matchedPrefix: prefix,
+        priceMicros: prefix === null ? 0n : BigInt(bill) * 1_234_567n + BigInt(i % 3),
+        supplierId: supplier,
+        buyCostMicros: supplier === null || prefix === null ? null : BigInt(bill) * 987_653n + 1n,
+      });
+    }
+    for (let i = 0; i < rows.length; i += 1000) await handle.db.insert(calls).values(rows.slice(i, i + 1000));
+    // Re-rating: an UPDATE of unrated calls moves them between rollup rows (old key out, new key in).
+    await handle.db.execute(sql`UPDATE calls SET rated = true, matched_prefix = '44', price_micros = bill_duration * 1000001
+      WHERE NOT rated AND uuid IN (SELECT 'u-' || g FROM generate_series(0, 3000) g)`);
+    all = await handle.db.select().from(calls);
+  }, 120_000);
+  afterAll(async () => {
+    await handle?.close();
+  });
+
+  it("keeps the rollup equal to the calls, through inserts and a re-rating update", async () => {
+    const [fromCalls] = await queryRows<Record<string, string>>(
+      handle.db,
+      sql`SELECT count(*)::text AS n, count(answer_time)::text AS a, count(*) FILTER (WHERE NOT rated)::text AS u,
+        sum(bill_duration)::text AS b, sum(price_micros)::text AS p, coalesce(sum(buy_cost_micros), 0)::text AS c FROM calls`,
+    );
+    const [fromRollup] = await queryRows<Record<string, string>>(
+      handle.db,
+      sql`SELECT sum(calls)::text AS n, sum(answered_calls)::text AS a, sum(unrated_calls)::text AS u,
+        sum(billed_seconds)::text AS b, sum(price_micros)::text AS p, sum(buy_cost_micros)::text AS c FROM usage_rollup`,
+    );
+    expect(fromRollup).toEqual(fromCalls);
+    expect(Number(fromCalls.u)).toBeGreaterThan(0);
+  });
+
+  const cases: [string, UsageGroupBy, string, UsageFilters][] = [
+    ["day, UTC, no range", "day", "UTC", {}],
+    ["day, New York across the DST change, ragged bounds", "day", "America/New_York", { startTimeGte: new Date("2026-03-07T05:17:03.5Z"), startTimeLte: new Date("2026-03-10T04:59:59.999Z") }],
+    ["day, London across the DST change", "day", "Europe/London", { startTimeGte: new Date("2026-03-28T00:00:00Z"), startTimeLte: new Date("2026-03-31T00:00:00Z") }],
+    ["day, Kolkata (+05:30)", "day", "Asia/Kolkata", { startTimeGte: new Date("2026-03-08T03:00:00Z") }],
+    ["day, Kathmandu (+05:45), direction", "day", "Asia/Kathmandu", { direction: "outbound", startTimeLte: new Date("2026-03-20T13:37:00Z") }],
+    ["month, Adelaide", "month", "Australia/Adelaide", { hangupCause: "user_BUSY" }],
+    ["destination", "destination", "UTC", { startTimeGte: new Date("2026-03-09T10:10:10Z") }],
+    ["direction within one hour", "direction", "UTC", { startTimeGte: new Date("2026-03-09T10:10:10Z"), startTimeLte: new Date("2026-03-09T10:50:00Z") }],
+    ["hangupCause", "hangupCause", "UTC", {}],
+    ["account", "account", "UTC", { startTimeLte: new Date("2026-03-25T00:00:00.001Z") }],
+    ["supplier", "supplier", "UTC", { direction: "inbound" }],
+    ["day with a `to` filter (calls only)", "day", "Europe/London", { to: "79" }],
+  ];
+
+  it.each(cases)("equals the sums over the calls exactly: %s", async (_name, groupBy, timeZone, filters) => {
+    for (const p of [principal(null, COST), principal(usd, COST), principal(eur, COST)]) {
+      const report = await summarizeUsage(handle.db, p, filters, { groupBy, timeZone });
+      const expected = normaliseReference(reference(all, p, filters, groupBy, timeZone));
+      if (p.billingGroupId === null) expect(expected.length).toBeGreaterThan(0);
+      expect(normalise(report.rows)).toEqual(expected);
+    }
+  });
+
+  it("labels destinations from the group's card, accounts and suppliers by name", async () => {
+    const dest = await summarizeUsage(handle.db, principal(usd), {}, { groupBy: "destination" });
+    expect(dest.rows.map((r) => [r.key, r.label])).toEqual([
+      ["33", null],
+      ["44", "United Kingdom"],
+      ["4420", "London"],
+      [null, null],
+    ]);
+    const acc = await summarizeUsage(handle.db, principal(null), {}, { groupBy: "account" });
+    expect(acc.rows.map((r) => r.label).sort()).toEqual(["Dollar group", "Euro group"]);
+    const sup = await summarizeUsage(handle.db, principal(null, COST), { account: usd }, { groupBy: "supplier" });
+    expect(sup.rows.map((r) => r.label)).toEqual(["Carrier A", "Carrier B", null]);
+  });
+
+  it("never adds currencies: one total per currency, each the sum of its rows", async () => {
+    const report = await summarizeUsage(handle.db, principal(null, COST), {}, { groupBy: "direction" });
+    expect(report.totals.map((t) => t.currency)).toEqual(["EUR", "USD"]);
+    for (const t of report.totals) {
+      const rows = report.rows.filter((r) => r.currency === t.currency);
+      expect(t.calls).toBe(rows.reduce((s, r) => s + r.calls, 0));
+    }
+  });
+
+  it("omits buyCost and margin (absent, not null) without calls:read_cost; supplier grouping needs it", async () => {
+    const report = await summarizeUsage(handle.db, principal(null), {}, { groupBy: "day" });
+    for (const r of [...report.rows, ...report.totals]) {
+      expect("buyCost" in r).toBe(false);
+      expect("margin" in r).toBe(false);
+    }
+    await expect(summarizeUsage(handle.db, principal(usd), {}, { groupBy: "supplier" })).rejects.toMatchObject({ code: "insufficient_scope" });
+  });
+
+  it("limits a bound key to its group: another group's account is not found", async () => {
+    await expect(summarizeUsage(handle.db, principal(usd), { account: eur }, { groupBy: "day" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(summarizeUsage(handle.db, principal(null), { account: "bg_nope" }, { groupBy: "day" })).rejects.toMatchObject({ code: "not_found" });
+    const own = await summarizeUsage(handle.db, principal(eur), {}, { groupBy: "account" });
+    expect(own.rows.map((r) => r.key)).toEqual([eur]);
+  });
+});
