@@ -47,6 +47,7 @@ export const cdrsImportCommands: AdminCommand[] = [
       const direction = flags.direction ?? "outbound";
       if (direction !== "outbound" && direction !== "inbound") throw new UsageError("--direction must be outbound or inbound");
 
+      // An explicit --group charges every line, whatever accountcode the PBX wrote (e.g. ast_h323).
       const billingGroupId = typeof flags.group === "string" ? flags.group : undefined;
       if (billingGroupId && !(await getBillingGroup(db, billingGroupId))) throw new UsageError(`--group: no billing group ${billingGroupId}`);
 

@@ -1,10 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { asteriskToNative, channelPeer, lineHashUuid, localTimeToIso, splitCsvRecord } from "./asterisk";
+import { asteriskToNative, channelPeer, legUuid, lineHashUuid, localTimeToIso, splitCsvRecord } from "./asterisk";
 import { nativeCdrSchema } from "./schemas";
 
 const lines = fs.readFileSync(path.join(__dirname, "fixtures", "Master.csv"), "utf8").trimEnd().split("\n");
+const legLines = fs.readFileSync(path.join(__dirname, "fixtures", "Master-legs.csv"), "utf8").trimEnd().split("\n");
 
 function mapLine(line: string, timeZone = "Europe/Berlin") {
   const fields = splitCsvRecord(line);
@@ -45,7 +46,7 @@ describe("Asterisk Master.csv mapping", () => {
   it("maps the fixture to the expected calls", () => {
     const cdrs = lines.map((l) => mapLine(l));
     expect(cdrs[0]).toMatchObject({
-      uuid: "1735809300.1",
+      uuid: legUuid("1735809300.1", splitCsvRecord(lines[0]) ?? []),
       direction: "outbound",
       from: "1001",
       to: "442071838750",
@@ -57,13 +58,33 @@ describe("Asterisk Master.csv mapping", () => {
       accountcode: "ACME-001",
       gateway: "carrier_a",
     });
-    expect(cdrs[1]).toMatchObject({ uuid: "1735812000.3", answerTime: null, hangupCause: "NO_ANSWER", q850Cause: 19, gateway: "carrier_b" });
+    expect(cdrs[0].uuid).toMatch(/^1735809300\.1-[0-9a-f]{12}$/);
+    expect(cdrs[1]).toMatchObject({ answerTime: null, hangupCause: "NO_ANSWER", q850Cause: 19, gateway: "carrier_b" });
     expect(cdrs[2]).toMatchObject({ answerTime: null, hangupCause: "USER_BUSY", q850Cause: 17 });
     expect(cdrs[3]).toMatchObject({ answerTime: null, hangupCause: "NORMAL_TEMPORARY_FAILURE", q850Cause: 41, gateway: null });
     // no uniqueid column: a stable hash of the line
     expect(cdrs[4].uuid).toBe(lineHashUuid(lines[4]));
     expect(cdrs[4].uuid).toMatch(/^ast-[0-9a-f]{32}$/);
     expect(cdrs[5]).toMatchObject({ startTime: "2025-07-01T12:00:00.000Z", to: "8816312345678" });
+  });
+
+  it("gives each leg of one channel (a shared uniqueid) its own uuid, the same on every read", () => {
+    const [first, second, other] = legLines.map((l) => mapLine(l, "UTC"));
+    expect(first.uuid).not.toBe(second.uuid);
+    expect(first.uuid.startsWith("1741079521.26-")).toBe(true);
+    expect(second.uuid.startsWith("1741079521.26-")).toBe(true);
+    expect(legLines.map((l) => mapLine(l, "UTC").uuid)).toEqual([first.uuid, second.uuid, other.uuid]);
+    // the leg's identity, not the line's text: the time zone of the import does not change it
+    expect(mapLine(legLines[1], "Europe/Berlin").uuid).toBe(second.uuid);
+    expect(second).toMatchObject({ accountcode: "ast_h323", gateway: "trunk_de2", answerTime: "2025-03-04T09:12:38.000Z" });
+  });
+
+  it("uses the sequence column of newcdrcolumns (peeraccount, linkedid, sequence) when present", () => {
+    const fields = splitCsvRecord(legLines[0]) ?? [];
+    const withSequence = [...fields, "", "1741079521.26", "41"];
+    expect(asteriskToNative(withSequence, legLines[0]).uuid).toBe("1741079521.26-41");
+    const next = [...(splitCsvRecord(legLines[1]) ?? []), "", "1741079521.26", "42"];
+    expect(asteriskToNative(next, legLines[1]).uuid).toBe("1741079521.26-42");
   });
 
   it("takes the direction from the options", () => {

@@ -3,7 +3,8 @@ import type { NativeCdrInput } from "./schemas";
 
 // Asterisk cdr_csv (Master.csv): no header; every field double-quoted except the integers, quotes
 // inside a field doubled. Columns: accountcode, src, dst, dcontext, clid, channel, dstchannel,
-// lastapp, lastdata, start, answer, end, duration, billsec, disposition, amaflags[, uniqueid[, userfield]].
+// lastapp, lastdata, start, answer, end, duration, billsec, disposition, amaflags[, uniqueid[, userfield
+// [, peeraccount, linkedid, sequence]]] (the last three with `newcdrcolumns = yes` in cdr.conf).
 
 export const ASTERISK_COLUMNS = [
   "accountcode",
@@ -24,6 +25,9 @@ export const ASTERISK_COLUMNS = [
   "amaflags",
   "uniqueid",
   "userfield",
+  "peeraccount",
+  "linkedid",
+  "sequence",
 ] as const;
 
 /** Asterisk dispositions to a hangup cause and its Q.850 code. */
@@ -148,6 +152,20 @@ export function lineHashUuid(line: string): string {
   return `ast-${createHash("sha256").update(line).digest("hex").slice(0, 32)}`;
 }
 
+/**
+ * The uuid of one leg. Asterisk writes one CDR per leg and the legs of one channel share its
+ * uniqueid (a Dial that fails over, a transfer), so uniqueid alone would store the first leg and
+ * refuse the others forever. `sequence` (newcdrcolumns) tells legs apart; without it, a short hash
+ * of the leg's own identity: its channels, destination and start as written (not the whole line,
+ * so re-reading it, in any time zone, gives the same uuid and a re-import stays a no-op).
+ */
+export function legUuid(uniqueid: string, fields: string[], sequence = ""): string {
+  if (/^\d+$/.test(sequence)) return `${uniqueid}-${sequence}`;
+  const col = (name: (typeof ASTERISK_COLUMNS)[number]) => (fields[ASTERISK_COLUMNS.indexOf(name)] ?? "").trim();
+  const leg = JSON.stringify([col("channel"), col("dstchannel"), col("dst"), col("start")]);
+  return `${uniqueid}-${createHash("sha256").update(leg).digest("hex").slice(0, 12)}`;
+}
+
 /** The peer of a channel name, e.g. "carrier_a" from "PJSIP/carrier_a-0000002f" or "SIP/carrier_a-0000002f". */
 export function channelPeer(channel: string): string | null {
   const m = /^[A-Za-z0-9_]+\/(.+)-[0-9a-fA-F]+(?:;\d+)?$/.exec(channel.trim());
@@ -159,8 +177,10 @@ export function channelPeer(channel: string): string | null {
  * `rawLine` is the record's text, hashed into a uuid when the uniqueid column is absent.
  */
 export function asteriskToNative(fields: string[], rawLine: string, options: AsteriskOptions = {}): NativeCdrInput {
-  if (fields.length < 16 || fields.length > 18) {
-    throw new Error(`expected 16 to 18 columns (accountcode ... amaflags[, uniqueid[, userfield]]), got ${fields.length}`);
+  if (fields.length < 16 || fields.length > 21) {
+    throw new Error(
+      `expected 16 to 21 columns (accountcode ... amaflags[, uniqueid[, userfield[, peeraccount, linkedid, sequence]]]), got ${fields.length}`,
+    );
   }
   const col = (name: (typeof ASTERISK_COLUMNS)[number]): string => (fields[ASTERISK_COLUMNS.indexOf(name)] ?? "").trim();
   const timeZone = options.timeZone ?? "UTC";
@@ -184,7 +204,7 @@ export function asteriskToNative(fields: string[], rawLine: string, options: Ast
   const direction = options.direction ?? "outbound";
 
   return {
-    uuid: uniqueid || lineHashUuid(rawLine),
+    uuid: uniqueid ? legUuid(uniqueid, fields, col("sequence")) : lineHashUuid(rawLine),
     direction,
     from: src,
     to: dst,

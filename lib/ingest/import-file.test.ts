@@ -82,12 +82,13 @@ describe.each(ENGINES)("cdrs import on %s", (engine) => {
     );
     return BigInt(row.total);
   };
+  /** A call by uuid, or an Asterisk leg by its uniqueid (the leg's uuid is `uniqueid-suffix`). */
   const call = async (uuid: string) => {
     const [row] = await queryRows<{ rated: boolean; price: string; bill: number; buy: string | null; supplier: string | null; start: string }>(
       handle.db,
       sql`SELECT rated, price_micros::text AS price, bill_duration AS bill, buy_cost_micros::text AS buy, supplier_id AS supplier,
                  to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS') AS start
-          FROM calls WHERE uuid = ${uuid}`,
+          FROM calls WHERE uuid = ${uuid} OR uuid LIKE ${`${uuid}-%`}`,
     );
     return row;
   };
@@ -165,6 +166,40 @@ describe.each(ENGINES)("cdrs import on %s", (engine) => {
     expect(await ledgerSum()).toBe(await balance());
     const [count] = await queryRows<{ n: number }>(handle.db, sql`SELECT count(*)::int AS n FROM calls WHERE uuid LIKE ${`${engine}-%`}`);
     expect(count.n).toBe(3);
+  });
+
+  it("stores both legs of an Asterisk channel (one uniqueid), and a re-import of them is a no-op", async () => {
+    const legs = await createBillingGroup(handle.db, { name: "Legs", currency: "USD", accountcode: "ast_h323", openingBalanceMicros: 10_000_000n });
+    await importSellRates(handle.db, legs.id, rows(["49,0.0200,1/1", "44,0.0100,1/1"]));
+    const file = path.join(FIXTURES, "Master-legs.csv");
+    const summary = await importCdrFile(handle.db, file);
+    expect(summary).toMatchObject({ records: 3, inserted: 3, duplicates: 0, rejected: 0 });
+    const stored = await queryRows<{ uuid: string; bill: number }>(
+      handle.db,
+      sql`SELECT uuid, bill_duration AS bill FROM calls WHERE billing_group_id = ${legs.id} AND uuid LIKE '1741079521.26-%' ORDER BY start_time`,
+    );
+    expect(stored.map((r) => r.bill)).toEqual([0, 84]); // the failed first leg, then the answered second one
+    const balance = (await getBillingGroup(handle.db, legs.id))!.balanceMicros;
+    expect(await importCdrFile(handle.db, file)).toMatchObject({ inserted: 0, duplicates: 3, rejected: 0 });
+    expect((await getBillingGroup(handle.db, legs.id))!.balanceMicros).toBe(balance);
+  });
+
+  it("charges an explicit --group even when the lines carry a PBX accountcode", async () => {
+    // ast_h323 is the switch's own account code: no group maps it here, --group says whose calls these are.
+    const target = await createBillingGroup(handle.db, { name: "Target", currency: "USD", openingBalanceMicros: 10_000_000n });
+    const file = writeFile(`legs-${engine}.csv`, fs.readFileSync(path.join(FIXTURES, "Master-legs.csv"), "utf8").replaceAll("ast_h323", `ast_h323_${engine}`));
+    const summary = await importCdrFile(handle.db, file, { billingGroupId: target.id });
+    expect(summary).toMatchObject({ records: 3, inserted: 3, rejected: 0, rejectedLines: [] });
+    const [row] = await queryRows<{ n: number; accountcode: string }>(
+      handle.db,
+      sql`SELECT count(*)::int AS n, min(accountcode) AS accountcode FROM calls WHERE billing_group_id = ${target.id}`,
+    );
+    expect(row).toEqual({ n: 3, accountcode: `ast_h323_${engine}` }); // kept as reported
+    // a native line that names another group explicitly is refused, not moved
+    const named = writeFile(`named-${engine}.jsonl`, `${nativeCdr(`${engine}-named`, { billingGroupId: groupId })}\n`);
+    const refused = await importCdrFile(handle.db, named, { billingGroupId: target.id });
+    expect(refused).toMatchObject({ inserted: 0, rejected: 1 });
+    expect(refused.rejectedLines[0].error).toMatch(/^billingGroupId:/);
   });
 
   it("fills --group for records that name no group, and reports progress up to the file size", async () => {

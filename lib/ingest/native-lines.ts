@@ -68,14 +68,22 @@ export function describeZodError(error: z.ZodError): string {
 }
 
 export interface CdrDefaults {
-  /** Billing group for records that name neither a billingGroupId nor an accountcode. */
+  /**
+   * The billing group of every record (`cdrs import --group`). It wins over a record's accountcode:
+   * a PBX writes its own codes there (e.g. ast_h323) that map to no group. A record naming another
+   * billingGroupId is refused rather than moved.
+   */
   billingGroupId?: string | null;
 }
 
 /** Validates a mapped record against the native schema, filling the defaults first. Throws naming the field. */
 export function toNativeCdr(input: NativeCdrInput | Record<string, unknown>, defaults: CdrDefaults = {}): NativeCdr {
   const record = { ...input } as Record<string, unknown>;
-  if (defaults.billingGroupId && record.billingGroupId == null && record.accountcode == null) {
+  if (defaults.billingGroupId) {
+    if (record.billingGroupId != null && record.billingGroupId !== defaults.billingGroupId) {
+      throw new Error(`billingGroupId: the record names ${String(record.billingGroupId)}, not the --group ${defaults.billingGroupId}`);
+    }
+    // The accountcode is kept as reported; billingGroupId takes precedence over it at ingest.
     record.billingGroupId = defaults.billingGroupId;
   }
   const parsed = nativeCdrSchema.safeParse(record);
