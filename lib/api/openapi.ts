@@ -8,6 +8,14 @@ import {
   callWithCostSchema,
   listCallsQuerySchema,
 } from "@/lib/calls/schemas";
+import {
+  usageQuerySchema,
+  usageReportSchema,
+  usageRowSchema,
+  usageRowWithCostSchema,
+  usageTotalSchema,
+  usageTotalWithCostSchema,
+} from "@/lib/usage/schemas";
 import { ERROR_TABLE, problemSchema, type ErrorCode } from "./errors";
 import { OPENAPI_INGEST } from "./openapi-ingest";
 
@@ -163,6 +171,11 @@ function buildDocument(): OpenApiDocument {
       accountSchema,
       accountListSchema,
       rateSchema,
+      usageRowSchema,
+      usageRowWithCostSchema,
+      usageTotalSchema,
+      usageTotalWithCostSchema,
+      usageReportSchema,
       ...OPENAPI_INGEST.responseSchemas,
     ]),
     ...componentSchemas("input", OPENAPI_INGEST.requestSchemas),
@@ -222,6 +235,27 @@ function buildDocument(): OpenApiDocument {
         responses: {
           ...ok("The call", oneOf("CallDetail", "CallDetailWithCost")),
           ...commonErrors({ "404": ["not_found"] }),
+        },
+      },
+    },
+    "/v1/usage": {
+      get: {
+        operationId: "summarizeUsage",
+        summary: "Usage aggregated by day, month, destination, direction, hangup cause, account or supplier",
+        description:
+          "Calls, answered calls, unrated calls, billed seconds and price summed over the calls matching the filters of " +
+          "`GET /v1/calls`, one row per value of `groupBy` and currency (amounts of different currencies are never added; " +
+          "`totals` has one entry per currency). Sums are exact and equal the sums over every page of `GET /v1/calls` " +
+          "with the same filters. `day` and `month` are cut in `timeZone` (daylight saving days have 23 or 25 hours). " +
+          "`buyCost` and `margin` are present only for `calls:read_cost` keys, and `groupBy=supplier` needs that scope " +
+          "(403 otherwise). `account` narrows a platform key to one group; a group the key may not see answers 404. " +
+          "Answered from an hourly rollup; a `to` filter is answered from the calls themselves and is slower.",
+        tags: ["Calls"],
+        "x-scope": "calls:read",
+        parameters: queryParameters(usageQuerySchema as unknown as ZodObjectLike),
+        responses: {
+          ...ok("The usage report", ref("UsageReport")),
+          ...commonErrors({ "400": ["invalid_parameter"], "404": ["not_found"] }),
         },
       },
     },

@@ -1,15 +1,21 @@
 import { sql, type SQL } from "drizzle-orm";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
 import { ApiError } from "@/lib/api/errors";
-import { escapeLike, type CallFilters } from "@/lib/calls/list-calls";
+import { callFiltersFromQuery, escapeLike, type CallFilters } from "@/lib/calls/list-calls";
+import { DEFAULT_PAGE_SIZE } from "@/lib/calls/schemas";
 import { queryRows, type Executor } from "@/lib/db/client";
-import { TIME_GROUP_BY, type UsageGroupBy, type UsageReport } from "./schemas";
+import { TIME_GROUP_BY, type UsageGroupBy, type UsageQuery, type UsageReport } from "./schemas";
 import { serializeUsage, type UsageSums } from "./serialize-usage";
 
 /** The filters of GET /v1/calls plus the billing group a platform key may narrow to. */
 export interface UsageFilters extends CallFilters {
   /** Billing group id; for a bound key only its own group is visible (another answers 404 not_found). */
   account?: string;
+}
+
+/** The parsed query's filters, normalised by the calls listing's own function (paging fields are not read). */
+export function usageFiltersFromQuery(query: UsageQuery): UsageFilters {
+  return { ...callFiltersFromQuery({ ...query, pageSize: DEFAULT_PAGE_SIZE }), account: query.account || undefined };
 }
 
 export interface UsageOptions {
