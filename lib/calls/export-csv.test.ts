@@ -53,7 +53,7 @@ describe.each(ENGINES)("CSV export on %s", (engine) => {
   });
 
   it("streams every page of the principal's calls, newest first, without cost columns for calls:read", async () => {
-    const csv = await readAll(exportCallsCsv(handle.db, principal(["calls:read"], groupId), {}, 2));
+    const csv = await readAll(await exportCallsCsv(handle.db, principal(["calls:read"], groupId), {}, 2));
     const lines = csv.trimEnd().split("\r\n");
     expect(lines[0]).toBe(
       "id,uuid,direction,from,to,startTime,endTime,duration,billDuration,pdd,hangupCause,q850Cause,readCodec,writeCodec,price,currency,recordingUrl,billingGroupId,rated",
@@ -66,16 +66,26 @@ describe.each(ENGINES)("CSV export on %s", (engine) => {
   });
 
   it("adds buy cost, exact margin and supplier for calls:read_cost", async () => {
-    const csv = await readAll(exportCallsCsv(handle.db, principal(["calls:read_cost"], groupId), { direction: "outbound" }, 3));
+    const csv = await readAll(await exportCallsCsv(handle.db, principal(["calls:read_cost"], groupId), { direction: "outbound" }, 3));
     const [header, first] = csv.split("\r\n");
     expect(header.endsWith(",buyCost,margin,supplierId")).toBe(true);
     expect(first.endsWith(",0.002,-0.000994,sup_x")).toBe(true);
   });
 
+  it("reads the first page before answering: a failing query throws instead of starting a download", async () => {
+    // Every query fails, as when the database is unreachable.
+    const broken = new Proxy(handle.db, {
+      get: () => () => {
+        throw Object.assign(new Error("connection refused"), { code: "ECONNREFUSED" });
+      },
+    });
+    await expect(exportCallsCsv(broken, principal(["calls:read"], groupId), {})).rejects.toThrow("connection refused");
+  });
+
   it("applies the filters and the key's reach", async () => {
-    const platform = await readAll(exportCallsCsv(handle.db, principal(["calls:read"], null), { direction: "inbound" }));
+    const platform = await readAll(await exportCallsCsv(handle.db, principal(["calls:read"], null), { direction: "inbound" }));
     expect(platform.trimEnd().split("\r\n")).toHaveLength(2);
-    const none = await readAll(exportCallsCsv(handle.db, principal(["calls:read"], groupId), { direction: "inbound" }));
+    const none = await readAll(await exportCallsCsv(handle.db, principal(["calls:read"], groupId), { direction: "inbound" }));
     expect(none.trimEnd().split("\r\n")).toHaveLength(1);
   });
 });

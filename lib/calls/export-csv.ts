@@ -1,6 +1,6 @@
 import { canReadCost, type Principal } from "@/lib/auth/principal";
 import type { Executor } from "@/lib/db/client";
-import { listCalls, type CallFilters } from "./list-calls";
+import { listCalls, type CallFilters, type CallListing } from "./list-calls";
 import { callSchema, callWithCostSchema } from "./schemas";
 
 /** The CSV columns a principal may see: the Call schema's fields, plus the cost ones for calls:read_cost. */
@@ -22,28 +22,42 @@ export function csvField(value: unknown): string {
  * Every call matching the filters as CSV, streamed page by page through listCalls (and so through
  * serializeCall: the cost rule lives in one place). Pull-based: the next page is read only when the
  * client has taken the previous one, so memory stays at one page whatever the export's size.
+ * The first page is read before this resolves: a bad query or an unreachable database then throws
+ * here, before any 200 is sent, and becomes a problem+json answer instead of a dropped download.
  */
-export function exportCallsCsv(db: Executor, principal: Principal, filters: CallFilters, pageSize = 1000): ReadableStream<Uint8Array> {
+export async function exportCallsCsv(
+  db: Executor,
+  principal: Principal,
+  filters: CallFilters,
+  pageSize = 1000,
+): Promise<ReadableStream<Uint8Array>> {
   const columns = csvColumns(principal);
   const encoder = new TextEncoder();
-  let cursor: string | undefined;
-  let started = false;
+  const rows = (listing: CallListing) => {
+    let text = "";
+    for (const call of listing.page) {
+      const record = call as Record<string, unknown>;
+      text += `${columns.map((c) => csvField(record[c])).join(",")}\r\n`;
+    }
+    return text;
+  };
+  const first = await listCalls(db, principal, filters, { pageSize });
+  let pending: string | null = `${columns.join(",")}\r\n${rows(first)}`;
+  let cursor = first.nextCursor;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        let text = "";
-        if (!started) {
-          started = true;
-          text = `${columns.join(",")}\r\n`;
-        }
-        const listing = await listCalls(db, principal, filters, { pageSize, cursor });
-        for (const call of listing.page) {
-          const record = call as Record<string, unknown>;
-          text += `${columns.map((c) => csvField(record[c])).join(",")}\r\n`;
+        let text: string;
+        if (pending !== null) {
+          text = pending;
+          pending = null;
+        } else {
+          const listing = await listCalls(db, principal, filters, { pageSize, cursor });
+          text = rows(listing);
+          cursor = listing.nextCursor;
         }
         controller.enqueue(encoder.encode(text));
-        if (listing.nextCursor) cursor = listing.nextCursor;
-        else controller.close();
+        if (cursor === undefined) controller.close();
       },
     },
     { highWaterMark: 1 },

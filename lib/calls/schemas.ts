@@ -106,11 +106,22 @@ const phoneParam = (description: string) =>
     .optional()
     .describe(description);
 
+/** The instants PostgreSQL's timestamptz and an ISO year of four digits both hold: years 0001 to 9999, in UTC. */
+const FIRST_INSTANT = Date.parse("0001-01-01T00:00:00Z");
+const LAST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
+
 const isoDateParam = (description: string) =>
   z
     .union([z.iso.datetime({ offset: true }), z.iso.date()], {
       error: "must be an ISO 8601 date (2026-01-31) or timestamp with offset (2026-01-31T12:00:00Z)",
     })
+    .refine(
+      (text) => {
+        const ms = Date.parse(text);
+        return ms >= FIRST_INSTANT && ms <= LAST_INSTANT;
+      },
+      { message: "must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z" },
+    )
     .optional()
     .describe(description);
 

@@ -6,7 +6,8 @@ import { listCallsQuerySchema } from "@/lib/calls/schemas";
 // GET /v1/calls/export: every call matching the /v1/calls filters, as a streamed CSV download.
 export const GET = apiRoute({ scope: "calls:read", query: listCallsQuerySchema }, async ({ db, principal, query }) => {
   const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-");
-  return new Response(exportCallsCsv(db, principal, callFiltersFromQuery(query)), {
+  // Awaited: the first page is read before the 200, so its failure is a problem+json answer.
+  return new Response(await exportCallsCsv(db, principal, callFiltersFromQuery(query)), {
     headers: {
       "content-type": "text/csv; charset=utf-8",
       "content-disposition": `attachment; filename="calls-${stamp}.csv"`,
