@@ -67,6 +67,45 @@ describe.each(apiServers())("POST /v1/cdrs on $engine", (server) => {
     expect(changed.body).toMatchObject({ code: "conflict", errors: [{ param: "to" }] });
   });
 
+  it("keeps uuids per billing group: another group's uuid is a new call of the poster's group, never a 409 describing theirs", async () => {
+    const theirs = server.calls.find((c) => c.group === "a")!;
+    const stored = (await api(server, `/v1/calls/${theirs.id}`, { key: "readA" })).text;
+    // Same uuid as group A's call, content of the scratch group's own call: stored for scratch.
+    const mine = scratchCdr(server, { uuid: theirs.uuid, to: theirs.to });
+    const res = await api<{ uuid: string; billingGroupId: string; id: string }>(server, "/v1/cdrs", { key: "ingestScratch", body: mine });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ uuid: theirs.uuid, billingGroupId: server.groups.scratch.id });
+    expect(res.body.id).not.toBe(theirs.id);
+    // Another post of that uuid with other content is compared with scratch's call only.
+    const changed = await api<Problem>(server, "/v1/cdrs", { key: "ingestScratch", body: { ...mine, to: "4420999" } });
+    expect(changed.status).toBe(409);
+    expect(changed.body.errors?.map((e) => e.param)).toEqual(["to"]);
+    // Group A's call is untouched.
+    expect((await api(server, `/v1/calls/${theirs.id}`, { key: "readA" })).text).toBe(stored);
+  });
+
+  it("refuses with 422 naming the field what it cannot store: NUL, lone surrogates, year 0000, a 30-year call", async () => {
+    const before = await balance(server);
+    const cases: [string, string][] = [
+      [JSON.stringify(scratchCdr(server, { to: "4420\u00007" })), "to"],
+      [JSON.stringify(scratchCdr(server, { hangupCause: "NORMAL\u0000" })), "hangupCause"],
+      [JSON.stringify(scratchCdr(server)).replace(/"from":"[^"]*"/, '"from":"1555\\ud800"'), "from"],
+      [JSON.stringify(scratchCdr(server)).replace(/"uuid":"([^"]*)"/, '"uuid":"$1\\udc00"'), "uuid"],
+      [JSON.stringify(scratchCdr(server, { startTime: "0000-01-01T00:00:00Z", answerTime: null, endTime: "0000-01-01T00:01:00Z" })), "startTime"],
+      [
+        JSON.stringify(scratchCdr(server, { startTime: "1995-01-01T00:00:00Z", answerTime: "1995-01-01T00:00:01Z", endTime: new Date(Date.now() - 60_000).toISOString() })),
+        "endTime",
+      ],
+    ];
+    for (const [body, param] of cases) {
+      const res = await api<Problem>(server, "/v1/cdrs", { key: "ingestScratch", body });
+      expect(res.status, `${param}: ${res.text}`).toBe(422);
+      expect(res.headers.get("content-type")).toContain("application/problem+json");
+      expect(res.body.errors?.map((e) => e.param), body).toContain(param);
+    }
+    expect(micros(await balance(server))).toBe(micros(before));
+  });
+
   it("ingests a FreeSWITCH mod_json_cdr document", async () => {
     const doc = JSON.parse(fs.readFileSync(path.join(__dirname, "../../lib/ingest/fixtures/freeswitch-answered.json"), "utf8")) as {
       variables: Record<string, string>;

@@ -106,6 +106,22 @@ describe.each(apiServers())("CONTRACT 3 errors on $engine", (server) => {
     }
   });
 
+  it("400 invalid_parameter for dates PostgreSQL cannot hold, on the listing and the CSV export (never 500 or a dropped download)", async () => {
+    for (const value of ["0000-01-01", "0000-01-01T00:00:00Z", "9999-12-31T23:00:00-05:00"]) {
+      for (const name of ["startTime[gte]", "startTime[lte]"]) {
+        for (const path of ["/v1/calls", "/v1/calls/export"]) {
+          const res = await api(server, `${path}${query({ [name]: value })}`, { key: "readA" });
+          const body = expectProblem(res, 400, "invalid_parameter");
+          expect(body.errors?.map((e) => e.param), `${path} ${name}=${value}`).toEqual([name]);
+        }
+      }
+    }
+    // the earliest and latest dates that are valid still answer
+    const edges = query({ "startTime[gte]": "0001-01-01", "startTime[lte]": "9999-12-31" });
+    expect((await api(server, `/v1/calls${edges}`, { key: "readA" })).status).toBe(200);
+    expect((await api(server, `/v1/calls/export${edges}`, { key: "readA" })).status).toBe(200);
+  });
+
   it("accepts what the contract allows: a leading + on destination, date-only bounds, unknown parameters", async () => {
     const plus = await api<{ destination: string; matchedPrefix: string }>(server, "/v1/rates?destination=%2B442071234567", { key: "readA" });
     expect(plus.status).toBe(200);
