@@ -127,7 +127,13 @@ export const usageQuerySchema = z
       to: q.to,
       hangupCause: q.hangupCause,
     });
-    if (!calls.success) for (const issue of calls.error.issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    if (calls.success) return;
+    for (const issue of calls.error.issues) {
+      // zod runs this refinement even when a field failed on its own: that issue is already reported.
+      const field = String(issue.path[0]) as keyof typeof callFilterShape;
+      if (field in callFilterShape && !callFilterShape[field].safeParse(q[field as keyof typeof q]).success) continue;
+      ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    }
   });
 
 export type UsageQuery = z.output<typeof usageQuerySchema>;

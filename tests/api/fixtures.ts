@@ -15,7 +15,7 @@ import { storeFixtureCdrs } from "./store-cdrs";
  * starts. Groups `a` and `b` are read-only fixtures: tests must not add calls to them (their exact
  * listings are asserted). Tests that ingest use group `scratch` and its keys.
  */
-export type GroupName = "a" | "b" | "c" | "scratch";
+export type GroupName = "a" | "b" | "c" | "scratch" | "zones";
 export type KeyName =
   | "readA"
   | "costA"
@@ -27,7 +27,9 @@ export type KeyName =
   | "revokedA"
   | "readScratch"
   | "ingestScratch"
-  | "ingestPlatform";
+  | "ingestPlatform"
+  | "readZones"
+  | "costZones";
 
 export interface FixtureGroup {
   id: string;
@@ -71,6 +73,48 @@ const SELL_RATES: SeededData["sellRates"] = {
 const TO_NUMBERS = ["442071234567", "4420%71", "4420_71", "33123456789", "14155550100", "44207\\1"];
 const HANGUP_CAUSES = ["NORMAL_CLEARING", "USER_BUSY", "normal_clearing", "NO_ANSWER", null, "Call_Rejected"];
 const WINDOW_START = Date.parse("2026-01-05T00:00:00.000Z");
+
+/**
+ * Group `zones` (read-only, GET /v1/usage time zones): calls around the US DST change (2026-03-08), a
+ * midnight of Asia/Kolkata (+05:30, inside one UTC hour) and the UK DST change (2026-03-29); all outside
+ * [windowStart, windowEnd], so the platform listings in that window do not see them.
+ */
+export const ZONE_CALL_STARTS = [
+  "2026-03-08T04:30:00.000Z", // New York 03-07 23:30 EST
+  "2026-03-08T05:30:00.000Z", // New York 03-08 00:30 EST
+  "2026-03-09T03:30:00.000Z", // New York 03-08 23:30 EDT
+  "2026-03-09T04:30:00.000Z", // New York 03-09 00:30 EDT
+  "2026-03-10T18:29:59.999Z", // Kolkata 03-10 23:59:59.999
+  "2026-03-10T18:30:00.000Z", // Kolkata 03-11 00:00
+  "2026-03-28T23:30:00.000Z", // London 03-28 23:30 GMT
+  "2026-03-29T23:30:00.000Z", // London 03-30 00:30 BST
+];
+
+function zoneCdrs(billingGroupId: string, supplierId: string): NativeCdr[] {
+  return ZONE_CALL_STARTS.map((startTime, i) => {
+    const start = Date.parse(startTime);
+    return {
+      uuid: `fixture-zones-${i}`,
+      direction: "outbound",
+      from: "15550009999",
+      to: TO_NUMBERS[i % TO_NUMBERS.length],
+      startTime,
+      answerTime: new Date(start + 1_000).toISOString(),
+      endTime: new Date(start + 1_000 + (61 + i) * 1000).toISOString(),
+      hangupCause: "NORMAL_CLEARING",
+      q850Cause: 16,
+      pdd: null,
+      readCodec: null,
+      writeCodec: null,
+      recordingUrl: null,
+      accountcode: null,
+      networkAddr: null,
+      billingGroupId,
+      supplierId,
+      gateway: null,
+    };
+  });
+}
 
 /** Deterministic pseudo-random order, so ids do not follow start times. */
 function shuffled<T>(items: T[], seed: number): T[] {
@@ -128,10 +172,12 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
   const c = await createBillingGroup(db, { name: "Closed Ltd", currency: "GBP" });
   await setBillingGroupDisabledByOperator(db, c.id, true);
   const scratch = await createBillingGroup(db, { name: "Scratch", currency: "USD", openingBalanceMicros: 1_000_000_000n });
+  const zones = await createBillingGroup(db, { name: "Zones", currency: "USD", openingBalanceMicros: 1_000_000_000n });
 
   await importSellRates(db, a.id, rateRows(SELL_RATES.a));
   await importSellRates(db, b.id, rateRows(SELL_RATES.b));
   await importSellRates(db, scratch.id, rateRows(SELL_RATES.a));
+  await importSellRates(db, zones.id, rateRows(SELL_RATES.a));
   const supplier = await createSupplier(db, { name: "Carrier One" });
   await importBuyRates(db, supplier.id, rateRows({ "44": ["0.004", "1/1"], "1": ["0.002", "1/1"], "33": ["0.01", "1/1"] }));
 
@@ -147,17 +193,21 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
     readScratch: await key(db, ["calls:read_cost"], scratch.id, "read scratch"),
     ingestScratch: await key(db, ["cdrs:write", "calls:read"], scratch.id, "ingest scratch"),
     ingestPlatform: await key(db, ["cdrs:write"], null, "ingest platform"),
+    readZones: await key(db, ["calls:read"], zones.id, "read zones"),
+    costZones: await key(db, ["calls:read", "calls:read_cost"], zones.id, "cost zones"),
   };
   await revokeApiKey(db, created.revokedA.id);
 
   const cdrs = shuffled([...fixtureCdrs("a", a.id, 157, supplier.id), ...fixtureCdrs("b", b.id, 64, supplier.id)], 7);
   await storeFixtureCdrs(db, cdrs);
+  await storeFixtureCdrs(db, zoneCdrs(zones.id, supplier.id));
 
   const groupName = new Map<string, GroupName>([
     [a.id, "a"],
     [b.id, "b"],
     [c.id, "c"],
     [scratch.id, "scratch"],
+    [zones.id, "zones"],
   ]);
   const rows = await db
     .select()
@@ -174,7 +224,7 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
   const byId = new Map(groups.map((g) => [g.id, g]));
 
   return {
-    groups: { a: toGroup(byId.get(a.id)!), b: toGroup(byId.get(b.id)!), c: toGroup(byId.get(c.id)!), scratch: toGroup(byId.get(scratch.id)!) },
+    groups: { a: toGroup(byId.get(a.id)!), b: toGroup(byId.get(b.id)!), c: toGroup(byId.get(c.id)!), scratch: toGroup(byId.get(scratch.id)!), zones: toGroup(byId.get(zones.id)!) },
     keys: Object.fromEntries(Object.entries(created).map(([k, v]) => [k, v.key])) as Record<KeyName, string>,
     keyIds: Object.fromEntries(Object.entries(created).map(([k, v]) => [k, v.id])) as Record<KeyName, string>,
     supplierId: supplier.id,
