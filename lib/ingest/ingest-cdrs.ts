@@ -110,13 +110,18 @@ interface SupplierRow {
 
 const jsonList = (values: Iterable<string>) => JSON.stringify([...new Set(values)]);
 
-/** A call's identity: its uuid is unique per billing group (calls_group_uuid_key), never across groups. */
-const callKey = (billingGroupId: string, uuid: string) => JSON.stringify([billingGroupId, uuid]);
+/**
+ * A call's identity: its uuid is unique per billing group (calls_group_uuid_key), never across groups.
+ * NUL separates the two: the CDR schema refuses it in both, so the key is unambiguous.
+ */
+const callKey = (billingGroupId: string, uuid: string) => `${billingGroupId}\u0000${uuid}`;
 
 /** Stored timestamps have millisecond precision: truncate the same way on both sides of a comparison. */
 const msDate = (micros: number) => new Date(Math.floor(micros / 1000));
 
 interface Prepared {
+  /** callKey of the call. */
+  key: string;
   content: CallContent;
   duration: number;
   rating: CallRating;
@@ -200,20 +205,19 @@ export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[], options: In
       firstIndexOfKey.set(key, index);
     }
     const rating = rateCall(cdr.to, answerMicros, endMicros, sellCards.get(group.id) ?? null, supplierId ? (buyCards.get(supplierId) ?? null) : null);
-    prepared.push({ content, duration: elapsedSeconds(startMicros, endMicros), rating, currency: group.currency.trim() });
+    prepared.push({ key, content, duration: elapsedSeconds(startMicros, endMicros), rating, currency: group.currency.trim() });
   });
 
   const unique = [...firstIndexOfKey.values()].map((i) => prepared[i]);
   // Insert in (group, uuid) order (json_to_recordset keeps array order): two batches sharing calls
   // then wait on each other in one direction only, never in a cycle.
-  const order = (p: Prepared) => callKey(p.content.billingGroupId, p.content.uuid);
-  unique.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  unique.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
   const stored = await withRetry(() =>
     db.transaction(async (tx) => {
       const inserted = await insertCalls(tx, unique);
       const createdKeys = new Set(inserted.map((c) => callKey(c.billingGroupId, c.uuid)));
-      const replayed = unique.filter((p) => !createdKeys.has(order(p))).map((p) => p.content);
+      const replayed = unique.filter((p) => !createdKeys.has(p.key)).map((p) => p.content);
       // Looked up by (group, uuid), served by calls_group_uuid_key: only this group's record is compared.
       const wanted = JSON.stringify(replayed.map((c) => ({ g: c.billingGroupId, u: c.uuid })));
       const existing =
@@ -349,7 +353,7 @@ async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]
         )
         SELECT id::text AS id, uuid, billing_group_id, created_at FROM ins`,
   );
-  const byKey = new Map(rows.map((p) => [callKey(p.content.billingGroupId, p.content.uuid), p]));
+  const byKey = new Map(rows.map((p) => [p.key, p]));
   return inserted.map((r): StoredCall => {
     const p = byKey.get(callKey(r.billing_group_id, r.uuid))!;
     return {
