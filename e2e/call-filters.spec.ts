@@ -41,9 +41,9 @@ test.describe("call log filters", () => {
     const before = (await firstRows(page)).map((r) => r.id);
     // A fragment from the middle of an older call's number: a partial match, not a prefix.
     const fragment = calls[Math.floor(calls.length / 2)].to.slice(2, 7);
-    await page.getByLabel("Destination contains").fill(fragment);
+    await page.getByLabel("Destination", { exact: true }).fill(fragment);
     await expectFiltered(page, before, "destination", fragment, (c) => c.to.includes(fragment));
-    await expect(page.getByLabel("Destination contains")).toHaveValue(fragment);
+    await expect(page.getByLabel("Destination", { exact: true })).toHaveValue(fragment);
   });
 
   test("hangup cause", async ({ page }) => {
@@ -59,7 +59,7 @@ test.describe("call log filters", () => {
     const before = (await firstRows(page)).map((r) => r.id);
     // A day well inside the data, in the viewer's zone (America/New_York).
     const day = new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York" }).format(new Date(calls[Math.floor(calls.length / 3)].startTime));
-    await page.getByLabel("From").fill(day);
+    await page.getByLabel("From", { exact: true }).fill(day);
     await page.getByLabel("Until").fill(day);
     await expectFiltered(page, before, "until", day, (c) => c.startTime.startsWith(day));
     expect(new URL(page.url()).searchParams.get("from")).toBe(day);

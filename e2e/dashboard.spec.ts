@@ -1,4 +1,4 @@
-import { allCalls, apiMicros, displayedMicros, expect, screenshot, test } from "./fixtures";
+import { allCalls, apiMicros, displayedMicros, expect, roundedMicros, screenshot, test } from "./fixtures";
 
 test("dashboard: balance, 30 days of spend and the latest calls", async ({ page, signIn, api }) => {
   const [balance, calls] = await Promise.all([
@@ -8,15 +8,16 @@ test("dashboard: balance, 30 days of spend and the latest calls", async ({ page,
   ]);
   await page.goto("/");
   await expect(page.getByTestId("balance-amount")).toBeVisible();
-  expect(displayedMicros(await page.getByTestId("balance-amount").innerText())).toBe(apiMicros(balance.balance));
+  // Balances show the currency's own decimals (USD/EUR: 2), rounded from the exact amount.
+  expect(displayedMicros(await page.getByTestId("balance-amount").innerText())).toBe(roundedMicros(apiMicros(balance.balance), 2));
 
-  // The chart's total is the exact sum of the prices of the last 30 UTC days.
+  // The chart's total is the sum of the prices of the last 30 UTC days, in the currency's decimals.
   const now = new Date();
   const since = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - 29 * 86_400_000;
   const total = calls.filter((c) => Date.parse(c.startTime) >= since).reduce((sum, c) => sum + apiMicros(c.price), 0n);
   const figure = page.getByTestId(`spend-${balance.currency}`);
   await expect(figure.locator("li")).toHaveCount(30);
-  expect(displayedMicros(await figure.locator("figcaption span").last().innerText())).toBe(total);
+  expect(displayedMicros(await figure.locator("figcaption span").last().innerText())).toBe(roundedMicros(total, 2));
 
   const latest = page.getByTestId("latest-calls").locator("tbody tr");
   await expect(latest).toHaveCount(8);
@@ -32,7 +33,7 @@ test("platform session: account switcher shows the chosen group's balance", asyn
   const other = accounts[accounts.length - 1];
   await page.getByLabel("Account", { exact: true }).selectOption(other.id);
   await expect(page.getByTestId("balance-widget")).toContainText(other.id);
-  expect(displayedMicros(await page.getByTestId("balance-amount").innerText())).toBe(apiMicros(other.balance));
+  expect(displayedMicros(await page.getByTestId("balance-amount").innerText())).toBe(roundedMicros(apiMicros(other.balance), 2));
   await screenshot(page, "dashboard-platform");
 });
 
@@ -40,8 +41,10 @@ test("phone width: the call log stays usable", async ({ page, signIn }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await signIn("cost");
   await page.goto("/calls");
-  await expect(page.locator("tr[data-call-id]").first()).toBeVisible();
-  // No page-level horizontal scrolling: the table scrolls inside its own region.
+  // A card per call at phone width, not a table to scroll sideways.
+  await expect(page.getByTestId("call-card").first()).toBeVisible();
+  await expect(page.locator("tr[data-call-id]")).toHaveCount(0);
+  // No page-level horizontal scrolling.
   expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
   await screenshot(page, "call-log-phone");
 });

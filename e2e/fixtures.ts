@@ -6,8 +6,12 @@ export type KeyKind = keyof E2EState["keys"];
 
 export interface CallJson {
   id: string;
+  uuid: string;
   direction: "inbound" | "outbound";
+  from: string;
   to: string;
+  billingGroupId: string;
+  rated: boolean;
   startTime: string;
   hangupCause: string | null;
   price: number;
@@ -78,6 +82,14 @@ export function displayedMicros(text: string): bigint {
   if (!m) throw new Error(`no amount in "${text}"`);
   const value = BigInt(m[2].replace(/,/g, "")) * 1_000_000n + BigInt((m[3] ?? "").padEnd(6, "0"));
   return m[1] ? -value : value;
+}
+
+/** Micros rounded half away from zero to `decimals` (how Intl shows an amount in its currency's minor units). */
+export function roundedMicros(micros: bigint, decimals: number): bigint {
+  const step = 10n ** BigInt(6 - decimals);
+  const abs = micros < 0n ? -micros : micros;
+  const rounded = ((abs + step / 2n) / step) * step;
+  return micros < 0n ? -rounded : rounded;
 }
 
 /** Exact micro-units of an API amount (a JSON number with at most 6 decimals). */

@@ -4,21 +4,28 @@ import { LatestCalls } from "@/components/dashboard/latest-calls";
 import { SpendChart } from "@/components/dashboard/spend-chart";
 import { SpendSummary } from "@/components/dashboard/spend-summary";
 import { getDb } from "@/lib/db/client";
+import { portalNames } from "@/lib/portal/names";
 import { requirePortalSession } from "@/lib/portal/session";
 import { spendPerDay } from "@/lib/portal/spend-per-day";
 
 export const metadata: Metadata = { title: "Dashboard" };
 
-export default async function DashboardPage() {
-  const { session, principal } = await requirePortalSession("/");
-  const spend = await spendPerDay(await getDb(), principal);
+export default async function DashboardPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const { account } = await searchParams;
+  const { session, principal } = await requirePortalSession(typeof account === "string" ? `/?account=${encodeURIComponent(account)}` : "/");
+  const db = await getDb();
+  const names = await portalNames(db, principal);
+  // A platform session looks at one account at a time: the switcher's choice (in the URL), else the first.
+  const options = names.accountOptions;
+  const selected = options ? (options.find((a) => a.id === account)?.id ?? options[0]?.id ?? null) : principal.billingGroupId;
+  const spend = await spendPerDay(db, { billingGroupId: selected ?? principal.billingGroupId }, { withCost: session.canReadCost });
   return (
     <div className="flex flex-col gap-6">
       <h1 className="text-2xl font-semibold tracking-tight">Dashboard</h1>
       <div className="grid gap-6 lg:grid-cols-[minmax(0,22rem)_1fr]">
         <div className="flex flex-col gap-6">
-          <BalanceWidget platform={session.billingGroupId === null} />
-          <SpendSummary series={spend} />
+          <BalanceWidget accounts={options} selected={selected} />
+          <SpendSummary series={spend} showCost={session.canReadCost} />
         </div>
         <section aria-labelledby="spend-title" className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm">
           <h2 id="spend-title" className="sr-only">
@@ -27,7 +34,7 @@ export default async function DashboardPage() {
           <SpendChart series={spend} />
         </section>
       </div>
-      <LatestCalls />
+      <LatestCalls account={options ? (selected ?? undefined) : undefined} />
     </div>
   );
 }

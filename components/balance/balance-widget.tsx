@@ -1,18 +1,26 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useId, useState } from "react";
-import type { Account, AccountList, Balance } from "@/lib/accounts/schemas";
+import { useRouter } from "next/navigation";
+import { useId, useTransition } from "react";
+import type { Account, Balance } from "@/lib/accounts/schemas";
 import { LOW_BALANCE_MICROS, balanceStatus } from "@/lib/portal/balance-status";
-import { formatMoney, toMicros } from "@/lib/portal/format";
+import { formatAmount, toMicros } from "@/lib/portal/format";
 import { ApiProblem, apiGet } from "../api/api-client";
 
+export interface AccountChoice {
+  id: string;
+  name: string;
+  currency: string;
+}
+
 /**
- * Balance of the session's billing group (GET /v1/balances), or for a platform session an
- * account switcher fed by GET /v1/accounts showing the chosen group (GET /v1/accounts/{id}).
+ * Balance of the session's billing group (GET /v1/balances), or for a platform session an account
+ * switcher showing the chosen group (GET /v1/accounts/{id}). The choice lives in the URL
+ * (`?account=`), so the server renders the dashboard's spend for the same account.
  */
-export function BalanceWidget({ platform }: { platform: boolean }) {
-  return platform ? <PlatformBalance /> : <OwnBalance />;
+export function BalanceWidget({ accounts, selected }: { accounts?: AccountChoice[]; selected?: string | null }) {
+  return accounts ? <PlatformBalance accounts={accounts} selectedId={selected ?? null} /> : <OwnBalance />;
 }
 
 function Card({ children, title, action }: { children: React.ReactNode; title: string; action?: React.ReactNode }) {
@@ -42,18 +50,17 @@ function OwnBalance() {
   );
 }
 
-function PlatformBalance() {
+function PlatformBalance({ accounts, selectedId }: { accounts: AccountChoice[]; selectedId: string | null }) {
   const id = useId();
-  const accounts = useQuery({ queryKey: ["accounts"], queryFn: ({ signal }) => apiGet<AccountList>("/v1/accounts", signal) });
-  const [chosen, setChosen] = useState<string | null>(null);
-  const selectedId = chosen ?? accounts.data?.accounts[0]?.id ?? null;
+  const router = useRouter();
+  const [switching, startSwitch] = useTransition();
   const account = useQuery({
     queryKey: ["account", selectedId],
     queryFn: ({ signal }) => apiGet<Account>(`/v1/accounts/${encodeURIComponent(selectedId!)}`, signal),
     enabled: selectedId !== null,
   });
 
-  const switcher = accounts.data?.accounts.length ? (
+  const switcher = accounts.length ? (
     <div className="w-full">
       <label htmlFor={`${id}-account`} className="sr-only">
         Account
@@ -61,10 +68,14 @@ function PlatformBalance() {
       <select
         id={`${id}-account`}
         value={selectedId ?? ""}
-        onChange={(e) => setChosen(e.target.value)}
+        aria-busy={switching}
+        onChange={(e) => {
+          const next = e.target.value;
+          startSwitch(() => router.push(`/?account=${encodeURIComponent(next)}`, { scroll: false }));
+        }}
         className="w-full rounded-lg border border-slate-300 bg-white px-2 py-1 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-100"
       >
-        {accounts.data.accounts.map((a) => (
+        {accounts.map((a) => (
           <option key={a.id} value={a.id}>
             {a.name} ({a.currency})
           </option>
@@ -75,10 +86,8 @@ function PlatformBalance() {
 
   return (
     <Card title="Account balance" action={switcher}>
-      {accounts.isError ? (
-        <LoadError error={accounts.error} onRetry={() => void accounts.refetch()} />
-      ) : accounts.data && accounts.data.accounts.length === 0 ? (
-        <p className="mt-3 text-sm text-slate-500">No billing groups exist yet.</p>
+      {accounts.length === 0 ? (
+        <p className="mt-3 text-sm text-slate-600">No billing groups exist yet.</p>
       ) : account.isError ? (
         <LoadError error={account.error} onRetry={() => void account.refetch()} />
       ) : !account.data ? (
@@ -97,23 +106,23 @@ function BalanceFigure({ balance, currency, disabled, caption }: { balance: numb
     <div className="mt-2">
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
         <p className={`text-3xl font-semibold tabular-nums tracking-tight ${micros < 0n ? "text-red-700" : "text-slate-900"}`} data-testid="balance-amount">
-          {formatMoney(micros, currency)}
+          {formatAmount(micros, currency)}
         </p>
-        <span className="text-sm font-medium text-slate-500">{currency}</span>
+        <span className="text-sm font-medium text-slate-600">{currency}</span>
         <span
           className={`rounded-full px-2 py-0.5 text-xs font-medium ${status === "disabled" ? "bg-red-100 text-red-800" : status === "low" ? "bg-amber-100 text-amber-800" : "bg-emerald-50 text-emerald-700"}`}
         >
           {status === "disabled" ? "Disabled" : status === "low" ? "Low balance" : "Active"}
         </span>
       </div>
-      <p className="mt-1 font-mono text-xs text-slate-400">{caption}</p>
+      <p className="mt-1 font-mono text-xs text-slate-600">{caption}</p>
       {status === "disabled" ? (
         <p role="alert" className="mt-3 rounded-lg border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
           This account is disabled: new calls are refused. Top up the balance or contact support to enable it again.
         </p>
       ) : status === "low" ? (
         <p role="alert" className="mt-3 rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-          The balance is below {formatMoney(LOW_BALANCE_MICROS, currency)}. Top up soon to keep calls flowing.
+          The balance is below {formatAmount(LOW_BALANCE_MICROS, currency)}. Top up soon to keep calls flowing.
         </p>
       ) : null}
     </div>

@@ -1,16 +1,28 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useEffect, useRef, type ReactNode } from "react";
 import type { CallDetail, CallDetailWithCost } from "@/lib/calls/schemas";
-import { formatDateTime, formatDuration, formatRate, toMicros } from "@/lib/portal/format";
+import { formatDuration, formatRate, toMicros } from "@/lib/portal/format";
 import { ApiProblem, apiGet } from "../api/api-client";
-import { DirectionBadge, Money } from "./call-columns";
+import { Time, useTimeZone } from "../portal/time-zone";
+import { DirectionBadge, Money, Price, type NameMap } from "./call-columns";
 
-type Detail = CallDetail & Partial<Pick<CallDetailWithCost, "buyCost" | "margin" | "supplierId" | "buyRate">>;
+export type Detail = CallDetail & Partial<Pick<CallDetailWithCost, "buyCost" | "margin" | "supplierId" | "buyRate">>;
 
 /** The full record of one call (GET /v1/calls/{id}) in a modal dialog: focus trapped, Escape closes. */
-export function CallDetailDialog({ callId, onClose }: { callId: string | null; onClose: () => void }) {
+export function CallDetailDialog({
+  callId,
+  onClose,
+  accounts = {},
+  suppliers = {},
+}: {
+  callId: string | null;
+  onClose: () => void;
+  accounts?: NameMap;
+  suppliers?: NameMap;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
@@ -39,9 +51,16 @@ export function CallDetailDialog({ callId, onClose }: { callId: string | null; o
         <h2 id="call-detail-title" className="text-base font-semibold">
           Call {callId}
         </h2>
-        <button type="button" onClick={onClose} className="rounded-md px-2 py-1 text-sm text-slate-600 hover:bg-slate-100" aria-label="Close call detail">
-          Close
-        </button>
+        <div className="flex items-center gap-1">
+          {callId ? (
+            <Link href={`/calls/${encodeURIComponent(callId)}`} className="rounded-md px-2 py-1 text-sm font-medium text-brand-700 hover:bg-slate-100" data-testid="call-permalink">
+              Open page
+            </Link>
+          ) : null}
+          <button type="button" onClick={onClose} className="rounded-md px-2 py-1 text-sm text-slate-600 hover:bg-slate-100" aria-label="Close call detail">
+            Close
+          </button>
+        </div>
       </div>
       <div className="max-h-[70dvh] overflow-y-auto px-5 py-4" data-testid="call-detail">
         {detail.isPending ? (
@@ -54,7 +73,7 @@ export function CallDetailDialog({ callId, onClose }: { callId: string | null; o
             </button>
           </div>
         ) : (
-          <CallDetailBody call={detail.data} />
+          <CallDetailBody call={detail.data} accounts={accounts} suppliers={suppliers} />
         )}
       </div>
     </dialog>
@@ -64,7 +83,7 @@ export function CallDetailDialog({ callId, onClose }: { callId: string | null; o
 /** Only http(s) recordings become links: the path comes from the switch, never a javascript: URL. */
 function isWebUrl(text: string): boolean {
   try {
-    const url = new URL(text, window.location.origin);
+    const url = new URL(text, "https://portal.invalid"); // a relative path stays on this site; only the scheme matters
     return url.protocol === "https:" || url.protocol === "http:";
   } catch {
     return false;
@@ -74,8 +93,8 @@ function isWebUrl(text: string): boolean {
 function Row({ label, children, mono = false }: { label: string; children: ReactNode; mono?: boolean }) {
   return (
     <div className="grid grid-cols-[10rem_1fr] gap-3 py-1.5">
-      <dt className="text-sm text-slate-500">{label}</dt>
-      <dd className={`min-w-0 break-words text-sm ${mono ? "font-mono text-[13px]" : ""}`}>{children ?? <span className="text-slate-400">—</span>}</dd>
+      <dt className="text-sm text-slate-600">{label}</dt>
+      <dd className={`min-w-0 break-words text-sm ${mono ? "font-mono text-[13px]" : ""}`}>{children ?? <span className="text-slate-500">—</span>}</dd>
     </div>
   );
 }
@@ -83,14 +102,16 @@ function Row({ label, children, mono = false }: { label: string; children: React
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
     <section className="py-2">
-      <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">{title}</h3>
+      <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-600">{title}</h3>
       <dl className="divide-y divide-slate-100">{children}</dl>
     </section>
   );
 }
 
-function CallDetailBody({ call }: { call: Detail }) {
+/** The full record of a call: in the dialog, and on the call's own page (/calls/{id}). */
+export function CallDetailBody({ call, accounts = {}, suppliers = {} }: { call: Detail; accounts?: NameMap; suppliers?: NameMap }) {
   const cost = "buyCost" in call;
+  const zone = useTimeZone();
   return (
     <div className="divide-y divide-slate-200">
       <Section title="Call">
@@ -103,9 +124,13 @@ function CallDetailBody({ call }: { call: Detail }) {
         <Row label="To" mono>
           {call.to}
         </Row>
-        <Row label="Started">{formatDateTime(call.startTime)}</Row>
-        <Row label="Answered">{call.answerTime ? formatDateTime(call.answerTime) : "Not answered"}</Row>
-        <Row label="Ended">{formatDateTime(call.endTime)}</Row>
+        <Row label={`Started (${zone.name})`}>
+          <Time iso={call.startTime} />
+        </Row>
+        <Row label={`Answered (${zone.name})`}>{call.answerTime ? <Time iso={call.answerTime} /> : "Not answered"}</Row>
+        <Row label={`Ended (${zone.name})`}>
+          <Time iso={call.endTime} />
+        </Row>
         <Row label="Duration">
           <span className="tabular-nums">
             {formatDuration(call.duration)} ({call.duration} s), billed {call.billDuration} s
@@ -119,7 +144,7 @@ function CallDetailBody({ call }: { call: Detail }) {
       </Section>
       <Section title="Billing">
         <Row label="Price">
-          <Money value={call.price} currency={call.currency} />
+          <Price call={call} />
         </Row>
         <Row label="Rated">{call.rated ? "Yes" : "No rate matched (not charged yet)"}</Row>
         <Row label="Matched prefix" mono>
@@ -129,8 +154,14 @@ function CallDetailBody({ call }: { call: Detail }) {
         <Row label="Billing increment" mono>
           {call.billingIncrement}
         </Row>
-        <Row label="Billing group" mono>
-          {call.billingGroupId}
+        <Row label="Account">
+          {accounts[call.billingGroupId] ? (
+            <>
+              {accounts[call.billingGroupId]} <span className="font-mono text-[13px] text-slate-600">({call.billingGroupId})</span>
+            </>
+          ) : (
+            <span className="font-mono text-[13px]">{call.billingGroupId}</span>
+          )}
         </Row>
         {cost ? (
           <>
@@ -141,8 +172,13 @@ function CallDetailBody({ call }: { call: Detail }) {
             <Row label="Margin">
               <Money value={call.margin} currency={call.currency} signed />
             </Row>
-            <Row label="Supplier" mono>
-              {call.supplierId}
+            <Row label="Supplier">
+              {call.supplierId ? (
+                <>
+                  {suppliers[call.supplierId] ?? call.supplierId}{" "}
+                  {suppliers[call.supplierId] ? <span className="font-mono text-[13px] text-slate-600">({call.supplierId})</span> : null}
+                </>
+              ) : null}
             </Row>
           </>
         ) : null}

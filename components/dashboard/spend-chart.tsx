@@ -1,4 +1,4 @@
-import { formatMoney } from "@/lib/portal/format";
+import { formatAmount } from "@/lib/portal/format";
 import type { SpendSeries } from "@/lib/portal/spend-per-day";
 
 const DAY_LABEL = new Intl.DateTimeFormat("en", { month: "short", day: "numeric", timeZone: "UTC" });
@@ -12,7 +12,7 @@ function share(value: bigint, max: bigint): number {
 export function SpendChart({ series }: { series: SpendSeries[] }) {
   if (series.length === 0) {
     return (
-      <div className="grid h-48 place-items-center rounded-lg bg-slate-50 text-sm text-slate-500" data-testid="spend-empty">
+      <div className="grid h-48 place-items-center rounded-lg bg-slate-50 text-sm text-slate-600" data-testid="spend-empty">
         No calls in the last 30 days.
       </div>
     );
@@ -27,16 +27,16 @@ export function SpendChart({ series }: { series: SpendSeries[] }) {
           <figure key={s.currency} data-testid={`spend-${s.currency}`}>
             <figcaption className="mb-3 flex flex-wrap items-baseline justify-between gap-2">
               <span className="text-sm font-medium text-slate-600">Spend in {s.currency}, last 30 days</span>
-              <span className="text-lg font-semibold tabular-nums">{formatMoney(s.totalMicros, s.currency)}</span>
+              <span className="text-lg font-semibold tabular-nums">{formatAmount(s.totalMicros, s.currency)}</span>
             </figcaption>
             <div className="relative">
               <div className="pointer-events-none absolute inset-x-0 top-0 border-t border-dashed border-slate-200" aria-hidden />
-              <span className="absolute -top-2.5 right-0 bg-white pl-1 text-[11px] tabular-nums text-slate-400" aria-hidden>
-                {formatMoney(max, s.currency)}
+              <span className="absolute -top-2.5 right-0 bg-white pl-1 text-[11px] tabular-nums text-slate-600" aria-hidden>
+                {formatAmount(max, s.currency)}
               </span>
               <ol className="flex h-44 items-end gap-[3px] border-b border-slate-300 pt-3" aria-label={`Daily spend in ${s.currency}`}>
                 {s.days.map((d) => {
-                  const label = `${DAY_LABEL.format(new Date(`${d.day}T00:00:00Z`))}: ${formatMoney(d.spendMicros, s.currency)} over ${d.calls} ${d.calls === 1 ? "call" : "calls"}`;
+                  const label = `${DAY_LABEL.format(new Date(`${d.day}T00:00:00Z`))}: ${formatAmount(d.spendMicros, s.currency)} over ${d.calls} ${d.calls === 1 ? "call" : "calls"}`;
                   return (
                     <li key={d.day} className="group relative flex h-full flex-1 items-end" title={label}>
                       <span className="sr-only">{label}</span>
@@ -50,7 +50,7 @@ export function SpendChart({ series }: { series: SpendSeries[] }) {
                 })}
               </ol>
             </div>
-            <div className="mt-1 flex justify-between text-[11px] text-slate-500" aria-hidden>
+            <div className="mt-1 flex justify-between text-[11px] text-slate-600" aria-hidden>
               <span>{DAY_LABEL.format(new Date(`${first}T00:00:00Z`))}</span>
               <span>{DAY_LABEL.format(new Date(`${last}T00:00:00Z`))} (UTC days)</span>
             </div>

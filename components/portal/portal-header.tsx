@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { PortalSession } from "@/lib/portal/session";
 import { NavLinks } from "./nav-links";
+import { TimeZoneSwitch } from "./time-zone";
 
 function sessionLabel(session: PortalSession): string {
   const reach = session.billingGroupId === null ? "Platform" : "Customer";
@@ -13,15 +14,16 @@ export function PortalHeader({ session }: { session: PortalSession }) {
       <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-4 focus:top-2 focus:rounded focus:bg-white focus:px-3 focus:py-1">
         Skip to content
       </a>
-      <div className="mx-auto flex h-14 max-w-screen-2xl items-center gap-4 px-4 sm:px-6">
-        <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight text-slate-900">
+      <div className="mx-auto flex min-h-14 max-w-screen-2xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-1.5 sm:px-6">
+        <Link href="/" aria-label="Callbook dashboard" className="flex shrink-0 items-center gap-2 font-semibold tracking-tight text-slate-900">
           <span aria-hidden className="grid size-7 place-items-center rounded-lg bg-brand-600 text-sm text-white">
             C
           </span>
           <span className="hidden sm:inline">Callbook</span>
         </Link>
         <NavLinks />
-        <div className="ml-auto flex items-center gap-3">
+        <div className="ml-auto flex items-center gap-2 sm:gap-3">
+          <TimeZoneSwitch />
           <span className="hidden rounded-full bg-slate-100 px-2.5 py-1 text-xs font-medium text-slate-600 md:inline" title={session.scopes.join(", ")}>
             {sessionLabel(session)}
           </span>

@@ -3,10 +3,12 @@
 import { useQuery } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import type { Rate } from "@/lib/accounts/schemas";
-import { formatDuration, formatMoney, formatRate, toMicros } from "@/lib/portal/format";
+import { rateForAccount } from "@/app/(portal)/rates/actions";
+import { formatDuration, formatPrice, formatRate, toMicros } from "@/lib/portal/format";
 import { priceCall } from "@/lib/rating/billing-math";
 import { incrementTextSchema } from "@/lib/rating/schemas";
 import { ApiProblem, apiGet } from "../api/api-client";
+import type { AccountChoice } from "../balance/balance-widget";
 
 const DESTINATION = /^\+?\d{1,32}$/;
 const inputClass =
@@ -17,27 +19,48 @@ const inputClass =
  * browser with the server's own billing arithmetic (lib/rating/billing-math), so the preview
  * matches what the call would be charged to the micro.
  */
-export function RateCalculator({ initialDestination = "", initialSeconds = 60 }: { initialDestination?: string; initialSeconds?: number }) {
+export function RateCalculator({
+  initialDestination = "",
+  initialSeconds = 60,
+  accounts,
+  initialAccount,
+}: {
+  initialDestination?: string;
+  initialSeconds?: number;
+  /** Platform sessions: the accounts whose rate cards may be looked up. */
+  accounts?: AccountChoice[];
+  initialAccount?: string;
+}) {
   const id = useId();
   const [destinationText, setDestinationText] = useState(initialDestination);
   const [secondsText, setSecondsText] = useState(String(initialSeconds));
-  const [submitted, setSubmitted] = useState(DESTINATION.test(initialDestination) ? initialDestination : "");
+  const [account, setAccount] = useState(accounts ? (accounts.find((a) => a.id === initialAccount)?.id ?? accounts[0]?.id ?? "") : "");
+  const [submitted, setSubmitted] = useState(DESTINATION.test(initialDestination) && (!accounts || account) ? { destination: initialDestination, account } : null);
   const [touched, setTouched] = useState(false);
 
   const destinationValid = DESTINATION.test(destinationText);
+  const showDestinationError = !destinationValid && (touched || destinationText !== "");
   const seconds = /^\d{1,6}$/.test(secondsText) ? Number(secondsText) : null;
+  // A result belongs to the inputs it was looked up for: once they change (or turn invalid) it is stale.
+  const current = submitted !== null && submitted.destination === destinationText && submitted.account === account && seconds !== null;
 
   const rate = useQuery({
-    queryKey: ["rate", submitted],
-    queryFn: ({ signal }) => apiGet<Rate>(`/v1/rates?destination=${encodeURIComponent(submitted)}`, signal),
-    enabled: submitted !== "",
+    queryKey: ["rate", submitted?.account ?? "", submitted?.destination ?? ""],
+    queryFn: async ({ signal }) => {
+      if (!accounts) return apiGet<Rate>(`/v1/rates?destination=${encodeURIComponent(submitted!.destination)}`, signal);
+      const answer = await rateForAccount({ account: submitted!.account, destination: submitted!.destination });
+      if (!answer.ok) throw new ApiProblem(answer.code === "no_rate" ? 404 : 400, answer.code, answer.detail);
+      return answer.rate;
+    },
+    enabled: submitted !== null,
     staleTime: 5 * 60_000,
   });
 
-  const syncUrl = (destination: string, secs: string) => {
+  const syncUrl = (destination: string, secs: string, acct: string) => {
     const params = new URLSearchParams(window.location.search);
     params.set("destination", destination);
     params.set("seconds", secs);
+    if (acct) params.set("account", acct);
     window.history.replaceState(null, "", `${window.location.pathname}?${params}`);
   };
 
@@ -49,12 +72,26 @@ export function RateCalculator({ initialDestination = "", initialSeconds = 60 }:
         onSubmit={(e) => {
           e.preventDefault();
           setTouched(true);
-          if (!destinationValid || seconds === null) return;
-          setSubmitted(destinationText);
-          syncUrl(destinationText, secondsText);
+          if (!destinationValid || seconds === null || (accounts && !account)) return;
+          setSubmitted({ destination: destinationText, account });
+          syncUrl(destinationText, secondsText, account);
         }}
       >
         <div className="space-y-4">
+          {accounts ? (
+            <div>
+              <label htmlFor={`${id}-account`} className="block text-sm font-medium text-slate-700">
+                Account
+              </label>
+              <select id={`${id}-account`} name="account" value={account} onChange={(e) => setAccount(e.target.value)} className={inputClass}>
+                {accounts.map((a) => (
+                  <option key={a.id} value={a.id}>
+                    {a.name} ({a.currency})
+                  </option>
+                ))}
+              </select>
+            </div>
+          ) : null}
           <div>
             <label htmlFor={`${id}-destination`} className="block text-sm font-medium text-slate-700">
               Destination number
@@ -67,11 +104,11 @@ export function RateCalculator({ initialDestination = "", initialSeconds = 60 }:
               placeholder="+442071234567"
               value={destinationText}
               onChange={(e) => setDestinationText(e.target.value.trim())}
-              aria-invalid={touched && !destinationValid}
+              aria-invalid={showDestinationError}
               aria-describedby={`${id}-destination-help`}
               className={`${inputClass} font-mono`}
             />
-            <p id={`${id}-destination-help`} className={`mt-1 text-xs ${touched && !destinationValid ? "text-red-700" : "text-slate-500"}`}>
+            <p id={`${id}-destination-help`} className={`mt-1 text-xs ${showDestinationError ? "text-red-700" : "text-slate-600"}`}>
               Full number with country code: digits, optionally starting with +.
             </p>
           </div>
@@ -90,13 +127,13 @@ export function RateCalculator({ initialDestination = "", initialSeconds = 60 }:
               value={secondsText}
               onChange={(e) => {
                 setSecondsText(e.target.value);
-                if (submitted && /^\d{1,6}$/.test(e.target.value)) syncUrl(submitted, e.target.value);
+                if (submitted && /^\d{1,6}$/.test(e.target.value)) syncUrl(submitted.destination, e.target.value, submitted.account);
               }}
               aria-invalid={seconds === null}
               aria-describedby={`${id}-seconds-help`}
               className={`${inputClass} tabular-nums`}
             />
-            <p id={`${id}-seconds-help`} className={`mt-1 text-xs ${seconds === null ? "text-red-700" : "text-slate-500"}`}>
+            <p id={`${id}-seconds-help`} className={`mt-1 text-xs ${seconds === null ? "text-red-700" : "text-slate-600"}`}>
               {seconds === null ? "A whole number of seconds, 0 or more." : `${formatDuration(seconds)} of talk time.`}
             </p>
           </div>
@@ -107,15 +144,21 @@ export function RateCalculator({ initialDestination = "", initialSeconds = 60 }:
       </form>
 
       <section aria-live="polite" aria-label="Rate and cost" className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm" data-testid="rate-result">
-        {submitted === "" ? (
-          <p className="text-sm text-slate-500">Enter a destination to see the rate that applies and what a call of that length costs.</p>
+        {submitted === null ? (
+          <p className="text-sm text-slate-600">Enter a destination to see the rate that applies and what a call of that length costs.</p>
+        ) : !current ? (
+          <p className="text-sm text-slate-600" data-testid="rate-stale">
+            {!destinationValid || seconds === null
+              ? "Correct the highlighted field to see a rate."
+              : "The inputs changed: press “Look up rate” for the rate and cost of this call."}
+          </p>
         ) : rate.isPending ? (
           <div className="space-y-3" aria-hidden>
             <div className="h-4 w-48 animate-pulse rounded bg-slate-200" />
             <div className="h-8 w-32 animate-pulse rounded bg-slate-200" />
           </div>
         ) : rate.isError ? (
-          <RateError error={rate.error} destination={submitted} onRetry={() => void rate.refetch()} />
+          <RateError error={rate.error} destination={submitted.destination} onRetry={() => void rate.refetch()} />
         ) : (
           <RateResult rate={rate.data} seconds={seconds} />
         )}
@@ -149,7 +192,7 @@ function RateError({ error, destination, onRetry }: { error: unknown; destinatio
 function Figure({ label, children, testId }: { label: string; children: React.ReactNode; testId: string }) {
   return (
     <div className="rounded-lg bg-slate-50 px-4 py-3">
-      <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
+      <dt className="text-xs font-medium uppercase tracking-wide text-slate-600">{label}</dt>
       <dd className="mt-1 text-lg font-semibold tabular-nums" data-testid={testId}>
         {children}
       </dd>
@@ -176,7 +219,7 @@ function RateResult({ rate, seconds }: { rate: Rate; seconds: number | null }) {
         <Figure label="Billing increment" testId="rate-increment">
           {rate.billingIncrement}
           {increment.success ? (
-            <span className="block text-xs font-normal text-slate-500">
+            <span className="block text-xs font-normal text-slate-600">
               {increment.data.min} s minimum, then per {increment.data.interval} s
             </span>
           ) : null}
@@ -185,10 +228,10 @@ function RateResult({ rate, seconds }: { rate: Rate; seconds: number | null }) {
           {charge ? charge.billableSeconds : "—"}
         </Figure>
         <Figure label="Cost of this call" testId="rate-cost">
-          {charge ? formatMoney(charge.micros, rate.currency) : "—"}
+          {charge ? formatPrice(charge.micros, rate.currency) : "—"}
         </Figure>
       </dl>
-      {seconds === 0 ? <p className="mt-3 text-xs text-slate-500">Unanswered calls are not charged.</p> : null}
+      {seconds === 0 ? <p className="mt-3 text-xs text-slate-600">Unanswered calls are not charged.</p> : null}
     </div>
   );
 }

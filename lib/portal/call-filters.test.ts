@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callFiltersToApiQuery, callFiltersToSearch, parseCallFilters, quickRange } from "./call-filters";
+import { callFiltersToApiQuery, callFiltersToSearch, hasAnyFilter, parseCallFilters, quickRange } from "./call-filters";
 
 describe("call log filters", () => {
   it("round-trips through the portal URL", () => {
@@ -33,5 +33,27 @@ describe("call log filters", () => {
     expect(quickRange(1, new Date(2026, 10, 21, 15))).toEqual({ from: "2026-11-21", until: "2026-11-21" });
     expect(quickRange(7, new Date(2026, 10, 21, 15))).toEqual({ from: "2026-11-15", until: "2026-11-21" });
     expect(quickRange(30, new Date(2026, 2, 5, 1))).toEqual({ from: "2026-02-04", until: "2026-03-05" });
+  });
+
+  it("maps whole UTC days when the portal shows UTC", () => {
+    const q = callFiltersToApiQuery({ from: "2026-06-10", until: "2026-06-11" }, "utc");
+    expect(q.get("startTime[gte]")).toBe("2026-06-10T00:00:00.000Z");
+    expect(q.get("startTime[lte]")).toBe("2026-06-11T23:59:59.999Z");
+    expect(quickRange(7, new Date(Date.UTC(2026, 10, 21, 23, 30)), "utc")).toEqual({ from: "2026-11-15", until: "2026-11-21" });
+  });
+
+  it("sends search, account and destination prefix as the API's filters", () => {
+    const f = parseCallFilters(new URLSearchParams("q=%2B1555&account=bg_x&destination=44&match=prefix"));
+    expect(f).toEqual({ search: "+1555", account: "bg_x", destination: "44", destinationMatch: "prefix" });
+    expect(Object.fromEntries(callFiltersToApiQuery(f))).toEqual({ from: "+1555", billingGroupId: "bg_x", toPrefix: "44" });
+    const byId = parseCallFilters(new URLSearchParams("q=42&by=id"));
+    expect(Object.fromEntries(callFiltersToApiQuery(byId))).toEqual({ id: "42" });
+    expect(Object.fromEntries(callFiltersToApiQuery(parseCallFilters(new URLSearchParams("q=ab-12&by=uuid"))))).toEqual({ uuid: "ab-12" });
+  });
+
+  it("drops a search that cannot be what it is searched as", () => {
+    expect(parseCallFilters(new URLSearchParams("q=abc&by=id"))).toEqual({});
+    expect(parseCallFilters(new URLSearchParams("q=abc"))).toEqual({});
+    expect(hasAnyFilter(parseCallFilters(new URLSearchParams("match=prefix")))).toBe(false);
   });
 });

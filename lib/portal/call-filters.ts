@@ -10,9 +10,30 @@ export interface CallFilters {
   /** yyyy-mm-dd, inclusive */
   until?: string;
   direction?: "inbound" | "outbound";
-  /** digits (partial match on the called number) */
+  /** digits: a partial match on the called number, or its start with destinationMatch "prefix" */
   destination?: string;
+  destinationMatch?: "prefix";
   hangupCause?: string;
+  /** Billing group id (platform sessions). */
+  account?: string;
+  /** Search text, read as searchBy says (a caller number by default). */
+  search?: string;
+  searchBy?: "id" | "uuid";
+}
+
+/** What the search box looks for: a caller number (starts with), a call id, or a call UUID (exact). */
+export const SEARCH_FIELDS = [
+  { id: "caller", label: "Caller number" },
+  { id: "id", label: "Call ID" },
+  { id: "uuid", label: "Call UUID" },
+] as const;
+export type SearchField = (typeof SEARCH_FIELDS)[number]["id"];
+
+/** Whether a search text can be what it is searched as (the API would refuse it otherwise). */
+export function validSearch(text: string, by: SearchField): boolean {
+  if (by === "id") return /^\d{1,19}$/.test(text);
+  if (by === "uuid") return /^[^\u0000-\u001f\u007f]{1,128}$/.test(text);
+  return /^\+?\d{1,32}$/.test(text);
 }
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)));
@@ -23,7 +44,11 @@ const fieldSchemas = {
   until: day,
   direction: z.enum(["inbound", "outbound"]),
   destination: z.string().trim().regex(/^\+?[0-9]{1,20}$/).transform((s) => s.replace(/^\+/, "")),
+  destinationMatch: z.literal("prefix"),
   hangupCause: z.string().trim().regex(/^[A-Za-z0-9_]{1,64}$/),
+  account: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  search: z.string().trim().regex(/^[^\u0000-\u001f\u007f]{1,128}$/),
+  searchBy: z.enum(["id", "uuid"]),
 } as const;
 
 /** URL parameter name of each filter. */
@@ -32,7 +57,11 @@ const PARAM: Record<keyof CallFilters, string> = {
   until: "until",
   direction: "direction",
   destination: "destination",
+  destinationMatch: "match",
   hangupCause: "cause",
+  account: "account",
+  search: "q",
+  searchBy: "by",
 };
 
 type ParamSource = { get(name: string): string | null };
@@ -45,6 +74,12 @@ export function parseCallFilters(params: ParamSource): CallFilters {
     const parsed = fieldSchemas[key].safeParse(raw);
     if (parsed.success) (out as Record<string, string>)[key] = parsed.data;
   }
+  // A search that cannot be what it is searched as is dropped, like any bad value.
+  if (out.search && !validSearch(out.search, out.searchBy ?? "caller")) {
+    delete out.search;
+    delete out.searchBy;
+  }
+  if (!out.search) delete out.searchBy;
   return out;
 }
 
@@ -60,25 +95,32 @@ export function callFiltersToSearch(filters: CallFilters, keep?: URLSearchParams
   return s ? `?${s}` : "";
 }
 
-/** Local midnight of a yyyy-mm-dd day, as a Date (the viewer's time zone). */
-function localDay(date: string, endOfDay: boolean): Date {
+/** Whole days are the viewer's local days, or UTC days when the portal shows UTC. */
+export type DayZone = "local" | "utc";
+
+/** Midnight (or the last millisecond) of a yyyy-mm-dd day in the given zone, as a Date. */
+function dayBound(date: string, endOfDay: boolean, zone: DayZone): Date {
   const [y, m, d] = date.split("-").map(Number);
-  return endOfDay ? new Date(y, m - 1, d, 23, 59, 59, 999) : new Date(y, m - 1, d, 0, 0, 0, 0);
+  const [h, min, s, ms] = endOfDay ? [23, 59, 59, 999] : [0, 0, 0, 0];
+  return zone === "utc" ? new Date(Date.UTC(y, m - 1, d, h, min, s, ms)) : new Date(y, m - 1, d, h, min, s, ms);
 }
 
 /** /v1/calls (and /v1/calls/export) query parameters for these filters. */
-export function callFiltersToApiQuery(filters: CallFilters): URLSearchParams {
+export function callFiltersToApiQuery(filters: CallFilters, zone: DayZone = "local"): URLSearchParams {
   const q = new URLSearchParams();
-  if (filters.from) q.set("startTime[gte]", localDay(filters.from, false).toISOString());
-  if (filters.until) q.set("startTime[lte]", localDay(filters.until, true).toISOString());
+  if (filters.from) q.set("startTime[gte]", dayBound(filters.from, false, zone).toISOString());
+  if (filters.until) q.set("startTime[lte]", dayBound(filters.until, true, zone).toISOString());
   if (filters.direction) q.set("direction", filters.direction);
-  if (filters.destination) q.set("to", filters.destination);
+  if (filters.destination) q.set(filters.destinationMatch === "prefix" ? "toPrefix" : "to", filters.destination);
   if (filters.hangupCause) q.set("hangupCause", filters.hangupCause);
+  if (filters.account) q.set("billingGroupId", filters.account);
+  if (filters.search) q.set(filters.searchBy ?? "from", filters.search);
   return q;
 }
 
-export function toDayString(d: Date): string {
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+export function toDayString(d: Date, zone: DayZone = "local"): string {
+  const [y, m, day] = zone === "utc" ? [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()] : [d.getFullYear(), d.getMonth(), d.getDate()];
+  return `${y}-${String(m + 1).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
 }
 
 export const QUICK_RANGES = [
@@ -87,14 +129,18 @@ export const QUICK_RANGES = [
   { id: "30d", label: "30 days", days: 30 },
 ] as const;
 
-/** The last `days` calendar days up to and including today, in the viewer's time zone. */
-export function quickRange(days: number, now = new Date()): { from: string; until: string } {
-  const start = new Date(now.getFullYear(), now.getMonth(), now.getDate() - (days - 1));
-  return { from: toDayString(start), until: toDayString(now) };
+/** The last `days` calendar days up to and including today, in the viewer's time zone (or UTC). */
+export function quickRange(days: number, now = new Date(), zone: DayZone = "local"): { from: string; until: string } {
+  const start =
+    zone === "utc"
+      ? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)))
+      : new Date(now.getFullYear(), now.getMonth(), now.getDate() - (days - 1));
+  return { from: toDayString(start, zone), until: toDayString(now, zone) };
 }
 
+/** Whether anything narrows the list (how the destination or search is matched does not, alone). */
 export function hasAnyFilter(filters: CallFilters): boolean {
-  return Object.values(filters).some(Boolean);
+  return Object.entries(filters).some(([key, value]) => key !== "destinationMatch" && key !== "searchBy" && Boolean(value));
 }
 
 /** Common hangup causes (FreeSWITCH names), offered as suggestions; any cause can be typed. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDateTime, formatDateTimeCompact, formatDuration, formatMoney, formatRate, toMicros } from "./format";
+import { formatAmount, formatDateTime, formatDuration, formatMoney, formatPrice, formatRate, shortTimeZoneName, toMicros } from "./format";
 
 describe("portal formatting", () => {
   it("formats money exactly, beyond what a float would keep", () => {
@@ -27,14 +27,28 @@ describe("portal formatting", () => {
     expect(formatDuration(3725)).toBe("1:02:05");
   });
 
-  it("renders instants in the requested time zone", () => {
-    const iso = "2026-03-01T23:30:00.000Z";
-    expect(formatDateTime(iso, { locale: "en-GB", timeZone: "UTC" })).toContain("23:30:00");
-    expect(formatDateTime(iso, { locale: "en-GB", timeZone: "Asia/Tokyo" })).toContain("08:30:00");
+  it("renders instants in one format, in the requested time zone, across a date line", () => {
+    expect(formatDateTime("2026-03-01T23:30:05.000Z", { timeZone: "UTC" })).toBe("2026-03-01 23:30:05");
+    expect(formatDateTime("2026-03-01T23:30:05.000Z", { timeZone: "Asia/Tokyo" })).toBe("2026-03-02 08:30:05");
+    expect(formatDateTime("2026-03-01T00:00:00.000Z", { timeZone: "America/New_York" })).toBe("2026-02-28 19:00:00");
   });
 
-  it("renders compact timestamps in the requested zone, across a date line", () => {
-    expect(formatDateTimeCompact("2026-03-01T23:30:05.000Z", { timeZone: "Asia/Tokyo" })).toBe("2026-03-02 08:30:05");
-    expect(formatDateTimeCompact("2026-03-01T00:00:00.000Z", { timeZone: "America/New_York" })).toBe("2026-02-28 19:00:00");
+  it("names zones briefly for headers", () => {
+    expect(shortTimeZoneName("UTC")).toBe("UTC");
+    expect(shortTimeZoneName("America/New_York", new Date("2026-01-15T12:00:00Z"))).toBe("EST");
+  });
+
+  it("formats balances in the currency's own minor units, rounding the exact decimal", () => {
+    expect(formatAmount(toMicros("1234.505"), "USD", "en-US")).toBe("$1,234.51");
+    expect(formatAmount(toMicros("1234.5"), "JPY", "en-US")).toBe("¥1,235");
+    expect(formatAmount(toMicros("12.3456"), "BHD", "en-US")).toBe("BHD\u00a012.346");
+    expect(formatAmount(toMicros("-0.004"), "USD", "en-US")).toBe("-$0.00");
+  });
+
+  it("formats per-call prices with fixed decimals so columns align", () => {
+    expect(formatPrice(toMicros("0.0074"), "USD", "en-US")).toBe("$0.007400");
+    expect(formatPrice(toMicros("1.2"), "EUR", "en-US")).toBe("€1.200000");
+    expect(formatPrice(toMicros("-0.000001"), "USD", "en-US")).toBe("-$0.000001");
+    expect(formatPrice(toMicros("5"), "JPY", "en-US")).toBe("¥5.000000");
   });
 });

@@ -29,6 +29,26 @@ export function formatMoney(micros: bigint, currency: string, locale?: string): 
   );
 }
 
+/** Decimals of a call's price, buy cost and margin in every table: fixed, so columns line up, and 6 so nothing is rounded away. */
+export const PRICE_DECIMALS = 6;
+
+/** A per-call amount with fixed decimals ("$0.007585", "$1.200000"): exact, and aligned in a column. */
+export function formatPrice(micros: bigint, currency: string, locale?: string): string {
+  return numberFormat(
+    `price:${currency}`,
+    { style: "currency", currency, minimumFractionDigits: PRICE_DECIMALS, maximumFractionDigits: PRICE_DECIMALS },
+    locale,
+  ).format(formatMicros(micros));
+}
+
+/**
+ * A balance or a total in the currency's own minor units (USD 2, JPY 0, BHD 3), rounded half
+ * away from zero from the exact decimal (Intl rounds the decimal string, not a float).
+ */
+export function formatAmount(micros: bigint, currency: string, locale?: string): string {
+  return numberFormat(`amount:${currency}`, { style: "currency", currency }, locale).format(formatMicros(micros));
+}
+
 /** A per-minute rate: "$0.0120/min". */
 export function formatRate(micros: bigint, currency: string, locale?: string): string {
   return `${formatMoney(micros, currency, locale)}/min`;
@@ -37,6 +57,12 @@ export function formatRate(micros: bigint, currency: string, locale?: string): s
 /** A plain integer with grouping: "12,345". */
 export function formatCount(n: number, locale?: string): string {
   return numberFormat("count", { maximumFractionDigits: 0 }, locale).format(String(n));
+}
+
+/** Billed seconds as minutes with one decimal, exactly (integer arithmetic): "1,234.5". */
+export function formatMinutes(seconds: number, locale?: string): string {
+  const tenths = Math.round((seconds * 10) / 60);
+  return numberFormat("minutes", { minimumFractionDigits: 1, maximumFractionDigits: 1 }, locale).format(`${Math.trunc(tenths / 10)}.${tenths % 10}`);
 }
 
 /** Seconds as "m:ss" or "h:mm:ss". */
@@ -50,32 +76,13 @@ export function formatDuration(totalSeconds: number): string {
 
 const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
 
-/** An ISO instant in the viewer's time zone (the browser's, unless one is given). */
-export function formatDateTime(iso: string, options: { locale?: string; timeZone?: string } = {}): string {
-  const key = `${options.locale ?? ""}|${options.timeZone ?? ""}`;
-  let f = dateTimeFormats.get(key);
-  if (!f) {
-    f = new Intl.DateTimeFormat(options.locale, {
-      year: "numeric",
-      month: "short",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-      hourCycle: "h23",
-      timeZone: options.timeZone,
-    });
-    dateTimeFormats.set(key, f);
-  }
-  return f.format(new Date(iso));
-}
-
-const compactFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** "2026-11-21 06:25:13" in the viewer's zone: compact and sortable, for dense tables. */
-export function formatDateTimeCompact(iso: string, options: { timeZone?: string } = {}): string {
+/**
+ * The portal's one date format, "2026-11-23 14:05:09": sortable, locale-neutral, in the given
+ * IANA zone (the viewer's when absent). Pages name the zone next to it (timeZoneName).
+ */
+export function formatDateTime(iso: string, options: { timeZone?: string } = {}): string {
   const key = options.timeZone ?? "";
-  let f = compactFormats.get(key);
+  let f = dateTimeFormats.get(key);
   if (!f) {
     f = new Intl.DateTimeFormat("en-US", {
       year: "numeric",
@@ -87,9 +94,20 @@ export function formatDateTimeCompact(iso: string, options: { timeZone?: string 
       hourCycle: "h23",
       timeZone: options.timeZone,
     });
-    compactFormats.set(key, f);
+    dateTimeFormats.set(key, f);
   }
   const parts: Record<string, string> = {};
   for (const p of f.formatToParts(new Date(iso))) parts[p.type] = p.value;
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+}
+
+/** The IANA name of a zone ("America/New_York"); the viewer's own when none is given. */
+export function timeZoneName(timeZone?: string): string {
+  return timeZone ?? new Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/** A short label of the zone at an instant ("EST", "UTC", "GMT+1"), for narrow column headers. */
+export function shortTimeZoneName(timeZone?: string, at = new Date()): string {
+  const part = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" }).formatToParts(at).find((p) => p.type === "timeZoneName");
+  return part?.value ?? timeZoneName(timeZone);
 }

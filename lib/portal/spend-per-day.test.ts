@@ -5,11 +5,11 @@ import { createBillingGroup } from "@/lib/billing/groups";
 import { ENGINES, openTestDb } from "@/lib/testing/engines";
 import { spendPerDay } from "./spend-per-day";
 
-async function insertCall(handle: DbHandle, groupId: string, currency: string, startIso: string, priceMicros: bigint) {
+async function insertCall(handle: DbHandle, groupId: string, currency: string, startIso: string, priceMicros: bigint, buyCostMicros: bigint | null = null) {
   await handle.db.execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
-      duration, bill_duration, currency, rated, price_micros)
+      duration, bill_duration, currency, rated, price_micros, buy_cost_micros)
     VALUES (${crypto.randomUUID()}, ${groupId}, 'outbound', '100', '4420', ${startIso}::timestamptz, ${startIso}::timestamptz,
-      10, 10, ${currency}, true, ${priceMicros})`);
+      10, 10, ${currency}, true, ${priceMicros}, ${buyCostMicros})`);
 }
 
 describe.each(ENGINES)("spend per day on %s", (engine) => {
@@ -28,6 +28,8 @@ describe.each(ENGINES)("spend per day on %s", (engine) => {
     await insertCall(handle, usd, "USD", "2026-10-22T23:59:59Z", 7n); // 31st day back: outside
     await insertCall(handle, usd, "USD", "2026-10-23T00:00:00Z", 3n); // 30th day back: inside
     await insertCall(handle, eur, "EUR", "2026-11-19T12:00:00Z", 42n);
+    await insertCall(handle, eur, "EUR", "2026-11-19T13:00:00Z", 10n, 25n); // a loss
+    await insertCall(handle, eur, "EUR", "2026-11-19T14:00:00Z", 100n, 40n);
   });
   afterAll(async () => {
     await handle?.close();
@@ -47,13 +49,19 @@ describe.each(ENGINES)("spend per day on %s", (engine) => {
   it("gives a platform key one series per currency across groups", async () => {
     const series = await spendPerDay(handle.db, { billingGroupId: null }, { now });
     expect(series.map((s) => [s.currency, s.totalMicros])).toEqual([
-      ["EUR", 42n],
+      ["EUR", 152n],
       ["USD", 1_500_006n],
     ]);
   });
 
   it("never shows another group's calls", async () => {
     const [series] = await spendPerDay(handle.db, { billingGroupId: eur }, { now });
-    expect(series.totalMicros).toBe(42n);
+    expect(series.totalMicros).toBe(152n);
+    expect(series.cost).toBeUndefined(); // only when asked: cost sessions
+  });
+
+  it("adds buy cost and exact margin over the calls that have a buy cost, when asked", async () => {
+    const [series] = await spendPerDay(handle.db, { billingGroupId: eur }, { now, withCost: true });
+    expect(series.cost).toEqual({ buyCostMicros: 65n, marginMicros: 45n }); // (10-25) + (100-40); the 42 without cost is not in it
   });
 });

@@ -14,6 +14,8 @@ export interface SpendSeries {
   currency: string;
   days: DaySpend[];
   totalMicros: bigint;
+  /** Buy cost and margin (price - buy cost) of the calls that have a buy cost; filled only when asked (cost sessions). */
+  cost?: { buyCostMicros: bigint; marginMicros: bigint };
 }
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -29,7 +31,7 @@ function utcDay(d: Date): string {
 export async function spendPerDay(
   db: Executor,
   principal: Pick<Principal, "billingGroupId">,
-  options: { days?: number; now?: Date } = {},
+  options: { days?: number; now?: Date; withCost?: boolean } = {},
 ): Promise<SpendSeries[]> {
   const days = options.days ?? 30;
   const now = options.now ?? new Date();
@@ -37,19 +39,31 @@ export async function spendPerDay(
   const since = new Date(todayStart - (days - 1) * DAY_MS).toISOString();
   const until = new Date(todayStart + DAY_MS).toISOString();
   const scope = principal.billingGroupId === null ? sql`` : sql`AND billing_group_id = ${principal.billingGroupId}`;
-  const rows = await queryRows<{ day: string; currency: string; spend: bigint | string; calls: number | string }>(
+  const rows = await queryRows<{
+    day: string;
+    currency: string;
+    spend: bigint | string;
+    calls: number | string;
+    buy: bigint | string | null;
+    margin: bigint | string | null;
+  }>(
     db,
     sql`SELECT to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, currency,
-          SUM(price_micros)::bigint AS spend, COUNT(*)::int AS calls
+          SUM(price_micros)::bigint AS spend, COUNT(*)::int AS calls,
+          COALESCE(SUM(buy_cost_micros), 0)::bigint AS buy,
+          COALESCE(SUM(price_micros - buy_cost_micros) FILTER (WHERE buy_cost_micros IS NOT NULL), 0)::bigint AS margin
         FROM calls
         WHERE start_time >= ${since}::timestamptz AND start_time < ${until}::timestamptz ${scope}
         GROUP BY 1, 2`,
   );
   const byCurrency = new Map<string, Map<string, { spend: bigint; calls: number }>>();
+  const costs = new Map<string, { buyCostMicros: bigint; marginMicros: bigint }>();
   for (const r of rows) {
     const currency = r.currency.trim();
     if (!byCurrency.has(currency)) byCurrency.set(currency, new Map());
     byCurrency.get(currency)!.set(r.day, { spend: BigInt(r.spend), calls: Number(r.calls) });
+    const c = costs.get(currency) ?? { buyCostMicros: 0n, marginMicros: 0n };
+    costs.set(currency, { buyCostMicros: c.buyCostMicros + BigInt(r.buy ?? 0), marginMicros: c.marginMicros + BigInt(r.margin ?? 0) });
   }
   return [...byCurrency.keys()].sort().map((currency) => {
     const perDay = byCurrency.get(currency)!;
@@ -61,6 +75,6 @@ export async function spendPerDay(
       series.push({ day, spendMicros: v?.spend ?? 0n, calls: v?.calls ?? 0 });
       totalMicros += v?.spend ?? 0n;
     }
-    return { currency, days: series, totalMicros };
+    return options.withCost ? { currency, days: series, totalMicros, cost: costs.get(currency) } : { currency, days: series, totalMicros };
   });
 }

@@ -1,7 +1,9 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { CallLog } from "@/components/calls/call-log";
+import { getDb } from "@/lib/db/client";
 import { callColumnsFor } from "@/lib/portal/call-columns";
+import { portalNames } from "@/lib/portal/names";
 import { requirePortalSession } from "@/lib/portal/session";
 
 export const metadata: Metadata = { title: "Calls" };
@@ -9,18 +11,25 @@ export const metadata: Metadata = { title: "Calls" };
 export default async function CallsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(await searchParams)) if (typeof v === "string") params.set(k, v);
-  const { session } = await requirePortalSession(`/calls${params.size ? `?${params}` : ""}`);
+  const { session, principal } = await requirePortalSession(`/calls${params.size ? `?${params}` : ""}`);
+  const names = await portalNames(await getDb(), principal);
   return (
     <div className="flex flex-col gap-4">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Calls</h1>
         <p className="text-sm text-slate-600">
-          Every completed call, newest first. Times are shown in your time zone. Select a call for its full detail.
+          Every completed call, newest first, in the time zone chosen at the top of the page. Select a call for its full detail.
         </p>
       </div>
       <Suspense>
-        {/* The server decides which columns exist: cost columns only for cost-scoped sessions. */}
-        <CallLog columns={callColumnsFor(session)} />
+        {/* The server decides which columns and names exist: cost columns and supplier names only for cost-scoped sessions. */}
+        <CallLog
+          columns={callColumnsFor(session)}
+          accounts={names.accounts}
+          accountOptions={names.accountOptions?.map(({ id, name }) => ({ id, name }))}
+          suppliers={names.suppliers}
+          canReadCost={session.canReadCost}
+        />
       </Suspense>
     </div>
   );

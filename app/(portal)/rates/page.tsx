@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import { RateCalculator } from "@/components/rates/rate-calculator";
+import { getDb } from "@/lib/db/client";
+import { portalNames } from "@/lib/portal/names";
 import { requirePortalSession } from "@/lib/portal/session";
 
 export const metadata: Metadata = { title: "Rates" };
@@ -8,20 +10,26 @@ export default async function RatesPage({ searchParams }: { searchParams: Promis
   const params = await searchParams;
   const destination = typeof params.destination === "string" && /^\+?\d{1,32}$/.test(params.destination) ? params.destination : "";
   const seconds = typeof params.seconds === "string" && /^\d{1,6}$/.test(params.seconds) ? Number(params.seconds) : 60;
-  const { session } = await requirePortalSession("/rates");
+  const account = typeof params.account === "string" ? params.account : undefined;
+  const { principal } = await requirePortalSession("/rates");
+  // A platform key has no rate card of its own: it picks the account whose card to look up.
+  const accounts = principal.billingGroupId === null ? (await portalNames(await getDb(), principal)).accountOptions : undefined;
   return (
     <div className="flex flex-col gap-4">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Rate calculator</h1>
-        <p className="text-sm text-slate-600">The rate your account pays for a destination, and what a call of a given length costs.</p>
+        <p className="text-sm text-slate-600">
+          {accounts
+            ? "The rate an account pays for a destination, and what a call of a given length costs."
+            : "The rate your account pays for a destination, and what a call of a given length costs."}
+        </p>
       </div>
-      {session.billingGroupId === null ? (
+      {accounts && accounts.length === 0 ? (
         <p role="note" className="rounded-xl border border-slate-200 bg-white p-5 text-sm text-slate-600 shadow-sm">
-          Rate cards belong to billing groups. This is a platform key, which sees every group but has no rate card of its own: sign in
-          with a key bound to a billing group to look up its rates.
+          No billing groups exist yet, so there is no rate card to look up.
         </p>
       ) : (
-        <RateCalculator initialDestination={destination} initialSeconds={seconds} />
+        <RateCalculator initialDestination={destination} initialSeconds={seconds} accounts={accounts} initialAccount={account} />
       )}
     </div>
   );

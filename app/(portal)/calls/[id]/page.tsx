@@ -1,0 +1,42 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { CallDetailBody } from "@/components/calls/call-detail-dialog";
+import { ApiError } from "@/lib/api/errors";
+import { getCall } from "@/lib/calls/get-call";
+import { getDb } from "@/lib/db/client";
+import { portalNames } from "@/lib/portal/names";
+import { requirePortalSession } from "@/lib/portal/session";
+
+export const metadata: Metadata = { title: "Call" };
+
+/** A call's own page: the linkable form of the call log's detail dialog. */
+export default async function CallPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const { principal } = await requirePortalSession(`/calls/${encodeURIComponent(id)}`);
+  const db = await getDb();
+  // The one serialiser decides the fields: no cost fields for a session without calls:read_cost.
+  const call = await getCall(db, principal, id).catch((e: unknown) => {
+    if (e instanceof ApiError && e.code === "not_found") notFound();
+    throw e;
+  });
+  const names = await portalNames(db, principal);
+  const supplierId = "supplierId" in call ? call.supplierId : null;
+  return (
+    <div className="mx-auto flex max-w-3xl flex-col gap-4">
+      <nav aria-label="Breadcrumb" className="text-sm">
+        <Link href="/calls" className="font-medium text-brand-700 hover:text-brand-600">
+          ← Calls
+        </Link>
+      </nav>
+      <h1 className="text-2xl font-semibold tracking-tight">Call {call.id}</h1>
+      <div className="rounded-xl border border-slate-200 bg-white px-5 py-3 shadow-sm" data-testid="call-detail">
+        <CallDetailBody
+          call={call}
+          accounts={names.accounts[call.billingGroupId] ? { [call.billingGroupId]: names.accounts[call.billingGroupId] } : {}}
+          suppliers={supplierId && names.suppliers[supplierId] ? { [supplierId]: names.suppliers[supplierId] } : {}}
+        />
+      </div>
+    </div>
+  );
+}
