@@ -1,5 +1,5 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs" || process.env.NEXT_PHASE === "phase-production-build") return;
-  const { bootServer } = await import("./lib/server/boot");
-  await bootServer();
+  const { bootServerOrExit } = await import("./lib/server/boot");
+  await bootServerOrExit();
 }

@@ -19,7 +19,7 @@ export function serverSecret(name: "SESSION_SECRET" | "CURSOR_SECRET"): Buffer {
   } else {
     const dir = dataDir();
     const file = path.join(dir, `${name.toLowerCase().replace("_", "-")}`);
-    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 }); // only the owner may read the secrets
     try {
       // wx: two processes racing both end up reading the first one's secret.
       fs.writeFileSync(file, randomBytes(32).toString("base64url"), { flag: "wx", mode: 0o600 });

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type { SQL } from "drizzle-orm";
 import { databaseUrl, dataDir } from "@/lib/config/env";
+import { restrictUmask, securePrivateDir } from "@/lib/config/private-dir";
 import * as schema from "./schema";
 import { acquireLock, releaseLock, type DataDirLock } from "./data-dir-lock";
 import { releaseDeadClients } from "./release-dead-clients";
@@ -105,23 +106,40 @@ async function openPostgres(url: string): Promise<DbHandle> {
 async function openPglite(options: OpenOptions): Promise<DbHandle> {
   const dir = options.dir ?? dataDir();
   const inMemory = dir.startsWith("memory://");
-  const lock = inMemory ? undefined : acquireLock(dir, options.role ?? "server", options.port);
   const { PGlite } = await import("@electric-sql/pglite");
   const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
   const { drizzle } = await import("drizzle-orm/pglite");
   const { migrate } = await import("drizzle-orm/pglite/migrator");
-  const client = await PGlite.create(inMemory ? dir : path.join(dir, "pgdata"), { extensions: { pg_trgm } });
-  const db = drizzle({ client, schema });
-  await migrate(db, { migrationsFolder: migrationsFolder() });
-  return {
-    db: db as unknown as Db,
-    engine: "pglite",
-    lock,
-    close: async () => {
-      await client.close();
-      if (!inMemory) releaseLock(dir);
-    },
-  };
+  if (inMemory) {
+    const client = await PGlite.create(dir, { extensions: { pg_trgm } });
+    const db = drizzle({ client, schema });
+    await migrate(db, { migrationsFolder: migrationsFolder() });
+    return { db: db as unknown as Db, engine: "pglite", close: () => client.close() };
+  }
+  restrictUmask(); // PGlite creates its files with the process umask
+  securePrivateDir(dir);
+  const lock = await acquireLock(dir, options.role ?? "server", { port: options.port });
+  let client: InstanceType<typeof PGlite> | undefined;
+  try {
+    client = await PGlite.create(path.join(dir, "pgdata"), { extensions: { pg_trgm } });
+    securePrivateDir(dir, { quiet: true }); // a new database's initial files are unpacked 0666
+    const db = drizzle({ client, schema });
+    await migrate(db, { migrationsFolder: migrationsFolder() });
+    const opened = client;
+    return {
+      db: db as unknown as Db,
+      engine: "pglite",
+      lock,
+      close: async () => {
+        await opened.close();
+        await releaseLock(dir);
+      },
+    };
+  } catch (e) {
+    await client?.close().catch(() => undefined);
+    await releaseLock(dir); // a failed open must not keep the directory
+    throw e;
+  }
 }
 
 /**

@@ -1,4 +1,11 @@
+import fs from "node:fs";
+import { databaseUrl, dataDir } from "@/lib/config/env";
+import { securePrivateDir } from "@/lib/config/private-dir";
 import { getDbHandle } from "@/lib/db/client";
+
+function logLine(stream: NodeJS.WriteStream, fields: Record<string, unknown>): void {
+  stream.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields })}\n`);
+}
 
 /**
  * Runs once when the Next server process starts: opens the database (taking the embedded data
@@ -7,6 +14,22 @@ import { getDbHandle } from "@/lib/db/client";
  */
 export async function bootServer(): Promise<void> {
   const port = Number(process.env.PORT || 3000);
+  // On PostgreSQL DATA_DIR still holds the generated secrets; openPglite secures it on the embedded engine.
+  if (databaseUrl() && fs.existsSync(dataDir())) securePrivateDir(dataDir());
   const handle = await getDbHandle({ role: "server", port });
-  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), event: "database ready", engine: handle.engine })}\n`);
+  logLine(process.stdout, { event: "database ready", engine: handle.engine });
+}
+
+/**
+ * bootServer, or exit 1 with the reason on stderr. Next memoises a failed instrumentation hook and
+ * would answer every request with a bare 500 for the life of the process; a server that cannot
+ * open its database must stop, so that its supervisor (or the operator) sees why and restarts it.
+ */
+export async function bootServerOrExit(): Promise<void> {
+  try {
+    await bootServer();
+  } catch (e) {
+    logLine(process.stderr, { event: "cannot open the database, exiting", error: (e as Error).message });
+    process.exit(1);
+  }
 }
