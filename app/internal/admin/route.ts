@@ -1,5 +1,0 @@
-import { handleAdminRequest } from "@/lib/admin/admin-channel";
-
-export const dynamic = "force-dynamic";
-
-export const POST = handleAdminRequest;
