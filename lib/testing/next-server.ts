@@ -36,6 +36,8 @@ export interface NextServerOptions {
   nodeArgs?: string[];
   /** Own process group, so the whole tree can be killed at once. */
   detached?: boolean;
+  /** Runs the server through a launcher: gets the server's argv, returns the argv to spawn. */
+  wrap?: (argv: string[]) => string[];
 }
 
 // Never inherited from the caller's shell: each server gets exactly the store and secrets it is given.
@@ -55,11 +57,9 @@ export function spawnNextServer(options: NextServerOptions): ChildProcess {
     ...options.env,
   });
   const out = fs.openSync(options.logFile, "a");
-  const child = spawn(
-    process.execPath,
-    [...(options.nodeArgs ?? []), path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(options.port), "-H", "127.0.0.1"],
-    { cwd: ROOT, env, stdio: ["ignore", out, out], detached: options.detached ?? false },
-  );
+  const argv = [process.execPath, ...(options.nodeArgs ?? []), path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(options.port), "-H", "127.0.0.1"];
+  const [command, ...args] = options.wrap ? options.wrap(argv) : argv;
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", out, out], detached: options.detached ?? false });
   fs.closeSync(out);
   return child;
 }

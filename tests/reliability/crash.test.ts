@@ -8,19 +8,25 @@ import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
 import { createSupplier } from "@/lib/rating/suppliers";
 import { ENGINES } from "@/lib/testing/engines";
 import { sql } from "drizzle-orm";
-import { AppServer, Store, bearer, http, ledgerDefects, ledgerOf, postCdrs, prng, sleep, testSeed, type HttpResult } from "./harness";
+import { AppServer, Store, bearer, http, ledgerDefects, ledgerOf, postCdrs, processState, prng, sleep, testSeed, type HttpResult } from "./harness";
 import { BUY_CARD, SELL_CARD, makeCdr, rateRows } from "./seed";
 
 /**
  * kill -9 during ingest: the production server on each engine takes a bounded stream of CDR
- * batches from several concurrent senders and is SIGKILLed at a random moment (KILLS times), then
- * restarted on the same data. After every restart: each batch is stored whole or not at all, and
- * every batch the server acknowledged is there. Finally every batch is replayed: each call is
- * stored and charged exactly once and each group's balance equals its ledger.
+ * batches from several concurrent senders; its process group is SIGKILLed at a random moment and a
+ * new server is started at once on the same data, while the dead one is still a zombie (its parent
+ * does not reap it) and its lock file still names it. KILLS times in a row (10 on the embedded
+ * engine, whose lock is what a restart meets). After every restart the server answers /v1 (not
+ * 500), each batch is stored whole or not at all, and every batch the server acknowledged is there.
+ * Finally every batch is replayed: each call is stored and charged exactly once and each group's
+ * balance equals its ledger. On PGlite also: a second server on a held directory exits 1 saying
+ * why, and the data directory is owner-only (a 0755/0666 tree left by an older version is fixed).
  */
 
 const CALLS = Number(process.env.CRASH_CALLS || 700);
-const KILLS = Number(process.env.CRASH_KILLS || 2);
+const KILLS: Record<string, number> = process.env.CRASH_KILLS
+  ? { pglite: Number(process.env.CRASH_KILLS), postgres: Number(process.env.CRASH_KILLS) }
+  : { pglite: 10, postgres: 2 };
 const SENDERS = 3;
 
 interface Batch {
@@ -58,6 +64,30 @@ async function storedViaApi(server: AppServer, key: string): Promise<Set<string>
   return out;
 }
 
+/** Entries under dir (itself included) with group or other permission bits. */
+function openToOthers(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (p: string) => {
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(p);
+    } catch {
+      return; // removed by the server while we walked
+    }
+    if ((st.mode & 0o077) !== 0) out.push(`${path.relative(dir, p) || "."} ${(st.mode & 0o777).toString(8)}`);
+    if (st.isDirectory()) for (const name of fs.readdirSync(p)) walk(path.join(p, name));
+  };
+  walk(dir);
+  return out;
+}
+
+/** What an older version left: directories 0755, files 0666. */
+function loosen(p: string): void {
+  const st = fs.lstatSync(p);
+  fs.chmodSync(p, st.isDirectory() ? 0o755 : 0o666);
+  if (st.isDirectory()) for (const name of fs.readdirSync(p)) loosen(path.join(p, name));
+}
+
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanup.reverse()) await c().catch(() => undefined);
@@ -65,7 +95,8 @@ afterEach(async () => {
 });
 
 describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
-  it(`stores and charges each of ${CALLS} calls exactly once across ${KILLS} kills and a full replay`, async () => {
+  it(`stores and charges each of ${CALLS} calls exactly once across ${KILLS[engine]} kills with immediate restarts and a full replay`, async () => {
+    const kills = KILLS[engine];
     const seed = testSeed();
     const rand = prng(seed);
     const store = await Store.create(engine, "crash");
@@ -88,11 +119,21 @@ describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
     const log: string[] = [`seed ${seed}, ${batches.length} batches`];
     const tally = { requests: 0, kills: 0, lostInFlight: 0, restarts: 0 };
 
-    let server = await AppServer.start(store);
+    if (engine === "pglite") {
+      loosen(store.dataDir);
+      expect(openToOthers(store.dataDir).length).toBeGreaterThan(100);
+    }
+    let server = await AppServer.start(store, { unreaped: true });
+    cleanup.push(() => server.stop());
+    if (engine === "pglite") {
+      expect(openToOthers(store.dataDir), "the server tightens an existing data directory at start").toEqual([]);
+      expect(server.log()).toContain("data directory permissions tightened");
+    }
     let cursor = 0; // next batch not yet sent in a kill phase
-    for (let kill = 0; kill < KILLS; kill++) {
+    for (let kill = 0; kill < kills; kill++) {
       const remaining = batches.length - cursor;
-      const killAfterAcks = 2 + Math.floor(rand() * Math.max(1, remaining * 0.35));
+      // Spread over the kills still to come, so that each one lands while batches are being sent.
+      const killAfterAcks = 1 + Math.floor(rand() * Math.max(1, (remaining / (kills - kill)) * 0.7));
       const killDelayMs = Math.floor(rand() * 40);
       let acks = 0;
       let inFlight = 0;
@@ -132,11 +173,16 @@ describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
       tally.kills++;
       log.push(`kill ${kill + 1}: after ${acks} acknowledged batches (+${killDelayMs} ms) with ${inFlightAtKill} in flight, ${cursor}/${batches.length} batches sent`);
       if (engine === "pglite") {
-        // The dead server's lock file is still there, naming a dead pid: it must not block the restart.
-        expect(fs.existsSync(path.join(store.dataDir, "pglite.lock"))).toBe(true);
+        // The dead server's lock file is still there, naming a pid that is not reaped yet
+        // (kill(pid, 0) still succeeds on it): it must not block the restart.
+        const lock = JSON.parse(fs.readFileSync(path.join(store.dataDir, "pglite.lock"), "utf8")) as { pid: number };
+        expect(lock.pid).toBe(current.pid);
+        expect(processState(current.pid)).toBe("Z");
       }
 
-      server = await AppServer.start(store);
+      // At once: the new server may meet the old one's sockets still being torn down.
+      server = await AppServer.start(store, { unreaped: true });
+      await current.reap();
       tally.restarts++;
       const stored = await storedViaApi(server, setup.readKey);
       for (const batch of batches.slice(0, cursor)) {
@@ -144,6 +190,16 @@ describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
         expect([0, batch.uuids.length], `batch ${batch.index} (${batch.outcome}) is partly stored: ${present}/${batch.uuids.length}`).toContain(present);
         if (batch.acknowledged) expect(present, `acknowledged batch ${batch.index} lost after kill -9`).toBe(batch.uuids.length);
       }
+    }
+
+    if (engine === "pglite") {
+      // A second server on a directory in use stops at once with the reason (not 500s forever).
+      const second = await AppServer.start(store).then(
+        (s) => s.stop().then(() => "started"),
+        (e: Error) => e.message,
+      );
+      expect(second).toMatch(new RegExp(`\\(exit 1\\)[\\s\\S]*in use by server process ${server.pid}`));
+      log.push("a second server on the held directory exited 1");
     }
 
     // Replay everything, as a switch would after an outage: nothing twice, nothing missing.
@@ -169,6 +225,7 @@ describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
     const finalStored = await storedViaApi(server, setup.readKey);
     expect(finalStored.size).toBe(CALLS);
     await server.stop();
+    if (engine === "pglite") expect(openToOthers(store.dataDir), "files the server created as it ran").toEqual([]);
 
     const { ledger, perUuid } = await store.withDb(async (db) => ({
       ledger: await ledgerOf(db),

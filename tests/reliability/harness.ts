@@ -82,6 +82,12 @@ export interface AppOptions {
   /** Overrides the store's DATABASE_URL (e.g. through a TCP proxy). */
   databaseUrl?: string;
   port?: number;
+  /**
+   * Runs the server, in a process group of its own, under a parent that never reaps it (sh exec'ing
+   * sleep): after kill9() its pid stays a zombie until reap(), as under an init that does not reap or
+   * in the moment before a supervisor does. That is what `npm start` right after `kill -9` meets.
+   */
+  unreaped?: boolean;
 }
 
 // Servers still running when this test process exits (a timeout, a crash) are not left behind.
@@ -96,22 +102,55 @@ process.once("exit", () => {
   }
 });
 
+/** State letter of /proc/<pid>/stat (R, S, D, Z, ...); undefined when there is no such process. */
+export function processState(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+  } catch {
+    return undefined;
+  }
+}
+
+function gone(pid: number): boolean {
+  const state = processState(pid);
+  return state === undefined || state === "Z" || state === "X";
+}
+
+async function serverPidFrom(file: string, keeper: ChildProcess): Promise<number> {
+  for (let i = 0; i < 500; i++) {
+    const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim() : "";
+    if (/^\d+$/.test(text)) return Number(text);
+    if (keeper.exitCode !== null || keeper.signalCode !== null) break;
+    await sleep(10);
+  }
+  throw new Error("the server's launcher did not tell its pid");
+}
+
 /** One `next start` process of the production build, in its own process group. */
 export class AppServer {
   private constructor(
+    /** What was spawned: the server itself, or (unreaped) the parent that never reaps it. */
     readonly child: ChildProcess,
+    private readonly serverPid: number,
     readonly baseUrl: string,
     readonly port: number,
     readonly logFile: string,
   ) {}
 
+  /** The `next start` process (leader of its process group). */
   get pid(): number {
-    return this.child.pid!;
+    return this.serverPid;
+  }
+
+  private get unreaped(): boolean {
+    return this.serverPid !== this.child.pid;
   }
 
   static async start(store: Store, options: AppOptions = {}): Promise<AppServer> {
     const port = options.port ?? (await freePort());
     const logFile = path.join(store.workDir, `server-${port}-${Date.now()}.log`);
+    const pidFile = options.unreaped ? `${logFile}.pid` : undefined;
     const child = spawnNextServer({
       port,
       distDir: distDir(),
@@ -120,21 +159,36 @@ export class AppServer {
       logFile,
       env: { LOG_REQUESTS: "0", ...options.env },
       detached: true, // its own process group, so kill9() takes anything it spawned too
+      // setsid: the server leads a group of its own, apart from its launcher (which then becomes sleep).
+      wrap: pidFile ? (argv) => ["sh", "-c", `setsid "$@" & echo $! > '${pidFile}'; exec sleep 86400`, "sh", ...argv] : undefined,
     });
     liveGroups.add(child.pid!);
     child.once("exit", () => liveGroups.delete(child.pid!));
-    const server = new AppServer(child, `http://127.0.0.1:${port}`, port, logFile);
+    const serverPid = pidFile ? await serverPidFrom(pidFile, child) : child.pid!;
+    liveGroups.add(serverPid);
+    const server = new AppServer(child, serverPid, `http://127.0.0.1:${port}`, port, logFile);
     try {
       await server.waitUntilServing();
     } catch (e) {
       await server.kill9();
+      await server.reap();
       throw e;
     }
     return server;
   }
 
   private waitUntilServing(): Promise<void> {
-    return waitUntilServing(this.baseUrl, this.child, this.logFile, START_TIMEOUT_MS);
+    // waitUntilServing stops early when the process it is given exits: under a launcher, that is the server.
+    const exited = () => gone(this.serverPid);
+    const watched = this.unreaped
+      ? ({
+          get exitCode() {
+            return exited() ? -1 : null;
+          },
+          signalCode: null,
+        } as unknown as ChildProcess)
+      : this.child;
+    return waitUntilServing(this.baseUrl, watched, this.logFile, START_TIMEOUT_MS);
   }
 
   log(): string {
@@ -142,6 +196,7 @@ export class AppServer {
   }
 
   get running(): boolean {
+    if (this.unreaped) return !gone(this.serverPid);
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
@@ -165,25 +220,41 @@ export class AppServer {
     return total;
   }
 
-  /** SIGKILL to the whole process group: no shutdown hook, no lock release, no flush. */
+  /**
+   * SIGKILL to the server's whole process group: no shutdown hook, no lock release, no flush.
+   * Resolves once it has exited; unreaped, once it is a zombie (not yet reaped: see reap()).
+   */
   async kill9(): Promise<void> {
     if (!this.running) return;
-    const exited = new Promise((r) => this.child.once("exit", r));
+    const exited = this.unreaped ? null : new Promise((r) => this.child.once("exit", r));
     try {
       process.kill(-this.pid, "SIGKILL");
     } catch {
-      this.child.kill("SIGKILL");
+      process.kill(this.pid, "SIGKILL");
     }
+    if (exited) await exited;
+    else while (!gone(this.serverPid)) await sleep(5);
+    liveGroups.delete(this.serverPid);
+  }
+
+  /** Unreaped: ends the parent that never reaps, so the dead server's pid is released. */
+  async reap(): Promise<void> {
+    if (!this.unreaped || this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((r) => this.child.once("exit", r));
+    this.child.kill("SIGKILL");
     await exited;
   }
 
   async stop(): Promise<void> {
-    if (!this.running) return;
-    const exited = new Promise((r) => this.child.once("exit", r));
-    this.child.kill("SIGTERM");
-    const timer = setTimeout(() => void this.kill9(), 10_000);
-    await exited;
-    clearTimeout(timer);
+    if (this.running) {
+      const exited = this.unreaped ? null : new Promise((r) => this.child.once("exit", r));
+      process.kill(this.pid, "SIGTERM");
+      const timer = setTimeout(() => void this.kill9(), 10_000);
+      if (exited) await exited;
+      else while (!gone(this.serverPid)) await sleep(20);
+      clearTimeout(timer);
+    }
+    await this.reap();
   }
 }
 
