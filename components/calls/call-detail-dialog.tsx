@@ -62,7 +62,8 @@ export function CallDetailDialog({
           </button>
         </div>
       </div>
-      <div className="max-h-[70dvh] overflow-y-auto px-5 py-4" data-testid="call-detail">
+      {/* Scrolls when the record is taller than the screen: focusable, so the keyboard can scroll it. */}
+      <div className="max-h-[70dvh] overflow-y-auto px-5 py-4" data-testid="call-detail" role="region" aria-label="Call record" tabIndex={0}>
         {detail.isPending ? (
           <p className="py-8 text-center text-sm text-slate-500">Loading call…</p>
         ) : detail.isError ? (

@@ -1,0 +1,58 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, screenshot, test, type KeyKind } from "./fixtures";
+import type { Page } from "@playwright/test";
+
+const VIEWPORTS = [
+  { name: "desktop", width: 1440, height: 900 },
+  { name: "phone", width: 390, height: 844 },
+] as const;
+
+/** Waits until a page's client data has arrived, so axe sees the filled page, not skeletons. */
+const READY: Record<string, (page: Page) => Promise<void>> = {
+  "/": async (page) => {
+    await expect(page.getByTestId("balance-amount")).toBeVisible();
+    await expect(page.getByTestId("latest-calls").locator("tbody tr").first()).not.toHaveAttribute("aria-hidden", "true");
+  },
+  "/calls": async (page) => {
+    await expect(page.locator("[data-call-id]").first()).toBeVisible();
+  },
+  "/rates": async (page) => {
+    await expect(page.getByRole("button", { name: "Look up rate" })).toBeVisible();
+  },
+  "/reports": async (page) => {
+    await expect(page.getByTestId("report-table")).toBeVisible();
+  },
+};
+
+async function seriousFindings(page: Page) {
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) }));
+}
+
+for (const kind of ["cost", "platform"] as KeyKind[]) {
+  for (const vp of VIEWPORTS) {
+    test(`axe: no serious or critical findings on the portal pages, ${kind} session, ${vp.name}`, async ({ page, signIn }) => {
+      await page.setViewportSize({ width: vp.width, height: vp.height });
+      await signIn(kind);
+      for (const path of Object.keys(READY)) {
+        await page.goto(path);
+        await READY[path](page);
+        expect(await seriousFindings(page), `${path} at ${vp.name}`).toEqual([]);
+      }
+      // A call's own page, and the detail dialog over the call log.
+      const id = await page.goto("/calls").then(async () => {
+        await READY["/calls"](page);
+        return page.locator("[data-call-id]").first().getAttribute("data-call-id");
+      });
+      await page.locator("[data-call-id]").first().click();
+      await expect(page.getByTestId("call-detail")).toContainText("UUID");
+      expect(await seriousFindings(page), `call detail dialog at ${vp.name}`).toEqual([]);
+      await page.goto(`/calls/${id}`);
+      await expect(page.getByTestId("call-detail")).toContainText("UUID");
+      expect(await seriousFindings(page), `/calls/${id} at ${vp.name}`).toEqual([]);
+      if (kind === "cost") await screenshot(page, `call-page-${vp.name}`);
+    });
+  }
+}
