@@ -119,3 +119,68 @@ describe("answered and elapsed seconds", () => {
     expect(() => isoToEpochMicros("2025-01-01T00:00:00")).toThrow(RangeError);
   });
 });
+
+describe("priceCall with connect fee and minimum charge", () => {
+  // Computed by hand: [rate, increment, answered s, connectFee, minCharge] -> [billable s, usage, connect fee charged, min applied, price], micros.
+  const golden: [bigint, string, number, bigint | null, bigint | null, number, bigint, bigint, boolean, bigint][] = [
+    // 15000 * 37 / 60 = 9250; + 10000
+    [15_000n, "1/1", 37, 10_000n, null, 37, 9_250n, 10_000n, false, 19_250n],
+    // 60/60 bills 61 s as 120 s: 24600 + 5000 = 29600 < 50000
+    [12_300n, "60/60", 61, 5_000n, 50_000n, 120, 24_600n, 5_000n, true, 50_000n],
+    // 1 * 1 / 60 = 0.0166.. -> 0; the minimum lifts it to 1
+    [1n, "1/1", 1, null, null, 1, 0n, 0n, false, 0n],
+    [1n, "1/1", 1, null, 1n, 1, 0n, 0n, true, 1n],
+    // half-up once: 30 * 1 / 60 = 0.5 -> 1; 90 / 60 = 1.5 -> 2; the connect fee is whole micros
+    [30n, "1/1", 1, 7n, null, 1, 1n, 7n, false, 8n],
+    [90n, "1/1", 1, 3n, null, 1, 2n, 3n, false, 5n],
+    [89n, "1/1", 1, 3n, null, 1, 1n, 3n, false, 4n],
+    // unanswered: no connect fee, no minimum
+    [10_000n, "60/60", 0, 10_000n, 50_000n, 0, 0n, 0n, false, 0n],
+    // 30/6 bills 31 s as 36 s: 100000 * 36 / 60 = 60000; + 20000 = 80000, equal to the minimum: not applied
+    [100_000n, "30/6", 31, 20_000n, 80_000n, 36, 60_000n, 20_000n, false, 80_000n],
+    [100_000n, "30/6", 31, 20_000n, 80_001n, 36, 60_000n, 20_000n, true, 80_001n],
+    // 1234567 * 3601 / 60 = 74094596.1166.. -> 74094596; + 500000
+    [1_234_567n, "1/1", 3601, 500_000n, 1_000_000n, 3601, 74_094_596n, 500_000n, false, 74_594_596n],
+    // a free rate with a connect fee costs the connect fee
+    [0n, "1/1", 5, 25_000n, null, 5, 0n, 25_000n, false, 25_000n],
+  ];
+  it.each(golden)("%s/min %s %i s fee %s min %s", (rate, text, answered, connectFee, minCharge, seconds, usage, fee, applied, price) => {
+    const [min, interval] = text.split("/").map(Number);
+    expect(priceCall(rate, inc(min, interval), answered, { connectFeeMicros: connectFee, minChargeMicros: minCharge })).toEqual({
+      billableSeconds: seconds,
+      usageMicros: usage,
+      connectFeeMicros: fee,
+      minChargeApplied: applied,
+      micros: price,
+    });
+  });
+
+  it("without fees prices exactly as rate * billable seconds / 60", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.integer({ min: 0, max: 86_400 }), (rate, s) => {
+        expect(priceCall(rate, inc(1, 1), s).micros).toBe(chargeMicros(rate, s));
+      }),
+    );
+  });
+
+  it("is never below the minimum nor below connect fee + usage when billed", () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10n ** 9n }),
+        fc.integer({ min: 1, max: 86_400 }),
+        fc.bigInt({ min: 0n, max: 10n ** 7n }),
+        fc.bigInt({ min: 0n, max: 10n ** 7n }),
+        (rate, s, connectFee, minCharge) => {
+          const c = priceCall(rate, inc(1, 1), s, { connectFeeMicros: connectFee, minChargeMicros: minCharge });
+          expect(c.micros >= minCharge && c.micros >= connectFee + c.usageMicros).toBe(true);
+          expect(c.micros).toBe(c.minChargeApplied ? minCharge : connectFee + c.usageMicros);
+        },
+      ),
+    );
+  });
+
+  it("refuses negative fees", () => {
+    expect(() => priceCall(1n, inc(1, 1), 1, { connectFeeMicros: -1n })).toThrow(RangeError);
+    expect(() => priceCall(1n, inc(1, 1), 1, { minChargeMicros: -1n })).toThrow(RangeError);
+  });
+});

@@ -61,13 +61,40 @@ export function answeredSeconds(answerTime: string | Date | number | null, endTi
   return elapsedSeconds(answerTime, endTime);
 }
 
+/** Optional per-prefix fees of a rate, micro-units. */
+export interface RateFees {
+  /** Charged once per billed call, on top of the per-minute part. */
+  connectFeeMicros?: bigint | null;
+  /** The least a billed call costs, connect fee included. */
+  minChargeMicros?: bigint | null;
+}
+
 export interface CallCharge {
   billableSeconds: number;
+  /** round-half-up(rate * billableSeconds / 60): the per-minute part. */
+  usageMicros: bigint;
+  /** Connect fee charged (0 when the rate has none or nothing was billed). */
+  connectFeeMicros: bigint;
+  /** True when the minimum charge raised the price. */
+  minChargeApplied: boolean;
+  /** The price: max(minCharge, connectFee + usage); 0 when nothing was billed. */
   micros: bigint;
 }
 
-/** Billable seconds and price of one side (sell or buy) of a call. */
-export function priceCall(rateMicrosPerMinute: bigint, increment: Increment, answered: number): CallCharge {
+/**
+ * Billable seconds and price of one side (sell or buy) of a call. A call with 0 billable seconds
+ * (unanswered) costs 0: no connect fee, no minimum. Otherwise
+ * price = max(minCharge, connectFee + round-half-up(rate * billableSeconds / 60)). The connect fee is
+ * whole micros, so this is also round-half-up(connectFee + rate * billableSeconds / 60): one rounding step.
+ */
+export function priceCall(rateMicrosPerMinute: bigint, increment: Increment, answered: number, fees: RateFees = {}): CallCharge {
+  const connectFee = fees.connectFeeMicros ?? 0n;
+  const minCharge = fees.minChargeMicros ?? 0n;
+  if (connectFee < 0n || minCharge < 0n) throw new RangeError("fees must not be negative");
   const seconds = billableSeconds(answered, increment);
-  return { billableSeconds: seconds, micros: chargeMicros(rateMicrosPerMinute, seconds) };
+  const usageMicros = chargeMicros(rateMicrosPerMinute, seconds);
+  if (seconds === 0) return { billableSeconds: 0, usageMicros, connectFeeMicros: 0n, minChargeApplied: false, micros: 0n };
+  const subtotal = connectFee + usageMicros;
+  const minChargeApplied = subtotal < minCharge;
+  return { billableSeconds: seconds, usageMicros, connectFeeMicros: connectFee, minChargeApplied, micros: minChargeApplied ? minCharge : subtotal };
 }
