@@ -7,6 +7,7 @@ export const metadata: Metadata = { title: "Sign in" };
 
 const MESSAGES: Record<string, string> = {
   invalid: "That key is unknown or has been revoked. Check it and try again.",
+  scope: "This key can only send call records (cdrs:write); sign in with a key that can read calls.",
   missing: "Paste your API key to sign in.",
   expired: "Your session has ended. Sign in again to continue.",
   origin: "The sign-in request came from another site and was refused.",

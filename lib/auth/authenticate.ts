@@ -1,8 +1,9 @@
 import type { Executor } from "@/lib/db/client";
 import { ApiError } from "@/lib/api/errors";
-import { findKeyById, findKeyBySecret } from "./find-key";
+import { findKeyBySecret, findSessionPrincipal } from "./find-key";
 import type { Principal } from "./principal";
 import type { PrincipalCache } from "./principal-cache";
+import { isSameOrigin, isSecureRequest, isUnsafeMethod, sessionTokenFromCookies } from "./request-origin";
 import { verifySessionToken } from "./session-token";
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
@@ -11,29 +12,12 @@ function unauthorized(detail: string): ApiError {
   return new ApiError("unauthorized", detail, undefined, { "WWW-Authenticate": 'Bearer realm="v1"' });
 }
 
-function sessionCookie(request: Request): string | null {
-  const header = request.headers.get("cookie");
-  if (!header) return null;
-  for (const part of header.split(";")) {
-    const [name, ...rest] = part.trim().split("=");
-    if (name === "__Host-cb_session" || name === "cb_session") return rest.join("=");
-  }
-  return null;
-}
-
-/** A forged cookie may carry malformed percent-escapes: that is a bad credential (401), not a 500. */
-function decodeCookieValue(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return "";
-  }
-}
-
 /**
  * The two credential sources of /v1: an API key in `Authorization: Bearer`, or the portal's
  * session cookie. Either resolves to the same Principal, checked against the database, or against the
- * principal cache, which every key revocation or rate card change drops (principal-cache.ts).
+ * principal cache, which every key revocation, session end or rate card change drops (principal-cache.ts).
+ * A cookie is sent by the browser whichever site made the request, so a state-changing request
+ * authenticated by cookie must come from this site's own pages (403 `cross_origin` otherwise).
  */
 export async function authenticate(request: Request, db: Executor, cache?: PrincipalCache): Promise<Principal> {
   const authorization = request.headers.get("authorization");
@@ -44,11 +28,14 @@ export async function authenticate(request: Request, db: Executor, cache?: Princ
     if (!principal) throw unauthorized("The API key is unknown or revoked.");
     return principal;
   }
-  const token = sessionCookie(request);
+  const token = sessionTokenFromCookies(request.headers.get("cookie"), isSecureRequest(request));
   if (token) {
-    const keyId = verifySessionToken(decodeCookieValue(token));
-    const principal = keyId ? await findKeyById(db, keyId, cache) : null;
-    if (!principal) throw unauthorized("The session has expired or its key was revoked. Sign in again.");
+    const claims = verifySessionToken(token);
+    const principal = claims ? await findSessionPrincipal(db, claims.sessionId, cache) : null;
+    if (!principal) throw unauthorized("The session has ended, expired or its key was revoked. Sign in again.");
+    if (isUnsafeMethod(request.method) && !isSameOrigin(request, { allowMissing: false })) {
+      throw new ApiError("cross_origin", "A request authenticated by the portal's session cookie must come from the portal itself.");
+    }
     return principal;
   }
   throw unauthorized("Missing credentials: send `Authorization: Bearer <API key>`.");

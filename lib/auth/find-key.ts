@@ -14,7 +14,7 @@ interface KeyRow {
   rate_card_version: bigint | number | null;
 }
 
-function toPrincipal(row: KeyRow, via: Principal["via"]): Principal {
+function toPrincipal(row: KeyRow, via: Principal["via"], sessionId?: string): Principal {
   // Frozen: a cached principal is shared by every request of its key.
   return Object.freeze({
     keyId: row.id,
@@ -22,6 +22,7 @@ function toPrincipal(row: KeyRow, via: Principal["via"]): Principal {
     billingGroupId: row.billing_group_id,
     rateCardVersion: row.rate_card_version === null ? null : Number(row.rate_card_version),
     via,
+    ...(sessionId ? { sessionId } : {}),
   });
 }
 
@@ -57,6 +58,27 @@ export async function findKeyById(db: Executor, keyId: string, cache?: Principal
   const [row] = await queryRows<KeyRow>(db, sql`${SELECT_KEY} WHERE k.id = ${keyId} AND k.revoked_at IS NULL`);
   if (!row) return null;
   const principal = toPrincipal(row, "session");
+  cache?.set(cacheKey, principal, generation);
+  return principal;
+}
+
+/**
+ * The live key behind a live portal session: the session neither ended (sign-out, key revocation)
+ * nor expired, and its key not revoked. Ending a session or revoking a key NOTIFYs callbook_auth,
+ * which drops the cache (migrations 0002 and 0003).
+ */
+export async function findSessionPrincipal(db: Executor, sessionId: string, cache?: PrincipalCache): Promise<Principal | null> {
+  const cacheKey = `s:${sessionId}`;
+  const cached = cache?.get(cacheKey);
+  if (cached) return cached;
+  const generation = cache?.generation() ?? 0;
+  const [row] = await queryRows<KeyRow>(
+    db,
+    sql`${SELECT_KEY} JOIN portal_sessions s ON s.key_id = k.id
+      WHERE s.id = ${sessionId} AND s.ended_at IS NULL AND s.expires_at > now() AND k.revoked_at IS NULL`,
+  );
+  if (!row) return null;
+  const principal = toPrincipal(row, "session", sessionId);
   cache?.set(cacheKey, principal, generation);
   return principal;
 }

@@ -3,6 +3,7 @@ import type { Db } from "@/lib/db/client";
 import { apiKeys } from "@/lib/db/schema";
 import { newId } from "@/lib/ids/ids";
 import { displayPrefix, generateApiKeySecret, hashApiKey } from "./api-key-format";
+import { endSessionsOfKey } from "./portal-sessions";
 import type { Scope } from "./scopes";
 
 export interface CreatedApiKey {
@@ -30,12 +31,16 @@ export async function createApiKey(
   return { id, key: secret, scopes: options.scopes, billingGroupId: options.billingGroupId ?? null };
 }
 
-/** Revokes a key; returns false when no live key has that id. */
+/** Revokes a key and ends its portal sessions; returns false when no live key has that id. */
 export async function revokeApiKey(db: Db, id: string): Promise<boolean> {
-  const rows = await db
-    .update(apiKeys)
-    .set({ revokedAt: sql`now()` })
-    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  return rows.length > 0;
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(apiKeys)
+      .set({ revokedAt: sql`now()` })
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id });
+    if (rows.length === 0) return false;
+    await endSessionsOfKey(tx, id);
+    return true;
+  });
 }

@@ -9,6 +9,8 @@ export interface Principal {
   /** Rate card version of the key's group, read with the key: rate caches check it for free. */
   rateCardVersion: number | null;
   via: "api_key" | "session";
+  /** The portal session (portal_sessions.id) when via is "session". */
+  sessionId?: string;
 }
 
 export function canReadCost(principal: Principal): boolean {

@@ -1,20 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { createSessionToken, SESSION_TTL_SECONDS, verifySessionToken } from "@/lib/auth/session-token";
+import { sessionTokenFromCookies } from "@/lib/auth/request-origin";
 import { isSecureRequest, sessionClearCookies, sessionSetCookie } from "./session-cookie";
-import { isSameOriginPost, safeReturnPath } from "./sign-in";
 
 process.env.SESSION_SECRET ??= "session-cookie-test-secret";
 
 describe("session cookie", () => {
   it("over https: __Host- prefix, Secure, HttpOnly, SameSite=Lax, Path=/, expiring with the token", () => {
-    const token = createSessionToken("key_abc");
+    const exp = Math.floor(Date.now() / 1000) + SESSION_TTL_SECONDS;
+    const token = createSessionToken("ses_abc", exp);
     const cookie = sessionSetCookie(token, true);
     expect(cookie.startsWith(`__Host-cb_session=${token};`)).toBe(true);
     for (const attr of ["Secure", "HttpOnly", "SameSite=Lax", "Path=/", `Max-Age=${SESSION_TTL_SECONDS}`]) {
       expect(cookie.split("; ")).toContain(attr);
     }
     expect(cookie).not.toMatch(/Domain=/i); // __Host- forbids it
-    expect(verifySessionToken(token)).toBe("key_abc");
+    expect(verifySessionToken(token)).toEqual({ sessionId: "ses_abc", expiresAt: exp });
+    expect(verifySessionToken(token, exp)).toBeNull(); // expired
   });
 
   it("over plain http (development): a normal name without Secure", () => {
@@ -36,17 +38,18 @@ describe("session cookie", () => {
   });
 });
 
-describe("sign-in guards", () => {
-  it("only returns to same-site paths after sign-in", () => {
-    expect(safeReturnPath("/calls?direction=inbound")).toBe("/calls?direction=inbound");
-    for (const bad of ["//evil.example", "/\\evil.example", "https://evil.example", "", null, undefined]) expect(safeReturnPath(bad)).toBe("/");
+describe("reading the session cookie", () => {
+  const both = "cb_session=plain.sig; __Host-cb_session=host.sig";
+  it("over https reads only the __Host- cookie; over plain http only cb_session", () => {
+    expect(sessionTokenFromCookies(both, true)).toBe("host.sig");
+    expect(sessionTokenFromCookies(both, false)).toBe("plain.sig");
+    expect(sessionTokenFromCookies("cb_session=plain.sig", true)).toBeNull();
+    expect(sessionTokenFromCookies("__Host-cb_session=host.sig", false)).toBeNull();
   });
 
-  it("refuses a sign-in form posted from another site", () => {
-    const post = (headers: Record<string, string>) => new Request("http://portal.example/session", { method: "POST", headers });
-    expect(isSameOriginPost(post({ host: "portal.example", origin: "http://portal.example" }))).toBe(true);
-    expect(isSameOriginPost(post({ host: "portal.example", origin: "https://evil.example" }))).toBe(false);
-    expect(isSameOriginPost(post({ host: "portal.example", origin: "null" }))).toBe(false);
-    expect(isSameOriginPost(post({ host: "portal.example" }))).toBe(true); // not a browser form post
+  it("ignores look-alike names and undecodable values", () => {
+    expect(sessionTokenFromCookies("xcb_session=a; cb_sessionx=b", false)).toBeNull();
+    expect(sessionTokenFromCookies("cb_session=%ZZ", false)).toBe("");
+    expect(sessionTokenFromCookies(null, false)).toBeNull();
   });
 });

@@ -1,14 +1,6 @@
 import { SESSION_TTL_SECONDS, sessionCookieName } from "@/lib/auth/session-token";
 
-/** Both names authenticate() accepts: `__Host-` over https, the plain one on http (development). */
-export const SESSION_COOKIE_NAMES = [sessionCookieName(true), sessionCookieName(false)] as const;
-
-/** https as the browser sees it: directly, or behind a TLS-terminating proxy that says so. */
-export function isSecureRequest(request: Request): boolean {
-  if (new URL(request.url).protocol === "https:") return true;
-  const forwarded = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
-  return forwarded === "https";
-}
+export { isSecureRequest } from "@/lib/auth/request-origin";
 
 function cookie(name: string, value: string, maxAgeSeconds: number, secure: boolean): string {
   const parts = [`${name}=${value}`, "Path=/", `Max-Age=${maxAgeSeconds}`, "HttpOnly", "SameSite=Lax"];
@@ -26,6 +18,6 @@ export function sessionSetCookie(token: string, secure: boolean): string {
 export function sessionClearCookies(secure: boolean): string[] {
   // A `__Host-` cookie can only be set (and so cleared) with Secure; browsers ignore it otherwise.
   return secure
-    ? SESSION_COOKIE_NAMES.map((name) => cookie(name, "", 0, true))
+    ? [sessionCookieName(true), sessionCookieName(false)].map((name) => cookie(name, "", 0, true))
     : [cookie(sessionCookieName(false), "", 0, false)];
 }

@@ -1,13 +1,14 @@
 import "server-only";
-import { cookies } from "next/headers";
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
-import { findKeyById } from "@/lib/auth/find-key";
+import { findSessionPrincipal } from "@/lib/auth/find-key";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
+import { principalCacheFor } from "@/lib/auth/principal-cache";
+import { isHttpsForwardedProto, sessionTokenFromCookies } from "@/lib/auth/request-origin";
 import { verifySessionToken } from "@/lib/auth/session-token";
 import { getDb } from "@/lib/db/client";
-import { SESSION_COOKIE_NAMES } from "./session-cookie";
-import { safeReturnPath } from "./sign-in";
+import { canUsePortal, safeReturnPath } from "./sign-in";
 
 /** What portal pages may know about the signed-in key: serialisable, and never the secret. */
 export interface PortalSession {
@@ -19,17 +20,20 @@ export interface PortalSession {
 }
 
 /**
- * The principal behind the session cookie, checked against the database (revoked key, expired or
- * forged token -> null). Cached per request so a layout and its page share one lookup.
+ * The principal behind the session cookie, checked against the database (ended or expired session,
+ * revoked key, forged token, a key that cannot read calls -> null). Over https only the `__Host-`
+ * cookie counts (Next sets X-Forwarded-Proto from the connection unless a proxy did). Cached per
+ * request so a layout and its page share one lookup.
  */
 export const getPortalPrincipal = cache(async (): Promise<Principal | null> => {
-  const store = await cookies();
-  let token: string | undefined;
-  for (const name of SESSION_COOKIE_NAMES) token ??= store.get(name)?.value;
+  const h = await headers();
+  const token = sessionTokenFromCookies(h.get("cookie"), isHttpsForwardedProto(h.get("x-forwarded-proto")));
   if (!token) return null;
-  const keyId = verifySessionToken(token);
-  if (!keyId) return null;
-  return findKeyById(await getDb(), keyId);
+  const claims = verifySessionToken(token);
+  if (!claims) return null;
+  const db = await getDb();
+  const principal = await findSessionPrincipal(db, claims.sessionId, principalCacheFor(db));
+  return principal && canUsePortal(principal) ? principal : null;
 });
 
 export function toPortalSession(principal: Principal): PortalSession {

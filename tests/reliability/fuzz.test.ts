@@ -3,7 +3,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_TABLE, type ErrorCode } from "@/lib/api/errors";
-import { createSessionToken } from "@/lib/auth/session-token";
+import { createPortalSession } from "@/lib/auth/portal-sessions";
 import { ENGINES } from "@/lib/testing/engines";
 import { AppServer, ROOT, Store, http, problemDefect, testSeed, type HttpResult } from "./harness";
 import { COST_KEYS, makeCdr, seedFixture, type Fixture, type FixtureKey } from "./seed";
@@ -225,7 +225,9 @@ function credentialArb(fixture: Fixture, session: (keyName: FixtureKey) => strin
         .oneof(
           fc.constantFrom(
             { cookie: `cb_session=${session("readAlpha")}`, cost: false, valid: true },
-            { cookie: `__Host-cb_session=${validToken}`, cost: true, valid: true },
+            { cookie: `cb_session=${validToken}`, cost: true, valid: true },
+            // Plain http: only cb_session counts (the __Host- cookie only over https).
+            { cookie: `__Host-cb_session=${validToken}`, cost: false, valid: false },
             { cookie: `cb_session=${forgedPayload}.${signature}`, cost: false, valid: false },
             { cookie: `cb_session=${payload}.${signature.slice(0, -2)}AA`, cost: false, valid: false },
             { cookie: `cb_session=${payload}`, cost: false, valid: false },
@@ -424,11 +426,18 @@ describe.each(ENGINES)("fuzzing every /v1 operation of the OpenAPI document on %
   let fixture: Fixture;
   let operations: Operation[];
   const cursors: string[] = [];
+  const sessionTokens = new Map<FixtureKey, string>();
   const stats = { requests: 0, byStatus: new Map<number, number>(), transport: 0 };
 
   beforeAll(async () => {
     store = await Store.create(engine, "fuzz");
-    fixture = await store.withDb((db) => seedFixture(db, 60));
+    process.env.SESSION_SECRET = SESSION_SECRET;
+    fixture = await store.withDb(async (db) => {
+      const seeded = await seedFixture(db, 60);
+      // Server-side sessions: a valid cookie names a session row (revokedAlpha's is refused with its key).
+      for (const name of ["readAlpha", "costAlpha", "revokedAlpha"] as const) sessionTokens.set(name, (await createPortalSession(db, seeded.keyIds[name])).token);
+      return seeded;
+    });
     server = await AppServer.start(store, { env: { RATE_LIMIT_RPS: "0", SESSION_SECRET } });
     const doc = await http(server.baseUrl, "/v1/openapi.json");
     expect(doc.status).toBe(200);
@@ -457,8 +466,9 @@ describe.each(ENGINES)("fuzzing every /v1 operation of the OpenAPI document on %
 
   it("answers hostile requests with documented statuses, problem+json errors, no leaks and no cost fields without calls:read_cost", async () => {
     const sessionFor = (name: FixtureKey) => {
-      process.env.SESSION_SECRET = SESSION_SECRET;
-      return createSessionToken(fixture.keyIds[name]);
+      const token = sessionTokens.get(name);
+      if (!token) throw new Error(`no session opened for ${name}`);
+      return token;
     };
     const nativeCdrFields = ["uuid", "direction", "from", "to", "startTime", "answerTime", "endTime", "hangupCause", "q850Cause", "pdd", "readCodec", "writeCodec", "recordingUrl", "accountcode", "networkAddr", "billingGroupId", "supplierId", "gateway"];
     const seed = testSeed();

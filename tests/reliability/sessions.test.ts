@@ -1,7 +1,10 @@
 import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "@/lib/auth/manage-keys";
+import { createPortalSession } from "@/lib/auth/portal-sessions";
 import { createSessionToken, SESSION_TTL_SECONDS } from "@/lib/auth/session-token";
 import { AppServer, Store, bearer, http, problemDefect, type HttpResult } from "./harness";
 import { makeCdr, seedFixture, type Fixture } from "./seed";
@@ -29,12 +32,21 @@ let server: AppServer;
 let fixture: Fixture;
 /** Extra keys, one per test, so each has a full rate-limit bucket. */
 const extraKeys: { id: string; key: string }[] = [];
+/** A platform key that may only send CDRs (issue 10.3). */
+let ingestOnly: { id: string; key: string };
+/** Sessions opened before the server started (the store admits one process on PGlite). */
+const sessions: Record<"costAlpha" | "platformCost" | "expired", string> = { costAlpha: "", platformCost: "", expired: "" };
 
 beforeAll(async () => {
   store = await Store.create("pglite", "sessions");
   await store.withDb(async (db) => {
     fixture = await seedFixture(db, 10);
-    for (let i = 0; i < 8; i++) extraKeys.push(await createApiKey(db, { scopes: ["calls:read", "cdrs:write"], billingGroupId: fixture.alphaId, name: `extra ${i}` }));
+    for (let i = 0; i < 14; i++) extraKeys.push(await createApiKey(db, { scopes: ["calls:read", "cdrs:write"], billingGroupId: fixture.alphaId, name: `extra ${i}` }));
+    ingestOnly = await createApiKey(db, { scopes: ["cdrs:write"], name: "switch" });
+    process.env.SESSION_SECRET = SESSION_SECRET;
+    sessions.costAlpha = (await createPortalSession(db, fixture.keyIds.costAlpha)).token;
+    sessions.platformCost = (await createPortalSession(db, fixture.keyIds.platformCost)).token;
+    sessions.expired = (await createPortalSession(db, fixture.keyIds.costAlpha, new Date(Date.now() - (SESSION_TTL_SECONDS + 5) * 1000))).token;
   });
   server = await AppServer.start(store, { env: { RATE_LIMIT_RPS: String(RATE), RATE_LIMIT_BURST: String(BURST), SESSION_SECRET } });
 });
@@ -44,12 +56,21 @@ afterAll(async () => {
   await store?.dispose();
 });
 
-function signIn(key: string, headers: Record<string, string> = {}): Promise<HttpResult> {
+function signIn(key: string, headers: Record<string, string> = {}, next = "/calls"): Promise<HttpResult> {
   return http(server.baseUrl, "/session", {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
-    body: new URLSearchParams({ key, next: "/calls" }).toString(),
+    body: new URLSearchParams({ key, next }).toString(),
   });
+}
+
+/** Signs in over plain http and returns the cookie header that carries the session. */
+async function signedInCookie(key: string): Promise<{ cookie: string }> {
+  const res = await signIn(key);
+  expect(res.status).toBe(303);
+  const { name, value } = parseSetCookie(res.headers.get("set-cookie") ?? "");
+  expect(name).toBe("cb_session");
+  return { cookie: `${name}=${value}` };
 }
 
 /** Set-Cookie attributes, lower-cased names. */
@@ -62,11 +83,6 @@ function parseSetCookie(header: string): { name: string; value: string; attrs: M
     attrs.set((i < 0 ? a : a.slice(0, i)).toLowerCase(), i < 0 ? "" : a.slice(i + 1));
   }
   return { name: pair.slice(0, eq), value: pair.slice(eq + 1), attrs };
-}
-
-function mintToken(keyId: string, nowSeconds?: number): string {
-  process.env.SESSION_SECRET = SESSION_SECRET;
-  return createSessionToken(keyId, nowSeconds);
 }
 
 /** Revokes a key through the running server's local admin channel (PGlite admits one process). */
@@ -132,22 +148,24 @@ describe("portal session cookie", () => {
   });
 
   it("refuses forged, tampered, expired and malformed cookies: 401 on /v1, sign-in redirect on pages", async () => {
-    const keyId = fixture.keyIds.costAlpha;
-    const valid = mintToken(keyId);
+    const valid = sessions.costAlpha;
     const [payload, signature] = valid.split(".");
-    const otherPayload = Buffer.from(JSON.stringify({ k: fixture.keyIds.platformCost, exp: 4_000_000_000 })).toString("base64url");
-    const expired = mintToken(keyId, Math.floor(Date.now() / 1000) - SESSION_TTL_SECONDS - 5);
-    const longLived = Buffer.from(JSON.stringify({ k: keyId, exp: 4_000_000_000 })).toString("base64url");
+    const platformPayload = sessions.platformCost.split(".")[0];
+    const { s: costSession } = JSON.parse(Buffer.from(payload, "base64url").toString()) as { s: string };
+    const longLived = Buffer.from(JSON.stringify({ s: costSession, exp: 4_000_000_000 })).toString("base64url");
+    const oldFormat = Buffer.from(JSON.stringify({ k: fixture.keyIds.costAlpha, exp: 4_000_000_000 })).toString("base64url");
+    process.env.SESSION_SECRET = SESSION_SECRET;
     const forged = [
-      `${otherPayload}.${signature}`, // another key's id under this token's signature
+      `${platformPayload}.${signature}`, // another session under this token's signature
       `${longLived}.${signature}`, // a later expiry under the old signature
       `${payload}.${signature.slice(0, -1)}${signature.endsWith("A") ? "B" : "A"}`,
       `${payload}.`,
       payload,
-      expired,
+      sessions.expired,
       `${payload}.${signature}%ZZ`, // malformed percent-escape (was a 500)
       "%E0%A4%A",
-      mintToken("key_does_not_exist"),
+      createSessionToken("ses_does_not_exist", 4_000_000_000), // signed, but no such session
+      `${oldFormat}.${signature}`, // the pre-session token format, naming a key
     ];
     // Sanity: the untampered token works, so the refusals below are about the tampering.
     expect((await http(server.baseUrl, "/v1/accounts", { headers: { cookie: `cb_session=${valid}` } })).status).toBe(200);
@@ -170,6 +188,154 @@ describe("portal session cookie", () => {
     expectUnauthorized(await http(server.baseUrl, "/v1/balances", { headers: cookie }));
     expectSignInRedirect(await http(server.baseUrl, "/calls", { headers: cookie }));
     expectUnauthorized(await http(server.baseUrl, "/v1/balances", { headers: bearer(key) }));
+  });
+});
+
+describe("server-side sessions (issue 10.8)", () => {
+  it("sign-out ends the session on the server: the same cookie replayed right after is refused", async () => {
+    const { key } = extraKeys[8];
+    const cookie = await signedInCookie(key);
+    expect((await http(server.baseUrl, "/v1/balances", { headers: cookie })).status).toBe(200);
+    expect((await http(server.baseUrl, "/calls", { headers: cookie })).status).toBe(200);
+
+    const out = await http(server.baseUrl, "/session/sign-out", { method: "POST", headers: { ...cookie, origin: server.baseUrl } });
+    expect(out.status).toBe(303);
+    expect(out.headers.get("set-cookie")).toMatch(/^cb_session=;.*Max-Age=0/);
+
+    // A copy of the cookie (another tab, a stolen value) no longer works, on /v1 and on pages.
+    expectUnauthorized(await http(server.baseUrl, "/v1/balances", { headers: cookie }));
+    expectSignInRedirect(await http(server.baseUrl, "/calls", { headers: cookie }));
+    expectSignInRedirect(await http(server.baseUrl, "/", { headers: cookie }));
+    // Signing out ends the session, not the key.
+    expect((await http(server.baseUrl, "/v1/balances", { headers: bearer(key) })).status).toBe(200);
+  });
+
+  it("over https only the __Host- cookie counts; over plain http only cb_session", async () => {
+    const { key } = extraKeys[9];
+    const https = { "x-forwarded-proto": "https" };
+    const signedIn = await signIn(key, https);
+    const { name, value } = parseSetCookie(signedIn.headers.get("set-cookie") ?? "");
+    expect(name).toBe("__Host-cb_session");
+
+    const good = await http(server.baseUrl, "/v1/balances", { headers: { ...https, cookie: `__Host-cb_session=${value}` } });
+    expect(good.status).toBe(200);
+    // A cookie without the prefix can be planted by a sibling subdomain or over plain http: not over https.
+    expectUnauthorized(await http(server.baseUrl, "/v1/balances", { headers: { ...https, cookie: `cb_session=${value}` } }));
+    expectSignInRedirect(await http(server.baseUrl, "/calls", { headers: { ...https, cookie: `cb_session=${value}` } }));
+    // ...and a __Host- cookie is never sent over plain http: one arriving there is not trusted either.
+    expectUnauthorized(await http(server.baseUrl, "/v1/balances", { headers: { cookie: `__Host-cb_session=${value}` } }));
+    expect((await http(server.baseUrl, "/calls", { headers: { ...https, cookie: `__Host-cb_session=${value}` } })).status).toBe(200);
+  });
+
+  it("a cookie-authenticated POST must come from the portal's own origin; Bearer requests are unaffected", async () => {
+    const { key } = extraKeys[10];
+    const cookie = await signedInCookie(key);
+    const post = (headers: Record<string, string>, i: number) =>
+      http(server.baseUrl, "/v1/cdrs", {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(makeCdr(`xorigin-${key.slice(3, 9)}`, i, fixture.alphaId, null)),
+      });
+    for (const [i, headers] of [
+      { ...cookie, origin: "https://evil.example" },
+      { ...cookie, origin: "null" },
+      { ...cookie, "sec-fetch-site": "cross-site" },
+      { ...cookie }, // neither Origin nor Sec-Fetch-Site: not provably from the portal
+    ].entries()) {
+      const res = await post(headers, i);
+      expect(res.status, res.text).toBe(403);
+      expect(problemDefect(res)).toBeNull();
+      expect((res.json as { code: string }).code).toBe("cross_origin");
+    }
+    expect((await post({ ...cookie, origin: server.baseUrl }, 10)).status).toBe(201);
+    expect((await post({ ...bearer(key), origin: "https://evil.example" }, 11)).status).toBe(201);
+    const stored = await http(server.baseUrl, `/v1/calls?pageSize=1000&startTime[gte]=2026-02-01T00:00:00Z&startTime[lte]=2026-02-03T00:00:00Z`, { headers: bearer(key) });
+    const uuids = (stored.json as { calls: { uuid: string }[] }).calls.map((c) => c.uuid).filter((u) => u.startsWith("xorigin-"));
+    expect(uuids.sort()).toEqual([`xorigin-${key.slice(3, 9)}-000010`, `xorigin-${key.slice(3, 9)}-000011`]);
+  });
+});
+
+describe("sign-in (issue 10.3, 10.4)", () => {
+  it("refuses a key that cannot read calls (an ingest-only cdrs:write key) with a clear message, and sets no cookie", async () => {
+    const res = await signIn(ingestOnly.key);
+    expect(res.status).toBe(303);
+    expect(res.headers.get("set-cookie")).toBeNull();
+    const location = res.headers.get("location") ?? "";
+    expect(location).toMatch(/^\/sign-in\?error=scope/);
+    const page = await http(server.baseUrl, location);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("This key can only send call records (cdrs:write); sign in with a key that can read calls.");
+    expect(page.text).not.toContain("Platform");
+  });
+
+  const OFF_SITE_NEXT = [
+    "%2F%09%2Fevil.example", // the issue's example: the tab is dropped by URL parsers -> //evil.example
+    "%2F%0A%2Fevil.example",
+    "%2F%0D%2Fevil.example",
+    "%2F%5Cevil.example",
+    "%5C%5Cevil.example",
+    "%2F%2Fevil.example",
+    "%2F.%2F%2Fevil.example",
+    "https%3A%2F%2Fevil.example",
+    "%09https%3A%2F%2Fevil.example",
+    "javascript%3Aalert(1)",
+  ];
+
+  it("sends a signed-in user only to paths of this site, whatever `next` says", async () => {
+    const cookie = await signedInCookie(extraKeys[11].key);
+    for (const next of OFF_SITE_NEXT) {
+      const res = await http(server.baseUrl, `/sign-in?next=${next}`, { headers: cookie });
+      expect([302, 303, 307, 308], `${next}: ${res.status}`).toContain(res.status);
+      const target = new URL(res.headers.get("location") ?? "", server.baseUrl);
+      expect(target.origin, next).toBe(server.baseUrl);
+      expect(target.pathname, next).toBe("/");
+    }
+    const kept = await http(server.baseUrl, "/sign-in?next=%2Fcalls%3Fdirection%3Dinbound", { headers: cookie });
+    expect(kept.headers.get("location")).toBe("/calls?direction=inbound");
+  });
+
+  it("after signing in too, and never answers 500 to a control character in `next`", async () => {
+    for (const next of ["/\t/evil.example", "/\r\n/evil.example", "/calls\r\nSet-Cookie: x=y", "\\\\evil.example"]) {
+      const res = await signIn(extraKeys[12].key, {}, next);
+      expect(res.status, JSON.stringify(next)).toBe(303);
+      expect(res.headers.get("location"), JSON.stringify(next)).toBe("/");
+      expect(res.headers.get("set-cookie")).toMatch(/^cb_session=/);
+    }
+    for (const next of ["%0A", "%2F%0A", "%2Fcalls%0D%0ALocation:%20https://evil.example", "%00"]) {
+      const page = await http(server.baseUrl, `/sign-in?next=${next}`);
+      expect(page.status, next).toBe(200);
+      expect(page.text).toContain('<input type="hidden" name="next" value="/"/>');
+    }
+  });
+});
+
+describe("the admin channel (issue 10.9)", () => {
+  it("is not served by the public server, only by its own loopback listener named in the lock", async () => {
+    const lock = JSON.parse(fs.readFileSync(path.join(store.dataDir, "pglite.lock"), "utf8")) as { port: number; adminToken: string };
+    const argv = JSON.stringify({ argv: ["groups", "topup", "--group", fixture.alphaId, "--amount", "1"] });
+    const headers = { "content-type": "application/json", "x-admin-token": lock.adminToken };
+    // The right token through the public port (what a proxy would forward) gets nothing, whatever it claims.
+    for (const extra of [{}, { "x-forwarded-for": "127.0.0.1", "x-real-ip": "127.0.0.1" }] as Record<string, string>[]) {
+      const res = await http(server.baseUrl, "/internal/admin", { method: "POST", headers: { ...headers, ...extra }, body: argv });
+      expect(res.status).toBe(404);
+      expect(res.text).not.toContain('"result"');
+    }
+    expect(lock.port).not.toBe(server.port);
+    // The listener answers on loopback only: on any other address of this machine nobody listens.
+    const external = Object.values(os.networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === "IPv4" && !a.internal);
+    if (external) {
+      const refused = await new Promise<boolean>((resolve) => {
+        const socket = net.connect({ host: external.address, port: lock.port });
+        socket.once("connect", () => {
+          socket.destroy();
+          resolve(false);
+        });
+        socket.once("error", () => resolve(true));
+      });
+      expect(refused, `${external.address}:${lock.port}`).toBe(true);
+    }
   });
 });
 
