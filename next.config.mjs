@@ -17,6 +17,14 @@ const nextConfig = {
   async headers() {
     return [
       { source: "/:path*", headers: securityHeaders },
+      // HSTS only on answers served over https (a TLS-terminating proxy says so in X-Forwarded-Proto;
+      // its first value is the client's hop). Over plain http it would be meaningless (RFC 6797 8.1).
+      // The same policy as lib/api/method-guard.ts's answers.
+      {
+        source: "/:path*",
+        has: [{ type: "header", key: "x-forwarded-proto", value: "(?:https|HTTPS)(?:\\s*,.*)?" }],
+        headers: [{ key: "Strict-Transport-Security", value: "max-age=63072000; includeSubDomains" }],
+      },
       // JSON answers are never rendered as documents: the strictest policy costs nothing.
       { source: "/v1/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
     ];

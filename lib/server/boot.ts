@@ -2,6 +2,8 @@ import fs from "node:fs";
 import { databaseUrl, dataDir } from "@/lib/config/env";
 import { securePrivateDir } from "@/lib/config/private-dir";
 import { getDbHandle } from "@/lib/db/client";
+import { listenAdminChannel } from "@/lib/admin/admin-listener";
+import { installMethodGuard } from "@/lib/api/method-guard";
 
 function logLine(stream: NodeJS.WriteStream, fields: Record<string, unknown>): void {
   stream.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields })}\n`);
@@ -13,7 +15,11 @@ function logLine(stream: NodeJS.WriteStream, fields: Record<string, unknown>): v
  * first request does not pay for it and a misconfiguration fails loudly at start.
  */
 export async function bootServer(): Promise<void> {
-  const port = Number(process.env.PORT || 3000);
+  installMethodGuard();
+  // The CLI reaches a running embedded server through the admin channel's loopback-only listener;
+  // the lock records that listener's port (lib/admin/admin-listener.ts).
+  const admin = databaseUrl() ? undefined : await listenAdminChannel();
+  const port = admin?.port ?? Number(process.env.PORT || 3000);
   // On PostgreSQL DATA_DIR still holds the generated secrets; openPglite secures it on the embedded engine.
   if (databaseUrl() && fs.existsSync(dataDir())) securePrivateDir(dataDir());
   const handle = await getDbHandle({ role: "server", port });
