@@ -53,11 +53,21 @@ describe("escapeLike", () => {
 
 describe("pageOrigin", () => {
   const request = (headers: Record<string, string>) => new Request("http://localhost:3000/v1/calls", { headers });
-  it("prefers PUBLIC_BASE_URL, then the Host the client addressed, then the request URL", () => {
-    expect(pageOrigin(request({ host: "127.0.0.1:4000" }), "https://api.example.com")).toBe("https://api.example.com");
-    expect(pageOrigin(request({ host: "127.0.0.1:4000" }), undefined)).toBe("http://127.0.0.1:4000");
-    expect(pageOrigin(request({ host: "api.example.com", "x-forwarded-proto": "https" }), undefined)).toBe("https://api.example.com");
-    expect(pageOrigin(request({ host: "evil.com/path?" }), undefined)).toBe("http://localhost:3000");
+  const none = new Set<string>();
+  it("prefers PUBLIC_BASE_URL, then a Host this server answers for, then its own listen address", () => {
+    expect(pageOrigin(request({ host: "127.0.0.1:4000" }), "https://api.example.com", none)).toBe("https://api.example.com");
+    expect(pageOrigin(request({ host: "127.0.0.1:3000" }), undefined, none)).toBe("http://127.0.0.1:3000");
+    expect(pageOrigin(request({ host: "[::1]:3000" }), undefined, none)).toBe("http://[::1]:3000");
+    expect(pageOrigin(request({ host: "api.example.com", "x-forwarded-proto": "https" }), undefined, new Set(["api.example.com"]))).toBe(
+      "https://api.example.com",
+    );
+    expect(pageOrigin(request({ host: "evil.com/path?" }), undefined, none)).toBe("http://localhost:3000");
+  });
+
+  it("never echoes a Host that is not allowed (issue 10.9)", () => {
+    for (const host of ["evil.example", "evil.example:3000", "127.0.0.1:4000", "localhost.evil.example:3000", "api.example.com.evil:443"]) {
+      expect(pageOrigin(request({ host }), undefined, new Set(["api.example.com"]))).toBe("http://localhost:3000");
+    }
   });
 });
 

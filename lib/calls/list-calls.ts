@@ -1,5 +1,6 @@
 import { and, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Principal } from "@/lib/auth/principal";
+import { allowedHosts } from "@/lib/config/env";
 import type { Executor } from "@/lib/db/client";
 import { calls } from "@/lib/db/schema";
 import { decodeCursor, encodeCursor, scopeHash } from "./cursor";
@@ -133,19 +134,25 @@ export async function listCalls(db: Executor, principal: Principal, filters: Cal
 }
 
 const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
 
 /**
- * The origin for nextPageUrl: PUBLIC_BASE_URL when set, else the origin the client addressed
- * (Host header, and X-Forwarded-Proto when a proxy set it). `request.url` is not that: Next builds
- * it from its own listen address ("localhost").
+ * The origin for nextPageUrl: PUBLIC_BASE_URL when set, else the origin the client addressed (Host
+ * header, and X-Forwarded-Proto when a proxy set it), but only a host this server answers for: one of
+ * `allowedHosts` (ALLOWED_HOSTS) or a loopback name on the server's own port. Any other Host would
+ * let whoever sends the request choose where the client's next request (with its key) goes.
+ * Otherwise the server's own listen address, which Next puts in `request.url` (never taken from Host).
  */
-export function pageOrigin(request: Request, publicBaseUrl: string | undefined): string {
+export function pageOrigin(request: Request, publicBaseUrl: string | undefined, hosts: ReadonlySet<string> = allowedHosts()): string {
   if (publicBaseUrl) return publicBaseUrl;
   const url = new URL(request.url);
-  const host = request.headers.get("host");
+  const host = request.headers.get("host")?.toLowerCase();
   const proto = request.headers.get("x-forwarded-proto")?.split(",")[0].trim();
   const protocol = proto === "https" || proto === "http" ? proto : url.protocol.replace(":", "");
-  return host && HOST.test(host) ? `${protocol}://${host}` : url.origin;
+  if (!host || !HOST.test(host)) return url.origin;
+  const ownPort = url.port || (url.protocol === "https:" ? "443" : "80");
+  const ownLoopback = LOOPBACK_NAMES.some((name) => host === `${name}:${ownPort}` || (host === name && url.port === ""));
+  return hosts.has(host) || ownLoopback ? `${protocol}://${host}` : url.origin;
 }
 
 /** The absolute URL of the next page: every filter and pageSize of the request, plus the cursor. */

@@ -15,6 +15,19 @@ export function publicBaseUrl(): string | undefined {
   return url ? url.replace(/\/+$/, "") : undefined;
 }
 
+/**
+ * ALLOWED_HOSTS: comma-separated `host[:port]` names (a scheme is ignored) that `nextPageUrl` may
+ * name when PUBLIC_BASE_URL is unset. Lower case; empty when unset.
+ */
+export function allowedHosts(): ReadonlySet<string> {
+  const out = new Set<string>();
+  for (const raw of (process.env.ALLOWED_HOSTS ?? "").split(",")) {
+    const entry = raw.trim().toLowerCase().replace(/^[a-z][a-z0-9+.-]*:\/\//, "").replace(/\/.*$/, "");
+    if (entry) out.add(entry);
+  }
+  return out;
+}
+
 export function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === "") return fallback;
