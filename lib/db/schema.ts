@@ -190,33 +190,179 @@ export const ledgerEntries = pgTable(
   ],
 );
 
-// Usage per (group, UTC hour, direction, hangup cause, prefix, supplier, currency), kept exact by statement-level
-// triggers on calls (migration 0004) in the transaction that inserts or re-rates the calls. GET /v1/usage reads
-// whole hours here and only partial hours from calls (lib/usage/summarize-usage.ts).
-export const usageRollup = pgTable(
-  "usage_rollup",
+// Usage rollups of GET /v1/usage, kept exact by statement-level triggers on calls (migrations 0004/0005) in the
+// transaction that inserts or re-rates the calls. Three grains, so that a 90-day report reads thousands of rows,
+// not one per call (lib/usage/summarize-usage.ts says which report reads which):
+// - hourly: (group, UTC hour, direction, hangup cause, currency) for day/month/direction/hangupCause/account;
+// - quarter: the same per 15 minutes, read only for the hours a :30/:45 zone's midnight cuts (Asia/Kolkata);
+// - daily: (group, UTC day, direction, prefix, supplier, currency) for destination/supplier.
+const usageFigures = {
+  calls: bigint("calls", { mode: "number" }).notNull(),
+  answeredCalls: bigint("answered_calls", { mode: "number" }).notNull(),
+  unratedCalls: bigint("unrated_calls", { mode: "number" }).notNull(),
+  billedSeconds: bigint("billed_seconds", { mode: "number" }).notNull(),
+  priceMicros: micros("price_micros").notNull(),
+  // Over the calls that have a buy cost only, so margin is exactly the sum of the calls' margins.
+  buyCostMicros: micros("buy_cost_micros").notNull(),
+  marginMicros: micros("margin_micros").notNull(),
+};
+const usageTime = (name: string) => timestamp(name, { withTimezone: true, mode: "date" }).notNull();
+const usageDirection = () => text("direction", { enum: ["inbound", "outbound"] }).notNull();
+
+export const usageHourly = pgTable(
+  "usage_hourly",
   {
     billingGroupId: text("billing_group_id").notNull(),
-    hour: timestamp("hour", { withTimezone: true, mode: "date" }).notNull(),
-    direction: text("direction", { enum: ["inbound", "outbound"] }).notNull(),
+    hour: usageTime("hour"),
+    direction: usageDirection(),
     // upper(calls.hangup_cause): the calls filter is case-insensitive.
     hangupCause: text("hangup_cause"),
+    currency: char("currency", { length: 3 }).notNull(),
+    ...usageFigures,
+  },
+  (t) => [
+    unique("usage_hourly_key").on(t.billingGroupId, t.hour, t.direction, t.hangupCause, t.currency).nullsNotDistinct(),
+    index("usage_hourly_hour_idx").on(t.hour),
+  ],
+);
+
+export const usageQuarter = pgTable(
+  "usage_quarter",
+  {
+    billingGroupId: text("billing_group_id").notNull(),
+    quarter: usageTime("quarter"),
+    direction: usageDirection(),
+    hangupCause: text("hangup_cause"),
+    currency: char("currency", { length: 3 }).notNull(),
+    ...usageFigures,
+  },
+  (t) => [
+    unique("usage_quarter_key").on(t.billingGroupId, t.quarter, t.direction, t.hangupCause, t.currency).nullsNotDistinct(),
+    index("usage_quarter_quarter_idx").on(t.quarter),
+  ],
+);
+
+export const usageDaily = pgTable(
+  "usage_daily",
+  {
+    billingGroupId: text("billing_group_id").notNull(),
+    day: usageTime("day"),
+    direction: usageDirection(),
     matchedPrefix: text("matched_prefix"),
     supplierId: text("supplier_id"),
     currency: char("currency", { length: 3 }).notNull(),
-    calls: bigint("calls", { mode: "number" }).notNull(),
-    answeredCalls: bigint("answered_calls", { mode: "number" }).notNull(),
-    unratedCalls: bigint("unrated_calls", { mode: "number" }).notNull(),
-    billedSeconds: bigint("billed_seconds", { mode: "number" }).notNull(),
-    priceMicros: micros("price_micros").notNull(),
-    // Over the calls that have a buy cost only, so margin is exactly the sum of the calls' margins.
-    buyCostMicros: micros("buy_cost_micros").notNull(),
-    marginMicros: micros("margin_micros").notNull(),
+    ...usageFigures,
   },
   (t) => [
-    unique("usage_rollup_key")
-      .on(t.billingGroupId, t.hour, t.direction, t.hangupCause, t.matchedPrefix, t.supplierId, t.currency)
-      .nullsNotDistinct(),
-    index("usage_rollup_hour_idx").on(t.hour),
+    unique("usage_daily_key").on(t.billingGroupId, t.day, t.direction, t.matchedPrefix, t.supplierId, t.currency).nullsNotDistinct(),
+    index("usage_daily_day_idx").on(t.day),
+  ],
+);
+
+// Balance alerts (issue 13): low-balance thresholds per group. `crossed` is true while the balance is at or below the
+// threshold; a trigger on billing_groups (migration 0006) flips it and writes the event in the transaction that moved
+// the balance, so each crossing fires once (no repeat while the balance stays below, none on an unrelated update).
+export const balanceAlertThresholds = pgTable(
+  "balance_alert_thresholds",
+  {
+    billingGroupId: text("billing_group_id")
+      .notNull()
+      .references(() => billingGroups.id, { onDelete: "cascade" }),
+    thresholdMicros: micros("threshold_micros").notNull(),
+    crossed: boolean("crossed").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.billingGroupId, t.thresholdMicros] })],
+);
+
+// Where events are POSTed (Standard Webhooks). No group: every group's events.
+export const webhookEndpoints = pgTable("webhook_endpoints", {
+  id: text("id").primaryKey(),
+  url: text("url").notNull(),
+  billingGroupId: text("billing_group_id").references(() => billingGroups.id, { onDelete: "cascade" }),
+  description: text("description"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+});
+
+// Signing secrets (`whsec_...`). Several live at once during a rotation: every unexpired one signs.
+export const webhookSecrets = pgTable(
+  "webhook_secrets",
+  {
+    id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
+    endpointId: text("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    secret: text("secret").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at"),
+  },
+  (t) => [index("webhook_secrets_endpoint_idx").on(t.endpointId)],
+);
+
+// The outbox: one event per crossing, written by the trigger in the balance update's transaction. `body` is the exact
+// JSON sent (signed bytes stay the same across retries); `id` is the `webhook-id` receivers dedupe on.
+export const webhookEvents = pgTable(
+  "webhook_events",
+  {
+    id: text("id").primaryKey(),
+    type: text("type").notNull(),
+    billingGroupId: text("billing_group_id").notNull(),
+    body: text("body").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [index("webhook_events_group_idx").on(t.billingGroupId, t.createdAt)],
+);
+
+// One row per (event, endpoint): attempts, the lease of the worker delivering it, the outcome.
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    eventId: text("event_id")
+      .notNull()
+      .references(() => webhookEvents.id, { onDelete: "cascade" }),
+    endpointId: text("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: ts("next_attempt_at").notNull().defaultNow(),
+    // A worker's claim; another process takes the delivery over only after it lapses (the worker died).
+    leasedUntil: ts("leased_until"),
+    deliveredAt: ts("delivered_at"),
+    failedAt: ts("failed_at"),
+    lastStatus: integer("last_status"),
+    lastError: text("last_error"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.eventId, t.endpointId] }),
+    index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`delivered_at IS NULL AND failed_at IS NULL`),
+  ],
+);
+
+// Prepaid authorizations (issue 13): a reservation held for a call in progress. Active while not settled and not
+// expired; available = balance + credit limit - active reservations. The call's CDR (same group and uuid) settles it
+// (trigger on calls, migration 0006): the debit is the ingest's as always, the reservation simply stops counting.
+export const authorizations = pgTable(
+  "authorizations",
+  {
+    billingGroupId: text("billing_group_id")
+      .notNull()
+      .references(() => billingGroups.id, { onDelete: "cascade" }),
+    uuid: text("uuid").notNull(),
+    destination: text("destination").notNull(),
+    fromNumber: text("from_number"),
+    matchedPrefix: text("matched_prefix").notNull(),
+    sellRateMicros: micros("sell_rate_micros").notNull(),
+    incrementMin: integer("increment_min").notNull(),
+    incrementInterval: integer("increment_interval").notNull(),
+    maxDurationSeconds: integer("max_duration_seconds").notNull(),
+    reservedMicros: micros("reserved_micros").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at").notNull(),
+    settledAt: ts("settled_at"),
+    callId: bigint("call_id", { mode: "bigint" }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.billingGroupId, t.uuid] }),
+    index("authorizations_active_idx").on(t.billingGroupId, t.expiresAt).where(sql`settled_at IS NULL`),
   ],
 );

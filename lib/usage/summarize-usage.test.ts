@@ -20,6 +20,12 @@ const principal = (billingGroupId: string | null, scopes: Scope[] = ["calls:read
 const COST: Scope[] = ["calls:read", "calls:read_cost"];
 
 type CallInsert = typeof calls.$inferInsert;
+function withoutId(row: typeof calls.$inferSelect): CallInsert {
+  const copy: Partial<typeof calls.$inferSelect> = { ...row };
+  delete copy.id;
+  delete copy.createdAt;
+  return copy as CallInsert;
+}
 
 describe("planUsage", () => {
   const d = (s: string) => new Date(s);
@@ -38,6 +44,15 @@ describe("planUsage", () => {
     expect(planUsage(inside)).toEqual({ callRanges: [{ gte: inside.startTimeGte, lte: inside.startTimeLte }] });
     expect(planUsage({ to: "44" })).toEqual({ callRanges: [{ gte: undefined, lte: undefined }] });
     expect(planUsage({})).toEqual({ rollup: { from: undefined, until: undefined }, callRanges: [] });
+  });
+  it("plans whole UTC days for the daily rollup", () => {
+    expect(planUsage({ startTimeGte: d("2026-01-01T23:00:00Z"), startTimeLte: d("2026-01-31T22:59:59.999Z") }, 86_400_000)).toEqual({
+      rollup: { from: d("2026-01-02T00:00:00Z"), until: d("2026-01-31T00:00:00Z") },
+      callRanges: [
+        { gte: d("2026-01-01T23:00:00Z"), lte: d("2026-01-01T23:59:59.999Z") },
+        { gte: d("2026-01-31T00:00:00Z"), lte: d("2026-01-31T22:59:59.999Z") },
+      ],
+    });
   });
 });
 
@@ -155,19 +170,22 @@ describe.each(ENGINES)("usage rollup and summarizeUsage on %s", (engine) => {
     await handle?.close();
   });
 
-  it("keeps the rollup equal to the calls, through inserts and a re-rating update", async () => {
+  it("keeps the three rollups equal to the calls, through inserts and a re-rating update", async () => {
     const [fromCalls] = await queryRows<Record<string, string>>(
       handle.db,
       sql`SELECT count(*)::text AS n, count(answer_time)::text AS a, count(*) FILTER (WHERE NOT rated)::text AS u,
-        sum(bill_duration)::text AS b, sum(price_micros)::text AS p, coalesce(sum(buy_cost_micros), 0)::text AS c FROM calls`,
+        sum(bill_duration)::text AS b, sum(price_micros)::text AS p, coalesce(sum(buy_cost_micros), 0)::text AS c,
+        coalesce(sum(price_micros - buy_cost_micros), 0)::text AS m FROM calls`,
     );
-    const [fromRollup] = await queryRows<Record<string, string>>(
-      handle.db,
-      sql`SELECT sum(calls)::text AS n, sum(answered_calls)::text AS a, sum(unrated_calls)::text AS u,
-        sum(billed_seconds)::text AS b, sum(price_micros)::text AS p, sum(buy_cost_micros)::text AS c FROM usage_rollup`,
-    );
-    expect(fromRollup).toEqual(fromCalls);
     expect(Number(fromCalls.u)).toBeGreaterThan(0);
+    for (const table of ["usage_hourly", "usage_quarter", "usage_daily"]) {
+      const [fromRollup] = await queryRows<Record<string, string>>(
+        handle.db,
+        sql`SELECT sum(calls)::text AS n, sum(answered_calls)::text AS a, sum(unrated_calls)::text AS u, sum(billed_seconds)::text AS b,
+          sum(price_micros)::text AS p, sum(buy_cost_micros)::text AS c, sum(margin_micros)::text AS m FROM ${sql.raw(table)}`,
+      );
+      expect(fromRollup, table).toEqual(fromCalls);
+    }
   });
 
   const cases: [string, UsageGroupBy, string, UsageFilters][] = [
@@ -178,6 +196,9 @@ describe.each(ENGINES)("usage rollup and summarizeUsage on %s", (engine) => {
     ["day, Kathmandu (+05:45), direction", "day", "Asia/Kathmandu", { direction: "outbound", startTimeLte: new Date("2026-03-20T13:37:00Z") }],
     ["month, Adelaide", "month", "Australia/Adelaide", { hangupCause: "user_BUSY" }],
     ["destination", "destination", "UTC", { startTimeGte: new Date("2026-03-09T10:10:10Z") }],
+    ["destination, whole UTC days and direction", "destination", "UTC", { startTimeGte: new Date("2026-03-09T00:00:00Z"), startTimeLte: new Date("2026-03-20T23:59:59.999Z"), direction: "inbound" }],
+    ["destination with a hangupCause filter (calls only)", "destination", "UTC", { hangupCause: "normal_clearing" }],
+    ["supplier inside one day", "supplier", "UTC", { startTimeGte: new Date("2026-03-09T01:00:00Z"), startTimeLte: new Date("2026-03-09T22:00:00Z") }],
     ["direction within one hour", "direction", "UTC", { startTimeGte: new Date("2026-03-09T10:10:10Z"), startTimeLte: new Date("2026-03-09T10:50:00Z") }],
     ["hangupCause", "hangupCause", "UTC", {}],
     ["account", "account", "UTC", { startTimeLte: new Date("2026-03-25T00:00:00.001Z") }],
@@ -231,5 +252,21 @@ describe.each(ENGINES)("usage rollup and summarizeUsage on %s", (engine) => {
     await expect(summarizeUsage(handle.db, principal(null), { account: "bg_nope" }, { groupBy: "day" })).rejects.toMatchObject({ code: "not_found" });
     const own = await summarizeUsage(handle.db, principal(eur), {}, { groupBy: "account" });
     expect(own.rows.map((r) => r.key)).toEqual([eur]);
+  });
+
+  it("reads a quarter hour that a local midnight still cuts from calls (Monrovia was UTC-0:44:30 until 1972)", async () => {
+    const g = (await createBillingGroup(handle.db, { name: "Monrovia", currency: "USD" })).id;
+    // Local midnight of 1971-06-02 is 00:44:30 UTC: inside the quarter 00:30-00:45.
+    const starts = ["1971-06-02T00:31:00Z", "1971-06-02T00:44:29.999Z", "1971-06-02T00:44:30Z", "1971-06-02T00:50:00Z", "1971-06-01T12:00:00Z"];
+    await handle.db.insert(calls).values(
+      starts.map((s, i) => ({ ...withoutId(all[1]), billingGroupId: g, uuid: `monrovia-${i}`, startTime: new Date(s), endTime: new Date(Date.parse(s) + 1000) })),
+    );
+    const rows = (await handle.db.select().from(calls)).filter((r) => r.billingGroupId === g);
+    const report = await summarizeUsage(handle.db, principal(g, COST), {}, { groupBy: "day", timeZone: "Africa/Monrovia" });
+    expect(report.rows.map((r) => [r.key, r.calls])).toEqual([
+      ["1971-06-01", 3],
+      ["1971-06-02", 2],
+    ]);
+    expect(normalise(report.rows)).toEqual(normaliseReference(reference(rows, principal(g), {}, "day", "Africa/Monrovia")));
   });
 });

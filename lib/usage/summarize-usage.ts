@@ -25,27 +25,29 @@ export interface UsageOptions {
 }
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 
 /**
- * Which instants come from the rollup and which from calls. The rollup holds whole UTC hours: every hour
- * inside [gte, lte] is read there; the partial hours at the two ends are read from calls (index on group +
- * start_time). `to` cannot be answered from the rollup (a substring of the number), so with `to` everything
- * is read from calls: that is the slow path (group-scoped keyset index plus the trigram index).
+ * Which instants come from a rollup and which from calls. A rollup holds whole UTC hours (or days): every
+ * bucket inside [gte, lte] is read there, the partial buckets at the two ends from calls (index on group +
+ * start_time). `to` cannot be answered from a rollup (a substring of the number), so with `to` everything
+ * is read from calls: the slow path (group-scoped keyset index plus the trigram index).
  */
 export interface UsagePlan {
-  /** Rollup hours h with from <= h < until (either bound absent = open); undefined: no rollup at all. */
+  /** Rollup buckets b with from <= b < until (either bound absent = open); undefined: no rollup at all. */
   rollup?: { from?: Date; until?: Date };
   /** Inclusive ranges of start_time read from calls. */
   callRanges: { gte?: Date; lte?: Date }[];
 }
 
-export function planUsage(filters: CallFilters): UsagePlan {
+export function planUsage(filters: CallFilters, grainMs: number = HOUR_MS): UsagePlan {
   const { startTimeGte: gte, startTimeLte: lte } = filters;
   if (filters.to) return { callRanges: [{ gte, lte }] };
-  // First whole hour at or after gte; end of the last whole hour that ends at or before lte (start_time has ms
-  // precision, so an hour [h, h+1h) is inside when h + 1h <= lte + 1 ms).
-  const from = gte ? new Date(Math.ceil(gte.getTime() / HOUR_MS) * HOUR_MS) : undefined;
-  const until = lte ? new Date(Math.floor((lte.getTime() + 1) / HOUR_MS) * HOUR_MS) : undefined;
+  // First whole bucket at or after gte; end of the last whole bucket that ends at or before lte (start_time has
+  // ms precision, so a bucket [b, b + grain) is inside when b + grain <= lte + 1 ms). UTC hours and days are
+  // whole multiples of the epoch.
+  const from = gte ? new Date(Math.ceil(gte.getTime() / grainMs) * grainMs) : undefined;
+  const until = lte ? new Date(Math.floor((lte.getTime() + 1) / grainMs) * grainMs) : undefined;
   if (from && until && from >= until) return { callRanges: [{ gte, lte }] };
   const callRanges: UsagePlan["callRanges"] = [];
   if (gte && from && gte < from) callRanges.push({ gte, lte: new Date(from.getTime() - 1) });
@@ -66,14 +68,21 @@ interface SumRow {
   margin: string;
 }
 
+type Alias = "u" | "c";
+
 /**
  * Usage of the calls the principal may see, matching `filters`, grouped by `options.groupBy`; exact
- * (bigint micro-units summed in SQL as numeric, read as text). Whole UTC hours come from usage_rollup
- * (triggers keep it in step with calls inside the ingest transaction), partial hours from calls:
- * - range ends that are not on a whole hour (planUsage);
- * - for day/month buckets, hours that a local midnight cuts (zones with :30/:45 offsets such as
- *   Asia/Kolkata): only hours that hold data in the rollup are looked at, each read back from calls.
- * Whole-hour zones (DST included) never cut an hour, so day buckets are sums of rollup hours.
+ * (bigint micro-units summed in SQL as numeric, read as text). Sources, chosen so a 90-day report reads
+ * thousands of rollup rows, not the calls (triggers keep the rollups in step with calls in the ingest
+ * transaction; see migration 0005):
+ * - day, month, direction, hangupCause, account: usage_hourly for whole UTC hours, calls for the partial
+ *   hours at the range ends. Day and month buckets: whole-hour zones (DST included) never cut an hour, so
+ *   a local day is a sum of UTC hours. An hour that a local midnight cuts (zones at :30/:45 such as
+ *   Asia/Kolkata, Asia/Kathmandu) is read from usage_quarter (15 minutes), and a quarter that is still cut
+ *   (no zone today) from calls.
+ * - destination, supplier: usage_daily for whole UTC days, calls for the partial days at the range ends.
+ *   With a hangupCause filter (not a dimension of usage_daily) they are read from calls: slow path.
+ * - any `to` filter: calls only (slow path).
  * Throws ApiError insufficient_scope for groupBy=supplier without calls:read_cost, not_found for an
  * account the principal may not see.
  */
@@ -89,14 +98,17 @@ export async function summarizeUsage(
     throw new ApiError("insufficient_scope", "groupBy=supplier needs the scope `calls:read_cost`.");
   }
   const group = await visibleGroup(db, principal, filters.account);
-  const plan = planUsage(filters);
+  const daily = groupBy === "destination" || groupBy === "supplier";
+  const plan: UsagePlan = daily && filters.hangupCause ? { callRanges: [{ gte: filters.startTimeGte, lte: filters.startTimeLte }] } : planUsage(filters, daily ? DAY_MS : HOUR_MS);
 
-  const groupCond = (column: SQL) => (group === null ? sql`true` : sql`${column} = ${group}`);
-  const dimFilters = (alias: "u" | "c") => {
+  const a = (alias: Alias) => sql.raw(alias);
+  const groupCond = (alias: Alias) => (group === null ? sql`true` : sql`${a(alias)}.billing_group_id = ${group}`);
+  const dimFilters = (alias: Alias) => {
     const parts: SQL[] = [];
-    if (filters.direction) parts.push(sql`${sql.raw(alias)}.direction = ${filters.direction}`);
-    // The rollup stores upper(hangup_cause), the expression of the calls filter and index.
-    if (filters.hangupCause) parts.push(sql`upper(${sql.raw(alias)}.hangup_cause) = upper(${filters.hangupCause})`);
+    if (filters.direction) parts.push(sql`${a(alias)}.direction = ${filters.direction}`);
+    // usage_hourly/quarter store upper(hangup_cause), the expression of the calls filter and index; usage_daily
+    // is never read with this filter.
+    if (filters.hangupCause) parts.push(sql`upper(${a(alias)}.hangup_cause) = upper(${filters.hangupCause})`);
     if (alias === "c" && filters.to) parts.push(sql`c.to_number LIKE ${`%${escapeLike(filters.to)}%`} ESCAPE '\\'`);
     return parts.length ? sql.join(parts, sql` AND `) : sql`true`;
   };
@@ -104,22 +116,22 @@ export async function summarizeUsage(
   const isTime = TIME_GROUP_BY.has(groupBy);
   const timeKey = (t: SQL) => sql`to_char((${t}) AT TIME ZONE ${timeZone}, ${groupBy === "day" ? "YYYY-MM-DD" : "YYYY-MM"})`;
   // Key of a row; `g` carries the billing group where the label needs it (destination descriptions are per card).
-  const dim = (alias: "u" | "c"): { key: SQL; g: SQL } => {
-    const a = sql.raw(alias);
+  const dim = (alias: Alias): { key: SQL; g: SQL } => {
+    const x = a(alias);
     switch (groupBy) {
       case "day":
       case "month":
         return { key: timeKey(alias === "u" ? sql`u.hour` : sql`c.start_time`), g: sql`NULL::text` };
       case "destination":
-        return { key: sql`${a}.matched_prefix`, g: sql`${a}.billing_group_id` };
+        return { key: sql`${x}.matched_prefix`, g: sql`${x}.billing_group_id` };
       case "direction":
-        return { key: sql`${a}.direction`, g: sql`NULL::text` };
+        return { key: sql`${x}.direction`, g: sql`NULL::text` };
       case "hangupCause":
-        return { key: sql`upper(${a}.hangup_cause)`, g: sql`NULL::text` };
+        return { key: sql`upper(${x}.hangup_cause)`, g: sql`NULL::text` };
       case "account":
-        return { key: sql`${a}.billing_group_id`, g: sql`NULL::text` };
+        return { key: sql`${x}.billing_group_id`, g: sql`NULL::text` };
       case "supplier":
-        return { key: sql`${a}.supplier_id`, g: sql`NULL::text` };
+        return { key: sql`${x}.supplier_id`, g: sql`NULL::text` };
     }
   };
 
@@ -128,44 +140,51 @@ export async function summarizeUsage(
     sum(c.price_micros - c.buy_cost_micros) FILTER (WHERE c.buy_cost_micros IS NOT NULL) AS margin`;
   const rollupSums = sql`sum(u.calls) AS calls, sum(u.answered_calls) AS answered, sum(u.unrated_calls) AS unrated,
     sum(u.billed_seconds) AS billed, sum(u.price_micros) AS price, sum(u.buy_cost_micros) AS buy_cost, sum(u.margin_micros) AS margin`;
+  const FIGURES = sql`calls, answered, unrated, billed, price, buy_cost, margin`;
   const range = (column: SQL, r: { gte?: Date; lte?: Date }) =>
     sql`${r.gte ? sql`${column} >= ${r.gte.toISOString()}::timestamptz` : sql`true`} AND ${r.lte ? sql`${column} <= ${r.lte.toISOString()}::timestamptz` : sql`true`}`;
 
   const parts: SQL[] = [];
+  const ctes: SQL[] = [];
   const c = dim("c");
   for (const r of plan.callRanges) {
     parts.push(sql`SELECT ${c.key} AS key, ${c.g} AS g, c.currency, ${callSums}
-      FROM calls c WHERE ${groupCond(sql`c.billing_group_id`)} AND ${range(sql`c.start_time`, r)} AND ${dimFilters("c")}
+      FROM calls c WHERE ${groupCond("c")} AND ${range(sql`c.start_time`, r)} AND ${dimFilters("c")}
       GROUP BY 1, 2, 3`);
   }
-  let ctes = sql``;
   if (plan.rollup) {
-    const hourRange = sql`${plan.rollup.from ? sql`u.hour >= ${plan.rollup.from.toISOString()}::timestamptz` : sql`true`}
-      AND ${plan.rollup.until ? sql`u.hour < ${plan.rollup.until.toISOString()}::timestamptz` : sql`true`}`;
-    const rollupWhere = sql`${groupCond(sql`u.billing_group_id`)} AND ${hourRange} AND ${dimFilters("u")}`;
+    const bucket = sql.raw(daily ? "u.day" : "u.hour");
+    const bucketRange = sql`${plan.rollup.from ? sql`${bucket} >= ${plan.rollup.from.toISOString()}::timestamptz` : sql`true`}
+      AND ${plan.rollup.until ? sql`${bucket} < ${plan.rollup.until.toISOString()}::timestamptz` : sql`true`}`;
+    const rollupWhere = sql`${groupCond("u")} AND ${bucketRange} AND ${dimFilters("u")}`;
     if (isTime) {
-      // Sum per hour first (at most 24 x days x currencies rows), then bucket: the zone conversion runs per hour,
-      // not per rollup row. An hour whose start and last instant fall in different buckets is read from calls.
-      const hourEnd = sql`hourly.hour + interval '1 hour' - interval '1 microsecond'`;
-      ctes = sql`WITH hourly AS MATERIALIZED (
-          SELECT u.hour, u.currency, ${rollupSums} FROM usage_rollup u WHERE ${rollupWhere} GROUP BY 1, 2
-        ), keyed AS MATERIALIZED (
-          SELECT hourly.*, ${timeKey(sql`hourly.hour`)} AS key, ${timeKey(hourEnd)} <> ${timeKey(sql`hourly.hour`)} AS cut FROM hourly
-        ), cut_hours AS (SELECT DISTINCT hour FROM keyed WHERE cut), `;
-      parts.push(sql`SELECT key, NULL::text AS g, currency, calls, answered, unrated, billed, price, buy_cost, margin FROM keyed WHERE NOT cut`);
+      // Sum per hour first (24 x days x currencies rows at most), then bucket: the zone conversion runs per hour,
+      // not per rollup row. An hour whose start and last instant fall in different buckets is cut: its quarters
+      // are read instead, and a quarter that is still cut is read from calls.
+      const cut = (t: SQL, length: string) => sql`${timeKey(sql`${t} + interval '${sql.raw(length)}' - interval '1 microsecond'`)} <> ${timeKey(t)}`;
+      ctes.push(
+        sql`hourly AS MATERIALIZED (SELECT u.hour AS t, u.currency, ${rollupSums} FROM usage_hourly u WHERE ${rollupWhere} GROUP BY 1, 2)`,
+        sql`hourly_keyed AS MATERIALIZED (SELECT hourly.*, ${timeKey(sql`hourly.t`)} AS key, ${cut(sql`hourly.t`, "1 hour")} AS cut FROM hourly)`,
+        sql`quarterly AS MATERIALIZED (
+          SELECT u.quarter AS t, u.currency, ${rollupSums}
+          FROM (SELECT DISTINCT t FROM hourly_keyed WHERE cut) AS h
+          JOIN usage_quarter u ON u.quarter >= h.t AND u.quarter < h.t + interval '1 hour'
+          WHERE ${groupCond("u")} AND ${dimFilters("u")} GROUP BY 1, 2)`,
+        sql`quarterly_keyed AS MATERIALIZED (SELECT quarterly.*, ${timeKey(sql`quarterly.t`)} AS key, ${cut(sql`quarterly.t`, "15 minutes")} AS cut FROM quarterly)`,
+      );
+      parts.push(sql`SELECT key, NULL::text AS g, currency, ${FIGURES} FROM hourly_keyed WHERE NOT cut`);
+      parts.push(sql`SELECT key, NULL::text AS g, currency, ${FIGURES} FROM quarterly_keyed WHERE NOT cut`);
       parts.push(sql`SELECT ${c.key} AS key, NULL::text AS g, c.currency, ${callSums}
-        FROM cut_hours h JOIN calls c ON c.start_time >= h.hour AND c.start_time < h.hour + interval '1 hour'
-        WHERE ${groupCond(sql`c.billing_group_id`)} AND ${dimFilters("c")}
+        FROM (SELECT DISTINCT t FROM quarterly_keyed WHERE cut) AS q
+        JOIN calls c ON c.start_time >= q.t AND c.start_time < q.t + interval '15 minutes'
+        WHERE ${groupCond("c")} AND ${dimFilters("c")}
         GROUP BY 1, 2, 3`);
     } else {
       const u = dim("u");
-      ctes = sql`WITH `;
-      parts.push(sql`SELECT ${u.key} AS key, ${u.g} AS g, u.currency, ${rollupSums} FROM usage_rollup u WHERE ${rollupWhere} GROUP BY 1, 2, 3`);
+      parts.push(sql`SELECT ${u.key} AS key, ${u.g} AS g, u.currency, ${rollupSums}
+        FROM ${sql.raw(daily ? "usage_daily" : "usage_hourly")} u WHERE ${rollupWhere} GROUP BY 1, 2, 3`);
     }
-  } else {
-    ctes = sql`WITH `;
   }
-  if (parts.length === 0) return serializeUsage(groupBy, timeZone, [], principal);
 
   const label = (() => {
     switch (groupBy) {
@@ -181,12 +200,15 @@ export async function summarizeUsage(
   })();
 
   // numeric sums -> text -> BigInt: exact on both engines. Labels are looked up per (key, group) by primary key.
-  const query = sql`${ctes}parts AS (${sql.join(parts, sql` UNION ALL `)}),
-    per_group AS (
+  ctes.push(
+    sql`parts AS (${sql.join(parts, sql` UNION ALL `)})`,
+    sql`per_group AS (
       SELECT p.key, p.currency, ${label} AS label, sum(p.calls) AS calls, sum(p.answered) AS answered, sum(p.unrated) AS unrated,
         sum(p.billed) AS billed, sum(p.price) AS price, sum(p.buy_cost) AS buy_cost, sum(p.margin) AS margin
       FROM parts p GROUP BY p.key, p.g, p.currency
-    )
+    )`,
+  );
+  const query = sql`WITH ${sql.join(ctes, sql`, `)}
     SELECT key, currency, min(label) AS label, sum(calls)::text AS calls, sum(answered)::text AS answered,
       sum(unrated)::text AS unrated, coalesce(sum(billed), 0)::text AS billed, coalesce(sum(price), 0)::text AS price,
       coalesce(sum(buy_cost), 0)::text AS buy_cost, coalesce(sum(margin), 0)::text AS margin
