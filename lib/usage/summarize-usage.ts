@@ -189,7 +189,8 @@ export async function summarizeUsage(
   const label = (() => {
     switch (groupBy) {
       case "destination":
-        return sql`(SELECT r.description FROM sell_rates r WHERE r.billing_group_id = p.g AND r.prefix = p.key)`;
+        // An aggregate, so the lookup stays one value should a group ever hold a prefix more than once (dated decks).
+        return sql`(SELECT min(r.description) FROM sell_rates r WHERE r.billing_group_id = p.g AND r.prefix = p.key)`;
       case "account":
         return sql`(SELECT b.name FROM billing_groups b WHERE b.id = p.key)`;
       case "supplier":
