@@ -32,3 +32,39 @@ test("a wrong key is refused with a message, and no cookie is set", async ({ pag
   await expect(page.locator("main").getByRole("alert")).toContainText("unknown or has been revoked");
   expect(await page.context().cookies()).toEqual([]);
 });
+
+test("signing out ends the session on the server: a saved copy of the cookie no longer works", async ({ page, signIn, browser, e2e }) => {
+  await signIn("read");
+  const [saved] = await page.context().cookies();
+  expect(saved.name).toBe("cb_session");
+  await page.goto("/calls");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/sign-in\?signedOut=1/);
+  expect(await page.context().cookies()).toEqual([]);
+
+  // Another browser that kept the cookie (a copy, a second tab's jar) is signed out too.
+  const other = await browser.newContext({ baseURL: e2e.baseURL });
+  try {
+    await other.addCookies([saved]);
+    const replay = await other.newPage();
+    expect((await replay.request.get("/v1/balances")).status()).toBe(401);
+    await replay.goto("/calls");
+    await expect(replay).toHaveURL(/\/sign-in\?next=%2Fcalls/);
+  } finally {
+    await other.close();
+  }
+});
+
+test("an ingest-only key (cdrs:write) is refused with a message that says why, and no cookie is set", async ({ page, e2e }) => {
+  expect(e2e.keys.ingest.scopes).toEqual(["cdrs:write"]);
+  await page.goto("/sign-in?next=%2F");
+  await page.getByLabel("API key").fill(e2e.keys.ingest.key);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.locator("main").getByRole("alert")).toHaveText(
+    "This key can only send call records (cdrs:write); sign in with a key that can read calls.",
+  );
+  expect(await page.context().cookies()).toEqual([]);
+  await page.goto("/");
+  await expect(page).toHaveURL(/\/sign-in/);
+  await expect(page.getByText("Platform")).toHaveCount(0);
+});
