@@ -22,6 +22,8 @@ export interface Sizes {
   ingestCalls: number;
   ingestRounds: number;
   singleSeconds: number;
+  /** Calls of the GET /v1/usage group (issue 11), spread over 90 days. */
+  usageCalls: number;
 }
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });

@@ -23,6 +23,7 @@ import {
 import { machineInfo } from "./machine";
 import { printTable, type Figure } from "./report";
 import { seed } from "./seed";
+import { usageLatency } from "./usage";
 import { BenchServer, buildProduction, ROOT } from "./server";
 import { median, round } from "./stats";
 
@@ -38,6 +39,7 @@ const FULL: Sizes = {
   ingestCalls: 300_000,
   ingestRounds: 3,
   singleSeconds: 8,
+  usageCalls: 1_000_000,
 };
 const QUICK: Sizes = {
   listedCalls: 100_000,
@@ -51,6 +53,7 @@ const QUICK: Sizes = {
   ingestCalls: 30_000,
   ingestRounds: 3,
   singleSeconds: 3,
+  usageCalls: 200_000,
 };
 
 const started = Date.now();
@@ -104,7 +107,8 @@ async function benchEngine(engine: Engine, sizes: Sizes, opts: { only: Set<strin
     log(`${engine}: building data (${sizes.totalCalls} calls, ${sizes.listedCalls} in one group, ${sizes.ratePrefixes} prefixes)`);
     const handle = await openDatabase(databaseUrl ? { url: databaseUrl } : { dir: dataDir, role: "cli" });
     const seedStarted = performance.now();
-    const seeded = await seed(handle.db, { ...sizes, ingestGroups: 4 }, (l) => log(`  ${l}`)).finally(() => handle.close());
+    const usageCalls = opts.only.has("usage") ? sizes.usageCalls : 0;
+    const seeded = await seed(handle.db, { ...sizes, ingestGroups: 4, usageCalls }, (l) => log(`  ${l}`)).finally(() => handle.close());
     detail.seedSeconds = round((performance.now() - seedStarted) / 1000, 1);
 
     server = await BenchServer.start({
@@ -158,6 +162,16 @@ async function benchEngine(engine: Engine, sizes: Sizes, opts: { only: Set<strin
       });
     }
 
+    if (opts.only.has("usage") && seeded.usage) {
+      log(`${engine}: GET /v1/usage, ${sizes.usageCalls} calls in one group over 90 days, ${seeded.usage.rollupRows} rollup rows`);
+      const usage = await usageLatency(server, seeded.usage, sizes.latencySamples, log);
+      detail.usage = { rollupRows: seeded.usage.rollupRows, cases: usage };
+      figures.push({ case: "11", measure: `usage rollup rows for ${sizes.usageCalls} calls`, engine, value: seeded.usage.rollupRows, unit: "" });
+      for (const u of usage) {
+        figures.push({ case: "11", measure: `GET /v1/usage ${u.name}, 90 days p50`, engine, value: u.p50Ms, unit: "ms", target: u.target === null ? undefined : ["<", u.target] });
+      }
+    }
+
     if (opts.only.has("ingest")) {
       log(`${engine}: ingest, POST /v1/cdrs batches of 1000`);
       const batched = await ingestBatched(server, seeded, sizes, `${engine}-b`, log);
@@ -196,7 +210,7 @@ async function main(): Promise<void> {
     options: {
       quick: { type: "boolean", default: false },
       engines: { type: "string" },
-      only: { type: "string", default: "lookup,read,ingest" },
+      only: { type: "string", default: "lookup,read,usage,ingest" },
       "reuse-build": { type: "boolean", default: false },
       profile: { type: "boolean", default: false },
       // Size overrides, e.g. for a short profiling loop.
@@ -204,6 +218,7 @@ async function main(): Promise<void> {
       listed: { type: "string" },
       prefixes: { type: "string" },
       "ingest-calls": { type: "string" },
+      "usage-calls": { type: "string" },
     },
   });
   const sizes = { ...(values.quick ? QUICK : FULL) };
@@ -211,6 +226,7 @@ async function main(): Promise<void> {
   if (values.listed) sizes.listedCalls = Number(values.listed);
   if (values.prefixes) sizes.ratePrefixes = Number(values.prefixes);
   if (values["ingest-calls"]) sizes.ingestCalls = Number(values["ingest-calls"]);
+  if (values["usage-calls"]) sizes.usageCalls = Number(values["usage-calls"]);
   const only = new Set(values.only!.split(","));
   const resultsDir = path.join(ROOT, "bench/results");
   fs.mkdirSync(resultsDir, { recursive: true });
@@ -233,7 +249,7 @@ async function main(): Promise<void> {
     figures.push({ case: "4", measure: `card build, ${r.prefixes} prefixes`, engine: null, value: r.buildMs, unit: "ms", target: ["<", 1000] });
     figures.push({ case: "4", measure: "card structure memory", engine: null, value: r.structureMiB, unit: "MiB" });
   }
-  if (only.has("read") || only.has("ingest")) {
+  if (only.has("read") || only.has("ingest") || only.has("usage")) {
     buildProduction(log, values["reuse-build"]!);
     for (const engine of engines) {
       const r = await benchEngine(engine, sizes, { only, profile: values.profile!, resultsDir });

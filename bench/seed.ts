@@ -10,6 +10,7 @@ import type { RateRow } from "@/lib/rating/schemas";
 import { createSupplier } from "@/lib/rating/suppliers";
 import { destinationsFor } from "./destinations";
 import { generatePrefixes } from "./prefixes";
+import { countRollupRows, seedUsageGroup, type UsageSeeded } from "./usage";
 
 export interface SeedSizes {
   /** Calls in the listed group. */
@@ -20,6 +21,8 @@ export interface SeedSizes {
   ratePrefixes: number;
   /** Groups that receive ingested calls. */
   ingestGroups: number;
+  /** Calls of the GET /v1/usage group (over 90 days); 0 or absent: no such group. */
+  usageCalls?: number;
 }
 
 export interface Seeded {
@@ -38,6 +41,7 @@ export interface Seeded {
   toFragment: string;
   /** Time window of the listing data (for the startTime filters). */
   window: { gte: string; lte: string };
+  usage?: UsageSeeded;
 }
 
 /** Newest call of the listing data; calls go back one second apart, spread over groups. */
@@ -78,8 +82,10 @@ export async function seed(db: Db, sizes: SeedSizes, log: (line: string) => void
     ingest.push({ groupId: g.id, key: k.key });
   }
 
+  const usage = sizes.usageCalls ? await seedUsageGroup(db, sizes.usageCalls, 90, log) : undefined;
   t0 = performance.now();
-  await insertListingCalls(db, listed.id, others.map((g) => g.id), sizes, log);
+  await insertListingCalls(db, listed.id, others.map((g) => g.id), sizes, log, usage?.insert);
+  if (usage) usage.rollupRows = await countRollupRows(db, usage.groupId);
   log(`${sizes.totalCalls} listing calls inserted in ${Math.round(performance.now() - t0)} ms`);
 
   const stepMs = 1000;
@@ -91,6 +97,7 @@ export async function seed(db: Db, sizes: SeedSizes, log: (line: string) => void
     rateDestinations: destinationsFor(bigCard, 2_000),
     ingestDestinations: destinationsFor(ingestCard, 10_000),
     toFragment: "7183",
+    usage: usage && { groupId: usage.groupId, readKey: usage.readKey, costKey: usage.costKey, range: usage.range, rollupRows: usage.rollupRows },
     window: {
       // The middle fifth of the data.
       gte: new Date(LISTING_END - Math.floor(sizes.totalCalls * 0.6) * stepMs).toISOString(),
@@ -104,7 +111,7 @@ export async function seed(db: Db, sizes: SeedSizes, log: (line: string) => void
  * the listed group, the rest round-robin to the others, so the listed group's calls are spread over
  * the whole table as in real traffic. Inserted in chunks (bounded transactions, progress lines).
  */
-async function insertListingCalls(db: Db, listedId: string, otherIds: string[], sizes: SeedSizes, log: (line: string) => void) {
+async function insertListingCalls(db: Db, listedId: string, otherIds: string[], sizes: SeedSizes, log: (line: string) => void, alsoInsert?: () => Promise<void>) {
   const every = Math.max(1, Math.round(sizes.totalCalls / sizes.listedCalls));
   const others = `{${otherIds.join(",")}}`;
   // Indexes are built once after the load: much faster than maintaining five of them row by row.
@@ -134,6 +141,7 @@ async function insertListingCalls(db: Db, listedId: string, otherIds: string[], 
             FROM generate_series(${from}::bigint, ${to}::bigint) AS i) AS s`);
     log(`  calls ${to + 1}/${sizes.totalCalls} (${Math.round(performance.now() - started)} ms for this chunk)`);
   }
+  await alsoInsert?.();
   for (const ddl of indexes) {
     const started = performance.now();
     await db.execute(sql.raw(ddl));
