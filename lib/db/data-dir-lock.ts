@@ -41,7 +41,7 @@ export interface AcquireOptions {
  * dies (kill -9 included; a zombie holds no sockets). Binding it is atomic, so of two starting
  * processes exactly one wins. On Linux it lives in the abstract namespace, named after the
  * directory's device, inode and birth time (no file that could go stale; a moved directory keeps its lock);
- * elsewhere it is the file DATA_DIR/pglite.sock, removed when nobody answers on it.
+ * elsewhere it is the file DATA_DIR/pglite.sock, removed (one process at a time) when nobody answers on it.
  *
  * pglite.lock (mode 0600) only tells who holds the directory: pid, role, and for the server its
  * port and admin token, which the CLI uses to send commands through the server.
@@ -158,6 +158,30 @@ function ping(address: string, timeoutMs: number): Promise<LockHolder | "refused
   });
 }
 
+/**
+ * Removes a socket file nobody answers on. One process at a time (a guard directory), checking again
+ * under the guard: while the stale file is there nobody can bind the path, so what is removed is
+ * always the file found dead, never a socket another process has just bound in its place.
+ */
+async function removeStaleSocketFile(address: string): Promise<void> {
+  const guard = `${address}.takeover`;
+  try {
+    fs.mkdirSync(guard, { mode: 0o700 });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    // Another process is taking over; its guard is stale only if it died doing so.
+    const age = Date.now() - (fs.statSync(guard, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+    if (age > 5_000) fs.rmSync(guard, { recursive: true, force: true });
+    await new Promise((r) => setTimeout(r, 20));
+    return;
+  }
+  try {
+    if ((await ping(address, 1_000)) === "refused") fs.rmSync(address, { force: true });
+  } finally {
+    fs.rmSync(guard, { recursive: true, force: true });
+  }
+}
+
 function writeLockFile(dir: string, lock: DataDirLock): void {
   const tmp = `${lockFile(dir)}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, JSON.stringify(lock), { mode: 0o600 });
@@ -190,8 +214,7 @@ export async function acquireLock(dir: string, role: DataDirLock["role"], option
     }
     const holder = await ping(address, 1_000);
     if (holder === "refused" && !address.startsWith("\0")) {
-      // A socket file left by a dead process. Only an answering holder is alive.
-      fs.rmSync(address, { force: true });
+      await removeStaleSocketFile(address); // left by a dead process: only an answering holder is alive
       continue;
     }
     if (typeof holder === "object") throw new DataDirBusyError(holder, dir);
