@@ -119,7 +119,9 @@ interface Held {
   address: string;
 }
 
-const held = new Map<string, Held>();
+// On globalThis: `next dev` may load this module again in the same process, which already holds the lock.
+const HELD_KEY = Symbol.for("callbook.data-dir-locks");
+const held: Map<string, Held> = ((globalThis as { [HELD_KEY]?: Map<string, Held> })[HELD_KEY] ??= new Map());
 
 function listen(address: string, reply: string): Promise<net.Server | "in-use"> {
   return new Promise((resolve, reject) => {
