@@ -169,7 +169,7 @@ export function UsageReport({ canReadCost, accounts }: { canReadCost: boolean; a
       ) : (
         <>
           <ReportTotals report={report.data} canReadCost={canReadCost} />
-          <ReportChart rows={rows} groupLabel={groupLabel} />
+          <ReportChart rows={rows} groupLabel={groupLabel} timeKeys={groupBy === "day" || groupBy === "month"} />
           <ReportTable rows={rows} groupLabel={groupLabel} canReadCost={canReadCost} timeKeys={groupBy === "day" || groupBy === "month"} zoneName={zone.name} />
         </>
       )}
@@ -229,9 +229,12 @@ function ReportTotals({ report, canReadCost }: { report: UsageReportJson; canRea
   );
 }
 
-/** Spend per group as horizontal bars (largest first, top 15), each bar labelled with its exact amount. */
-function ReportChart({ rows, groupLabel }: { rows: Row[]; groupLabel: string }) {
-  const top = [...rows].sort((a, b) => byMicros(b.price, a.price)).slice(0, 15);
+/**
+ * Spend per group as horizontal bars, each labelled with its amount: days and months in time order
+ * (the latest 31), other groups largest first (top 15).
+ */
+function ReportChart({ rows, groupLabel, timeKeys }: { rows: Row[]; groupLabel: string; timeKeys: boolean }) {
+  const top = timeKeys ? rows.slice(-31) : [...rows].sort((a, b) => byMicros(b.price, a.price)).slice(0, 15);
   const max = new Map<string, bigint>();
   for (const r of top) {
     const m = toMicros(r.price);
@@ -239,7 +242,9 @@ function ReportChart({ rows, groupLabel }: { rows: Row[]; groupLabel: string }) 
   }
   return (
     <figure className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm" data-testid="report-chart">
-      <figcaption className="mb-3 text-sm font-medium text-slate-600">Spend by {groupLabel.toLowerCase()} (largest {top.length})</figcaption>
+      <figcaption className="mb-3 text-sm font-medium text-slate-600">
+        Spend by {groupLabel.toLowerCase()} {timeKeys ? `(latest ${top.length})` : `(largest ${top.length})`}
+      </figcaption>
       <ol className="space-y-1.5">
         {top.map((r) => {
           const m = toMicros(r.price);
