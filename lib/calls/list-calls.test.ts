@@ -101,6 +101,12 @@ const insertable = (): Omit<CallRow, "id" | "createdAt"> => ({
   buyRateMicros: 4_000n,
   buyBillDuration: 62,
   buyCostMicros: 300_000_007n,
+  rateDeckId: null,
+  connectFeeMicros: null,
+  minChargeMicros: null,
+  buyRateDeckId: null,
+  buyConnectFeeMicros: null,
+  buyMinChargeMicros: null,
 });
 
 const row = (overrides: Partial<CallRow> = {}): CallRow => ({ id: 7n, createdAt: new Date(), ...insertable(), ...overrides });

@@ -3,6 +3,7 @@ import {
   bigint,
   boolean,
   char,
+  check,
   index,
   integer,
   pgTable,
@@ -52,34 +53,63 @@ export const suppliers = pgTable(
   (t) => [uniqueIndex("suppliers_gateway_name_key").on(t.gatewayName)],
 );
 
+// Dated rate decks: every import adds a deck, history stays. The card in force at time t is the
+// owner's deck with the greatest effective_from <= t, so a late CDR is rated with the deck of its start.
+export const rateDecks = pgTable(
+  "rate_decks",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    // Exactly one owner: a billing group (sell deck) or a supplier (buy deck).
+    billingGroupId: text("billing_group_id").references(() => billingGroups.id, { onDelete: "cascade" }),
+    supplierId: text("supplier_id").references(() => suppliers.id, { onDelete: "cascade" }),
+    effectiveFrom: ts("effective_from").notNull(),
+    importedAt: ts("imported_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("rate_decks_group_from_key").on(t.billingGroupId, t.effectiveFrom),
+    uniqueIndex("rate_decks_supplier_from_key").on(t.supplierId, t.effectiveFrom),
+    check("rate_decks_one_owner", sql`(${t.billingGroupId} IS NULL) <> (${t.supplierId} IS NULL)`),
+  ],
+);
+
+// Per-prefix optional fees, micros: a connect fee per billed call and a minimum charge (CONTRACT section 1, README).
+const rateColumns = {
+  prefix: text("prefix").notNull(),
+  rateMicros: micros("rate_micros").notNull(),
+  incrementMin: integer("increment_min").notNull(),
+  incrementInterval: integer("increment_interval").notNull(),
+  description: text("description"),
+  connectFeeMicros: micros("connect_fee_micros"),
+  minChargeMicros: micros("min_charge_micros"),
+};
+
 export const sellRates = pgTable(
   "sell_rates",
   {
+    deckId: bigint("deck_id", { mode: "number" })
+      .notNull()
+      .references(() => rateDecks.id, { onDelete: "cascade" }),
+    // The deck's owner, repeated so a group's rates are one index range.
     billingGroupId: text("billing_group_id")
       .notNull()
       .references(() => billingGroups.id, { onDelete: "cascade" }),
-    prefix: text("prefix").notNull(),
-    rateMicros: micros("rate_micros").notNull(),
-    incrementMin: integer("increment_min").notNull(),
-    incrementInterval: integer("increment_interval").notNull(),
-    description: text("description"),
+    ...rateColumns,
   },
-  (t) => [primaryKey({ columns: [t.billingGroupId, t.prefix] })],
+  (t) => [primaryKey({ columns: [t.deckId, t.prefix] }), index("sell_rates_group_prefix_idx").on(t.billingGroupId, t.prefix)],
 );
 
 export const buyRates = pgTable(
   "buy_rates",
   {
+    deckId: bigint("deck_id", { mode: "number" })
+      .notNull()
+      .references(() => rateDecks.id, { onDelete: "cascade" }),
     supplierId: text("supplier_id")
       .notNull()
       .references(() => suppliers.id, { onDelete: "cascade" }),
-    prefix: text("prefix").notNull(),
-    rateMicros: micros("rate_micros").notNull(),
-    incrementMin: integer("increment_min").notNull(),
-    incrementInterval: integer("increment_interval").notNull(),
-    description: text("description"),
+    ...rateColumns,
   },
-  (t) => [primaryKey({ columns: [t.supplierId, t.prefix] })],
+  (t) => [primaryKey({ columns: [t.deckId, t.prefix] }), index("buy_rates_supplier_prefix_idx").on(t.supplierId, t.prefix)],
 );
 
 export const apiKeys = pgTable(
@@ -151,6 +181,14 @@ export const calls = pgTable(
     buyRateMicros: micros("buy_rate_micros"),
     buyBillDuration: integer("buy_bill_duration"),
     buyCostMicros: micros("buy_cost_micros"),
+    // The decks that rated the call and the matched rates' fees (null: none), so call detail can show
+    // each part of a price: connect fee + per-minute part, or the minimum charge.
+    rateDeckId: bigint("rate_deck_id", { mode: "number" }),
+    connectFeeMicros: micros("connect_fee_micros"),
+    minChargeMicros: micros("min_charge_micros"),
+    buyRateDeckId: bigint("buy_rate_deck_id", { mode: "number" }),
+    buyConnectFeeMicros: micros("buy_connect_fee_micros"),
+    buyMinChargeMicros: micros("buy_min_charge_micros"),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [
@@ -186,7 +224,8 @@ export const ledgerEntries = pgTable(
   },
   (t) => [
     index("ledger_group_idx").on(t.billingGroupId, t.createdAt),
-    uniqueIndex("ledger_call_key").on(t.callId),
+    // One debit per call; re-rating (rerate --since) adds 'adjustment' entries for the same call.
+    uniqueIndex("ledger_call_debit_key").on(t.callId).where(sql`${t.kind} = 'debit'`),
   ],
 );
 

@@ -187,7 +187,12 @@ describe.each(ENGINES)("ingestCdrs on %s", (engine) => {
     expect(await balance(group.id)).toBe(10_000_000n);
 
     expect((await rerateUnratedCalls(handle.db, { billingGroupId: group.id })).rated).toBe(0);
+    // A deck effective only from now does not price a call that started before it.
     await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n44,0.02,1/1\n33,0.06,30/6\n"));
+    expect(await rerateUnratedCalls(handle.db, { billingGroupId: group.id })).toMatchObject({ rated: 0, stillUnrated: 1 });
+    // The operator adds the missing prefix in a deck effective from before the call.
+    const csv = "prefix,rate,increment\n44,0.02,1/1\n33,0.06,30/6\n";
+    await importSellRates(handle.db, group.id, parseRateCsv(csv), undefined, { effectiveFrom: new Date("2020-01-01T00:00:00Z") });
     const [first, second] = await Promise.all([
       rerateUnratedCalls(handle.db, { billingGroupId: group.id }),
       rerateUnratedCalls(handle.db, { billingGroupId: group.id }),

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { elapsedSeconds, isoToEpochMicros } from "@/lib/rating/billing-math";
-import { getRateCard, type RateCard } from "@/lib/rating/find-rate";
+import { loadDatedCards, type DatedCards } from "@/lib/rating/find-rate";
 import { calls } from "@/lib/db/schema";
 import { CALL_COLUMNS, debitBalances, rateCall, toStoredCall, withRetry, type CallRating, type StoredCall } from "./rate-call";
 import type { NativeCdr } from "./schemas";
@@ -146,10 +146,12 @@ export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[], options: In
   if (cdrs.length === 0) return [];
   const { groups, suppliersById, suppliersByGateway } = await resolveOwners(db, cdrs);
 
-  const sellCards = new Map<string, RateCard | null>();
-  const buyCards = new Map<string, RateCard | null>();
-  for (const g of new Set(groups.values())) sellCards.set(g.id, await getRateCard(db, "sell", g.id, Number(g.version)));
-  for (const s of suppliersById.values()) buyCards.set(s.id, await getRateCard(db, "buy", s.id, Number(s.version)));
+  // Each call is rated with the decks in force at its start (a late CDR with the deck of its day).
+  const startsMs = new Set(cdrs.map((c) => Math.floor(isoToEpochMicros(c.startTime) / 1000)));
+  const sellCards = new Map<string, DatedCards>();
+  const buyCards = new Map<string, DatedCards>();
+  for (const g of new Set(groups.values())) sellCards.set(g.id, await loadDatedCards(db, "sell", g.id, Number(g.version), startsMs));
+  for (const s of suppliersById.values()) buyCards.set(s.id, await loadDatedCards(db, "buy", s.id, Number(s.version), startsMs));
 
   // Prepare every call in JS (pure); a uuid listed twice for one group in one batch is one call.
   const prepared: Prepared[] = [];
@@ -204,7 +206,10 @@ export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[], options: In
     } else {
       firstIndexOfKey.set(key, index);
     }
-    const rating = rateCall(cdr.to, answerMicros, endMicros, sellCards.get(group.id) ?? null, supplierId ? (buyCards.get(supplierId) ?? null) : null);
+    const startMs = Math.floor(startMicros / 1000);
+    const sellCard = sellCards.get(group.id)?.at(startMs) ?? null;
+    const buyCard = supplierId ? (buyCards.get(supplierId)?.at(startMs) ?? null) : null;
+    const rating = rateCall(cdr.to, answerMicros, endMicros, sellCard, buyCard);
     prepared.push({ key, content, duration: elapsedSeconds(startMicros, endMicros), rating, currency: group.currency.trim() });
   });
 
@@ -330,6 +335,12 @@ async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]
       buy_rate_micros: big(r.buyRateMicros),
       buy_bill_duration: r.buyBillDuration,
       buy_cost_micros: big(r.buyCostMicros),
+      rate_deck_id: r.rateDeckId,
+      connect_fee_micros: big(r.connectFeeMicros),
+      min_charge_micros: big(r.minChargeMicros),
+      buy_rate_deck_id: r.buyRateDeckId,
+      buy_connect_fee_micros: big(r.buyConnectFeeMicros),
+      buy_min_charge_micros: big(r.buyMinChargeMicros),
     })),
   );
   const inserted = await queryRows<{ id: string; uuid: string; billing_group_id: string; created_at: unknown }>(
@@ -338,13 +349,16 @@ async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]
           INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, answer_time, end_time,
             duration, bill_duration, pdd_ms, hangup_cause, q850_cause, read_codec, write_codec, recording_url, accountcode,
             network_addr, currency, rated, matched_prefix, sell_rate_micros, increment_min, increment_interval, price_micros,
-            supplier_id, buy_rate_micros, buy_bill_duration, buy_cost_micros)
+            supplier_id, buy_rate_micros, buy_bill_duration, buy_cost_micros, rate_deck_id, connect_fee_micros, min_charge_micros,
+            buy_rate_deck_id, buy_connect_fee_micros, buy_min_charge_micros)
           SELECT x.* FROM json_to_recordset(${json}::json) AS x(uuid text, billing_group_id text, direction text,
             from_number text, to_number text, start_time timestamptz, answer_time timestamptz, end_time timestamptz,
             duration integer, bill_duration integer, pdd_ms integer, hangup_cause text, q850_cause smallint, read_codec text,
             write_codec text, recording_url text, accountcode text, network_addr text, currency text, rated boolean,
             matched_prefix text, sell_rate_micros bigint, increment_min integer, increment_interval integer, price_micros bigint,
-            supplier_id text, buy_rate_micros bigint, buy_bill_duration integer, buy_cost_micros bigint)
+            supplier_id text, buy_rate_micros bigint, buy_bill_duration integer, buy_cost_micros bigint, rate_deck_id bigint,
+            connect_fee_micros bigint, min_charge_micros bigint, buy_rate_deck_id bigint, buy_connect_fee_micros bigint,
+            buy_min_charge_micros bigint)
           ON CONFLICT (billing_group_id, uuid) DO NOTHING
           RETURNING id, uuid, billing_group_id, to_number, rated, price_micros, created_at
         ), debits AS (

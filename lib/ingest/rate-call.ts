@@ -2,7 +2,7 @@ import { getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/lib/db/client";
 import { calls } from "@/lib/db/schema";
 import { answeredSeconds, priceCall } from "@/lib/rating/billing-math";
-import type { RateCard } from "@/lib/rating/find-rate";
+import { feesOf, type RateCard } from "@/lib/rating/find-rate";
 
 export type StoredCall = typeof calls.$inferSelect;
 
@@ -18,11 +18,19 @@ export interface CallRating {
   buyRateMicros: bigint | null;
   buyBillDuration: number | null;
   buyCostMicros: bigint | null;
+  /** The decks that rated each side, and the matched rates' fees (null: none). */
+  rateDeckId: number | null;
+  connectFeeMicros: bigint | null;
+  minChargeMicros: bigint | null;
+  buyRateDeckId: number | null;
+  buyConnectFeeMicros: bigint | null;
+  buyMinChargeMicros: bigint | null;
 }
 
 /**
- * Rates one call on its group's sell card and its supplier's buy card (each side with its own
- * increment, CONTRACT section 1). No sell rate: unrated, price 0, billDuration 0, re-ratable later.
+ * Rates one call on its group's sell card and its supplier's buy card in force at its start (the
+ * caller picks them: DatedCards.at), each side with its own increment and fees (CONTRACT section 1,
+ * billing-math priceCall). No sell rate: unrated, price 0, billDuration 0, re-ratable later.
  * `answerMicros`/`endMicros` are epoch microseconds.
  */
 export function rateCall(
@@ -35,11 +43,14 @@ export function rateCall(
   const answered = answeredSeconds(answerMicros, endMicros);
   const sell = sellCard?.match(destination) ?? null;
   const buy = buyCard?.match(destination) ?? null;
-  const buyCharge = buy && priceCall(buy.rateMicros, buy.increment, answered);
+  const buyCharge = buy && priceCall(buy.rateMicros, buy.increment, answered, feesOf(buy));
   const buySide = {
     buyRateMicros: buy?.rateMicros ?? null,
     buyBillDuration: buyCharge?.billableSeconds ?? null,
     buyCostMicros: buyCharge?.micros ?? null,
+    buyRateDeckId: buy ? (buyCard?.deckId ?? null) : null,
+    buyConnectFeeMicros: buy?.connectFeeMicros ?? null,
+    buyMinChargeMicros: buy?.minChargeMicros ?? null,
   };
   if (!sell) {
     return {
@@ -50,10 +61,13 @@ export function rateCall(
       incrementMin: null,
       incrementInterval: null,
       priceMicros: 0n,
+      rateDeckId: null,
+      connectFeeMicros: null,
+      minChargeMicros: null,
       ...buySide,
     };
   }
-  const charge = priceCall(sell.rateMicros, sell.increment, answered);
+  const charge = priceCall(sell.rateMicros, sell.increment, answered, feesOf(sell));
   return {
     rated: true,
     billDuration: charge.billableSeconds,
@@ -62,6 +76,9 @@ export function rateCall(
     incrementMin: sell.increment.min,
     incrementInterval: sell.increment.interval,
     priceMicros: charge.micros,
+    rateDeckId: sellCard?.deckId ?? null,
+    connectFeeMicros: sell.connectFeeMicros,
+    minChargeMicros: sell.minChargeMicros,
     ...buySide,
   };
 }
@@ -86,28 +103,6 @@ export function toStoredCall(raw: Record<string, unknown>): StoredCall {
     out[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
   }
   return out as StoredCall;
-}
-
-export interface Debit {
-  billingGroupId: string;
-  callId: bigint;
-  amountMicros: bigint;
-  description: string;
-}
-
-/** Appends the debit ledger entries and lowers the balances; `disabled` follows (a generated column). */
-export async function applyDebits(tx: Executor, debits: Debit[]): Promise<void> {
-  const charged = debits.filter((d) => d.amountMicros > 0n);
-  if (charged.length === 0) return;
-  const json = JSON.stringify(
-    charged.map((d) => ({ g: d.billingGroupId, a: (-d.amountMicros).toString(), c: d.callId.toString(), d: d.description })),
-  );
-  await tx.execute(sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
-                       SELECT x.g, 'debit', x.a, x.c, x.d FROM json_to_recordset(${json}::json) AS x(g text, a bigint, c bigint, d text)`);
-  await debitBalances(
-    tx,
-    charged.map((d) => ({ billingGroupId: d.billingGroupId, rated: true, priceMicros: d.amountMicros })),
-  );
 }
 
 /**

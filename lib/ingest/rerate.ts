@@ -1,23 +1,36 @@
-import { sql } from "drizzle-orm";
-import { queryRows, type Db } from "@/lib/db/client";
-import { getRateCard, type RateCard } from "@/lib/rating/find-rate";
-import { applyDebits, rateCall, withRetry, type CallRating } from "./rate-call";
+import { sql, type SQL } from "drizzle-orm";
+import { queryRows, type Db, type Executor } from "@/lib/db/client";
+import { formatMicros } from "@/lib/money/micros";
+import { loadDatedCards, type DatedCards } from "@/lib/rating/find-rate";
+import { rateCall, withRetry, type CallRating } from "./rate-call";
 
 export interface RerateOptions {
   billingGroupId?: string;
+  /**
+   * Also re-rate calls already rated that started at or after this instant, each with the decks in
+   * force at its start; a changed price moves the balance by the exact difference (an 'adjustment'
+   * ledger entry per call). Without it only unrated calls are rated.
+   */
+  since?: Date;
   batchSize?: number;
   progress?: (done: number, total: number) => void;
 }
 
 export interface RerateResult {
-  /** Unrated calls looked at. */
+  /** Calls looked at: the unrated ones, or with `since` every call started since then. */
   examined: number;
-  /** Calls rated (and debited) by this run. */
+  /** Unrated calls rated (and debited) by this run. */
   rated: number;
   /** Calls (of the group, if given) still without a sell rate after the run. */
   stillUnrated: number;
-  /** Sum debited, micros. */
+  /** Sum debited for newly rated calls, micros. */
   debitedMicros: bigint;
+  /** With `since`: rated calls whose rating changed (price, rate, deck or buy side). */
+  rerated: number;
+  /** With `since`: sum of (new price - old price) over those calls, micros; the balance moved by minus this. */
+  adjustedMicros: bigint;
+  /** With `since`: rated calls no deck in force at their start prices; left as they were. */
+  unmatched: number;
 }
 
 interface Candidate {
@@ -25,103 +38,202 @@ interface Candidate {
   billing_group_id: string;
   supplier_id: string | null;
   to_number: string;
-  /** epoch microseconds, as text (exact) */
+  /** epoch milliseconds / microseconds, as text (exact) */
+  start_ms: string;
   answer_us: string | null;
   end_us: string;
 }
 
+/** A call's rating columns as stored, int8 as text. */
+interface StoredRating {
+  id: string;
+  billing_group_id: string;
+  to_number: string;
+  rated: boolean;
+  price_micros: string;
+  key: string;
+}
+
+/** The stored columns of a rating, in one comparable text (null and numbers as JSON). */
+const RATING_KEY = sql`json_build_array(rated, bill_duration, matched_prefix, sell_rate_micros::text, increment_min, increment_interval,
+  price_micros::text, buy_rate_micros::text, buy_bill_duration, buy_cost_micros::text, rate_deck_id::text, connect_fee_micros::text,
+  min_charge_micros::text, buy_rate_deck_id::text, buy_connect_fee_micros::text, buy_min_charge_micros::text)::text`;
+
+const big = (v: bigint | number | null) => (v === null ? null : v.toString());
+
+function ratingKey(r: CallRating): string {
+  return JSON.stringify([
+    r.rated,
+    r.billDuration,
+    r.matchedPrefix,
+    big(r.sellRateMicros),
+    r.incrementMin,
+    r.incrementInterval,
+    big(r.priceMicros),
+    big(r.buyRateMicros),
+    r.buyBillDuration,
+    big(r.buyCostMicros),
+    big(r.rateDeckId),
+    big(r.connectFeeMicros),
+    big(r.minChargeMicros),
+    big(r.buyRateDeckId),
+    big(r.buyConnectFeeMicros),
+    big(r.buyMinChargeMicros),
+  ]);
+}
+
 /**
- * Rates stored unrated calls (no sell rate when they arrived) through the same rating and debit
- * path as ingest, in batches. Exactly once even when two runs overlap: each batch locks its calls
- * with SKIP LOCKED and updates only those still unrated, and the ledger refuses a second debit of
- * a call (unique call_id).
+ * Rates stored unrated calls (no sell rate when they arrived) and, with `since`, re-rates the rated
+ * calls started since then, through the same rating path as ingest (the decks in force at each
+ * call's start), in batches. Exactly once even when two runs overlap: each batch locks its calls and
+ * compares against what is stored under the lock; the ledger refuses a second debit of a call.
+ * Balance = ledger (CONTRACT section 1) holds after every batch: each price change is one ledger
+ * entry and the same amount on the balance, in one transaction.
  */
-export async function rerateUnratedCalls(db: Db, options: RerateOptions = {}): Promise<RerateResult> {
+export async function rerateCalls(db: Db, options: RerateOptions = {}): Promise<RerateResult> {
   const batchSize = options.batchSize ?? 1000;
   const groupFilter = options.billingGroupId ? sql`AND billing_group_id = ${options.billingGroupId}` : sql``;
-  const [{ n: total }] = await queryRows<{ n: bigint | number }>(db, sql`SELECT count(*)::bigint AS n FROM calls WHERE NOT rated ${groupFilter}`);
-  const result: RerateResult = { examined: 0, rated: 0, stillUnrated: 0, debitedMicros: 0n };
+  const scope: SQL = options.since ? sql`start_time >= ${options.since.toISOString()}::timestamptz` : sql`NOT rated`;
+  const [{ n: total }] = await queryRows<{ n: bigint | number }>(db, sql`SELECT count(*)::bigint AS n FROM calls WHERE ${scope} ${groupFilter}`);
+  const result: RerateResult = { examined: 0, rated: 0, stillUnrated: 0, debitedMicros: 0n, rerated: 0, adjustedMicros: 0n, unmatched: 0 };
   let lastId = 0n;
   for (;;) {
     const candidates = await queryRows<Candidate>(
       db,
-      sql`SELECT id::text AS id, billing_group_id, supplier_id, to_number,
+      sql`SELECT id::text AS id, billing_group_id, supplier_id, to_number, (extract(epoch FROM start_time) * 1000)::bigint::text AS start_ms,
             (extract(epoch FROM answer_time) * 1000000)::bigint::text AS answer_us, (extract(epoch FROM end_time) * 1000000)::bigint::text AS end_us
           FROM calls
-          WHERE NOT rated ${groupFilter} AND id > ${lastId.toString()}::bigint ORDER BY id LIMIT ${batchSize}`,
+          WHERE ${scope} ${groupFilter} AND id > ${lastId.toString()}::bigint ORDER BY id LIMIT ${batchSize}`,
     );
     if (candidates.length === 0) break;
     lastId = BigInt(candidates[candidates.length - 1].id);
     result.examined += candidates.length;
 
     // Cards are read before the transaction (PGlite runs one statement stream at a time).
-    const sellCards = new Map<string, RateCard | null>();
-    const buyCards = new Map<string, RateCard | null>();
+    const startsMs = new Set(candidates.map((c) => Number(c.start_ms)));
+    const sellCards = new Map<string, DatedCards>();
+    const buyCards = new Map<string, DatedCards>();
     for (const c of candidates) {
-      if (!sellCards.has(c.billing_group_id)) sellCards.set(c.billing_group_id, await getRateCard(db, "sell", c.billing_group_id));
-      if (c.supplier_id && !buyCards.has(c.supplier_id)) buyCards.set(c.supplier_id, await getRateCard(db, "buy", c.supplier_id));
+      if (!sellCards.has(c.billing_group_id)) sellCards.set(c.billing_group_id, await loadDatedCards(db, "sell", c.billing_group_id, null, startsMs));
+      if (c.supplier_id && !buyCards.has(c.supplier_id)) buyCards.set(c.supplier_id, await loadDatedCards(db, "buy", c.supplier_id, null, startsMs));
     }
     const ratings = new Map<string, CallRating>();
     for (const c of candidates) {
-      const rating = rateCall(
-        c.to_number,
-        c.answer_us === null ? null : Number(c.answer_us),
-        Number(c.end_us),
-        sellCards.get(c.billing_group_id) ?? null,
-        c.supplier_id ? (buyCards.get(c.supplier_id) ?? null) : null,
+      const startMs = Number(c.start_ms);
+      ratings.set(
+        c.id,
+        rateCall(
+          c.to_number,
+          c.answer_us === null ? null : Number(c.answer_us),
+          Number(c.end_us),
+          sellCards.get(c.billing_group_id)?.at(startMs) ?? null,
+          c.supplier_id ? (buyCards.get(c.supplier_id)?.at(startMs) ?? null) : null,
+        ),
       );
-      if (rating.rated) ratings.set(String(c.id), rating);
     }
-    if (ratings.size > 0) {
-      const batch = await withRetry(() =>
-        db.transaction(async (tx) => {
-          const json = JSON.stringify(
-            [...ratings].map(([id, r]) => ({
-              id,
-              bill: r.billDuration,
-              prefix: r.matchedPrefix,
-              rate: r.sellRateMicros?.toString(),
-              imin: r.incrementMin,
-              iint: r.incrementInterval,
-              price: r.priceMicros.toString(),
-              brate: r.buyRateMicros?.toString() ?? null,
-              bbill: r.buyBillDuration,
-              bcost: r.buyCostMicros?.toString() ?? null,
-            })),
-          );
-          const updated = await queryRows<{ id: string; billing_group_id: string; price_micros: string; to_number: string }>(
-            tx,
-            sql`WITH mine AS (
-                  SELECT id FROM calls WHERE id IN (SELECT (x.id)::bigint FROM json_to_recordset(${json}::json) AS x(id text))
-                    AND NOT rated ORDER BY id FOR UPDATE SKIP LOCKED
-                )
-                UPDATE calls SET rated = true, bill_duration = x.bill, matched_prefix = x.prefix, sell_rate_micros = x.rate,
-                  increment_min = x.imin, increment_interval = x.iint, price_micros = x.price,
-                  buy_rate_micros = x.brate, buy_bill_duration = x.bbill, buy_cost_micros = x.bcost
-                FROM json_to_recordset(${json}::json) AS x(id bigint, bill integer, prefix text, rate bigint, imin integer,
-                  iint integer, price bigint, brate bigint, bbill integer, bcost bigint)
-                WHERE calls.id = x.id AND calls.id IN (SELECT id FROM mine) AND NOT calls.rated
-                RETURNING calls.id::text AS id, calls.billing_group_id, calls.price_micros::text AS price_micros, calls.to_number`,
-          );
-          await applyDebits(
-            tx,
-            updated.map((u) => ({
-              billingGroupId: u.billing_group_id,
-              callId: BigInt(u.id),
-              amountMicros: BigInt(u.price_micros),
-              description: `Call to ${u.to_number} (rerated)`,
-            })),
-          );
-          return updated;
-        }),
-      );
-      result.rated += batch.length;
-      for (const u of batch) result.debitedMicros += BigInt(u.price_micros);
-    }
+    const batch = await withRetry(() => db.transaction((tx) => applyRatings(tx, ratings, options.since !== undefined)));
+    result.rated += batch.rated;
+    result.debitedMicros += batch.debitedMicros;
+    result.rerated += batch.rerated;
+    result.adjustedMicros += batch.adjustedMicros;
+    result.unmatched += batch.unmatched;
     options.progress?.(result.examined, Number(total));
   }
   // Counted, not derived: a concurrent run may have rated some of what this one examined.
   const [{ n: left }] = await queryRows<{ n: bigint | number }>(db, sql`SELECT count(*)::bigint AS n FROM calls WHERE NOT rated ${groupFilter}`);
   result.stillUnrated = Number(left);
   return result;
+}
+
+/** The default `rerate`: rates the unrated calls only. */
+export function rerateUnratedCalls(db: Db, options: Omit<RerateOptions, "since"> = {}): Promise<RerateResult> {
+  return rerateCalls(db, { ...options, since: undefined });
+}
+
+/**
+ * Writes the ratings that change something, under row locks taken in id order: an unrated call
+ * that now has a rate is debited; with `rerateRated`, a rated call whose rating changed gets an
+ * 'adjustment' entry of (old price - new price). A rated call no deck prices any more is left alone.
+ */
+async function applyRatings(tx: Executor, ratings: Map<string, CallRating>, rerateRated: boolean) {
+  const out = { rated: 0, debitedMicros: 0n, rerated: 0, adjustedMicros: 0n, unmatched: 0 };
+  const ids = JSON.stringify([...ratings.keys()]);
+  const stored = await queryRows<StoredRating>(
+    tx,
+    sql`SELECT id::text AS id, billing_group_id, to_number, rated, price_micros::text AS price_micros, ${RATING_KEY} AS key
+        FROM calls WHERE id IN (SELECT (json_array_elements_text(${ids}::json))::bigint) ORDER BY id FOR UPDATE`,
+  );
+  const updates: [string, CallRating][] = [];
+  const entries: { g: string; k: "debit" | "adjustment"; a: string; c: string; d: string }[] = [];
+  const balanceChange = new Map<string, bigint>();
+  for (const old of stored) {
+    const next = ratings.get(old.id)!;
+    if (!next.rated) {
+      if (old.rated && rerateRated) out.unmatched++;
+      continue;
+    }
+    if (old.rated && !rerateRated) continue; // rated meanwhile by another run
+    // PostgreSQL's JSON text has its own spacing: compare parsed values.
+    if (JSON.stringify(JSON.parse(old.key)) === ratingKey(next)) continue;
+    updates.push([old.id, next]);
+    const oldPrice = old.rated ? BigInt(old.price_micros) : 0n;
+    const delta = next.priceMicros - oldPrice;
+    if (old.rated) {
+      out.rerated++;
+      out.adjustedMicros += delta;
+      if (delta !== 0n) {
+        entries.push({
+          g: old.billing_group_id,
+          k: "adjustment",
+          a: (-delta).toString(),
+          c: old.id,
+          d: `Call to ${old.to_number} re-rated: ${formatMicros(oldPrice)} -> ${formatMicros(next.priceMicros)}`,
+        });
+      }
+    } else {
+      out.rated++;
+      out.debitedMicros += next.priceMicros;
+      if (next.priceMicros > 0n) entries.push({ g: old.billing_group_id, k: "debit", a: (-next.priceMicros).toString(), c: old.id, d: `Call to ${old.to_number} (rerated)` });
+    }
+    if (delta !== 0n) balanceChange.set(old.billing_group_id, (balanceChange.get(old.billing_group_id) ?? 0n) + delta);
+  }
+  if (updates.length === 0) return out;
+  const json = JSON.stringify(
+    updates.map(([id, r]) => ({
+      id,
+      bill: r.billDuration,
+      prefix: r.matchedPrefix,
+      rate: big(r.sellRateMicros),
+      imin: r.incrementMin,
+      iint: r.incrementInterval,
+      price: big(r.priceMicros),
+      brate: big(r.buyRateMicros),
+      bbill: r.buyBillDuration,
+      bcost: big(r.buyCostMicros),
+      deck: r.rateDeckId,
+      fee: big(r.connectFeeMicros),
+      minc: big(r.minChargeMicros),
+      bdeck: r.buyRateDeckId,
+      bfee: big(r.buyConnectFeeMicros),
+      bminc: big(r.buyMinChargeMicros),
+    })),
+  );
+  // One statement: the usage rollup triggers (transition tables) move the totals by the exact differences.
+  await tx.execute(sql`UPDATE calls SET rated = true, bill_duration = x.bill, matched_prefix = x.prefix, sell_rate_micros = x.rate,
+        increment_min = x.imin, increment_interval = x.iint, price_micros = x.price, buy_rate_micros = x.brate,
+        buy_bill_duration = x.bbill, buy_cost_micros = x.bcost, rate_deck_id = x.deck, connect_fee_micros = x.fee,
+        min_charge_micros = x.minc, buy_rate_deck_id = x.bdeck, buy_connect_fee_micros = x.bfee, buy_min_charge_micros = x.bminc
+      FROM json_to_recordset(${json}::json) AS x(id bigint, bill integer, prefix text, rate bigint, imin integer, iint integer,
+        price bigint, brate bigint, bbill integer, bcost bigint, deck bigint, fee bigint, minc bigint, bdeck bigint, bfee bigint, bminc bigint)
+      WHERE calls.id = x.id`);
+  if (entries.length > 0) {
+    await tx.execute(sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
+                         SELECT x.g, x.k, x.a, x.c, x.d FROM json_to_recordset(${JSON.stringify(entries)}::json) AS x(g text, k text, a bigint, c bigint, d text)`);
+  }
+  // One atomic UPDATE per group, in id order (no deadlock cycles with ingest); `disabled` follows.
+  for (const groupId of [...balanceChange.keys()].sort()) {
+    const delta = balanceChange.get(groupId)!;
+    if (delta !== 0n) await tx.execute(sql`UPDATE billing_groups SET balance_micros = balance_micros - ${delta.toString()}::bigint WHERE id = ${groupId}`);
+  }
+  return out;
 }

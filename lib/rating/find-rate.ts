@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Executor } from "@/lib/db/client";
+import type { RateFees } from "./billing-math";
 import { PrefixTable } from "./prefix-table";
 import type { Increment } from "./schemas";
 
@@ -9,55 +10,107 @@ export interface RateMatch {
   rateMicros: bigint;
   increment: Increment;
   description: string | null;
+  /** null when the rate has none. */
+  connectFeeMicros: bigint | null;
+  minChargeMicros: bigint | null;
 }
 
 type RateEntry = Omit<RateMatch, "prefix">;
 export type CardSide = "sell" | "buy";
 
+/** One dated deck of an owner: the card in force from `effectiveFrom` until the next deck's. */
+export interface DeckRef {
+  id: number;
+  /** epoch milliseconds */
+  effectiveFromMs: number;
+}
+
 export interface RateCard {
   side: CardSide;
   ownerId: string;
-  /** rate_card_version of the owner when the card was read. */
-  version: number;
+  deckId: number;
+  effectiveFrom: Date;
   size: number;
   match(destination: string): RateMatch | null;
 }
 
-// Cards are cached per owner and keyed by the owner's rate_card_version, which every rate change
-// bumps in the same transaction. Another process changing a card bumps the same row, so a reader
-// that compares versions (one primary-key read, or free when the caller already holds it) never
-// serves a stale card, whichever process made the change.
-// Bounded by cards and by prefixes held (~50 bytes each): a few huge decks must not exhaust memory.
+/** The decks of an owner, oldest first, as of the owner's rate_card_version. */
+export interface DeckIndex {
+  side: CardSide;
+  ownerId: string;
+  version: number;
+  decks: DeckRef[];
+}
+
+/** The deck in force at `atMs` (epoch ms): the one with the greatest effective-from <= atMs. */
+export function deckAt(index: DeckIndex, atMs: number): DeckRef | null {
+  const decks = index.decks;
+  let lo = 0;
+  let hi = decks.length - 1;
+  let found: DeckRef | null = null;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (decks[mid].effectiveFromMs <= atMs) {
+      found = decks[mid];
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+// Two caches. Deck indexes are per owner and keyed by the owner's rate_card_version, which every
+// import bumps in the same transaction: a reader that compares versions (one primary-key read, or
+// free when the caller already holds it) never misses a deck, whichever process imported it.
+// Deck cards are keyed by deck id: a deck is never changed once written, so a cached card is never stale.
+// Cards are bounded by count and by prefixes held (~50 bytes each): a few huge decks must not exhaust memory.
 const MAX_CARDS = 256;
 const MAX_PREFIXES = 4_000_000;
+const MAX_INDEXES = 100_000;
 interface CacheState {
-  cards: Map<string, RateCard>;
-  loading: Map<string, Promise<RateCard | null>>;
+  indexes: Map<string, DeckIndex>;
+  cards: Map<number, RateCard>;
+  loading: Map<string, Promise<unknown>>;
 }
-const CACHE_KEY = Symbol.for("callbook.rate-cards");
+const CACHE_KEY = Symbol.for("callbook.rate-decks");
 function cacheState(): CacheState {
   // On globalThis: separately bundled route modules share one cache per process.
   const g = globalThis as typeof globalThis & { [CACHE_KEY]?: CacheState };
-  return (g[CACHE_KEY] ??= { cards: new Map(), loading: new Map() });
+  return (g[CACHE_KEY] ??= { indexes: new Map(), cards: new Map(), loading: new Map() });
 }
 
-/** One rate of a card as loaded: [prefix, rate micros (text), increment min, increment interval, description]. */
-type CardTuple = [string, string, number, number, string | null];
+/** Runs `load` once per key at a time: concurrent callers share the promise. */
+function once<T>(state: CacheState, key: string, load: () => Promise<T>): Promise<T> {
+  const pending = state.loading.get(key) as Promise<T> | undefined;
+  if (pending) return pending;
+  const started = load().finally(() => state.loading.delete(key));
+  state.loading.set(key, started);
+  return started;
+}
 
-function buildCard(side: CardSide, ownerId: string, version: number, tuples: CardTuple[]): RateCard {
+/** One rate of a deck as loaded: [prefix, rate micros, increment min, increment interval, description, connect fee, min charge]. */
+type CardTuple = [string, string, number, number, string | null, string | null, string | null];
+
+function buildCard(side: CardSide, ownerId: string, deckId: number, effectiveFrom: Date, tuples: CardTuple[]): RateCard {
   const table = new PrefixTable<RateEntry>(tuples.length);
   // Cards repeat a handful of increments: share the objects.
   const increments = new Map<string, Increment>();
-  for (const [prefix, rate, min, interval, description] of tuples) {
+  for (const [prefix, rate, min, interval, description, connectFee, minCharge] of tuples) {
     const key = `${min}/${interval}`;
     let increment = increments.get(key);
     if (!increment) increments.set(key, (increment = { min, interval }));
-    table.add(prefix, { rateMicros: BigInt(rate), increment, description });
+    table.add(prefix, {
+      rateMicros: BigInt(rate),
+      increment,
+      description,
+      connectFeeMicros: connectFee === null ? null : BigInt(connectFee),
+      minChargeMicros: minCharge === null ? null : BigInt(minCharge),
+    });
   }
   return {
     side,
     ownerId,
-    version,
+    deckId,
+    effectiveFrom,
     size: table.size,
     match(destination) {
       const m = table.match(destination);
@@ -66,38 +119,54 @@ function buildCard(side: CardSide, ownerId: string, version: number, tuples: Car
   };
 }
 
+/** The fees of a matched rate, as billing-math takes them. */
+export function feesOf(match: RateMatch): RateFees {
+  return { connectFeeMicros: match.connectFeeMicros, minChargeMicros: match.minChargeMicros };
+}
+
+const ratesTable = (side: CardSide) => (side === "sell" ? sql`sell_rates` : sql`buy_rates`);
+const ownerTable = (side: CardSide) => (side === "sell" ? sql`billing_groups` : sql`suppliers`);
+const ownerColumn = (side: CardSide) => (side === "sell" ? sql`billing_group_id` : sql`supplier_id`);
+
 /**
- * Reads a whole card with its version in one statement (one snapshot), as one JSON text: a single
- * value parsed natively is several times faster than 500k row objects through the driver.
- * null when the owner does not exist.
+ * Reads a whole deck as one JSON text: a single value parsed natively is several times faster than
+ * 500k row objects through the driver. null when the deck does not exist (its owner was deleted).
  */
-async function loadCard(db: Executor, side: CardSide, ownerId: string): Promise<RateCard | null> {
-  const rows =
-    side === "sell"
-      ? await queryRows<{ version: number | bigint; rates: string | null }>(
-          db,
-          sql`SELECT g.rate_card_version AS version,
-                (SELECT json_agg(json_build_array(r.prefix, r.rate_micros::text, r.increment_min, r.increment_interval, r.description))::text
-                   FROM sell_rates r WHERE r.billing_group_id = g.id) AS rates
-              FROM billing_groups g WHERE g.id = ${ownerId}`,
-        )
-      : await queryRows<{ version: number | bigint; rates: string | null }>(
-          db,
-          sql`SELECT s.rate_card_version AS version,
-                (SELECT json_agg(json_build_array(r.prefix, r.rate_micros::text, r.increment_min, r.increment_interval, r.description))::text
-                   FROM buy_rates r WHERE r.supplier_id = s.id) AS rates
-              FROM suppliers s WHERE s.id = ${ownerId}`,
-        );
+async function loadCard(db: Executor, side: CardSide, deckId: number): Promise<RateCard | null> {
+  const rows = await queryRows<{ owner: string; from_ms: string; rates: string | null }>(
+    db,
+    sql`SELECT d.${ownerColumn(side)} AS owner, (extract(epoch FROM d.effective_from) * 1000)::bigint::text AS from_ms,
+          (SELECT json_agg(json_build_array(r.prefix, r.rate_micros::text, r.increment_min, r.increment_interval, r.description,
+                   r.connect_fee_micros::text, r.min_charge_micros::text))::text
+             FROM ${ratesTable(side)} r WHERE r.deck_id = d.id) AS rates
+        FROM rate_decks d WHERE d.id = ${deckId} AND d.${ownerColumn(side)} IS NOT NULL`,
+  );
   if (rows.length === 0) return null;
   const tuples = rows[0].rates === null ? [] : (JSON.parse(rows[0].rates) as CardTuple[]);
-  return buildCard(side, ownerId, Number(rows[0].version), tuples);
+  return buildCard(side, rows[0].owner, deckId, new Date(Number(rows[0].from_ms)), tuples);
+}
+
+/** The owner's version and decks in one statement (one snapshot). null when the owner does not exist. */
+async function loadIndex(db: Executor, side: CardSide, ownerId: string): Promise<DeckIndex | null> {
+  const rows = await queryRows<{ version: number | bigint; decks: string | null }>(
+    db,
+    sql`SELECT o.rate_card_version AS version,
+          (SELECT json_agg(json_build_array(d.id, (extract(epoch FROM d.effective_from) * 1000)::bigint) ORDER BY d.effective_from)::text
+             FROM rate_decks d WHERE d.${ownerColumn(side)} = o.id) AS decks
+        FROM ${ownerTable(side)} o WHERE o.id = ${ownerId}`,
+  );
+  if (rows.length === 0) return null;
+  const decks = rows[0].decks === null ? [] : (JSON.parse(rows[0].decks) as [number, number][]);
+  return {
+    side,
+    ownerId,
+    version: Number(rows[0].version),
+    decks: decks.map(([id, from]) => ({ id: Number(id), effectiveFromMs: Number(from) })),
+  };
 }
 
 async function currentVersion(db: Executor, side: CardSide, ownerId: string): Promise<number | null> {
-  const rows =
-    side === "sell"
-      ? await queryRows<{ v: number | bigint }>(db, sql`SELECT rate_card_version AS v FROM billing_groups WHERE id = ${ownerId}`)
-      : await queryRows<{ v: number | bigint }>(db, sql`SELECT rate_card_version AS v FROM suppliers WHERE id = ${ownerId}`);
+  const rows = await queryRows<{ v: number | bigint }>(db, sql`SELECT rate_card_version AS v FROM ${ownerTable(side)} WHERE id = ${ownerId}`);
   return rows.length === 0 ? null : Number(rows[0].v);
 }
 
@@ -113,45 +182,101 @@ function evict(state: CacheState): void {
 }
 
 /**
- * The rate card of a billing group ("sell") or supplier ("buy") at `version` or newer, from the
- * cache when it holds that version. Without `version` the current one is read first (cheap).
+ * The decks of a billing group ("sell") or supplier ("buy") at `version` or newer, from the cache
+ * when it holds that version. Without `version` the current one is read first (cheap).
  * null when the owner does not exist.
  */
-export async function getRateCard(db: Executor, side: CardSide, ownerId: string, version?: number | null): Promise<RateCard | null> {
+export async function getDeckIndex(db: Executor, side: CardSide, ownerId: string, version?: number | null): Promise<DeckIndex | null> {
   const wanted = version ?? (await currentVersion(db, side, ownerId));
   if (wanted === null) return null;
   const state = cacheState();
   const key = `${side}:${ownerId}`;
-  const cached = state.cards.get(key);
-  if (cached && cached.version >= wanted) {
+  const cached = state.indexes.get(key);
+  if (cached && cached.version >= wanted) return cached;
+  return once(state, `${key}:${wanted}`, async () => {
+    const index = await loadIndex(db, side, ownerId);
+    const existing = state.indexes.get(key);
+    if (index && (!existing || existing.version <= index.version)) {
+      if (state.indexes.size >= MAX_INDEXES) state.indexes.clear();
+      state.indexes.set(key, index);
+    }
+    return index;
+  });
+}
+
+/** The card of one deck, cached by deck id. null when the deck no longer exists. */
+export async function getDeckCard(db: Executor, side: CardSide, deckId: number): Promise<RateCard | null> {
+  const state = cacheState();
+  const cached = state.cards.get(deckId);
+  if (cached) {
     // Refresh LRU position.
-    state.cards.delete(key);
-    state.cards.set(key, cached);
+    state.cards.delete(deckId);
+    state.cards.set(deckId, cached);
     return cached;
   }
-  const loadKey = `${key}:${wanted}`;
-  let pending = state.loading.get(loadKey);
-  if (!pending) {
-    pending = loadCard(db, side, ownerId)
-      .then((card) => {
-        const existing = state.cards.get(key);
-        if (card && (!existing || existing.version <= card.version)) {
-          state.cards.delete(key);
-          state.cards.set(key, card);
-          evict(state);
-        }
-        return card;
-      })
-      .finally(() => state.loading.delete(loadKey));
-    state.loading.set(loadKey, pending);
+  return once(state, `deck:${deckId}`, async () => {
+    const card = await loadCard(db, side, deckId);
+    if (card) {
+      state.cards.set(deckId, card);
+      evict(state);
+    }
+    return card;
+  });
+}
+
+/**
+ * The rate card of a billing group ("sell") or supplier ("buy") in force at `atMs` (epoch ms,
+ * default now): its deck with the greatest effective-from <= atMs. `version`: the owner's
+ * rate_card_version if the caller already read it. null when the owner does not exist or has no
+ * deck in force then.
+ */
+export async function getRateCard(
+  db: Executor,
+  side: CardSide,
+  ownerId: string,
+  version?: number | null,
+  atMs: number = Date.now(),
+): Promise<RateCard | null> {
+  const index = await getDeckIndex(db, side, ownerId, version);
+  const deck = index && deckAt(index, atMs);
+  return deck ? getDeckCard(db, side, deck.id) : null;
+}
+
+/**
+ * The cards of one owner for a set of instants, loaded before a transaction so that rating inside
+ * it is synchronous: `at(ms)` answers the card in force at that instant (null: none).
+ */
+export interface DatedCards {
+  at(atMs: number): RateCard | null;
+}
+
+export async function loadDatedCards(
+  db: Executor,
+  side: CardSide,
+  ownerId: string,
+  version: number | null | undefined,
+  instantsMs: Iterable<number>,
+): Promise<DatedCards> {
+  const index = await getDeckIndex(db, side, ownerId, version);
+  const cards = new Map<number, RateCard | null>();
+  if (index) {
+    for (const t of instantsMs) {
+      const deck = deckAt(index, t);
+      if (deck && !cards.has(deck.id)) cards.set(deck.id, await getDeckCard(db, side, deck.id));
+    }
   }
-  return pending;
+  return {
+    at(atMs) {
+      const deck = index && deckAt(index, atMs);
+      return deck ? (cards.get(deck.id) ?? null) : null;
+    },
+  };
 }
 
 /**
  * Sell rate of a billing group for a destination (digits, optional leading `+`), longest prefix
- * first. `knownVersion`: the group's rate_card_version if the caller already read it (the API
- * principal carries it), which saves the version query. null: no group or no matching prefix.
+ * first, in the deck in force now. `knownVersion`: the group's rate_card_version if the caller already
+ * read it (the API principal carries it), which saves the version query. null: no group or no matching prefix.
  */
 export async function findSellRate(db: Executor, billingGroupId: string, destination: string, knownVersion?: number | null): Promise<RateMatch | null> {
   const card = await getRateCard(db, "sell", billingGroupId, knownVersion);
@@ -164,8 +289,9 @@ export async function findBuyRate(db: Executor, supplierId: string, destination:
   return card?.match(destination) ?? null;
 }
 
-/** Drops every cached card (tests, or after restoring a database underneath a running process). */
+/** Drops every cached deck and card (tests, or after restoring a database underneath a running process). */
 export function clearRateCardCache(): void {
   const state = cacheState();
+  state.indexes.clear();
   state.cards.clear();
 }

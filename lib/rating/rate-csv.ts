@@ -11,8 +11,12 @@ export class RateCsvError extends Error {
   }
 }
 
-const COLUMNS = ["prefix", "rate", "increment", "description"] as const;
+const COLUMNS = ["prefix", "rate", "increment", "description", "connectFee", "minCharge"] as const;
 type Column = (typeof COLUMNS)[number];
+/** Header names are case-insensitive: connectfee, ConnectFee and connectFee are one column. */
+const COLUMN_BY_LOWER = new Map<string, Column>(COLUMNS.map((c) => [c.toLowerCase(), c]));
+const STANDARD = ["prefix", "rate", "increment", "description"];
+const OPTIONAL_TEXT = new Set<Column>(["description", "connectFee", "minCharge"]);
 
 /** Splits one CSV line; fields may be double-quoted with "" as an escaped quote. */
 export function splitCsvLine(line: string): string[] {
@@ -48,8 +52,8 @@ export function splitCsvLine(line: string): string[] {
 }
 
 /**
- * Parses a rate deck `prefix,rate,increment[,description]` with a header line (columns in any
- * order, matched by name). Blank lines are skipped. Throws RateCsvError naming the first bad line;
+ * Parses a rate deck `prefix,rate,increment[,description][,connectFee][,minCharge]` with a header line
+ * (columns in any order, matched by name; a blank description or fee is none). Blank lines are skipped. Throws RateCsvError naming the first bad line;
  * a prefix listed twice is refused rather than letting one line silently win.
  */
 // The common line of a deck in the standard column order, checked without zod; anything else
@@ -88,24 +92,28 @@ export function parseRateCsv(text: string): RateRow[] {
       throw new RateCsvError(lineNo, (e as Error).message);
     }
     if (header === null) {
-      const names = fields.map((f) => f.trim().toLowerCase());
-      for (const name of names) {
-        if (!(COLUMNS as readonly string[]).includes(name)) {
-          throw new RateCsvError(lineNo, `unknown column "${name}" in the header (expected prefix,rate,increment[,description])`);
+      const names = fields.map((f) => {
+        const name = COLUMN_BY_LOWER.get(f.trim().toLowerCase());
+        if (!name) {
+          throw new RateCsvError(
+            lineNo,
+            `unknown column "${f.trim()}" in the header (expected prefix,rate,increment[,description][,connectFee][,minCharge])`,
+          );
         }
-      }
-      for (const required of ["prefix", "rate", "increment"]) {
+        return name;
+      });
+      for (const required of ["prefix", "rate", "increment"] as const) {
         if (!names.includes(required)) throw new RateCsvError(lineNo, `the header lacks the column "${required}"`);
       }
       if (new Set(names).size !== names.length) throw new RateCsvError(lineNo, "a column is named twice in the header");
-      header = names as Column[];
-      standardOrder = names.every((name, i) => name === COLUMNS[i]);
+      header = names;
+      standardOrder = names.every((name, i) => name === STANDARD[i]);
       continue;
     }
     if (fields.length > header.length) throw new RateCsvError(lineNo, `${fields.length} fields, the header has ${header.length}`);
     const record: Partial<Record<Column, string>> = {};
     header.forEach((name, i) => {
-      if (fields[i] !== undefined && !(name === "description" && fields[i].trim() === "")) record[name] = fields[i];
+      if (fields[i] !== undefined && !(OPTIONAL_TEXT.has(name) && fields[i].trim() === "")) record[name] = fields[i];
     });
     const parsed = rateRowSchema.safeParse(record);
     if (!parsed.success) throw new RateCsvError(lineNo, formatIssue(parsed.error.issues[0]));
@@ -114,7 +122,7 @@ export function parseRateCsv(text: string): RateRow[] {
     seen.set(parsed.data.prefix, lineNo);
     rows.push(parsed.data);
   }
-  if (header === null) throw new RateCsvError(1, "the file is empty (expected a header prefix,rate,increment[,description])");
+  if (header === null) throw new RateCsvError(1, "the file is empty (expected a header prefix,rate,increment[,description][,connectFee][,minCharge])");
   return rows;
 }
 

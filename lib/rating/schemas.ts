@@ -23,11 +23,22 @@ export function formatIncrement(inc: Increment): string {
   return `${inc.min}/${inc.interval}`;
 }
 
-/** One line of a rate deck: `prefix,rate,increment[,description]`, rate per minute with <= 6 decimals. */
+const decimalMoney = (name: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d{1,6})?$/, `${name} must be a non-negative decimal with at most 6 decimals`);
+
+/**
+ * One line of a rate deck: `prefix,rate,increment[,description][,connectFee][,minCharge]`, rate per
+ * minute, fees per call, each with <= 6 decimals. A fee left out (or blank) is none.
+ */
 export const rateRowSchema = z.object({
   prefix: z.string().trim().regex(/^\d{1,20}$/, "prefix must be 1-20 digits"),
-  rate: z.string().trim().regex(/^\d+(\.\d{1,6})?$/, "rate must be a non-negative decimal with at most 6 decimals"),
+  rate: decimalMoney("rate"),
   increment: incrementTextSchema,
   description: z.string().trim().max(200).optional(),
+  connectFee: decimalMoney("connectFee").optional(),
+  minCharge: decimalMoney("minCharge").optional(),
 });
 export type RateRow = z.output<typeof rateRowSchema>;

@@ -6,6 +6,7 @@ import { createBillingGroup } from "@/lib/billing/groups";
 import { queryRows, type DbHandle } from "@/lib/db/client";
 import { calls } from "@/lib/db/schema";
 import { formatMicros } from "@/lib/money/micros";
+import { importSellRates } from "@/lib/rating/import-rates";
 import { ENGINES, openTestDb } from "@/lib/testing/engines";
 import type { UsageGroupBy, UsageReport } from "./schemas";
 import { planUsage, summarizeUsage, type UsageFilters } from "./summarize-usage";
@@ -127,8 +128,9 @@ describe.each(ENGINES)("usage rollup and summarizeUsage on %s", (engine) => {
     usd = (await createBillingGroup(handle.db, { name: "Dollar group", currency: "USD" })).id;
     eur = (await createBillingGroup(handle.db, { name: "Euro group", currency: "EUR" })).id;
     await handle.db.execute(sql`INSERT INTO suppliers (id, name) VALUES ('sup_a', 'Carrier A'), ('sup_b', 'Carrier B')`);
-    await handle.db.execute(sql`INSERT INTO sell_rates (billing_group_id, prefix, rate_micros, increment_min, increment_interval, description)
-      VALUES (${usd}, '44', 1, 1, 1, 'United Kingdom'), (${usd}, '4420', 1, 1, 1, 'London'), (${eur}, '44', 1, 1, 1, 'Royaume-Uni')`);
+    const row = (prefix: string, description: string) => ({ prefix, rate: "0.000001", increment: { min: 1, interval: 1 }, description });
+    await importSellRates(handle.db, usd, [row("44", "United Kingdom"), row("4420", "London")]);
+    await importSellRates(handle.db, eur, [row("44", "Royaume-Uni")]);
     // Calls every 7m13.457s across DST changes (US 2026-03-08, EU 2026-03-29) and a month end, in several
     // INSERT statements (each fires the statement trigger once).
     const start = Date.parse("2026-03-07T00:00:00Z");
