@@ -226,8 +226,8 @@ function credentialArb(fixture: Fixture, session: (keyName: FixtureKey) => strin
           fc.constantFrom(
             { cookie: `cb_session=${session("readAlpha")}`, cost: false, valid: true },
             { cookie: `cb_session=${validToken}`, cost: true, valid: true },
-            // Plain http: only cb_session counts (the __Host- cookie only over https).
-            { cookie: `__Host-cb_session=${validToken}`, cost: false, valid: false },
+            // Valid only over https (X-Forwarded-Proto), as cb_session only over plain http: see `refused`.
+            { cookie: `__Host-cb_session=${validToken}`, cost: true, valid: true },
             { cookie: `cb_session=${forgedPayload}.${signature}`, cost: false, valid: false },
             { cookie: `cb_session=${payload}.${signature.slice(0, -2)}AA`, cost: false, valid: false },
             { cookie: `cb_session=${payload}`, cost: false, valid: false },
@@ -563,11 +563,13 @@ describe.each(ENGINES)("fuzzing every /v1 operation of the OpenAPI document on %
           }
           expect(leaks(res, sentText), where).toBeNull();
           if (!hasCost) expect(costLeak(res), `cost leak: ${where}`).toBeNull();
-          // Credentials that are wrong in any way never get data.
+          // Credentials that are wrong in any way never get data. Over https only the __Host- cookie
+          // counts, over plain http only cb_session.
+          const overHttps = /^https(\s*,|$)/i.test(headers["x-forwarded-proto"] ?? "");
           const refused =
             req.credential.kind === "none" ||
             (req.credential.kind === "key" && req.credential.name === "revokedAlpha") ||
-            (req.credential.kind === "cookie" && !req.credential.valid);
+            (req.credential.kind === "cookie" && (!req.credential.valid || req.credential.cookie.startsWith("__Host-") !== overHttps));
           // (A path that is not valid percent-encoding names nothing: 404 before authentication.)
           if (refused && req.op.scope !== undefined && decodable(url)) {
             expect(res.status, where).toBe(401);
