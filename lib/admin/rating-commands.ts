@@ -1,8 +1,11 @@
 import fs from "node:fs/promises";
-import { importBuyRates, importSellRates, RateCardOwnerNotFoundError, type RateImportResult } from "@/lib/rating/import-rates";
+import { diffDeck } from "@/lib/rating/deck-diff";
+import type { CardSide } from "@/lib/rating/find-rate";
+import { importBuyRates, importSellRates, RateCardOwnerNotFoundError, RateDeckExistsError, type RateImportOptions } from "@/lib/rating/import-rates";
 import { parseRateCsv, RateCsvError } from "@/lib/rating/rate-csv";
 import type { RateRow } from "@/lib/rating/schemas";
 import { createSupplier } from "@/lib/rating/suppliers";
+import type { Db } from "@/lib/db/client";
 import { requireFlag, UsageError, type AdminCommand, type ProgressReporter } from "./command";
 
 async function readDeck(file: string): Promise<RateRow[]> {
@@ -20,36 +23,60 @@ async function readDeck(file: string): Promise<RateRow[]> {
   }
 }
 
-async function runImport(
-  importer: (rows: RateRow[], progress: (done: number, total: number) => void) => Promise<RateImportResult>,
-  file: string,
-  progress: ProgressReporter,
-) {
+/** `--effective-from` as an instant; it must name its zone, so the deck starts where the operator means. */
+export function parseEffectiveFrom(flags: Record<string, string | boolean | undefined>): Date | undefined {
+  const v = flags["effective-from"];
+  if (v === undefined) return undefined;
+  if (typeof v !== "string" || !/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/i.test(v.trim())) {
+    throw new UsageError("--effective-from must be an ISO 8601 instant with a zone (2026-12-01T00:00:00Z) or a date (UTC midnight)");
+  }
+  const date = new Date(/T/i.test(v) ? v.trim() : `${v.trim()}T00:00:00Z`);
+  if (Number.isNaN(date.getTime()) || date.getTime() < 0) throw new UsageError("--effective-from must be a valid instant from 1970 on");
+  return date;
+}
+
+async function runImport(db: Db, side: CardSide, ownerId: string, flags: Record<string, string | boolean | undefined>, file: string, progress: ProgressReporter) {
   const started = performance.now();
+  const effectiveFrom = parseEffectiveFrom(flags);
   const rows = await readDeck(file);
   try {
-    const result = await importer(rows, (done, total) => progress({ phase: "importing rates", done, total }));
-    return { ...result, file, seconds: Math.round((performance.now() - started) / 10) / 100 };
+    // Dry run: the diff against the card in force when the deck would start, and the margin guard; nothing written.
+    if (flags["dry-run"] === true) return { dryRun: true, file, ...(await diffDeck(db, side, ownerId, rows, effectiveFrom)) };
+    const options: RateImportOptions = { effectiveFrom };
+    const report = (done: number, total: number) => progress({ phase: "importing rates", done, total });
+    const result =
+      side === "sell" ? await importSellRates(db, ownerId, rows, report, options) : await importBuyRates(db, ownerId, rows, report, options);
+    return {
+      [side === "sell" ? "billingGroupId" : "supplierId"]: result.ownerId,
+      deckId: result.deckId,
+      effectiveFrom: result.effectiveFrom.toISOString(),
+      imported: result.imported,
+      rateCardVersion: result.rateCardVersion,
+      file,
+      seconds: Math.round((performance.now() - started) / 10) / 100,
+    };
   } catch (e) {
-    if (e instanceof RateCardOwnerNotFoundError) throw new UsageError(e.message);
+    if (e instanceof RateCardOwnerNotFoundError || e instanceof RateDeckExistsError) throw new UsageError(e.message);
+    if (e instanceof RangeError) throw new UsageError(e.message);
     throw e;
   }
 }
 
-const ratesUsage = "rates import --group ID --file rates.csv          (header prefix,rate,increment[,description]; replaces the card)";
+const COLUMNS_HELP = "header prefix,rate,increment[,description][,connectFee][,minCharge]";
+const ratesUsage = `rates import --group ID --file rates.csv [--effective-from ISO] [--dry-run]  (${COLUMNS_HELP}; adds a dated deck, history stays; --dry-run prints the diff and margin warnings, writes nothing)`;
 const supplierUsage = "suppliers create --name N [--gateway G]";
-const buyUsage = "suppliers rates import --supplier ID --file buy.csv (same columns; replaces the supplier's card)";
+const buyUsage = "suppliers rates import --supplier ID --file buy.csv [--effective-from ISO] [--dry-run]  (same columns and rules)";
+const importOptions = { file: { type: "string" }, "effective-from": { type: "string" }, "dry-run": { type: "boolean" } } as const;
 
 export const ratingCommands: AdminCommand[] = [
   {
     name: "rates import",
     usage: ratesUsage,
-    options: { group: { type: "string" }, file: { type: "string" } },
+    options: { group: { type: "string" }, ...importOptions },
     async run(db, flags, progress) {
       const group = requireFlag(flags, "group", ratesUsage);
       const file = requireFlag(flags, "file", ratesUsage);
-      const result = await runImport((rows, p) => importSellRates(db, group, rows, p), file, progress);
-      return { billingGroupId: result.ownerId, imported: result.imported, rateCardVersion: result.rateCardVersion, file, seconds: result.seconds };
+      return runImport(db, "sell", group, flags, file, progress);
     },
   },
   {
@@ -73,12 +100,11 @@ export const ratingCommands: AdminCommand[] = [
   {
     name: "suppliers rates import",
     usage: buyUsage,
-    options: { supplier: { type: "string" }, file: { type: "string" } },
+    options: { supplier: { type: "string" }, ...importOptions },
     async run(db, flags, progress) {
       const supplier = requireFlag(flags, "supplier", buyUsage);
       const file = requireFlag(flags, "file", buyUsage);
-      const result = await runImport((rows, p) => importBuyRates(db, supplier, rows, p), file, progress);
-      return { supplierId: result.ownerId, imported: result.imported, rateCardVersion: result.rateCardVersion, file, seconds: result.seconds };
+      return runImport(db, "buy", supplier, flags, file, progress);
     },
   },
 ];

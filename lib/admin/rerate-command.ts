@@ -1,26 +1,40 @@
 import { getBillingGroup } from "@/lib/billing/groups";
-import { rerateUnratedCalls } from "@/lib/ingest/rerate";
+import { rerateCalls } from "@/lib/ingest/rerate";
 import { formatMicros } from "@/lib/money/micros";
 import { UsageError, type AdminCommand } from "./command";
+
+const usage =
+  "rerate [--group ID] [--since ISO]                     (rates stored unrated calls and debits them, once; --since also re-rates the calls started since then with the decks in force at their start, adjusting balances by the exact difference)";
 
 export const rerateCommands: AdminCommand[] = [
   {
     name: "rerate",
-    usage: "rerate [--group ID]                                  (rates stored unrated calls and debits them, once)",
-    options: { group: { type: "string" } },
+    usage,
+    options: { group: { type: "string" }, since: { type: "string" } },
     async run(db, flags, progress) {
       const group = typeof flags.group === "string" && flags.group.trim() ? flags.group.trim() : undefined;
       if (group && !(await getBillingGroup(db, group))) throw new UsageError(`no billing group ${group}`);
-      const result = await rerateUnratedCalls(db, {
+      let since: Date | undefined;
+      if (flags.since !== undefined) {
+        const text = typeof flags.since === "string" ? flags.since.trim() : "";
+        since = new Date(text);
+        if (!/^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/i.test(text) || Number.isNaN(since.getTime())) {
+          throw new UsageError(`--since must be an ISO 8601 instant with a zone, e.g. 2026-11-01T00:00:00Z\nusage: ${usage}`);
+        }
+      }
+      const result = await rerateCalls(db, {
         billingGroupId: group,
-        progress: (done, total) => progress({ phase: "rerating unrated calls", done, total }),
+        since,
+        progress: (done, total) => progress({ phase: since ? "re-rating calls" : "rerating unrated calls", done, total }),
       });
       return {
         billingGroupId: group ?? null,
+        since: since?.toISOString() ?? null,
         examined: result.examined,
         rated: result.rated,
         stillUnrated: result.stillUnrated,
         debited: formatMicros(result.debitedMicros),
+        ...(since ? { rerated: result.rerated, adjusted: formatMicros(result.adjustedMicros), unmatched: result.unmatched } : {}),
       };
     },
   },

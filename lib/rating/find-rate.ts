@@ -32,6 +32,8 @@ export interface RateCard {
   effectiveFrom: Date;
   size: number;
   match(destination: string): RateMatch | null;
+  /** Every rate of the deck, in load order. */
+  entries(): Iterable<RateMatch>;
 }
 
 /** The decks of an owner, oldest first, as of the owner's rate_card_version. */
@@ -61,14 +63,15 @@ export function deckAt(index: DeckIndex, atMs: number): DeckRef | null {
 // Two caches. Deck indexes are per owner and keyed by the owner's rate_card_version, which every
 // import bumps in the same transaction: a reader that compares versions (one primary-key read, or
 // free when the caller already holds it) never misses a deck, whichever process imported it.
-// Deck cards are keyed by deck id: a deck is never changed once written, so a cached card is never stale.
+// Deck cards are keyed by owner and deck id: a deck is never changed once written, so a cached card is never
+// stale (the owner id, random, keeps two databases used by one process apart: deck ids repeat across them).
 // Cards are bounded by count and by prefixes held (~50 bytes each): a few huge decks must not exhaust memory.
 const MAX_CARDS = 256;
 const MAX_PREFIXES = 4_000_000;
 const MAX_INDEXES = 100_000;
 interface CacheState {
   indexes: Map<string, DeckIndex>;
-  cards: Map<number, RateCard>;
+  cards: Map<string, RateCard>;
   loading: Map<string, Promise<unknown>>;
 }
 const CACHE_KEY = Symbol.for("callbook.rate-decks");
@@ -88,9 +91,9 @@ function once<T>(state: CacheState, key: string, load: () => Promise<T>): Promis
 }
 
 /** One rate of a deck as loaded: [prefix, rate micros, increment min, increment interval, description, connect fee, min charge]. */
-type CardTuple = [string, string, number, number, string | null, string | null, string | null];
+export type CardTuple = [string, string, number, number, string | null, string | null, string | null];
 
-function buildCard(side: CardSide, ownerId: string, deckId: number, effectiveFrom: Date, tuples: CardTuple[]): RateCard {
+export function buildCard(side: CardSide, ownerId: string, deckId: number, effectiveFrom: Date, tuples: CardTuple[]): RateCard {
   const table = new PrefixTable<RateEntry>(tuples.length);
   // Cards repeat a handful of increments: share the objects.
   const increments = new Map<string, Increment>();
@@ -116,6 +119,9 @@ function buildCard(side: CardSide, ownerId: string, deckId: number, effectiveFro
       const m = table.match(destination);
       return m && { prefix: m.prefix, ...m.value };
     },
+    *entries() {
+      for (const m of table.entries()) yield { prefix: m.prefix, ...m.value };
+    },
   };
 }
 
@@ -132,14 +138,14 @@ const ownerColumn = (side: CardSide) => (side === "sell" ? sql`billing_group_id`
  * Reads a whole deck as one JSON text: a single value parsed natively is several times faster than
  * 500k row objects through the driver. null when the deck does not exist (its owner was deleted).
  */
-async function loadCard(db: Executor, side: CardSide, deckId: number): Promise<RateCard | null> {
+async function loadCard(db: Executor, side: CardSide, ownerId: string, deckId: number): Promise<RateCard | null> {
   const rows = await queryRows<{ owner: string; from_ms: string; rates: string | null }>(
     db,
     sql`SELECT d.${ownerColumn(side)} AS owner, (extract(epoch FROM d.effective_from) * 1000)::bigint::text AS from_ms,
           (SELECT json_agg(json_build_array(r.prefix, r.rate_micros::text, r.increment_min, r.increment_interval, r.description,
                    r.connect_fee_micros::text, r.min_charge_micros::text))::text
              FROM ${ratesTable(side)} r WHERE r.deck_id = d.id) AS rates
-        FROM rate_decks d WHERE d.id = ${deckId} AND d.${ownerColumn(side)} IS NOT NULL`,
+        FROM rate_decks d WHERE d.id = ${deckId} AND d.${ownerColumn(side)} = ${ownerId}`,
   );
   if (rows.length === 0) return null;
   const tuples = rows[0].rates === null ? [] : (JSON.parse(rows[0].rates) as CardTuple[]);
@@ -204,20 +210,21 @@ export async function getDeckIndex(db: Executor, side: CardSide, ownerId: string
   });
 }
 
-/** The card of one deck, cached by deck id. null when the deck no longer exists. */
-export async function getDeckCard(db: Executor, side: CardSide, deckId: number): Promise<RateCard | null> {
+/** The card of one deck of an owner, cached. null when the deck no longer exists. */
+export async function getDeckCard(db: Executor, side: CardSide, ownerId: string, deckId: number): Promise<RateCard | null> {
   const state = cacheState();
-  const cached = state.cards.get(deckId);
+  const key = `${side}:${ownerId}:${deckId}`;
+  const cached = state.cards.get(key);
   if (cached) {
     // Refresh LRU position.
-    state.cards.delete(deckId);
-    state.cards.set(deckId, cached);
+    state.cards.delete(key);
+    state.cards.set(key, cached);
     return cached;
   }
-  return once(state, `deck:${deckId}`, async () => {
-    const card = await loadCard(db, side, deckId);
+  return once(state, `deck:${key}`, async () => {
+    const card = await loadCard(db, side, ownerId, deckId);
     if (card) {
-      state.cards.set(deckId, card);
+      state.cards.set(key, card);
       evict(state);
     }
     return card;
@@ -239,7 +246,7 @@ export async function getRateCard(
 ): Promise<RateCard | null> {
   const index = await getDeckIndex(db, side, ownerId, version);
   const deck = index && deckAt(index, atMs);
-  return deck ? getDeckCard(db, side, deck.id) : null;
+  return deck ? getDeckCard(db, side, ownerId, deck.id) : null;
 }
 
 /**
@@ -262,7 +269,7 @@ export async function loadDatedCards(
   if (index) {
     for (const t of instantsMs) {
       const deck = deckAt(index, t);
-      if (deck && !cards.has(deck.id)) cards.set(deck.id, await getDeckCard(db, side, deck.id));
+      if (deck && !cards.has(deck.id)) cards.set(deck.id, await getDeckCard(db, side, ownerId, deck.id));
     }
   }
   return {

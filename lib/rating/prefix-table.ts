@@ -66,6 +66,11 @@ export class PrefixTable<T> {
     }
   }
 
+  /** Every prefix and its value, in insertion order. */
+  *entries(): IterableIterator<PrefixMatch<T>> {
+    for (let i = 0; i < this.prefixes.length; i++) yield { prefix: this.prefixes[i], value: this.values[i] };
+  }
+
   /** The longest prefix of `destination` (digits, an optional leading `+` ignored) in the table. */
   match(destination: string): PrefixMatch<T> | null {
     const start = destination.charCodeAt(0) === 43 /* + */ ? 1 : 0;

@@ -1,0 +1,160 @@
+import { sql } from "drizzle-orm";
+import { queryRows, type Executor } from "@/lib/db/client";
+import { formatMicros, parseMicros } from "@/lib/money/micros";
+import { buildCard, getRateCard, type CardSide, type CardTuple, type RateCard, type RateMatch } from "./find-rate";
+import { checkEffectiveFrom, checkUniquePrefixes, ownerHasDeck } from "./import-rates";
+import { formatIncrement, type RateRow } from "./schemas";
+
+/** The terms of one prefix, money as exact decimal text. */
+export interface RateTerms {
+  rate: string;
+  increment: string;
+  connectFee: string | null;
+  minCharge: string | null;
+  description: string | null;
+}
+
+export interface MarginWarning {
+  /** The sell prefix whose rate is below a buy rate. */
+  prefix: string;
+  billingGroupId: string;
+  sellRate: string;
+  supplierId: string;
+  /** The supplier's longest prefix matching the sell prefix. */
+  buyPrefix: string;
+  buyRate: string;
+}
+
+/** What `rates import --dry-run` prints: the new deck against the card in force when it takes effect. */
+export interface DeckDiff {
+  side: CardSide;
+  ownerId: string;
+  effectiveFrom: string;
+  /** The deck in force at effectiveFrom that the new one would follow; null: none. */
+  comparedWith: { deckId: number; effectiveFrom: string } | null;
+  prefixes: number;
+  added: (RateTerms & { prefix: string })[];
+  removed: (RateTerms & { prefix: string })[];
+  changed: { prefix: string; old: RateTerms; new: RateTerms }[];
+  unchanged: number;
+  /**
+   * Sell rates below a supplier's buy rate for the longest buy prefix matching the sell prefix, per
+   * minute (fees aside), with the decks in force at effectiveFrom: for a sell deck its prefixes
+   * against every supplier; for a buy deck every group's sell prefixes against it.
+   */
+  marginWarnings: MarginWarning[];
+  /** marginWarnings lists at most MAX_WARNINGS; this is how many there are. */
+  marginWarningCount: number;
+}
+
+const MAX_WARNINGS = 1000;
+
+const fee = (micros: bigint | null) => (micros === null ? null : formatMicros(micros));
+
+function termsOf(m: RateMatch): RateTerms {
+  return {
+    rate: formatMicros(m.rateMicros),
+    increment: formatIncrement(m.increment),
+    connectFee: fee(m.connectFeeMicros),
+    minCharge: fee(m.minChargeMicros),
+    description: m.description,
+  };
+}
+
+const sameTerms = (a: RateTerms, b: RateTerms) =>
+  a.rate === b.rate && a.increment === b.increment && a.connectFee === b.connectFee && a.minCharge === b.minCharge && a.description === b.description;
+
+/** A card built from rows in memory (not stored, deck id 0). */
+function cardOfRows(side: CardSide, ownerId: string, effectiveFrom: Date, rows: RateRow[]): RateCard {
+  const money = (text: string | undefined) => (text === undefined ? null : parseMicros(text).toString());
+  const tuples: CardTuple[] = rows.map((r) => [
+    r.prefix,
+    parseMicros(r.rate).toString(),
+    r.increment.min,
+    r.increment.interval,
+    r.description ?? null,
+    money(r.connectFee),
+    money(r.minCharge),
+  ]);
+  return buildCard(side, ownerId, 0, effectiveFrom, tuples);
+}
+
+async function cardsInForce(db: Executor, side: CardSide, atMs: number): Promise<RateCard[]> {
+  const owners = await queryRows<{ id: string }>(
+    db,
+    side === "sell" ? sql`SELECT id FROM billing_groups ORDER BY id` : sql`SELECT id FROM suppliers ORDER BY id`,
+  );
+  const cards: RateCard[] = [];
+  for (const o of owners) {
+    const card = await getRateCard(db, side, o.id, null, atMs);
+    if (card) cards.push(card);
+  }
+  return cards;
+}
+
+/**
+ * The diff of a deck against the card in force at its effective-from, and the margin guard. Reads
+ * only; nothing is written. Same defaults as the import (effective now, or the epoch for a first deck).
+ */
+export async function diffDeck(db: Executor, side: CardSide, ownerId: string, rows: RateRow[], effectiveFrom?: Date): Promise<DeckDiff> {
+  checkUniquePrefixes(rows);
+  if (effectiveFrom) checkEffectiveFrom(effectiveFrom);
+  const hasDeck = await ownerHasDeck(db, side, ownerId);
+  const from = effectiveFrom ?? (hasDeck ? new Date() : new Date(0));
+  const atMs = from.getTime();
+  // The deck in force just before the new one would start.
+  const current = await getRateCard(db, side, ownerId, null, atMs);
+  const next = cardOfRows(side, ownerId, from, rows);
+
+  const diff: DeckDiff = {
+    side,
+    ownerId,
+    effectiveFrom: from.toISOString(),
+    comparedWith: current && { deckId: current.deckId, effectiveFrom: current.effectiveFrom.toISOString() },
+    prefixes: rows.length,
+    added: [],
+    removed: [],
+    changed: [],
+    unchanged: 0,
+    marginWarnings: [],
+    marginWarningCount: 0,
+  };
+  const old = new Map<string, RateTerms>();
+  if (current) for (const m of current.entries()) old.set(m.prefix, termsOf(m));
+  for (const m of next.entries()) {
+    const terms = termsOf(m);
+    const before = old.get(m.prefix);
+    if (!before) diff.added.push({ prefix: m.prefix, ...terms });
+    else if (sameTerms(before, terms)) diff.unchanged++;
+    else diff.changed.push({ prefix: m.prefix, old: before, new: terms });
+    old.delete(m.prefix);
+  }
+  for (const [prefix, terms] of old) diff.removed.push({ prefix, ...terms });
+  const byPrefix = <T extends { prefix: string }>(a: T, b: T) => (a.prefix < b.prefix ? -1 : a.prefix > b.prefix ? 1 : 0);
+  diff.added.sort(byPrefix);
+  diff.removed.sort(byPrefix);
+  diff.changed.sort(byPrefix);
+
+  const sellCards = side === "sell" ? [next] : await cardsInForce(db, "sell", atMs);
+  const buyCards = side === "buy" ? [next] : await cardsInForce(db, "buy", atMs);
+  for (const sell of sellCards) {
+    for (const s of sell.entries()) {
+      for (const buy of buyCards) {
+        const b = buy.match(s.prefix);
+        if (!b || s.rateMicros >= b.rateMicros) continue;
+        diff.marginWarningCount++;
+        if (diff.marginWarnings.length < MAX_WARNINGS) {
+          diff.marginWarnings.push({
+            prefix: s.prefix,
+            billingGroupId: sell.ownerId,
+            sellRate: formatMicros(s.rateMicros),
+            supplierId: buy.ownerId,
+            buyPrefix: b.prefix,
+            buyRate: formatMicros(b.rateMicros),
+          });
+        }
+      }
+    }
+  }
+  return diff;
+}
