@@ -13,6 +13,7 @@ export const ERROR_TABLE = {
   invalid_body: { status: 422, title: "Unprocessable CDR" },
   method_not_allowed: { status: 405, title: "Method not allowed" },
   conflict: { status: 409, title: "Conflict" },
+  insufficient_balance: { status: 402, title: "Insufficient balance" },
   payload_too_large: { status: 413, title: "Payload too large" },
   rate_limited: { status: 429, title: "Too many requests" },
   internal: { status: 500, title: "Internal error" },

@@ -299,7 +299,7 @@ export const usageDaily = pgTable(
 );
 
 // Balance alerts (issue 13): low-balance thresholds per group. `crossed` is true while the balance is at or below the
-// threshold; a trigger on billing_groups (migration 0006) flips it and writes the event in the transaction that moved
+// threshold; a trigger on billing_groups (migration 0007) flips it and writes the event in the transaction that moved
 // the balance, so each crossing fires once (no repeat while the balance stays below, none on an unrelated update).
 export const balanceAlertThresholds = pgTable(
   "balance_alert_thresholds",
@@ -344,12 +344,14 @@ export const webhookEvents = pgTable(
   "webhook_events",
   {
     id: text("id").primaryKey(),
+    // Commit-independent creation order (several events of one update share a timestamp).
+    seq: bigint("seq", { mode: "bigint" }).notNull().generatedAlwaysAsIdentity(),
     type: text("type").notNull(),
     billingGroupId: text("billing_group_id").notNull(),
     body: text("body").notNull(),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
-  (t) => [index("webhook_events_group_idx").on(t.billingGroupId, t.createdAt)],
+  (t) => [index("webhook_events_group_idx").on(t.billingGroupId, t.seq)],
 );
 
 // One row per (event, endpoint): attempts, the lease of the worker delivering it, the outcome.
@@ -379,7 +381,7 @@ export const webhookDeliveries = pgTable(
 
 // Prepaid authorizations (issue 13): a reservation held for a call in progress. Active while not settled and not
 // expired; available = balance + credit limit - active reservations. The call's CDR (same group and uuid) settles it
-// (trigger on calls, migration 0006): the debit is the ingest's as always, the reservation simply stops counting.
+// (trigger on calls, migration 0007): the debit is the ingest's as always, the reservation simply stops counting.
 export const authorizations = pgTable(
   "authorizations",
   {

@@ -1,0 +1,190 @@
+import { sql } from "drizzle-orm";
+import { ApiError, paramErrors } from "@/lib/api/errors";
+import type { Principal } from "@/lib/auth/principal";
+import { intFromEnv, maxCallSeconds } from "@/lib/config/env";
+import { queryRows, type Db, type Executor } from "@/lib/db/client";
+import { microsToNumber } from "@/lib/money/micros";
+import { priceCall } from "@/lib/rating/billing-math";
+import { feesOf, getRateCard, type RateMatch } from "@/lib/rating/find-rate";
+import { formatIncrement } from "@/lib/rating/schemas";
+import { maxAffordableSeconds } from "./max-duration";
+import { authorizationRequestSchema, type Authorization } from "./schemas";
+
+/** Seconds a reservation outlives its grant: ringing before the answer, and the CDR's trip after the hangup. */
+export function ttlMarginSeconds(): number {
+  return intFromEnv("AUTHORIZATION_TTL_MARGIN_SECONDS", 600);
+}
+
+/** The price ingest would charge for `seconds` answered on this rate: the rating's own arithmetic, fees included. */
+export function priceForSeconds(rate: RateMatch, seconds: number): bigint {
+  return priceCall(rate.rateMicros, rate.increment, seconds, feesOf(rate)).micros;
+}
+
+interface Row {
+  billing_group_id: string;
+  uuid: string;
+  destination: string;
+  from_number: string | null;
+  matched_prefix: string;
+  sell_rate_micros: string;
+  increment_min: number;
+  increment_interval: number;
+  max_duration_seconds: number;
+  reserved_micros: string;
+  created_at: string;
+  expires_at: string;
+  settled_at: string | null;
+  call_id: string | null;
+  status: Authorization["status"];
+  currency: string;
+}
+
+const SELECT_COLUMNS = sql`a.billing_group_id, a.uuid, a.destination, a.from_number, a.matched_prefix,
+  a.sell_rate_micros::text AS sell_rate_micros, a.increment_min, a.increment_interval, a.max_duration_seconds,
+  a.reserved_micros::text AS reserved_micros,
+  to_char(a.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
+  to_char(a.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS expires_at,
+  to_char(a.settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS settled_at,
+  a.call_id::text AS call_id,
+  CASE WHEN a.settled_at IS NOT NULL THEN 'settled' WHEN a.expires_at <= now() THEN 'expired' ELSE 'active' END AS status,
+  trim(g.currency) AS currency`;
+
+function toAuthorization(r: Row): Authorization {
+  return {
+    uuid: r.uuid,
+    billingGroupId: r.billing_group_id,
+    destination: r.destination,
+    from: r.from_number,
+    status: r.status,
+    maxDurationSeconds: Number(r.max_duration_seconds),
+    reserved: microsToNumber(BigInt(r.reserved_micros)),
+    currency: r.currency,
+    matchedPrefix: r.matched_prefix,
+    sellRate: microsToNumber(BigInt(r.sell_rate_micros)),
+    billingIncrement: formatIncrement({ min: Number(r.increment_min), interval: Number(r.increment_interval) }),
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+    settledAt: r.settled_at,
+    callId: r.call_id,
+  };
+}
+
+async function readAuthorization(db: Executor, billingGroupId: string, uuid: string): Promise<Authorization | undefined> {
+  const [row] = await queryRows<Row>(
+    db,
+    sql`SELECT ${SELECT_COLUMNS} FROM authorizations a JOIN billing_groups g ON g.id = a.billing_group_id
+        WHERE a.billing_group_id = ${billingGroupId} AND a.uuid = ${uuid}`,
+  );
+  return row && toAuthorization(row);
+}
+
+/** Sum of the reservations that still count against a group: not settled, not expired. */
+export async function activeReservedMicros(db: Executor, billingGroupId: string): Promise<bigint> {
+  const [row] = await queryRows<{ total: string }>(
+    db,
+    sql`SELECT coalesce(sum(reserved_micros), 0)::text AS total FROM authorizations
+        WHERE billing_group_id = ${billingGroupId} AND settled_at IS NULL AND expires_at > now()`,
+  );
+  return BigInt(row.total);
+}
+
+export interface AuthorizeOutcome {
+  /** false: the same uuid was authorized before; its authorization is answered unchanged. */
+  created: boolean;
+  authorization: Authorization;
+}
+
+function notFoundGroup(id: string): ApiError {
+  return new ApiError("not_found", `No billing group ${id} is visible to this key.`);
+}
+
+/**
+ * POST /v1/authorizations: the longest the call may last on the group's balance and credit limit, held as a
+ * reservation until its CDR settles it or its TTL passes. The group's row is locked (FOR UPDATE) while the
+ * available amount is read and the reservation written, so concurrent authorizations on one group (any number of
+ * processes) queue there and never reserve more than is available. Idempotent by (group, uuid).
+ */
+export async function authorizeCall(db: Db, principal: Principal, body: unknown): Promise<AuthorizeOutcome> {
+  const parsed = authorizationRequestSchema.safeParse(body);
+  if (!parsed.success) throw new ApiError("invalid_body", "The authorization request is invalid.", paramErrors(parsed.error.issues));
+  const request = parsed.data;
+  let groupId: string;
+  if (principal.billingGroupId !== null) {
+    // A bound key charges its own group; naming another answers like an unknown one (nothing leaks).
+    if (request.billingGroupId !== undefined && request.billingGroupId !== principal.billingGroupId) throw notFoundGroup(request.billingGroupId);
+    groupId = principal.billingGroupId;
+  } else {
+    if (request.billingGroupId === undefined) {
+      throw new ApiError("billing_group_required", "A platform key names the group to charge in `billingGroupId` (list them with GET /v1/accounts).");
+    }
+    groupId = request.billingGroupId;
+  }
+  const digits = request.destination.replace(/^\+/, "");
+  const cap = Math.min(request.maxDurationSeconds ?? Number.MAX_SAFE_INTEGER, maxCallSeconds());
+
+  return db.transaction(async (tx) => {
+    const [group] = await queryRows<{ balance: string; credit_limit: string; disabled: boolean; version: number | bigint }>(
+      tx,
+      sql`SELECT balance_micros::text AS balance, credit_limit_micros::text AS credit_limit, disabled, rate_card_version AS version
+          FROM billing_groups WHERE id = ${groupId} FOR UPDATE`,
+    );
+    if (!group) throw notFoundGroup(groupId);
+
+    const existing = await readAuthorization(tx, groupId, request.uuid);
+    if (existing) {
+      if (existing.destination !== request.destination) {
+        throw new ApiError("conflict", `uuid ${request.uuid} was authorized for another destination.`, [
+          { param: "destination", message: "differs from the authorization stored for this uuid" },
+        ]);
+      }
+      return { created: false, authorization: existing };
+    }
+    const [call] = await queryRows<{ id: string }>(tx, sql`SELECT id::text AS id FROM calls WHERE billing_group_id = ${groupId} AND uuid = ${request.uuid}`);
+    if (call) throw new ApiError("conflict", `The call ${request.uuid} has already ended (its CDR is stored as call ${call.id}).`, [{ param: "uuid", message: "already completed" }]);
+
+    const card = await getRateCard(tx, "sell", groupId, Number(group.version));
+    const rate = card?.match(digits) ?? null;
+    if (!rate) throw new ApiError("no_rate", `No prefix of ${request.destination} is in the rate card of this billing group.`);
+
+    if (group.disabled) {
+      throw new ApiError("insufficient_balance", "The billing group is disabled (by an operator, or its balance is at or below its credit limit).");
+    }
+    const available = BigInt(group.balance) + BigInt(group.credit_limit) - (await activeReservedMicros(tx, groupId));
+    const seconds = maxAffordableSeconds((s) => priceForSeconds(rate, s), available, cap);
+    if (seconds === 0) {
+      throw new ApiError("insufficient_balance", `The available balance (balance + credit limit - active reservations) does not cover one second to ${request.destination}.`);
+    }
+    const reserved = priceForSeconds(rate, seconds + 1);
+    const ttl = `${seconds + ttlMarginSeconds()} seconds`;
+    const [row] = await queryRows<Row>(
+      tx,
+      sql`WITH a AS (
+            INSERT INTO authorizations (billing_group_id, uuid, destination, from_number, matched_prefix, sell_rate_micros,
+              increment_min, increment_interval, max_duration_seconds, reserved_micros, expires_at)
+            VALUES (${groupId}, ${request.uuid}, ${request.destination}, ${request.from ?? null}, ${rate.prefix},
+              ${rate.rateMicros.toString()}::bigint, ${rate.increment.min}, ${rate.increment.interval}, ${seconds},
+              ${reserved.toString()}::bigint, now() + ${ttl}::interval)
+            RETURNING *
+          )
+          SELECT ${SELECT_COLUMNS} FROM a JOIN billing_groups g ON g.id = a.billing_group_id`,
+    );
+    return { created: true, authorization: toAuthorization(row) };
+  });
+}
+
+/** One authorization as its group's keys see it; undefined when absent (or another group's). */
+export async function getAuthorization(db: Executor, billingGroupId: string, uuid: string): Promise<Authorization | undefined> {
+  return readAuthorization(db, billingGroupId, uuid);
+}
+
+/**
+ * Housekeeping: deletes authorizations settled or expired more than `olderThanSeconds` ago (default 30 days).
+ * Expiry itself needs no job: a reservation stops counting the moment its expires_at passes.
+ */
+export async function purgeAuthorizations(db: Executor, olderThanSeconds = 30 * 86_400): Promise<number> {
+  const rows = await queryRows<{ uuid: string }>(
+    db,
+    sql`DELETE FROM authorizations WHERE coalesce(settled_at, expires_at) < now() - ${`${olderThanSeconds} seconds`}::interval RETURNING uuid`,
+  );
+  return rows.length;
+}
