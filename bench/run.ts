@@ -163,10 +163,12 @@ async function benchEngine(engine: Engine, sizes: Sizes, opts: { only: Set<strin
     }
 
     if (opts.only.has("usage") && seeded.usage) {
-      log(`${engine}: GET /v1/usage, ${sizes.usageCalls} calls in one group over 90 days, ${seeded.usage.rollupRows} rollup rows`);
+      log(`${engine}: GET /v1/usage, ${sizes.usageCalls} calls in one group over 90 days, rollup rows ${JSON.stringify(seeded.usage.rollupRows)}`);
       const usage = await usageLatency(server, seeded.usage, sizes.latencySamples, log);
       detail.usage = { rollupRows: seeded.usage.rollupRows, cases: usage };
-      figures.push({ case: "11", measure: `usage rollup rows for ${sizes.usageCalls} calls`, engine, value: seeded.usage.rollupRows, unit: "" });
+      for (const [table, rows] of Object.entries(seeded.usage.rollupRows)) {
+        figures.push({ case: "11", measure: `${table} rows for ${sizes.usageCalls} calls`, engine, value: rows, unit: "" });
+      }
       for (const u of usage) {
         figures.push({ case: "11", measure: `GET /v1/usage ${u.name}, 90 days p50`, engine, value: u.p50Ms, unit: "ms", target: u.target === null ? undefined : ["<", u.target] });
       }

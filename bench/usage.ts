@@ -17,7 +17,8 @@ export interface UsageSeeded {
   costKey: string;
   /** [gte, lte] of the 90-day reports: whole UTC days ending at the newest call's day. */
   range: { gte: string; lte: string };
-  rollupRows: number;
+  /** Rows of each rollup for this group. */
+  rollupRows: Record<string, number>;
 }
 
 /** Newest usage call; calls go back evenly from here. */
@@ -70,17 +71,23 @@ export async function seedUsageGroup(db: Db, calls: number, days: number, log: (
         ) AS c`);
       log(`  usage calls ${to + 1}/${calls} (${Math.round(performance.now() - started)} ms for this chunk, rollup trigger included)`);
     }
+    // Statistics as autovacuum would gather them on a live system (seed.ts analyses calls the same way).
+    await db.execute(sql`ANALYZE usage_hourly, usage_quarter, usage_daily`);
   };
   const endDay = new Date(USAGE_END);
   endDay.setUTCHours(0, 0, 0, 0);
   const lte = new Date(endDay.getTime() + 86_400_000 - 1);
   const gte = new Date(lte.getTime() + 1 - 90 * 86_400_000);
-  return { groupId: group.id, readKey: readKey.key, costKey: costKey.key, range: { gte: gte.toISOString(), lte: lte.toISOString() }, rollupRows: 0, insert };
+  return { groupId: group.id, readKey: readKey.key, costKey: costKey.key, range: { gte: gte.toISOString(), lte: lte.toISOString() }, rollupRows: {}, insert };
 }
 
-export async function countRollupRows(db: Db, groupId: string): Promise<number> {
-  const [r] = await queryRows<{ n: string }>(db, sql`SELECT count(*)::text AS n FROM usage_rollup WHERE billing_group_id = ${groupId}`);
-  return Number(r.n);
+export async function countRollupRows(db: Db, groupId: string): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const table of ["usage_hourly", "usage_quarter", "usage_daily"]) {
+    const [r] = await queryRows<{ n: string }>(db, sql`SELECT count(*)::text AS n FROM ${sql.raw(table)} WHERE billing_group_id = ${groupId}`);
+    out[table] = Number(r.n);
+  }
+  return out;
 }
 
 export interface UsageFigure {
