@@ -6,9 +6,10 @@ import { ratingCommands } from "./rating-commands";
 import { rerateCommands } from "./rerate-command";
 import { cdrsImportCommands } from "./cdrs-import-command";
 import { demoCommands } from "./demo-command";
+import { webhookCommands } from "./webhook-commands";
 
 /** Every admin command (CONTRACT section 7). Each module contributes its own. */
-export const ADMIN_COMMANDS: AdminCommand[] = [...groupCommands, ...keyCommands, ...ratingCommands, ...rerateCommands, ...cdrsImportCommands, ...demoCommands];
+export const ADMIN_COMMANDS: AdminCommand[] = [...groupCommands, ...keyCommands, ...ratingCommands, ...rerateCommands, ...cdrsImportCommands, ...demoCommands, ...webhookCommands];
 
 export function usageText(): string {
   return ["usage: npm run admin -- <command>", "", ...ADMIN_COMMANDS.map((c) => `  ${c.usage}`)].join("\n");

@@ -18,6 +18,7 @@ import {
 } from "@/lib/usage/schemas";
 import { ERROR_TABLE, problemSchema, type ErrorCode } from "./errors";
 import { OPENAPI_INGEST } from "./openapi-ingest";
+import { OPENAPI_AUTHORIZATIONS } from "@/lib/authorizations/openapi";
 
 /**
  * The OpenAPI 3.1 document of /v1, generated from the zod schemas the handlers validate and
@@ -177,8 +178,9 @@ function buildDocument(): OpenApiDocument {
       usageTotalWithCostSchema,
       usageReportSchema,
       ...OPENAPI_INGEST.responseSchemas,
+      ...OPENAPI_AUTHORIZATIONS.responseSchemas,
     ]),
-    ...componentSchemas("input", OPENAPI_INGEST.requestSchemas),
+    ...componentSchemas("input", [...OPENAPI_INGEST.requestSchemas, ...OPENAPI_AUTHORIZATIONS.requestSchemas]),
   };
 
   const paths: OpenApiDocument["paths"] = {
@@ -309,6 +311,7 @@ function buildDocument(): OpenApiDocument {
       },
     },
     ...OPENAPI_INGEST.paths({ ok, commonErrors, problem, ref, oneOf }),
+    ...OPENAPI_AUTHORIZATIONS.paths({ ok, commonErrors, problem, ref, oneOf }),
     "/v1/openapi.json": {
       get: {
         operationId: "getOpenApi",

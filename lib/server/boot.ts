@@ -4,6 +4,7 @@ import { securePrivateDir } from "@/lib/config/private-dir";
 import { getDbHandle } from "@/lib/db/client";
 import { listenAdminChannel } from "@/lib/admin/admin-listener";
 import { installMethodGuard } from "@/lib/api/method-guard";
+import { startWebhookWorker } from "@/lib/alerts/delivery";
 
 function logLine(stream: NodeJS.WriteStream, fields: Record<string, unknown>): void {
   stream.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields })}\n`);
@@ -24,6 +25,8 @@ export async function bootServer(): Promise<void> {
   if (databaseUrl() && fs.existsSync(dataDir())) securePrivateDir(dataDir());
   const handle = await getDbHandle({ role: "server", port });
   logLine(process.stdout, { event: "database ready", engine: handle.engine });
+  // Balance alert webhooks: every server process drains the outbox (leases keep processes from doubling up).
+  if (process.env.WEBHOOKS_WORKER !== "0") startWebhookWorker(handle.db);
 }
 
 /**

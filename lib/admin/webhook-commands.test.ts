@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createBillingGroup } from "@/lib/billing/groups";
+import type { DbHandle } from "@/lib/db/client";
+import { openTestDb } from "@/lib/testing/engines";
+import { UsageError } from "./command";
+import { runAdminCommand } from "./commands";
+
+describe("admin: webhooks and group thresholds", () => {
+  let handle: DbHandle;
+  const saved = process.env.WEBHOOKS_ALLOW_PRIVATE;
+  beforeAll(async () => {
+    handle = await openTestDb("pglite");
+  });
+  afterAll(async () => {
+    if (saved === undefined) delete process.env.WEBHOOKS_ALLOW_PRIVATE;
+    else process.env.WEBHOOKS_ALLOW_PRIVATE = saved;
+    await handle?.close();
+  });
+  const run = (argv: string[]) => runAdminCommand(handle.db, argv) as Promise<Record<string, unknown>>;
+
+  it("adds (refusing private targets unless allowed), lists without full secrets, rotates and removes endpoints", async () => {
+    delete process.env.WEBHOOKS_ALLOW_PRIVATE;
+    await expect(run(["webhooks", "add", "--url", "http://127.0.0.1:8080/hook"])).rejects.toThrow(UsageError);
+    await expect(run(["webhooks", "add", "--url", "http://169.254.169.254/"])).rejects.toThrow(/private or link-local/);
+    process.env.WEBHOOKS_ALLOW_PRIVATE = "1";
+    const added = await run(["webhooks", "add", "--url", "http://127.0.0.1:8080/hook", "--description", "ops"]);
+    const secrets = added.secrets as { secret: string }[];
+    expect(added).toMatchObject({ url: "http://127.0.0.1:8080/hook", billingGroupId: null, description: "ops" });
+    expect(secrets[0].secret).toMatch(/^whsec_/);
+    const listed = (await run(["webhooks", "list"])).endpoints as { id: string; secrets: { secret: string }[] }[];
+    expect(listed.find((e) => e.id === added.id)?.secrets[0].secret).toBe(`${secrets[0].secret.slice(0, 10)}...`);
+    const rotated = await run(["webhooks", "rotate-secret", "--id", String(added.id), "--overlap-hours", "1"]);
+    expect((rotated.secrets as { secret: string; expiresAt: string | null }[]).map((s) => s.expiresAt === null)).toEqual([false, true]);
+    await expect(run(["webhooks", "add", "--url", "http://x/", "--group", "bg_missing"])).rejects.toThrow(/no billing group/);
+    expect(await run(["webhooks", "remove", "--id", String(added.id)])).toEqual({ id: added.id, removed: true });
+    await expect(run(["webhooks", "remove", "--id", String(added.id)])).rejects.toThrow(UsageError);
+  });
+
+  it("sets, lists and clears a group's thresholds; each starts crossed when the balance is already at or below it", async () => {
+    const group = await createBillingGroup(handle.db, { name: "T", currency: "USD", openingBalanceMicros: 20_000_000n });
+    expect(await run(["groups", "thresholds", "--group", group.id, "--set", "10, 50,20"])).toEqual({
+      billingGroupId: group.id,
+      thresholds: [
+        { threshold: "50", crossed: true },
+        { threshold: "20", crossed: true },
+        { threshold: "10", crossed: false },
+      ],
+    });
+    expect(((await run(["groups", "thresholds", "--group", group.id])).thresholds as unknown[]).length).toBe(3);
+    await expect(run(["groups", "thresholds", "--group", group.id, "--set", "ten"])).rejects.toThrow(UsageError);
+    await expect(run(["groups", "thresholds", "--group", "bg_missing", "--set", "1"])).rejects.toThrow(UsageError);
+    expect((await run(["groups", "thresholds", "--group", group.id, "--clear"])).thresholds).toEqual([]);
+  });
+});
