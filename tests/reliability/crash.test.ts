@@ -172,6 +172,7 @@ describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
       await killing;
       tally.kills++;
       log.push(`kill ${kill + 1}: after ${acks} acknowledged batches (+${killDelayMs} ms) with ${inFlightAtKill} in flight, ${cursor}/${batches.length} batches sent`);
+      console.log(`[crash ${engine}] ${log.at(-1)}`); // progress, for a run that times out
       if (engine === "pglite") {
         // The dead server's lock file is still there, naming a pid that is not reaped yet
         // (kill(pid, 0) still succeeds on it): it must not block the restart.
@@ -239,5 +240,6 @@ describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
         `replay: ${replayCreated} created, ${replayDuplicate} duplicates; ledger sound for ${ledger.length} groups`,
     );
     console.log(`[crash ${engine}] ${log.join("; ")}`);
-  });
+    // ~1 min on an idle machine; generous for a loaded one (each restart is a server start).
+  }, 600_000);
 });
