@@ -4,7 +4,7 @@ import type { Principal } from "@/lib/auth/principal";
 import type { Executor } from "@/lib/db/client";
 import { billingGroups } from "@/lib/db/schema";
 import { microsToNumber } from "@/lib/money/micros";
-import { findSellRate } from "@/lib/rating/find-rate";
+import { getRateCard } from "@/lib/rating/find-rate";
 import { formatIncrement } from "@/lib/rating/schemas";
 import { billingGroupRequired } from "./accounts";
 import type { Rate } from "./schemas";
@@ -28,19 +28,25 @@ async function groupCurrency(db: Executor, billingGroupId: string): Promise<stri
 }
 
 /**
- * GET /v1/rates: the sell rate of the key's group for a destination, by the rating module's
- * longest-prefix match (a cached card checked against the version the principal already carries).
+ * GET /v1/rates: the sell rate of the key's group for a destination in the deck in force now, by
+ * the rating module's longest-prefix match (a cached deck checked against the version the principal
+ * already carries), with the rate's fees and when its deck took effect.
  */
 export async function lookupRate(db: Executor, principal: Principal, destination: string): Promise<Rate> {
   if (principal.billingGroupId === null) throw billingGroupRequired("GET /v1/rates");
   const digits = destination.startsWith("+") ? destination.slice(1) : destination;
-  const match = await findSellRate(db, principal.billingGroupId, digits, principal.rateCardVersion);
-  if (!match) throw new ApiError("no_rate", `No prefix of ${destination} is in the rate card of this billing group.`);
+  const card = await getRateCard(db, "sell", principal.billingGroupId, principal.rateCardVersion);
+  const match = card?.match(digits);
+  if (!card || !match) throw new ApiError("no_rate", `No prefix of ${destination} is in the rate card of this billing group.`);
+  const money = (micros: bigint | null) => (micros === null ? null : microsToNumber(micros));
   return {
     destination,
     matchedPrefix: match.prefix,
     sellRate: microsToNumber(match.rateMicros),
     billingIncrement: formatIncrement(match.increment),
+    connectFee: money(match.connectFeeMicros),
+    minCharge: money(match.minChargeMicros),
+    effectiveFrom: card.effectiveFrom.toISOString(),
     currency: await groupCurrency(db, principal.billingGroupId),
   };
 }

@@ -37,6 +37,15 @@ export const rateSchema = z
     matchedPrefix: z.string().describe("Longest prefix of the destination found in the rate card"),
     sellRate: z.number().describe("Sell rate per minute (at most 6 decimals)"),
     billingIncrement: z.string().describe("`minimum/interval` in seconds: `1/1` per second, `60/60` per minute"),
+    connectFee: z
+      .number()
+      .nullable()
+      .describe("Charged once per answered call on top of the per-minute part (at most 6 decimals); null when the rate has none"),
+    minCharge: z
+      .number()
+      .nullable()
+      .describe("The least an answered call costs, connect fee included (at most 6 decimals); null when the rate has none"),
+    effectiveFrom: z.iso.datetime().describe("When the rate deck in force now took effect (ISO 8601, UTC)"),
     currency: z.string().describe("ISO 4217 currency code"),
   })
   .meta({ id: "Rate" });

@@ -49,6 +49,14 @@ const detailFields = {
   matchedPrefix: z.string().nullable().describe("Rate card prefix the call was rated with"),
   sellRate: z.number().nullable().describe("Sell rate per minute applied"),
   billingIncrement: z.string().nullable().describe("`minimum/interval` in seconds applied to the sell side"),
+  // The parts of `price` (README, rating): price = minChargeApplied ? minCharge : connectFee charged + usageCharge.
+  connectFee: z.number().nullable().describe("Connect fee of the matched rate (charged only when billDuration > 0); null when none"),
+  minCharge: z.number().nullable().describe("Minimum charge of the matched rate (applies only when billDuration > 0); null when none"),
+  usageCharge: z
+    .number()
+    .nullable()
+    .describe("sellRate x billDuration / 60, rounded half-up to 6 decimals: the per-minute part of price; null when unrated"),
+  minChargeApplied: z.boolean().describe("true when the minimum charge raised the price above connect fee + usage charge"),
 };
 
 export const callDetailSchema = callSchema

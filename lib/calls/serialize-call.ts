@@ -1,6 +1,7 @@
 import { canReadCost, type Principal } from "@/lib/auth/principal";
 import type { calls } from "@/lib/db/schema";
 import { microsToNumber } from "@/lib/money/micros";
+import { priceBilledSeconds } from "@/lib/rating/billing-math";
 import type { Call, CallDetail, CallDetailWithCost, CallWithCost } from "./schemas";
 
 export type CallRow = typeof calls.$inferSelect;
@@ -44,6 +45,20 @@ export function serializeCall(row: CallRow, principal: Principal): Call | CallWi
   };
 }
 
+/** The parts of a rated call's price, recomputed from what rated it with the same pure billing math. */
+function priceParts(row: CallRow) {
+  const parts =
+    row.rated && row.sellRateMicros !== null
+      ? priceBilledSeconds(row.sellRateMicros, row.billDuration, { connectFeeMicros: row.connectFeeMicros, minChargeMicros: row.minChargeMicros })
+      : null;
+  return {
+    connectFee: money(row.connectFeeMicros),
+    minCharge: money(row.minChargeMicros),
+    usageCharge: parts && microsToNumber(parts.usageMicros),
+    minChargeApplied: parts?.minChargeApplied ?? false,
+  };
+}
+
 /** GET /v1/calls/{id} (and the ingest answer): the list fields plus the detail of CONTRACT 4. */
 export function serializeCallDetail(row: CallRow, principal: Principal): CallDetail | CallDetailWithCost {
   const detail = {
@@ -55,6 +70,7 @@ export function serializeCallDetail(row: CallRow, principal: Principal): CallDet
     sellRate: money(row.sellRateMicros),
     billingIncrement:
       row.incrementMin === null || row.incrementInterval === null ? null : `${row.incrementMin}/${row.incrementInterval}`,
+    ...priceParts(row),
   };
   if (!canReadCost(principal)) return detail;
   return { ...(detail as CallDetailWithCost), buyRate: money(row.buyRateMicros) };

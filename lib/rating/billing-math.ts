@@ -88,10 +88,14 @@ export interface CallCharge {
  * whole micros, so this is also round-half-up(connectFee + rate * billableSeconds / 60): one rounding step.
  */
 export function priceCall(rateMicrosPerMinute: bigint, increment: Increment, answered: number, fees: RateFees = {}): CallCharge {
+  return priceBilledSeconds(rateMicrosPerMinute, billableSeconds(answered, increment), fees);
+}
+
+/** The price of `seconds` billable seconds (already through the increment), part by part: see priceCall. */
+export function priceBilledSeconds(rateMicrosPerMinute: bigint, seconds: number, fees: RateFees = {}): CallCharge {
   const connectFee = fees.connectFeeMicros ?? 0n;
   const minCharge = fees.minChargeMicros ?? 0n;
   if (connectFee < 0n || minCharge < 0n) throw new RangeError("fees must not be negative");
-  const seconds = billableSeconds(answered, increment);
   const usageMicros = chargeMicros(rateMicrosPerMinute, seconds);
   if (seconds === 0) return { billableSeconds: 0, usageMicros, connectFeeMicros: 0n, minChargeApplied: false, micros: 0n };
   const subtotal = connectFee + usageMicros;

@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Scope } from "@/lib/auth/scopes";
 import { createBillingGroup, getBillingGroup } from "@/lib/billing/groups";
+import { serializeCallDetail } from "@/lib/calls/serialize-call";
 import { queryRows, type DbHandle } from "@/lib/db/client";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
 import { rerateCalls } from "@/lib/ingest/rerate";
@@ -89,6 +91,14 @@ describe.each(ENGINES)("dated rate decks on %s", (engine) => {
     expect(calls[0]).toMatchObject({ buyCostMicros: 4_133n, buyRateDeckId: expect.any(Number), buyConnectFeeMicros: null });
     expect(await balance(group.id)).toBe(10_000_000n - 230_667n);
     expect(await ledgerSum(group.id)).toBe(10_000_000n - 230_667n);
+    // Call detail shows each part of the price, from the stored rate and fees.
+    const viewer = { keyId: "key_test", scopes: new Set<Scope>(["calls:read"]), billingGroupId: group.id, rateCardVersion: 0, via: "api_key" as const };
+    expect(calls.map((c) => serializeCallDetail(c, viewer)).map((d) => [d.price, d.connectFee, d.minCharge, d.usageCharge, d.minChargeApplied])).toEqual([
+      [0.020667, null, null, 0.020667, false],
+      [0.11, 0.01, 0.1, 0.1, false],
+      [0.1, 0.01, 0.1, 0.05, true],
+      [0, 0.01, 0.1, 0, false],
+    ]);
     // Stored as answered: the same rows read back.
     const stored = await one<{ deck: string; fee: string }>(
       sql`SELECT rate_deck_id::text AS deck, connect_fee_micros::text AS fee FROM calls WHERE id = ${calls[1].id.toString()}::bigint`,

@@ -6,6 +6,7 @@ import type { Db } from "@/lib/db/client";
 import { calls } from "@/lib/db/schema";
 import type { NativeCdr } from "@/lib/ingest/schemas";
 import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
+import { parseRateCsv } from "@/lib/rating/rate-csv";
 import { rateRowSchema } from "@/lib/rating/schemas";
 import { createSupplier } from "@/lib/rating/suppliers";
 import { storeFixtureCdrs } from "./store-cdrs";
@@ -15,7 +16,7 @@ import { storeFixtureCdrs } from "./store-cdrs";
  * starts. Groups `a` and `b` are read-only fixtures: tests must not add calls to them (their exact
  * listings are asserted). Tests that ingest use group `scratch` and its keys.
  */
-export type GroupName = "a" | "b" | "c" | "scratch" | "zones";
+export type GroupName = "a" | "b" | "c" | "scratch" | "zones" | "decks";
 export type KeyName =
   | "readA"
   | "costA"
@@ -29,7 +30,8 @@ export type KeyName =
   | "ingestScratch"
   | "ingestPlatform"
   | "readZones"
-  | "costZones";
+  | "costZones"
+  | "readDecks";
 
 export interface FixtureGroup {
   id: string;
@@ -116,6 +118,53 @@ function zoneCdrs(billingGroupId: string, supplierId: string): NativeCdr[] {
   });
 }
 
+/**
+ * Group `decks` (read-only, dated rate decks and fees): deck 1 from the epoch, deck 2 from DECK_2_FROM with a connect
+ * fee and a minimum, deck 3 in 2099 (not in force). Two calls outside [windowStart, windowEnd]: one started 1 s
+ * before deck 2 (rated with deck 1), one of 3 s with deck 2 (the minimum applies).
+ */
+export const DECK_2_FROM = "2026-01-01T00:00:00.000Z";
+export const DECK_CALLS = [
+  // deck 1: 61 s answered on 60/60 -> 120 s at 0.05 = 0.1
+  { startTime: "2025-12-31T23:59:59.000Z", answered: 61, price: 0.1 },
+  // deck 2: 3 s on 1/1 at 0.04 = 0.002, + connect fee 0.015 = 0.017 < minimum 0.05
+  { startTime: "2026-02-01T00:00:00.000Z", answered: 3, price: 0.05 },
+];
+
+async function seedDecks(db: Db, billingGroupId: string): Promise<void> {
+  await importSellRates(db, billingGroupId, parseRateCsv("prefix,rate,increment\n44,0.05,60/60\n"));
+  await importSellRates(db, billingGroupId, parseRateCsv("prefix,rate,increment,connectFee,minCharge\n44,0.04,1/1,0.015,0.05\n49,0.02,60/60,,\n"), undefined, {
+    effectiveFrom: new Date(DECK_2_FROM),
+  });
+  await importSellRates(db, billingGroupId, parseRateCsv("prefix,rate,increment\n44,0.09,1/1\n"), undefined, { effectiveFrom: new Date("2099-01-01T00:00:00Z") });
+  await storeFixtureCdrs(
+    db,
+    DECK_CALLS.map((c, i): NativeCdr => {
+      const start = Date.parse(c.startTime);
+      return {
+        uuid: `fixture-decks-${i}`,
+        direction: "outbound",
+        from: "15550009999",
+        to: "447700900123",
+        startTime: c.startTime,
+        answerTime: new Date(start + 1_000).toISOString(),
+        endTime: new Date(start + 1_000 + c.answered * 1000).toISOString(),
+        hangupCause: "NORMAL_CLEARING",
+        q850Cause: 16,
+        pdd: null,
+        readCodec: null,
+        writeCodec: null,
+        recordingUrl: null,
+        accountcode: null,
+        networkAddr: null,
+        billingGroupId,
+        supplierId: null,
+        gateway: null,
+      };
+    }),
+  );
+}
+
 /** Deterministic pseudo-random order, so ids do not follow start times. */
 function shuffled<T>(items: T[], seed: number): T[] {
   const out = [...items];
@@ -173,6 +222,7 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
   await setBillingGroupDisabledByOperator(db, c.id, true);
   const scratch = await createBillingGroup(db, { name: "Scratch", currency: "USD", openingBalanceMicros: 1_000_000_000n });
   const zones = await createBillingGroup(db, { name: "Zones", currency: "USD", openingBalanceMicros: 1_000_000_000n });
+  const decks = await createBillingGroup(db, { name: "Decks", currency: "USD", openingBalanceMicros: 1_000_000_000n });
 
   await importSellRates(db, a.id, rateRows(SELL_RATES.a));
   await importSellRates(db, b.id, rateRows(SELL_RATES.b));
@@ -195,12 +245,14 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
     ingestPlatform: await key(db, ["cdrs:write"], null, "ingest platform"),
     readZones: await key(db, ["calls:read"], zones.id, "read zones"),
     costZones: await key(db, ["calls:read", "calls:read_cost"], zones.id, "cost zones"),
+    readDecks: await key(db, ["calls:read"], decks.id, "read decks"),
   };
   await revokeApiKey(db, created.revokedA.id);
 
   const cdrs = shuffled([...fixtureCdrs("a", a.id, 157, supplier.id), ...fixtureCdrs("b", b.id, 64, supplier.id)], 7);
   await storeFixtureCdrs(db, cdrs);
   await storeFixtureCdrs(db, zoneCdrs(zones.id, supplier.id));
+  await seedDecks(db, decks.id);
 
   const groupName = new Map<string, GroupName>([
     [a.id, "a"],
@@ -208,6 +260,7 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
     [c.id, "c"],
     [scratch.id, "scratch"],
     [zones.id, "zones"],
+    [decks.id, "decks"],
   ]);
   const rows = await db
     .select()
@@ -224,7 +277,7 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
   const byId = new Map(groups.map((g) => [g.id, g]));
 
   return {
-    groups: { a: toGroup(byId.get(a.id)!), b: toGroup(byId.get(b.id)!), c: toGroup(byId.get(c.id)!), scratch: toGroup(byId.get(scratch.id)!), zones: toGroup(byId.get(zones.id)!) },
+    groups: { a: toGroup(byId.get(a.id)!), b: toGroup(byId.get(b.id)!), c: toGroup(byId.get(c.id)!), scratch: toGroup(byId.get(scratch.id)!), zones: toGroup(byId.get(zones.id)!), decks: toGroup(byId.get(decks.id)!) },
     keys: Object.fromEntries(Object.entries(created).map(([k, v]) => [k, v.key])) as Record<KeyName, string>,
     keyIds: Object.fromEntries(Object.entries(created).map(([k, v]) => [k, v.id])) as Record<KeyName, string>,
     supplierId: supplier.id,

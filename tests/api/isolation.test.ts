@@ -63,7 +63,15 @@ describe.each(apiServers())("tenant isolation on $engine", (server: ApiServer) =
     const rate = rateSchema.strict().parse(res.body);
     // A's card has 4420 (0.012, 60/60); B's has the longer 442071 (0.02, 60/60).
     const want = viewer.group === "a" ? { matchedPrefix: "4420", sellRate: 0.012 } : { matchedPrefix: "442071", sellRate: 0.02 };
-    expect(rate).toEqual({ destination: "442071234567", ...want, billingIncrement: "60/60", currency: server.groups[viewer.group].currency });
+    expect(rate).toEqual({
+      destination: "442071234567",
+      ...want,
+      billingIncrement: "60/60",
+      connectFee: null,
+      minCharge: null,
+      effectiveFrom: "1970-01-01T00:00:00.000Z",
+      currency: server.groups[viewer.group].currency,
+    });
     // "1" is only on A's card.
     const us = await api(server, "/v1/rates?destination=14155550100", { key: viewer.key });
     expect(us.status).toBe(viewer.group === "a" ? 200 : 404);
@@ -78,7 +86,16 @@ describe.each(apiServers())("tenant isolation on $engine", (server: ApiServer) =
     ];
     for (const [destination, matchedPrefix, sellRate, billingIncrement] of cases) {
       const res = await api(server, `/v1/rates?destination=${destination}`, { key: "readA" });
-      expect(res.body).toEqual({ destination, matchedPrefix, sellRate, billingIncrement, currency: "USD" });
+      expect(res.body).toEqual({
+        destination,
+        matchedPrefix,
+        sellRate,
+        billingIncrement,
+        connectFee: null,
+        minCharge: null,
+        effectiveFrom: "1970-01-01T00:00:00.000Z",
+        currency: "USD",
+      });
     }
   });
 
