@@ -92,6 +92,19 @@ export function isValidTimeZone(zone: string): boolean {
 }
 
 const callFilterShape = listCallsQuerySchema.shape;
+const CALL_FILTERS = {
+  "startTime[gte]": callFilterShape["startTime[gte]"],
+  "startTime[lte]": callFilterShape["startTime[lte]"],
+  direction: callFilterShape.direction,
+  to: callFilterShape.to,
+  toPrefix: callFilterShape.toPrefix,
+  from: callFilterShape.from,
+  hangupCause: callFilterShape.hangupCause,
+  id: callFilterShape.id,
+  uuid: callFilterShape.uuid,
+  billingGroupId: callFilterShape.billingGroupId,
+};
+const CALL_FILTER_NAMES = Object.keys(CALL_FILTERS) as (keyof typeof CALL_FILTERS)[];
 
 export const usageQuerySchema = z
   .object({
@@ -110,23 +123,16 @@ export const usageQuerySchema = z
       .string()
       .max(64, "must be at most 64 characters")
       .optional()
-      .describe("Only this billing group (`bg_...`); a group the key may not see answers 404"),
+      .describe("Another name for `billingGroupId`: calls of this billing group only (a bound key asking for another group gets an empty report)"),
     // The filters of GET /v1/calls, the same validation (imported, not copied).
-    "startTime[gte]": callFilterShape["startTime[gte]"],
-    "startTime[lte]": callFilterShape["startTime[lte]"],
-    direction: callFilterShape.direction,
-    to: callFilterShape.to,
-    hangupCause: callFilterShape.hangupCause,
+    ...CALL_FILTERS,
   })
   .superRefine((q, ctx) => {
     // Cross-field rules of the calls filters (e.g. gte <= lte) come from the calls schema itself.
-    const calls = listCallsQuerySchema.safeParse({
-      "startTime[gte]": q["startTime[gte]"],
-      "startTime[lte]": q["startTime[lte]"],
-      direction: q.direction,
-      to: q.to,
-      hangupCause: q.hangupCause,
-    });
+    if (q.account && q.billingGroupId && q.account !== q.billingGroupId) {
+      ctx.addIssue({ code: "custom", path: ["account"], message: "must equal billingGroupId when both are given" });
+    }
+    const calls = listCallsQuerySchema.safeParse(Object.fromEntries(CALL_FILTER_NAMES.map((name) => [name, q[name]])));
     if (calls.success) return;
     for (const issue of calls.error.issues) {
       // zod runs this refinement even when a field failed on its own: that issue is already reported.

@@ -75,6 +75,10 @@ function reference(rows: (typeof calls.$inferSelect)[], p: Principal, filters: U
     if (filters.direction && r.direction !== filters.direction) continue;
     if (filters.hangupCause && r.hangupCause?.toUpperCase() !== filters.hangupCause.toUpperCase()) continue;
     if (filters.to && !r.toNumber.includes(filters.to)) continue;
+    if (filters.toPrefix && !r.toNumber.startsWith(filters.toPrefix)) continue;
+    if (filters.fromPrefix && !r.fromNumber.startsWith(filters.fromPrefix)) continue;
+    if (filters.uuid && r.uuid !== filters.uuid) continue;
+    if (filters.billingGroupId && r.billingGroupId !== filters.billingGroupId) continue;
     const key =
       groupBy === "day" || groupBy === "month"
         ? localKey(r.startTime, timeZone, groupBy)
@@ -206,6 +210,8 @@ describe.each(ENGINES)("usage rollup and summarizeUsage on %s", (engine) => {
     ["account", "account", "UTC", { startTimeLte: new Date("2026-03-25T00:00:00.001Z") }],
     ["supplier", "supplier", "UTC", { direction: "inbound" }],
     ["day with a `to` filter (calls only)", "day", "Europe/London", { to: "79" }],
+    ["destination with toPrefix (calls only)", "destination", "UTC", { toPrefix: "44000" }],
+    ["hangupCause with a uuid (calls only)", "hangupCause", "UTC", { uuid: "u-4200" }],
   ];
 
   it.each(cases)("equals the sums over the calls exactly: %s", async (_name, groupBy, timeZone, filters) => {
@@ -249,9 +255,12 @@ describe.each(ENGINES)("usage rollup and summarizeUsage on %s", (engine) => {
     await expect(summarizeUsage(handle.db, principal(usd), {}, { groupBy: "supplier" })).rejects.toMatchObject({ code: "insufficient_scope" });
   });
 
-  it("limits a bound key to its group: another group's account is not found", async () => {
-    await expect(summarizeUsage(handle.db, principal(usd), { account: eur }, { groupBy: "day" })).rejects.toMatchObject({ code: "not_found" });
-    await expect(summarizeUsage(handle.db, principal(null), { account: "bg_nope" }, { groupBy: "day" })).rejects.toMatchObject({ code: "not_found" });
+  it("limits a bound key to its group: another group's account gives an empty report, as in /v1/calls", async () => {
+    for (const filters of [{ account: eur }, { billingGroupId: eur }]) {
+      const other = await summarizeUsage(handle.db, principal(usd, COST), filters, { groupBy: "day" });
+      expect(other).toMatchObject({ rows: [], totals: [] });
+    }
+    expect((await summarizeUsage(handle.db, principal(null), { account: "bg_nope" }, { groupBy: "day" })).rows).toEqual([]);
     const own = await summarizeUsage(handle.db, principal(eur), {}, { groupBy: "account" });
     expect(own.rows.map((r) => r.key)).toEqual([eur]);
   });
