@@ -23,6 +23,8 @@ export interface DeckRef {
   id: number;
   /** epoch milliseconds */
   effectiveFromMs: number;
+  /** Cache key of its card (built once, not per lookup). */
+  key: string;
 }
 
 export interface RateCard {
@@ -167,7 +169,7 @@ async function loadIndex(db: Executor, side: CardSide, ownerId: string): Promise
     side,
     ownerId,
     version: Number(rows[0].version),
-    decks: decks.map(([id, from]) => ({ id: Number(id), effectiveFromMs: Number(from) })),
+    decks: decks.map(([id, from]) => ({ id: Number(id), effectiveFromMs: Number(from), key: cardKey(side, ownerId, Number(id)) })),
   };
 }
 
@@ -210,17 +212,24 @@ export async function getDeckIndex(db: Executor, side: CardSide, ownerId: string
   });
 }
 
-/** The card of one deck of an owner, cached. null when the deck no longer exists. */
-export async function getDeckCard(db: Executor, side: CardSide, ownerId: string, deckId: number): Promise<RateCard | null> {
-  const state = cacheState();
-  const key = `${side}:${ownerId}:${deckId}`;
+const cardKey = (side: CardSide, ownerId: string, deckId: number) => `${side}:${ownerId}:${deckId}`;
+
+function cachedCard(state: CacheState, key: string): RateCard | undefined {
   const cached = state.cards.get(key);
   if (cached) {
     // Refresh LRU position.
     state.cards.delete(key);
     state.cards.set(key, cached);
-    return cached;
   }
+  return cached;
+}
+
+/** The card of one deck of an owner, cached. null when the deck no longer exists. */
+export async function getDeckCard(db: Executor, side: CardSide, ownerId: string, deckId: number): Promise<RateCard | null> {
+  const state = cacheState();
+  const key = cardKey(side, ownerId, deckId);
+  const cached = cachedCard(state, key);
+  if (cached) return cached;
   return once(state, `deck:${key}`, async () => {
     const card = await loadCard(db, side, ownerId, deckId);
     if (card) {
@@ -244,6 +253,17 @@ export async function getRateCard(
   version?: number | null,
   atMs: number = Date.now(),
 ): Promise<RateCard | null> {
+  // The hot path (the API principal knows the version, deck index and card are cached): no await.
+  if (version !== undefined && version !== null) {
+    const state = cacheState();
+    const index = state.indexes.get(`${side}:${ownerId}`);
+    if (index && index.version >= version) {
+      const deck = deckAt(index, atMs);
+      if (!deck) return null;
+      const card = cachedCard(state, deck.key);
+      if (card) return card;
+    }
+  }
   const index = await getDeckIndex(db, side, ownerId, version);
   const deck = index && deckAt(index, atMs);
   return deck ? getDeckCard(db, side, ownerId, deck.id) : null;
