@@ -158,6 +158,23 @@ describe.each(ENGINES)("webhook delivery on %s", (engine) => {
     await r.close();
   });
 
+  it("leaves a delivery leased by another (live) worker alone and takes it over once the lease lapses (the worker died)", async () => {
+    const r = await receiver();
+    const { endpoint, cross } = await setup(r.url);
+    await cross();
+    // Another process claimed it (attempt 1) and is still within its lease.
+    await handle.db.execute(sql`UPDATE webhook_deliveries SET attempts = 1, leased_until = now() + interval '1 hour' WHERE endpoint_id = ${endpoint.id}`);
+    await deliverDueWebhooks(handle.db, FAST);
+    expect(r.received).toHaveLength(0);
+    expect((await deliveries(endpoint.id))[0]).toMatchObject({ delivered: false, attempts: 1 });
+    // It died: the lease lapses and this worker sends the message again, as attempt 2 with the same webhook-id.
+    await handle.db.execute(sql`UPDATE webhook_deliveries SET leased_until = now() - interval '1 second' WHERE endpoint_id = ${endpoint.id}`);
+    await deliverDueWebhooks(handle.db, FAST);
+    expect(r.received).toHaveLength(1);
+    expect((await deliveries(endpoint.id))[0]).toMatchObject({ delivered: true, attempts: 2 });
+    await r.close();
+  });
+
   it("two workers draining one outbox concurrently deliver every event exactly once", async () => {
     const r = await receiver();
     const { endpoint, cross } = await setup(r.url);
