@@ -149,6 +149,8 @@ export function startWebhookWorker(db: Db, options: DeliveryOptions = deliveryOp
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  let lastError = "";
+  let lastLoggedAt = 0;
   const tick = () => {
     running = (async () => {
       try {
@@ -157,7 +159,13 @@ export function startWebhookWorker(db: Db, options: DeliveryOptions = deliveryOp
           if (stopped || claimed < options.batchSize) break;
         }
       } catch (e) {
-        process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), event: "webhook delivery round failed", error: (e as Error).message })}\n`);
+        // Once per distinct error per minute: a database outage must not flood the log at every poll.
+        const error = (e as Error).message;
+        if (error !== lastError || Date.now() - lastLoggedAt > 60_000) {
+          lastError = error;
+          lastLoggedAt = Date.now();
+          process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), event: "webhook delivery round failed", error })}\n`);
+        }
       }
       if (!stopped) {
         timer = setTimeout(tick, pollMs);
