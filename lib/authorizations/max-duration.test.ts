@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { priceCall } from "@/lib/rating/billing-math";
 import { maxAffordableSeconds } from "./max-duration";
 
-const priceOf = (rate: bigint, min: number, interval: number) => (s: number) => priceCall(rate, { min, interval }, s).micros;
+const priceOf = (rate: bigint, min: number, interval: number, connectFeeMicros = 0n, minChargeMicros = 0n) => (s: number) =>
+  priceCall(rate, { min, interval }, s, { connectFeeMicros, minChargeMicros }).micros;
 
 /** The definition, by brute force. */
 function bruteForce(price: (s: number) => bigint, available: bigint, cap: number): number {
@@ -26,6 +27,13 @@ describe("maxAffordableSeconds", () => {
     expect(maxAffordableSeconds(price, 999_999n, 86_400)).toBe(0);
   });
 
+  it("counts the connect fee and the minimum charge: 0.60/min + 0.10 fee, minimum 0.50, with 1.00 available allows 89 s", () => {
+    const price = priceOf(600_000n, 1, 1, 100_000n, 500_000n);
+    expect(maxAffordableSeconds(price, 1_000_000n, 86_400)).toBe(89); // 0.10 + 0.90 = 1.00 at 90 s
+    expect(maxAffordableSeconds(price, 499_999n, 86_400)).toBe(0); // not even the minimum
+    expect(maxAffordableSeconds(price, 500_000n, 86_400)).toBe(39); // the minimum covers up to 40 s
+  });
+
   it("answers 0 when not even a second is affordable, the cap when the rate is free", () => {
     expect(maxAffordableSeconds(priceOf(600_000n, 1, 1), 19_999n, 3600)).toBe(0);
     expect(maxAffordableSeconds(priceOf(600_000n, 1, 1), -5n, 3600)).toBe(0);
@@ -39,7 +47,9 @@ describe("maxAffordableSeconds", () => {
     for (let i = 0; i < 400; i++) {
       const increment = [[1, 1], [60, 60], [30, 6], [0, 6], [60, 1], [6, 6]][rnd(6)];
       const rate = BigInt(1 + rnd(3_000_000));
-      const price = priceOf(rate, increment[0], increment[1]);
+      // Connect fee and minimum charge (issue 13 part 2) half of the time.
+      const fees = rnd(2) === 0 ? [0n, 0n] : [BigInt(rnd(200_000)), BigInt(rnd(1_000_000))];
+      const price = priceOf(rate, increment[0], increment[1], fees[0], fees[1]);
       const available = BigInt(rnd(5_000_000));
       const cap = 1 + rnd(900);
       expect(maxAffordableSeconds(price, available, cap)).toBe(bruteForce(price, available, cap));
