@@ -50,3 +50,45 @@ test("a known destination gives its prefix, rate and the cost of the call; an un
   await expect(page.getByTestId("no-rate")).toContainText("No rate for 0009876");
   await screenshot(page, "rate-calculator-no-rate");
 });
+
+test("a rate with a connect fee and a minimum charge prices the call part by part (README price rule)", async ({ page, signIn }) => {
+  await signIn("read");
+  // The demo cards carry no fees: answer this lookup with a rate that has them, as GET /v1/rates would.
+  await page.route(/\/v1\/rates\?destination=/, (route) =>
+    route.fulfill({
+      contentType: "application/json",
+      body: JSON.stringify({
+        destination: "4915112345678",
+        matchedPrefix: "49151",
+        sellRate: 0.0123,
+        billingIncrement: "60/60",
+        connectFee: 0.005,
+        minCharge: 0.05,
+        effectiveFrom: "2026-06-01T00:00:00.000Z",
+        currency: "EUR",
+      }),
+    }),
+  );
+  await page.goto("/rates");
+  await page.getByLabel("Destination number").fill("4915112345678");
+  await page.getByLabel(/Call duration/).fill("61");
+  await page.getByRole("button", { name: "Look up rate" }).click();
+
+  // 61 s on 60/60 -> 120 s: 0.0123 x 2 = 0.0246, + 0.005 = 0.0296 < 0.05: the minimum applies.
+  await expect(page.getByTestId("rate-billable")).toHaveText("120");
+  expect(displayedMicros(await page.getByTestId("rate-connect-fee").innerText())).toBe(5_000n);
+  expect(displayedMicros(await page.getByTestId("rate-min-charge").innerText())).toBe(50_000n);
+  expect(displayedMicros(await page.getByTestId("rate-cost").innerText())).toBe(50_000n);
+  await expect(page.getByTestId("rate-cost-parts")).toContainText("Minimum charge");
+  await expect(page.getByTestId("rate-effective-from")).toContainText("2026-06-01");
+
+  // 240 s: 0.0123 x 4 = 0.0492, + 0.005 = 0.0542 above the minimum.
+  await page.getByLabel(/Call duration/).fill("240");
+  expect(displayedMicros(await page.getByTestId("rate-cost").innerText())).toBe(54_200n);
+  await expect(page.getByTestId("rate-cost-parts")).toContainText("Per-minute part");
+
+  // Unanswered: no connect fee, no minimum.
+  await page.getByLabel(/Call duration/).fill("0");
+  expect(displayedMicros(await page.getByTestId("rate-cost").innerText())).toBe(0n);
+  await expect(page.getByTestId("rate-cost-parts")).toHaveCount(0);
+});

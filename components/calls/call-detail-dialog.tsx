@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useRef, type ReactNode } from "react";
 import type { CallDetail, CallDetailWithCost } from "@/lib/calls/schemas";
-import { formatDuration, formatRate, toMicros } from "@/lib/portal/format";
+import { formatDuration, formatPrice, formatRate, toMicros } from "@/lib/portal/format";
 import { ApiProblem, apiGet } from "../api/api-client";
 import { Time, useTimeZone } from "../portal/time-zone";
 import { DirectionBadge, Money, Price, type NameMap } from "./call-columns";
@@ -146,6 +146,7 @@ export function CallDetailBody({ call, accounts = {}, suppliers = {} }: { call: 
       <Section title="Billing">
         <Row label="Price">
           <Price call={call} />
+          {call.minChargeApplied ? <span className="ml-2 text-xs text-slate-600">(minimum charge)</span> : null}
         </Row>
         <Row label="Rated">{call.rated ? "Yes" : "No rate matched (not charged yet)"}</Row>
         <Row label="Matched prefix" mono>
@@ -154,6 +155,25 @@ export function CallDetailBody({ call, accounts = {}, suppliers = {} }: { call: 
         <Row label="Sell rate">{call.sellRate === null ? null : formatRate(toMicros(call.sellRate), call.currency)}</Row>
         <Row label="Billing increment" mono>
           {call.billingIncrement}
+        </Row>
+        {/* The parts of the price (README, rating): max(minimum, connect fee + per-minute part). */}
+        <Row label="Per-minute part">
+          {call.usageCharge === null ? null : (
+            <span className="tabular-nums">
+              {formatPrice(toMicros(call.usageCharge), call.currency)} ({call.billDuration} s)
+            </span>
+          )}
+        </Row>
+        <Row label="Connect fee">
+          {call.connectFee === null ? null : (
+            <span className="tabular-nums">
+              {formatPrice(toMicros(call.connectFee), call.currency)}
+              {call.billDuration === 0 ? " (not charged: not answered)" : null}
+            </span>
+          )}
+        </Row>
+        <Row label="Minimum charge">
+          {call.minCharge === null ? null : <span className="tabular-nums">{formatPrice(toMicros(call.minCharge), call.currency)}</span>}
         </Row>
         <Row label="Account">
           {accounts[call.billingGroupId] ? (

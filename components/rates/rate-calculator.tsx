@@ -203,7 +203,10 @@ function Figure({ label, children, testId }: { label: string; children: React.Re
 function RateResult({ rate, seconds }: { rate: Rate; seconds: number | null }) {
   const increment = incrementTextSchema.safeParse(rate.billingIncrement);
   const rateMicros = toMicros(rate.sellRate);
-  const charge = increment.success && seconds !== null ? priceCall(rateMicros, increment.data, seconds) : null;
+  const connectFee = rate.connectFee === null ? null : toMicros(rate.connectFee);
+  const minCharge = rate.minCharge === null ? null : toMicros(rate.minCharge);
+  const charge =
+    increment.success && seconds !== null ? priceCall(rateMicros, increment.data, seconds, { connectFeeMicros: connectFee, minChargeMicros: minCharge }) : null;
   return (
     <div>
       <p className="text-sm text-slate-600">
@@ -227,10 +230,33 @@ function RateResult({ rate, seconds }: { rate: Rate; seconds: number | null }) {
         <Figure label="Billable seconds" testId="rate-billable">
           {charge ? charge.billableSeconds : "—"}
         </Figure>
+        {connectFee !== null ? (
+          <Figure label="Connect fee" testId="rate-connect-fee">
+            {formatPrice(connectFee, rate.currency)}
+          </Figure>
+        ) : null}
+        {minCharge !== null ? (
+          <Figure label="Minimum charge" testId="rate-min-charge">
+            {formatPrice(minCharge, rate.currency)}
+          </Figure>
+        ) : null}
         <Figure label="Cost of this call" testId="rate-cost">
           {charge ? formatPrice(charge.micros, rate.currency) : "—"}
         </Figure>
       </dl>
+      {/* The parts, as billing-math computes them: max(minimum, connect fee + per-minute part). */}
+      {charge && charge.billableSeconds > 0 && (connectFee !== null || minCharge !== null) ? (
+        <p className="mt-3 text-xs text-slate-600" data-testid="rate-cost-parts">
+          {charge.minChargeApplied
+            ? `Minimum charge: the per-minute part ${formatPrice(charge.usageMicros, rate.currency)} + connect fee ${formatPrice(charge.connectFeeMicros, rate.currency)} is less.`
+            : `Per-minute part ${formatPrice(charge.usageMicros, rate.currency)} + connect fee ${formatPrice(charge.connectFeeMicros, rate.currency)}.`}
+        </p>
+      ) : null}
+      {Date.parse(rate.effectiveFrom) > 0 ? (
+        <p className="mt-3 text-xs text-slate-600" data-testid="rate-effective-from">
+          Rate card in force since {rate.effectiveFrom.slice(0, 10)} (UTC).
+        </p>
+      ) : null}
       {seconds === 0 ? <p className="mt-3 text-xs text-slate-600">Unanswered calls are not charged.</p> : null}
     </div>
   );
