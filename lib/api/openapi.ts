@@ -278,8 +278,9 @@ function buildDocument(): OpenApiDocument {
         operationId: "lookupRate",
         summary: "Sell rate for a destination",
         description:
-          "Longest-prefix match of `destination` on the rate card of the key's billing group. Only sell rates are " +
-          "returned. A platform key answers 400 `billing_group_required`.",
+          "Longest-prefix match of `destination` on the rate deck of the key's billing group in force now (a deck " +
+          "imported for a later date is not yet in force). Only sell rates are returned, with the rate's `connectFee` " +
+          "and `minCharge` (null when none) and the deck's `effectiveFrom`. A platform key answers 400 `billing_group_required`.",
         tags: ["Billing"],
         "x-scope": "calls:read",
         parameters: queryParameters(rateQuerySchema as unknown as ZodObjectLike),
