@@ -214,8 +214,36 @@ describe.each(ENGINES)("dated rate decks on %s", (engine) => {
     }
     expect(fromCalls.p).toBe("132167");
 
+    // Two runs at once after another backdated deck: each call is adjusted exactly once.
+    await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n44,0.06,1/1\n"), undefined, {
+      effectiveFrom: new Date("2025-06-01T18:00:00Z"),
+    });
+    const [r1, r2] = await Promise.all([
+      rerateCalls(handle.db, { billingGroupId: group.id, since: new Date("2025-06-01T00:00:00Z"), batchSize: 1 }),
+      rerateCalls(handle.db, { billingGroupId: group.id, since: new Date("2025-06-01T00:00:00Z"), batchSize: 1 }),
+    ]);
+    // c3: 3 s at 0.06 = 0.003 (was 0.0015); c4 moves to the new deck at 0.
+    expect(r1.rerated + r2.rerated).toBe(2);
+    expect(r1.adjustedMicros + r2.adjustedMicros).toBe(1_500n);
+    expect(await price(c3.id)).toBe(3_000n);
+    expect(await balance(group.id)).toBe(after - 1_500n);
+    expect(await ledgerSum(group.id)).toBe(after - 1_500n);
+    const rolled = await one<{ p: string }>(sql`SELECT SUM(price_micros)::text AS p FROM usage_daily WHERE billing_group_id = ${group.id}`);
+    expect(BigInt(rolled.p)).toBe(20_667n + 110_000n + 3_000n);
+
     // Once is enough: a second run finds nothing to change.
     expect(await rerateCalls(handle.db, { billingGroupId: group.id, since: new Date("2025-06-01T00:00:00Z") })).toMatchObject({ rerated: 0, adjustedMicros: 0n });
-    expect(await balance(group.id)).toBe(after);
+    expect(await balance(group.id)).toBe(after - 1_500n);
+  });
+
+  it("leaves a call unrated when its group's only deck starts after the call", async () => {
+    const group = await createBillingGroup(handle.db, { name: "Late start", currency: "USD" });
+    await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n44,0.02,1/1\n"), undefined, {
+      effectiveFrom: new Date("2025-07-01T00:00:00Z"),
+    });
+    const [o] = await ingestCdrs(handle.db, [
+      cdr({ billingGroupId: group.id, startTime: "2025-06-30T23:59:59Z", answerTime: "2025-06-30T23:59:59Z", endTime: "2025-07-01T00:00:09Z" }),
+    ]);
+    expect(o.call).toMatchObject({ rated: false, priceMicros: 0n, rateDeckId: null });
   });
 });
