@@ -250,14 +250,16 @@ function buildDocument(): OpenApiDocument {
           "`totals` has one entry per currency). Sums are exact and equal the sums over every page of `GET /v1/calls` " +
           "with the same filters. `day` and `month` are cut in `timeZone` (daylight saving days have 23 or 25 hours). " +
           "`buyCost` and `margin` are present only for `calls:read_cost` keys, and `groupBy=supplier` needs that scope " +
-          "(403 otherwise). `account` narrows a platform key to one group; a group the key may not see answers 404. " +
-          "Answered from an hourly rollup; a `to` filter is answered from the calls themselves and is slower.",
+          "(403 otherwise). `account` (or `billingGroupId`) narrows a platform key to one group; a bound key asking for " +
+          "another group gets an empty report, as `GET /v1/calls` gives it no calls. Answered from rollups kept by the " +
+          "ingest transaction; the filters about single numbers or calls (`to`, `toPrefix`, `from`, `id`, `uuid`) are " +
+          "answered from the calls themselves and are slower.",
         tags: ["Calls"],
         "x-scope": "calls:read",
         parameters: queryParameters(usageQuerySchema as unknown as ZodObjectLike),
         responses: {
           ...ok("The usage report", ref("UsageReport")),
-          ...commonErrors({ "400": ["invalid_parameter"], "404": ["not_found"] }),
+          ...commonErrors({ "400": ["invalid_parameter"] }),
         },
       },
     },
