@@ -147,7 +147,8 @@ export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[], options: In
   const { groups, suppliersById, suppliersByGateway } = await resolveOwners(db, cdrs);
 
   // Each call is rated with the decks in force at its start (a late CDR with the deck of its day).
-  const startsMs = new Set(cdrs.map((c) => Math.floor(isoToEpochMicros(c.startTime) / 1000)));
+  const startsMicros = cdrs.map((c) => isoToEpochMicros(c.startTime));
+  const startsMs = new Set(startsMicros.map((us) => Math.floor(us / 1000)));
   const sellCards = new Map<string, DatedCards>();
   const buyCards = new Map<string, DatedCards>();
   for (const g of new Set(groups.values())) sellCards.set(g.id, await loadDatedCards(db, "sell", g.id, Number(g.version), startsMs));
@@ -175,7 +176,7 @@ export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[], options: In
       // An unmapped gateway is not an error: the call is stored without buy cost rather than lost.
       supplierId = suppliersByGateway.get(cdr.gateway)?.id ?? null;
     }
-    const startMicros = isoToEpochMicros(cdr.startTime);
+    const startMicros = startsMicros[index];
     const endMicros = isoToEpochMicros(cdr.endTime);
     const answerMicros = cdr.answerTime === null ? null : isoToEpochMicros(cdr.answerTime);
     const content: CallContent = {
