@@ -5,6 +5,9 @@ import { getDbHandle } from "@/lib/db/client";
 import { listenAdminChannel } from "@/lib/admin/admin-listener";
 import { installMethodGuard } from "@/lib/api/method-guard";
 import { startWebhookWorker } from "@/lib/alerts/delivery";
+import { isDatabaseUnavailable } from "@/lib/api/db-errors";
+
+const RETRY_OPEN_MS = 2_000;
 
 function logLine(stream: NodeJS.WriteStream, fields: Record<string, unknown>): void {
   stream.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields })}\n`);
@@ -23,16 +26,38 @@ export async function bootServer(): Promise<void> {
   const port = admin?.port ?? Number(process.env.PORT || 3000);
   // On PostgreSQL DATA_DIR still holds the generated secrets; openPglite secures it on the embedded engine.
   if (databaseUrl() && fs.existsSync(dataDir())) securePrivateDir(dataDir());
+  try {
+    await openAndStartWorkers(port);
+  } catch (e) {
+    // PostgreSQL not reachable yet (it may start after us): requests answer 503 problem+json and
+    // open it themselves once it is back; keep trying here so the webhook worker starts too.
+    if (!databaseUrl() || !isDatabaseUnavailable(e)) throw e;
+    logLine(process.stderr, { event: "database unreachable at start, answering 503 until it is", error: (e as Error).message });
+    retryOpen(port);
+  }
+}
+
+async function openAndStartWorkers(port: number): Promise<void> {
   const handle = await getDbHandle({ role: "server", port });
   logLine(process.stdout, { event: "database ready", engine: handle.engine });
   // Balance alert webhooks: every server process drains the outbox (leases keep processes from doubling up).
   if (process.env.WEBHOOKS_WORKER !== "0") startWebhookWorker(handle.db);
 }
 
+function retryOpen(port: number): void {
+  setTimeout(() => {
+    openAndStartWorkers(port).catch((e) => {
+      if (!isDatabaseUnavailable(e)) logLine(process.stderr, { event: "cannot open the database", error: (e as Error).message });
+      retryOpen(port);
+    });
+  }, RETRY_OPEN_MS).unref();
+}
+
 /**
  * bootServer, or exit 1 with the reason on stderr. Next memoises a failed instrumentation hook and
  * would answer every request with a bare 500 for the life of the process; a server that cannot
- * open its database must stop, so that its supervisor (or the operator) sees why and restarts it.
+ * open its database (a held or unusable data directory, a failing migration) must stop, so that its
+ * supervisor (or the operator) sees why. An unreachable PostgreSQL is not that: it is waited for.
  */
 export async function bootServerOrExit(): Promise<void> {
   try {

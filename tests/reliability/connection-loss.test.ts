@@ -71,10 +71,10 @@ function expectUnavailable(res: HttpResult, what: string): void {
 }
 
 /** Polls (for at most 30 s) until the API serves again; returns how many 503s it took. */
-async function waitUntilServing(): Promise<number> {
+async function waitUntilServing(app: AppServer = server): Promise<number> {
   const deadline = Date.now() + 30_000;
   for (let attempt = 0; Date.now() < deadline; attempt++) {
-    const res = await http(server.baseUrl, "/v1/accounts", { headers: bearer(ids.readKey), timeoutMs: 15_000 });
+    const res = await http(app.baseUrl, "/v1/accounts", { headers: bearer(ids.readKey), timeoutMs: 15_000 });
     if (res.status === 200) return attempt;
     expectUnavailable(res, "while recovering");
     await sleep(250);
@@ -172,5 +172,24 @@ describe("PostgreSQL connection loss", () => {
     expect(created.status, created.text).toBe(201);
     expect(ledgerDefects(await store.withDb(ledgerOf))).toEqual([]);
     console.log(`[connection-loss] outage: ${attempts.length} requests answered 503; served again after ${refusedBeforeRecovery} more 503s once the database was back`);
+  });
+
+  it("starts while PostgreSQL is unreachable: stays up answering 503, serves once it is reachable", async () => {
+    await proxy.stop();
+    let down = true;
+    const late = await AppServer.start(store, { databaseUrl: proxy.urlFor(store.databaseUrl!), env: { RATE_LIMIT_RPS: "0", PG_POOL_MAX: "3" } });
+    try {
+      for (let i = 0; i < 3; i++) expectUnavailable(await http(late.baseUrl, "/v1/accounts", { headers: bearer(ids.readKey) }), "database down at start");
+      expect(late.running).toBe(true);
+      await proxy.start();
+      down = false;
+      await waitUntilServing(late);
+      expect(late.running).toBe(true);
+      expect(late.log()).toContain("database unreachable at start");
+    } finally {
+      if (down) await proxy.start();
+      await late.kill9();
+      await late.reap();
+    }
   });
 });
