@@ -4,6 +4,7 @@
 // (npm/cli#4828). Without them `npm ci` refuses the lockfile as out of sync. Each entry carries the
 // os/cpu/libc that npm uses to skip it on other machines, so Linux never fetches a darwin binary.
 // Run after any `npm install` that rewrites the lockfile: `node scripts/complete-lockfile.mjs`.
+// `--check` (run by `npm test`) writes nothing and fails when an entry is missing.
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const lockPath = new URL('../package-lock.json', import.meta.url);
@@ -42,6 +43,15 @@ for (const [path, entry] of Object.entries(packages)) {
     };
     added += 1;
   }
+}
+
+if (process.argv.includes("--check")) {
+  if (added > 0) {
+    console.error(`complete-lockfile: package-lock.json lacks ${added} platform package entries; run node scripts/complete-lockfile.mjs`);
+    process.exit(1);
+  }
+  console.log("complete-lockfile: every platform's optional native packages are listed");
+  process.exit(0);
 }
 
 const sorted = Object.fromEntries(

@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 
 const steps = [
+  ["lockfile (npm ci on every platform)", ["node", "scripts/complete-lockfile.mjs", "--check"]],
   ["lint", ["npx", "eslint", ".", "--max-warnings=0"]],
   ["typecheck", ["npx", "tsc", "--noEmit"]],
   ["unit + data layer (vitest, PGlite and PostgreSQL)", ["npx", "vitest", "run", "--project", "unit"]],
