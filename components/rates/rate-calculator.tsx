@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useId, useState } from "react";
-import type { Rate } from "@/lib/accounts/schemas";
+import type { Rate } from "@/lib/rating/schemas";
 import { rateForAccount } from "@/app/(portal)/rates/actions";
 import { formatDuration, formatPrice, formatRate, toMicros } from "@/lib/portal/format";
 import { priceCall } from "@/lib/rating/billing-math";

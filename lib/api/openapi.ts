@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { accountListSchema, accountSchema, balanceSchema, rateQuerySchema, rateSchema } from "@/lib/accounts/schemas";
+import { accountListSchema, accountSchema, balanceSchema } from "@/lib/billing/schemas";
+import { rateQuerySchema, rateSchema } from "@/lib/rating/schemas";
 import {
   callDetailSchema,
   callDetailWithCostSchema,

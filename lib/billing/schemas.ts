@@ -8,3 +8,31 @@ export const currencySchema = z
 export const amountTextSchema = z
   .string()
   .regex(/^-?\d+(\.\d{1,6})?$/, "amount must be a decimal number with at most 6 decimals");
+
+/** Balance (spec 2.3) and Account (CONTRACT 2): the billing groups a key may see. */
+export const balanceSchema = z
+  .object({
+    billingGroupId: z.string().describe("Billing group of the key"),
+    balance: z.number().describe("Current balance (at most 6 decimals)"),
+    currency: z.string().describe("ISO 4217 currency code"),
+    disabled: z.boolean().describe("Disabled by an operator, or balance at or below -creditLimit"),
+  })
+  .meta({ id: "Balance" });
+
+export const accountSchema = z
+  .object({
+    id: z.string().describe("Billing group id"),
+    name: z.string(),
+    balance: z.number().describe("Current balance (at most 6 decimals)"),
+    currency: z.string().describe("ISO 4217 currency code"),
+    disabled: z.boolean().describe("Disabled by an operator, or balance at or below -creditLimit"),
+  })
+  .meta({ id: "Account", description: "A billing group the key may see" });
+
+export const accountListSchema = z
+  .object({ accounts: z.array(accountSchema).describe("Platform key: every group; bound key: its own") })
+  .meta({ id: "AccountList" });
+
+export type Balance = z.infer<typeof balanceSchema>;
+export type Account = z.infer<typeof accountSchema>;
+export type AccountList = z.infer<typeof accountListSchema>;

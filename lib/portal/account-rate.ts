@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { getAccount } from "@/lib/accounts/accounts";
-import { lookupRate } from "@/lib/accounts/rate-lookup";
-import type { Rate } from "@/lib/accounts/schemas";
+import { getAccount } from "@/lib/billing/accounts";
+import { lookupRate } from "@/lib/rating/lookup-rate";
+import type { Rate } from "@/lib/rating/schemas";
 import { ApiError } from "@/lib/api/errors";
 import type { Principal } from "@/lib/auth/principal";
 import type { Executor } from "@/lib/db/client";

@@ -1,6 +1,6 @@
 import "server-only";
 import { asc } from "drizzle-orm";
-import { listAccounts } from "@/lib/accounts/accounts";
+import { listAccounts } from "@/lib/billing/accounts";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
 import type { Executor } from "@/lib/db/client";
 import { suppliers } from "@/lib/db/schema";

@@ -42,3 +42,32 @@ export const rateRowSchema = z.object({
   minCharge: decimalMoney("minCharge").optional(),
 });
 export type RateRow = z.output<typeof rateRowSchema>;
+
+/** GET /v1/rates: the query and the answer (the sell rate of the key's group in the deck in force now). */
+export const rateQuerySchema = z.object({
+  destination: z
+    .string({ error: "is required: the dialled number, digits with an optional leading +" })
+    .regex(/^\+?\d{1,32}$/, "must be 1-32 digits with an optional leading +")
+    .describe("Dialled number: digits, optional leading `+` (ignored for matching)"),
+});
+
+export const rateSchema = z
+  .object({
+    destination: z.string().describe("The destination as queried, echoed back"),
+    matchedPrefix: z.string().describe("Longest prefix of the destination found in the rate card"),
+    sellRate: z.number().describe("Sell rate per minute (at most 6 decimals)"),
+    billingIncrement: z.string().describe("`minimum/interval` in seconds: `1/1` per second, `60/60` per minute"),
+    connectFee: z
+      .number()
+      .nullable()
+      .describe("Charged once per answered call on top of the per-minute part (at most 6 decimals); null when the rate has none"),
+    minCharge: z
+      .number()
+      .nullable()
+      .describe("The least an answered call costs, connect fee included (at most 6 decimals); null when the rate has none"),
+    effectiveFrom: z.iso.datetime().describe("When the rate deck in force now took effect (ISO 8601, UTC)"),
+    currency: z.string().describe("ISO 4217 currency code"),
+  })
+  .meta({ id: "Rate" });
+
+export type Rate = z.infer<typeof rateSchema>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { accountListSchema, balanceSchema, rateSchema } from "@/lib/accounts/schemas";
+import { accountListSchema, balanceSchema } from "@/lib/billing/schemas";
+import { rateSchema } from "@/lib/rating/schemas";
 import { callDetailSchema, callDetailWithCostSchema, callSchema, callWithCostSchema, COST_FIELD_NAMES } from "@/lib/calls/schemas";
 import { parseMicros } from "@/lib/money/micros";
 import { allKeys, api, apiServers, query, walkPages, type KeyName } from "./helpers";

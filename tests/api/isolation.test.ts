@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { accountListSchema, accountSchema, balanceSchema, rateSchema } from "@/lib/accounts/schemas";
+import { accountListSchema, accountSchema, balanceSchema } from "@/lib/billing/schemas";
+import { rateSchema } from "@/lib/rating/schemas";
 import { api, apiServers, query, walkPages, type ApiServer, type GroupName, type KeyName } from "./helpers";
 
 // Tenant isolation: (key of A, key of B, platform key) x (list, single, balances, rates, accounts).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rateSchema } from "@/lib/accounts/schemas";
+import { rateSchema } from "@/lib/rating/schemas";
 import { callDetailSchema } from "@/lib/calls/schemas";
 import { DECK_2_FROM } from "./fixtures";
 import { api, apiServers, type ApiServer } from "./helpers";

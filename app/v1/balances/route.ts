@@ -1,4 +1,4 @@
-import { getBalance } from "@/lib/accounts/accounts";
+import { getBalance } from "@/lib/billing/accounts";
 import { apiRoute } from "@/lib/api/handler";
 
 export const GET = apiRoute({ scope: "calls:read" }, ({ db, principal }) => getBalance(db, principal));

@@ -1,4 +1,4 @@
-import { getAccount } from "@/lib/accounts/accounts";
+import { getAccount } from "@/lib/billing/accounts";
 import { apiRoute } from "@/lib/api/handler";
 
 export const GET = apiRoute<undefined, { id: string }>({ scope: "calls:read" }, ({ db, principal, params }) =>

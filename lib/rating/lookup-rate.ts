@@ -4,10 +4,9 @@ import type { Principal } from "@/lib/auth/principal";
 import type { Executor } from "@/lib/db/client";
 import { billingGroups } from "@/lib/db/schema";
 import { microsToNumber } from "@/lib/money/micros";
-import { getRateCard } from "@/lib/rating/find-rate";
-import { formatIncrement } from "@/lib/rating/schemas";
-import { billingGroupRequired } from "./accounts";
-import type { Rate } from "./schemas";
+import { getRateCard } from "./find-rate";
+import { formatIncrement, type Rate } from "./schemas";
+import { billingGroupRequired } from "@/lib/billing/accounts";
 
 // A group's currency is fixed at creation (nothing updates it), so the hot path reads it once per process.
 const CURRENCY_KEY = Symbol.for("callbook.group-currency");
