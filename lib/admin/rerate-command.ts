@@ -1,5 +1,5 @@
 import { getBillingGroup } from "@/lib/billing/groups";
-import { rerateCalls } from "@/lib/ingest/rerate";
+import { rerateCalls } from "@/lib/rating/rerate";
 import { formatMicros } from "@/lib/money/micros";
 import { UsageError, type AdminCommand } from "./command";
 

@@ -6,7 +6,7 @@ import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
 import { getDb, type Db } from "@/lib/db/client";
 import { ApiError, paramErrors, problemBody } from "./errors";
-import { isDatabaseUnavailable } from "./db-errors";
+import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { rateLimiter } from "./rate-limit";
 
 export interface ApiContext<Q, P> {

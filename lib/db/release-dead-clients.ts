@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from "pg";
-import { isDatabaseUnavailable } from "@/lib/api/db-errors";
+import { isDatabaseUnavailable } from "@/lib/db/errors";
 
 /**
  * drizzle-orm (0.45) sends BEGIN before its try/finally, so when a transaction's connection dies

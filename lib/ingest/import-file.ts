@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ProgressReporter } from "@/lib/admin/command";
-import { isDatabaseUnavailable } from "@/lib/api/db-errors";
+import { isDatabaseUnavailable } from "@/lib/db/errors";
 import type { Db } from "@/lib/db/client";
 import { asteriskToNative, splitCsvRecord, type AsteriskOptions } from "./asterisk";
 import { CdrRejectedError, ingestCdrs, type IngestOutcome } from "./ingest-cdrs";

@@ -8,7 +8,7 @@ import { parseRateCsv } from "@/lib/rating/rate-csv";
 import { createSupplier } from "@/lib/rating/suppliers";
 import { ENGINES, openTestDb } from "@/lib/testing/engines";
 import { CdrConflictError, CdrRejectedError, ingestCdrs } from "./ingest-cdrs";
-import { rerateUnratedCalls } from "./rerate";
+import { rerateUnratedCalls } from "@/lib/rating/rerate";
 import { nativeCdrSchema, type NativeCdrInput } from "./schemas";
 
 let seq = 0;

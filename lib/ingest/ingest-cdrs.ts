@@ -3,10 +3,11 @@ import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { elapsedSeconds, isoToEpochMicros } from "@/lib/rating/billing-math";
 import { loadDatedCards, type DatedCards } from "@/lib/rating/find-rate";
 import { calls } from "@/lib/db/schema";
-import { CALL_COLUMNS, debitBalances, rateCall, toStoredCall, withRetry, type CallRating, type StoredCall } from "./rate-call";
+import { debitBalances } from "@/lib/billing/debit";
+import { CALL_COLUMNS, toStoredCall, type StoredCall } from "@/lib/calls/stored-call";
+import { withRetry } from "@/lib/db/errors";
+import { rateCall, type CallRating } from "@/lib/rating/rate-call";
 import type { NativeCdr } from "./schemas";
-
-export type { StoredCall } from "./rate-call";
 
 export interface IngestOutcome {
   /** created: stored (and debited) now; duplicate: the same call was stored before, nothing debited. */

@@ -5,7 +5,7 @@ import { createBillingGroup, getBillingGroup } from "@/lib/billing/groups";
 import { serializeCallDetail } from "@/lib/calls/serialize-call";
 import { queryRows, type DbHandle } from "@/lib/db/client";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
-import { rerateCalls } from "@/lib/ingest/rerate";
+import { rerateCalls } from "./rerate";
 import { nativeCdrSchema, type NativeCdrInput } from "@/lib/ingest/schemas";
 import { ENGINES, openTestDb } from "@/lib/testing/engines";
 import { diffDeck } from "./deck-diff";

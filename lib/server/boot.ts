@@ -5,7 +5,7 @@ import { getDbHandle } from "@/lib/db/client";
 import { listenAdminChannel } from "@/lib/admin/admin-listener";
 import { installMethodGuard } from "@/lib/api/method-guard";
 import { startWebhookWorker } from "@/lib/alerts/delivery";
-import { isDatabaseUnavailable } from "@/lib/api/db-errors";
+import { isDatabaseUnavailable } from "@/lib/db/errors";
 
 const RETRY_OPEN_MS = 2_000;
 

@@ -1,8 +1,9 @@
 import { sql, type SQL } from "drizzle-orm";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { formatMicros } from "@/lib/money/micros";
-import { loadDatedCards, type DatedCards } from "@/lib/rating/find-rate";
-import { rateCall, withRetry, type CallRating } from "./rate-call";
+import { withRetry } from "@/lib/db/errors";
+import { loadDatedCards, type DatedCards } from "./find-rate";
+import { rateCall, type CallRating } from "./rate-call";
 
 export interface RerateOptions {
   billingGroupId?: string;
