@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { ApiError, problemBody } from "@/lib/api/errors";
+import { ApiError, problemBody } from "@/lib/errors/api-error";
 
 /**
  * Pages only: a fresh nonce per request for a strict Content-Security-Policy (Next applies the
@@ -36,7 +36,7 @@ export function proxy(request: NextRequest) {
 /**
  * /v1 paths with a dynamic segment only: Next answers a 500 text/plain of its own when a segment is
  * not valid percent-encoding (`/v1/calls/%FF`), before any handler runs. Such a path names nothing:
- * 404 problem+json, like any unknown id (CONTRACT section 3).
+ * 404 problem+json, like any unknown id (docs/contract.md §3).
  */
 function undecodableApiPath(request: NextRequest): Response | null {
   const raw = new URL(request.url).pathname;

@@ -8,7 +8,7 @@ interface RateJson {
   currency: string;
 }
 
-/** CONTRACT section 1, written out independently of the app's billing module. */
+/** docs/contract.md §1, written out independently of the app's billing module. */
 function expectedCharge(rate: number, increment: string, answered: number): { seconds: number; micros: bigint } {
   const [min, interval] = increment.split("/").map(Number);
   const seconds = answered <= 0 ? 0 : answered <= min ? min : min + Math.ceil((answered - min) / interval) * interval;

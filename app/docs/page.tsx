@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
-import { openApiDocument, type OpenApiOperation } from "@/lib/api/openapi";
+import { openApiDocument } from "@/lib/api/openapi";
+import type { OpenApiOperation } from "@/lib/api/openapi-types";
 
 export const metadata: Metadata = { title: "API reference" };
 // Rendered per request: the proxy's CSP nonce must reach Next's own scripts (a prerendered page has none).

@@ -8,7 +8,7 @@ import { cdrsImportCommands } from "./cdrs-import-command";
 import { demoCommands } from "./demo-command";
 import { webhookCommands } from "./webhook-commands";
 
-/** Every admin command (CONTRACT section 7). Each module contributes its own. */
+/** Every admin command (docs/contract.md §7). Each module contributes its own. */
 export const ADMIN_COMMANDS: AdminCommand[] = [...groupCommands, ...keyCommands, ...ratingCommands, ...rerateCommands, ...cdrsImportCommands, ...demoCommands, ...webhookCommands];
 
 export function usageText(): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "./errors";
+import { ApiError } from "@/lib/errors/api-error";
 import { MAX_BODY_BYTES, isJsonContentType, readJsonBody } from "./body";
 
 function post(body: BodyInit | null, headers: Record<string, string> = { "content-type": "application/json" }): Request {

@@ -1,6 +1,6 @@
-import { ApiError } from "./errors";
+import { ApiError } from "@/lib/errors/api-error";
 
-/** CONTRACT section 6: request bodies over 5 MiB answer 413. */
+/** docs/contract.md §6: request bodies over 5 MiB answer 413. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 function tooLarge(maxBytes: number): ApiError {

@@ -5,7 +5,7 @@ import { principalCacheFor } from "@/lib/auth/principal-cache";
 import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
 import { getDb, type Db } from "@/lib/db/client";
-import { ApiError, paramErrors, problemBody } from "./errors";
+import { ApiError, paramErrors, problemBody } from "@/lib/errors/api-error";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { rateLimiter } from "./rate-limit";
 

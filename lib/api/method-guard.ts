@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import diagnostics_channel from "node:diagnostics_channel";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { isHttpsForwardedProto } from "@/lib/auth/request-origin";
-import { ApiError, problemBody } from "./errors";
+import { ApiError, problemBody } from "@/lib/errors/api-error";
 import { openApiDocument } from "./openapi";
 
-// Methods a route does not implement must answer 405 problem+json with `Allow` (CONTRACT: a bad
+// Methods a route does not implement must answer 405 problem+json with `Allow` (docs/contract.md §3: a bad
 // request never answers 500). Next cannot do it: it answers an unimplemented method of a route
 // handler with an empty 405 and no Allow, and it answers TRACE and TRACK with a 500 on every path,
 // because it builds a WHATWG Request, which refuses those methods, before any of our code runs.

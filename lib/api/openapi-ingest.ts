@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { cdrBatchResultSchema, cdrResultSchema, MAX_CDRS_PER_REQUEST } from "@/lib/ingest/api-schemas";
 import { nativeCdrSchema } from "@/lib/ingest/schemas";
-import type { OpenApiHelpers, OpenApiOperation } from "./openapi";
+import type { OpenApiHelpers, OpenApiOperation } from "./openapi-types";
 
 /**
  * POST /v1/cdrs in the OpenAPI document. Kept apart from openapi.ts because its schemas belong to

@@ -17,9 +17,10 @@ import {
   usageTotalSchema,
   usageTotalWithCostSchema,
 } from "@/lib/usage/schemas";
-import { ERROR_TABLE, problemSchema, type ErrorCode } from "./errors";
+import { ERROR_TABLE, problemSchema, type ErrorCode } from "@/lib/errors/api-error";
+import { OPENAPI_AUTHORIZATIONS } from "./openapi-authorizations";
 import { OPENAPI_INGEST } from "./openapi-ingest";
-import { OPENAPI_AUTHORIZATIONS } from "@/lib/authorizations/openapi";
+import type { JsonSchema, OpenApiDocument, OpenApiOperation, OpenApiParameter } from "./openapi-types";
 
 /**
  * The OpenAPI 3.1 document of /v1, generated from the zod schemas the handlers validate and
@@ -27,42 +28,7 @@ import { OPENAPI_AUTHORIZATIONS } from "@/lib/authorizations/openapi";
  * rendered at /docs.
  */
 
-type JsonSchema = Record<string, unknown>;
 type ZodObjectLike = z.ZodObject<z.ZodRawShape>;
-
-export interface OpenApiParameter {
-  name: string;
-  in: "query" | "path";
-  required: boolean;
-  description?: string;
-  schema: JsonSchema;
-}
-
-export interface OpenApiOperation {
-  operationId: string;
-  summary: string;
-  description: string;
-  tags: string[];
-  security?: Record<string, string[]>[];
-  parameters?: OpenApiParameter[];
-  requestBody?: { required: boolean; description?: string; content: Record<string, { schema: JsonSchema }> };
-  responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: JsonSchema }> }>;
-  "x-scope"?: string;
-}
-
-export interface OpenApiDocument {
-  openapi: "3.1.0";
-  info: { title: string; version: string; description: string };
-  servers: { url: string; description?: string }[];
-  security: Record<string, string[]>[];
-  tags: { name: string; description: string }[];
-  paths: Record<string, Record<string, OpenApiOperation>>;
-  components: {
-    schemas: Record<string, JsonSchema>;
-    securitySchemes: Record<string, unknown>;
-    headers: Record<string, unknown>;
-  };
-}
 
 const ref = (id: string): JsonSchema => ({ $ref: `#/components/schemas/${id}` });
 
@@ -124,7 +90,7 @@ function problem(status: number, codes: ErrorCode[]): { description: string; con
   };
 }
 
-/** Errors every authenticated /v1 operation can answer (CONTRACT 3 and 6). */
+/** Errors every authenticated /v1 operation can answer (docs/contract.md §3 and §6). */
 function commonErrors(extra: Record<string, ErrorCode[]> = {}): OpenApiOperation["responses"] {
   const responses: OpenApiOperation["responses"] = {
     "401": problem(401, ["unauthorized"]),
@@ -377,11 +343,3 @@ export function openApiDocument(): OpenApiDocument {
   cached ??= buildDocument();
   return cached;
 }
-
-export type OpenApiHelpers = {
-  ok: typeof ok;
-  commonErrors: typeof commonErrors;
-  problem: typeof problem;
-  ref: typeof ref;
-  oneOf: typeof oneOf;
-};

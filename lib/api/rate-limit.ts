@@ -32,7 +32,7 @@ interface Bucket {
   updatedMs: number;
 }
 
-/** Per-key token bucket (CONTRACT section 6), in memory: right for one process (the embedded default). */
+/** Per-key token bucket (docs/contract.md §6), in memory: right for one process (the embedded default). */
 export class MemoryTokenBucket implements RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   constructor(

@@ -1,5 +1,5 @@
 import type { Executor } from "@/lib/db/client";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import { findKeyBySecret, findSessionPrincipal } from "./find-key";
 import type { Principal } from "./principal";
 import type { PrincipalCache } from "./principal-cache";

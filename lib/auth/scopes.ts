@@ -4,7 +4,7 @@ export const SCOPES = ["calls:read", "calls:read_cost", "cdrs:write"] as const;
 export const scopeSchema = z.enum(SCOPES);
 export type Scope = z.infer<typeof scopeSchema>;
 
-/** calls:read_cost implies calls:read (CONTRACT section 2). */
+/** calls:read_cost implies calls:read (docs/contract.md §2). */
 export function effectiveScopes(granted: readonly string[]): Set<Scope> {
   const out = new Set<Scope>();
   for (const s of granted) {

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
 import { createBillingGroup, getBillingGroup, setBillingGroupDisabledByOperator } from "@/lib/billing/groups";
 import { queryRows, type DbHandle } from "@/lib/db/client";

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { ApiError, paramErrors } from "@/lib/api/errors";
+import { ApiError, paramErrors } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
 import { intFromEnv, maxCallSeconds } from "@/lib/config/env";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";

@@ -1,5 +1,5 @@
 import { asc, eq } from "drizzle-orm";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
 import type { Executor } from "@/lib/db/client";
 import { billingGroups } from "@/lib/db/schema";
@@ -21,7 +21,7 @@ function toAccount(row: AccountRow): Account {
   return { id: row.id, name: row.name, balance: microsToNumber(row.balanceMicros), currency: row.currency, disabled: row.disabled };
 }
 
-/** Raised for platform keys on endpoints that work on one group (CONTRACT 3). */
+/** Raised for platform keys on endpoints that work on one group (docs/contract.md §3). */
 export function billingGroupRequired(endpoint: string): ApiError {
   return new ApiError(
     "billing_group_required",

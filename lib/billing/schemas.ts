@@ -9,7 +9,7 @@ export const amountTextSchema = z
   .string()
   .regex(/^-?\d+(\.\d{1,6})?$/, "amount must be a decimal number with at most 6 decimals");
 
-/** Balance (spec 2.3) and Account (CONTRACT 2): the billing groups a key may see. */
+/** Balance (spec 2.3) and Account (docs/contract.md §2): the billing groups a key may see. */
 export const balanceSchema = z
   .object({
     billingGroupId: z.string().describe("Billing group of the key"),

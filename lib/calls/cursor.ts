@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import { serverSecret } from "@/lib/config/secrets";
 
 /** Where the previous page ended: the last row's (startTime, id) in the (startTime DESC, id DESC) order. */

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
 import type { Executor } from "@/lib/db/client";
 import { calls } from "@/lib/db/schema";
@@ -14,7 +14,7 @@ function notFound(id: string): ApiError {
 
 /**
  * One call by id. Unknown, malformed and other groups' ids all answer the same 404, so a key
- * cannot learn that another group's call exists (CONTRACT 3).
+ * cannot learn that another group's call exists (docs/contract.md §3).
  */
 export async function getCall(db: Executor, principal: Principal, id: string): Promise<CallDetail | CallDetailWithCost> {
   if (!/^\d{1,19}$/.test(id) || BigInt(id) > MAX_BIGINT) throw notFound(id);

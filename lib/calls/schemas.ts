@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The Call resource of /v1 (spec 2.1, CONTRACT 4). These schemas are the single source of the
+ * The Call resource of /v1 (spec 2.1, docs/contract.md §4). These schemas are the single source of the
  * response types and of the OpenAPI document; serialize-call.ts is the only producer.
  */
 const money = (description: string) => z.number().describe(`${description} (at most 6 decimals)`);

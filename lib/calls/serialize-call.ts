@@ -10,7 +10,7 @@ const iso = (d: Date) => d.toISOString();
 const money = (m: bigint | null) => (m === null ? null : microsToNumber(m));
 
 /**
- * THE one place a calls row becomes the API's Call (CONTRACT 4). Cost-only fields are added only
+ * THE one place a calls row becomes the API's Call (docs/contract.md §4). Cost-only fields are added only
  * for calls:read_cost principals, so they are absent (not null) everywhere else: JSON, CSV, portal.
  */
 export function serializeCall(row: CallRow, principal: Principal): Call | CallWithCost {
@@ -59,7 +59,7 @@ function priceParts(row: CallRow) {
   };
 }
 
-/** GET /v1/calls/{id} (and the ingest answer): the list fields plus the detail of CONTRACT 4. */
+/** GET /v1/calls/{id} (and the ingest answer): the list fields plus the detail of docs/contract.md §4. */
 export function serializeCallDetail(row: CallRow, principal: Principal): CallDetail | CallDetailWithCost {
   const detail = {
     ...serializeCall(row, principal),

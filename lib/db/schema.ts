@@ -29,7 +29,7 @@ export const billingGroups = pgTable(
     creditLimitMicros: micros("credit_limit_micros").notNull().default(sql`0`),
     accountcode: text("accountcode"),
     disabledByOperator: boolean("disabled_by_operator").notNull().default(false),
-    // Derived so it can never disagree with the balance: CONTRACT section 2.
+    // Derived so it can never disagree with the balance: docs/contract.md §2.
     disabled: boolean("disabled")
       .notNull()
       .generatedAlwaysAs(sql`disabled_by_operator OR balance_micros <= -credit_limit_micros`),
@@ -72,7 +72,7 @@ export const rateDecks = pgTable(
   ],
 );
 
-// Per-prefix optional fees, micros: a connect fee per billed call and a minimum charge (CONTRACT section 1, README).
+// Per-prefix optional fees, micros: a connect fee per billed call and a minimum charge (docs/contract.md §1, README).
 const rateColumns = {
   prefix: text("prefix").notNull(),
   rateMicros: micros("rate_micros").notNull(),

@@ -32,5 +32,5 @@ export const cdrBatchResultSchema = z
 export type CdrResult = z.infer<typeof cdrResultSchema>;
 export type CdrBatchResult = z.infer<typeof cdrBatchResultSchema>;
 
-/** At most this many CDRs in one request (CONTRACT section 5). */
+/** At most this many CDRs in one request (docs/contract.md §5). */
 export const MAX_CDRS_PER_REQUEST = 1000;

@@ -9,7 +9,7 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** A mod_json_cdr document is recognised by its `variables` object (CONTRACT section 5). */
+/** A mod_json_cdr document is recognised by its `variables` object (docs/contract.md §5). */
 export function isFreeswitchCdr(doc: unknown): boolean {
   return isObject(doc) && isObject(doc.variables);
 }

@@ -8,7 +8,7 @@ import { CdrRejectedError, ingestCdrs, type IngestOutcome } from "./ingest-cdrs"
 import { parseCdrJson, readLines, toNativeCdr, type CdrDefaults } from "./native-lines";
 import type { NativeCdr } from "./schemas";
 
-// Bulk import of CDR files through the same rating path as POST /v1/cdrs (CONTRACT section 5):
+// Bulk import of CDR files through the same rating path as POST /v1/cdrs (docs/contract.md §5):
 // streamed record by record (constant memory), batched through ingestCdrs, one transaction per batch.
 //
 // Formats:

@@ -59,7 +59,7 @@ describe("concurrent ingest on PostgreSQL (several connections and processes)", 
         billingGroupId: groupId,
       });
     });
-    // Expected prices from the CONTRACT formula, computed independently of the ingest path.
+    // Expected prices from the docs/contract.md §1 formula, computed independently of the ingest path.
     for (const c of cdrs) {
       const prefix = ["4420", "44", "49", "1"].find((p) => c.to.startsWith(p))!;
       const r = RATES[prefix];

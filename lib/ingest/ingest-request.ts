@@ -1,5 +1,5 @@
 import type { Principal } from "@/lib/auth/principal";
-import { ApiError, type ParamError } from "@/lib/api/errors";
+import { ApiError, type ParamError } from "@/lib/errors/api-error";
 import { serializeCallDetail } from "@/lib/calls/serialize-call";
 import type { Db } from "@/lib/db/client";
 import { microsToNumber } from "@/lib/money/micros";

@@ -34,7 +34,7 @@ export const storableText = (max: number) =>
 const shortText = storableText;
 
 /**
- * A completed call as a switch reports it, in our native JSON (CONTRACT section 5).
+ * A completed call as a switch reports it, in our native JSON (docs/contract.md §5).
  * FreeSWITCH and Asterisk records are mapped to this shape before ingest.
  */
 export const nativeCdrSchema = z

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { getAccount } from "@/lib/billing/accounts";
 import { lookupRate } from "@/lib/rating/lookup-rate";
 import type { Rate } from "@/lib/rating/schemas";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
 import type { Executor } from "@/lib/db/client";
 

@@ -5,7 +5,7 @@ import { answeredSeconds, billableSeconds, chargeMicros, elapsedSeconds, isoToEp
 const inc = (min: number, interval: number) => ({ min, interval });
 
 describe("billableSeconds", () => {
-  // [increment, answered seconds, billable seconds]: CONTRACT section 1 examples and the boundaries around them.
+  // [increment, answered seconds, billable seconds]: docs/contract.md §1 examples and the boundaries around them.
   const golden: [string, number, number][] = [
     ["1/1", 0, 0],
     ["1/1", 1, 1],

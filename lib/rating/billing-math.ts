@@ -1,4 +1,4 @@
-// Pure billing arithmetic (CONTRACT section 1). No node imports: the portal's rate calculator runs
+// Pure billing arithmetic (docs/contract.md §1). No node imports: the portal's rate calculator runs
 // these in the browser, so the price a customer previews is the price the switch is charged.
 import type { Increment } from "./schemas";
 

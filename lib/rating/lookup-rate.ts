@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
 import type { Executor } from "@/lib/db/client";
 import { billingGroups } from "@/lib/db/schema";

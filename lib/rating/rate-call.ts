@@ -24,7 +24,7 @@ export interface CallRating {
 
 /**
  * Rates one call on its group's sell card and its supplier's buy card in force at its start (the
- * caller picks them: DatedCards.at), each side with its own increment and fees (CONTRACT section 1,
+ * caller picks them: DatedCards.at), each side with its own increment and fees (docs/contract.md §1,
  * billing-math priceCall). No sell rate: unrated, price 0, billDuration 0, re-ratable later.
  * `answerMicros`/`endMicros` are epoch microseconds.
  */

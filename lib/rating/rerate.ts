@@ -88,7 +88,7 @@ function ratingKey(r: CallRating): string {
  * calls started since then, through the same rating path as ingest (the decks in force at each
  * call's start), in batches. Exactly once even when two runs overlap: each batch locks its calls and
  * compares against what is stored under the lock; the ledger refuses a second debit of a call.
- * Balance = ledger (CONTRACT section 1) holds after every batch: each price change is one ledger
+ * Balance = ledger (docs/contract.md §1) holds after every batch: each price change is one ledger
  * entry and the same amount on the balance, in one transaction.
  */
 export async function rerateCalls(db: Db, options: RerateOptions = {}): Promise<RerateResult> {

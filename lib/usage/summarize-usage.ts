@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import { callFiltersFromQuery, escapeLike, type CallFilters } from "@/lib/calls/list-calls";
 import { DEFAULT_PAGE_SIZE } from "@/lib/calls/schemas";
 import { queryRows, type Executor } from "@/lib/db/client";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { api, apiServers, scratchCdr, type ApiServer } from "./helpers";
 
-// CONTRACT 5 over HTTP: POST /v1/cdrs is idempotent by uuid, rates and debits in one transaction,
+// docs/contract.md §5 over HTTP: POST /v1/cdrs is idempotent by uuid, rates and debits in one transaction,
 // and answers problem+json naming the field when it stores nothing.
 
 interface Problem {

@@ -3,7 +3,7 @@ import { describe, expect, it, inject } from "vitest";
 import { generateApiKeySecret } from "@/lib/auth/api-key-format";
 import { api, apiServers, query, type ApiResponse, type ApiServer } from "./helpers";
 
-// CONTRACT section 3, row by row, over HTTP, on both engines.
+// docs/contract.md §3, row by row, over HTTP, on both engines.
 
 interface ProblemBody {
   type: string;
@@ -35,7 +35,7 @@ const READ_ENDPOINTS = (s: ApiServer) => [
   `/v1/accounts/${s.groups.a.id}`,
 ];
 
-describe.each(apiServers())("CONTRACT 3 errors on $engine", (server) => {
+describe.each(apiServers())("docs/contract.md §3 errors on $engine", (server) => {
   const callOfA = server.calls.find((c) => c.group === "a")!;
   const callOfB = server.calls.find((c) => c.group === "b")!;
 
@@ -226,7 +226,7 @@ describe.each(apiServers())("CONTRACT 3 errors on $engine", (server) => {
   });
 });
 
-describe("CONTRACT 3: 429 rate_limited", () => {
+describe("docs/contract.md §3: 429 rate_limited", () => {
   const limited = inject("rateLimitedServer");
 
   it("answers 429 with Retry-After and RateLimit headers once the burst is spent", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { api, apiServers, query, scratchCdr, walkPages, type ApiServer, type FixtureCall, type KeyName } from "./helpers";
 
-// CONTRACT 4: order, filters, keyset paging with a signed cursor, nextPageUrl.
+// docs/contract.md §4: order, filters, keyset paging with a signed cursor, nextPageUrl.
 
 interface Filters {
   "startTime[gte]"?: string;

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ERROR_TABLE, type ErrorCode } from "@/lib/api/errors";
+import { ERROR_TABLE, type ErrorCode } from "@/lib/errors/api-error";
 import { createPortalSession } from "@/lib/auth/portal-sessions";
 import { ENGINES } from "@/lib/testing/engines";
 import { AppServer, ROOT, Store, http, problemDefect, testSeed, type HttpResult } from "./harness";

@@ -305,7 +305,7 @@ export function postCdrs(baseUrl: string, key: string, body: unknown, timeoutMs 
   });
 }
 
-/** The problem+json shape of CONTRACT section 3; returns what is wrong, or null. */
+/** The problem+json shape of docs/contract.md §3; returns what is wrong, or null. */
 export function problemDefect(res: HttpResult): string | null {
   const type = res.headers.get("content-type") ?? "";
   if (!type.startsWith("application/problem+json")) return `content-type ${type}`;

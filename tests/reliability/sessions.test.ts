@@ -10,7 +10,7 @@ import { AppServer, Store, bearer, http, problemDefect, type HttpResult } from "
 import { makeCdr, seedFixture, type Fixture } from "./seed";
 
 /**
- * Portal sessions, authorization where data is read, and the limits of CONTRACT section 6, on
+ * Portal sessions, authorization where data is read, and the limits of docs/contract.md §6, on
  * one PGlite server with a tight rate limit (2 requests/s, burst 5) and a known session secret
  * (so the test can mint expired tokens the server would have signed).
  */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import { problemResponse } from "@/lib/api/handler";
 
 // Any /v1 path no route claims: a problem+json 404 like every other API error, not Next's HTML page.

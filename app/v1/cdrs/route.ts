@@ -2,7 +2,7 @@ import { readJsonBody } from "@/lib/api/body";
 import { apiRoute, json } from "@/lib/api/handler";
 import { ingestRequest } from "@/lib/ingest/ingest-request";
 
-// POST /v1/cdrs (CONTRACT section 5): switches report completed calls; rated and debited on insert.
+// POST /v1/cdrs (docs/contract.md §5): switches report completed calls; rated and debited on insert.
 export const POST = apiRoute({ scope: "cdrs:write" }, async ({ request, db, principal }) => {
   const answer = await ingestRequest(db, principal, await readJsonBody(request));
   return json(answer.body, answer.status, answer.headers);

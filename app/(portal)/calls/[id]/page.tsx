@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { CallDetailBody } from "@/components/calls/call-detail-dialog";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors/api-error";
 import { getCall } from "@/lib/calls/get-call";
 import { getDb } from "@/lib/db/client";
 import { portalNames } from "@/lib/portal/names";

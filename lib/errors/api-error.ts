@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The one table of API errors (CONTRACT section 3). Handlers throw ApiError; the wrapper renders it. */
+/** The one table of API errors (docs/contract.md §3). Handlers throw ApiError; the wrapper renders it. */
 export const ERROR_TABLE = {
   unauthorized: { status: 401, title: "Unauthorized" },
   insufficient_scope: { status: 403, title: "Insufficient scope" },

@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import type { OpenApiHelpers, OpenApiOperation } from "@/lib/api/openapi";
-import { authorizationRequestSchema, authorizationSchema } from "./schemas";
+import type { OpenApiHelpers, OpenApiOperation } from "./openapi-types";
+import { authorizationRequestSchema, authorizationSchema } from "@/lib/authorizations/schemas";
 
-/** POST /v1/authorizations in the OpenAPI document (lib/api/openapi.ts includes it). */
+/** POST /v1/authorizations in the OpenAPI document (openapi.ts includes it). */
 export const OPENAPI_AUTHORIZATIONS = {
   requestSchemas: [authorizationRequestSchema] as z.ZodType[],
   responseSchemas: [authorizationSchema] as z.ZodType[],

@@ -1,0 +1,54 @@
+import type { ErrorCode } from "@/lib/errors/api-error";
+
+/**
+ * Types of the OpenAPI document, apart from its builder (openapi.ts) so the per-module fragments
+ * (openapi-ingest.ts, openapi-authorizations.ts) and the builder do not import each other.
+ */
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface OpenApiParameter {
+  name: string;
+  in: "query" | "path";
+  required: boolean;
+  description?: string;
+  schema: JsonSchema;
+}
+
+export interface OpenApiOperation {
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  security?: Record<string, string[]>[];
+  parameters?: OpenApiParameter[];
+  requestBody?: { required: boolean; description?: string; content: Record<string, { schema: JsonSchema }> };
+  responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: JsonSchema }> }>;
+  "x-scope"?: string;
+}
+
+export interface OpenApiDocument {
+  openapi: "3.1.0";
+  info: { title: string; version: string; description: string };
+  servers: { url: string; description?: string }[];
+  security: Record<string, string[]>[];
+  tags: { name: string; description: string }[];
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    securitySchemes: Record<string, unknown>;
+    headers: Record<string, unknown>;
+  };
+}
+
+type Responses = OpenApiOperation["responses"];
+type ErrorCodes = Record<string, ErrorCode[]>;
+
+/** The builder's helpers, handed to each fragment's `paths`. */
+export interface OpenApiHelpers {
+  ok(description: string, schema: JsonSchema, status?: string): Responses;
+  commonErrors(extra?: ErrorCodes): Responses;
+  problem(status: number, codes: ErrorCode[]): Responses[string];
+  ref(id: string): JsonSchema;
+  oneOf(...ids: string[]): JsonSchema;
+}
