@@ -4,7 +4,15 @@ import { elapsedSeconds, isoToEpochMicros } from "@/lib/rating/billing-math";
 import { loadDatedCards, type DatedCards } from "@/lib/rating/find-rate";
 import { calls } from "@/lib/db/schema";
 import { debitBalances } from "@/lib/billing/debit";
-import { CALL_COLUMNS, toStoredCall, type StoredCall } from "@/lib/calls/stored-call";
+import {
+  CALL_COLUMNS,
+  CALL_INSERT_COLUMNS,
+  CALL_RECORDSET_COLUMNS,
+  callsToRecordsetJson,
+  toStoredCall,
+  type NewStoredCall,
+  type StoredCall,
+} from "@/lib/calls/stored-call";
 import { withRetry } from "@/lib/db/errors";
 import { rateCall, type CallRating } from "@/lib/rating/rate-call";
 import type { NativeCdr } from "./schemas";
@@ -40,28 +48,9 @@ export class CdrConflictError extends Error {
   }
 }
 
-/** What a CDR stores, before rating: the comparable content of a call. */
-interface CallContent {
-  uuid: string;
-  billingGroupId: string;
-  direction: "inbound" | "outbound";
-  fromNumber: string;
-  toNumber: string;
-  startTime: Date;
-  answerTime: Date | null;
-  endTime: Date;
-  pddMs: number | null;
-  hangupCause: string | null;
-  q850Cause: number | null;
-  readCodec: string | null;
-  writeCodec: string | null;
-  recordingUrl: string | null;
-  accountcode: string | null;
-  networkAddr: string | null;
-  supplierId: string | null;
-}
-
-const COMPARED: (keyof CallContent)[] = [
+/** What a CDR stores, before rating: the comparable content of a call (calls columns by their js names). */
+const CONTENT_COLUMNS = [
+  "uuid",
   "billingGroupId",
   "direction",
   "fromNumber",
@@ -78,7 +67,11 @@ const COMPARED: (keyof CallContent)[] = [
   "accountcode",
   "networkAddr",
   "supplierId",
-];
+] as const satisfies readonly (keyof NewStoredCall)[];
+type CallContent = Pick<NewStoredCall, (typeof CONTENT_COLUMNS)[number]>;
+
+/** A uuid stored again must carry the same content; the uuid itself is the key, not compared. */
+const COMPARED = CONTENT_COLUMNS.filter((key) => key !== "uuid");
 
 const TO_PARAM: Partial<Record<keyof CallContent, string>> = {
   fromNumber: "from",
@@ -305,62 +298,12 @@ async function resolveOwners(db: Executor, cdrs: readonly NativeCdr[]) {
  */
 async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]> {
   if (rows.length === 0) return [];
-  const big = (v: bigint | null) => (v === null ? null : v.toString());
-  const json = JSON.stringify(
-    rows.map(({ content: c, rating: r, duration, currency }) => ({
-      uuid: c.uuid,
-      billing_group_id: c.billingGroupId,
-      direction: c.direction,
-      from_number: c.fromNumber,
-      to_number: c.toNumber,
-      start_time: c.startTime.toISOString(),
-      answer_time: c.answerTime?.toISOString() ?? null,
-      end_time: c.endTime.toISOString(),
-      duration,
-      bill_duration: r.billDuration,
-      pdd_ms: c.pddMs,
-      hangup_cause: c.hangupCause,
-      q850_cause: c.q850Cause,
-      read_codec: c.readCodec,
-      write_codec: c.writeCodec,
-      recording_url: c.recordingUrl,
-      accountcode: c.accountcode,
-      network_addr: c.networkAddr,
-      currency,
-      rated: r.rated,
-      matched_prefix: r.matchedPrefix,
-      sell_rate_micros: big(r.sellRateMicros),
-      increment_min: r.incrementMin,
-      increment_interval: r.incrementInterval,
-      price_micros: big(r.priceMicros),
-      supplier_id: c.supplierId,
-      buy_rate_micros: big(r.buyRateMicros),
-      buy_bill_duration: r.buyBillDuration,
-      buy_cost_micros: big(r.buyCostMicros),
-      rate_deck_id: r.rateDeckId,
-      connect_fee_micros: big(r.connectFeeMicros),
-      min_charge_micros: big(r.minChargeMicros),
-      buy_rate_deck_id: r.buyRateDeckId,
-      buy_connect_fee_micros: big(r.buyConnectFeeMicros),
-      buy_min_charge_micros: big(r.buyMinChargeMicros),
-    })),
-  );
+  const json = callsToRecordsetJson(rows.map(toNewCall));
   const inserted = await queryRows<{ id: string; uuid: string; billing_group_id: string; created_at: unknown }>(
     tx,
     sql`WITH ins AS (
-          INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, answer_time, end_time,
-            duration, bill_duration, pdd_ms, hangup_cause, q850_cause, read_codec, write_codec, recording_url, accountcode,
-            network_addr, currency, rated, matched_prefix, sell_rate_micros, increment_min, increment_interval, price_micros,
-            supplier_id, buy_rate_micros, buy_bill_duration, buy_cost_micros, rate_deck_id, connect_fee_micros, min_charge_micros,
-            buy_rate_deck_id, buy_connect_fee_micros, buy_min_charge_micros)
-          SELECT x.* FROM json_to_recordset(${json}::json) AS x(uuid text, billing_group_id text, direction text,
-            from_number text, to_number text, start_time timestamptz, answer_time timestamptz, end_time timestamptz,
-            duration integer, bill_duration integer, pdd_ms integer, hangup_cause text, q850_cause smallint, read_codec text,
-            write_codec text, recording_url text, accountcode text, network_addr text, currency text, rated boolean,
-            matched_prefix text, sell_rate_micros bigint, increment_min integer, increment_interval integer, price_micros bigint,
-            supplier_id text, buy_rate_micros bigint, buy_bill_duration integer, buy_cost_micros bigint, rate_deck_id bigint,
-            connect_fee_micros bigint, min_charge_micros bigint, buy_rate_deck_id bigint, buy_connect_fee_micros bigint,
-            buy_min_charge_micros bigint)
+          INSERT INTO calls (${CALL_INSERT_COLUMNS})
+          SELECT x.* FROM json_to_recordset(${json}::json) AS x(${CALL_RECORDSET_COLUMNS})
           ON CONFLICT (billing_group_id, uuid) DO NOTHING
           RETURNING id, uuid, billing_group_id, to_number, rated, price_micros, created_at
         ), debits AS (
@@ -370,15 +313,14 @@ async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]
         SELECT id::text AS id, uuid, billing_group_id, created_at FROM ins`,
   );
   const byKey = new Map(rows.map((p) => [p.key, p]));
-  return inserted.map((r): StoredCall => {
-    const p = byKey.get(callKey(r.billing_group_id, r.uuid))!;
-    return {
-      ...p.content,
-      id: BigInt(r.id),
-      duration: p.duration,
-      currency: p.currency,
-      ...p.rating,
-      createdAt: calls.createdAt.mapFromDriverValue(r.created_at as string) as Date,
-    };
-  });
+  return inserted.map((r): StoredCall => ({
+    ...toNewCall(byKey.get(callKey(r.billing_group_id, r.uuid))!),
+    id: BigInt(r.id),
+    createdAt: calls.createdAt.mapFromDriverValue(r.created_at as string) as Date,
+  }));
+}
+
+/** The row a prepared call becomes: its content, duration, currency and rating. */
+function toNewCall(p: Prepared): NewStoredCall {
+  return { ...p.content, duration: p.duration, currency: p.currency, ...p.rating };
 }
