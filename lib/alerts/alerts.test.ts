@@ -1,12 +1,12 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createBillingGroup, setBillingGroupDisabledByOperator, topUpBillingGroup } from "@/lib/billing/groups";
-import { queryRows, type DbHandle } from "@/lib/db/client";
+import { queryRows } from "@/lib/db/client";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
 import { nativeCdrSchema } from "@/lib/ingest/schemas";
 import { importSellRates } from "@/lib/rating/import-rates";
 import { parseRateCsv } from "@/lib/rating/rate-csv";
-import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { addWebhookEndpoint, listBalanceThresholds, setBalanceThresholds } from "./webhooks";
 
 interface EventRow {
@@ -15,34 +15,31 @@ interface EventRow {
   body: string;
 }
 
-describe.each(ENGINES)("balance alerts (outbox trigger) on %s", (engine) => {
-  let handle: DbHandle;
+describeOnEngines("balance alerts (outbox trigger)", (handle, engine) => {
   const saved = process.env.WEBHOOKS_ALLOW_PRIVATE;
   beforeAll(async () => {
     process.env.WEBHOOKS_ALLOW_PRIVATE = "1";
-    handle = await openTestDb(engine);
   });
   afterAll(async () => {
     if (saved === undefined) delete process.env.WEBHOOKS_ALLOW_PRIVATE;
     else process.env.WEBHOOKS_ALLOW_PRIVATE = saved;
-    await handle?.close();
   });
 
   const events = (groupId: string) =>
-    queryRows<EventRow>(handle.db, sql`SELECT id, type, body FROM webhook_events WHERE billing_group_id = ${groupId} ORDER BY seq`);
+    queryRows<EventRow>(handle().db, sql`SELECT id, type, body FROM webhook_events WHERE billing_group_id = ${groupId} ORDER BY seq`);
   const summary = async (groupId: string) =>
     (await events(groupId)).map((e) => {
       const data = (JSON.parse(e.body) as { data: { threshold?: number; balance: number } }).data;
       return `${e.type}${data.threshold === undefined ? "" : `@${data.threshold}`} (${data.balance})`;
     });
   const setBalance = (groupId: string, micros: bigint) =>
-    handle.db.execute(sql`UPDATE billing_groups SET balance_micros = ${micros.toString()}::bigint WHERE id = ${groupId}`);
+    handle().db.execute(sql`UPDATE billing_groups SET balance_micros = ${micros.toString()}::bigint WHERE id = ${groupId}`);
 
   it("fires balance.low once per downward crossing and balance.recovered once per upward one, never while the balance stays on one side", async () => {
-    const group = await createBillingGroup(handle.db, { name: "Alerts", currency: "USD", openingBalanceMicros: 100_000_000n, creditLimitMicros: 50_000_000n });
-    await setBalanceThresholds(handle.db, group.id, [50_000_000n, 10_000_000n]);
+    const group = await createBillingGroup(handle().db, { name: "Alerts", currency: "USD", openingBalanceMicros: 100_000_000n, creditLimitMicros: 50_000_000n });
+    await setBalanceThresholds(handle().db, group.id, [50_000_000n, 10_000_000n]);
     for (const balance of [60n, 40n, 30n, 50n, 5n, 4n, 20n, 15n, 8n, 10n]) await setBalance(group.id, balance * 1_000_000n);
-    await topUpBillingGroup(handle.db, group.id, 190_000_000n);
+    await topUpBillingGroup(handle().db, group.id, 190_000_000n);
     expect(await summary(group.id)).toEqual([
       "balance.low@50 (40)",
       "balance.low@10 (5)",
@@ -51,26 +48,26 @@ describe.each(ENGINES)("balance alerts (outbox trigger) on %s", (engine) => {
       "balance.recovered@10 (200)",
       "balance.recovered@50 (200)",
     ]);
-    expect((await listBalanceThresholds(handle.db, group.id)).map((t) => t.crossed)).toEqual([false, false]);
+    expect((await listBalanceThresholds(handle().db, group.id)).map((t) => t.crossed)).toEqual([false, false]);
   });
 
   it("does not fire for a threshold the balance is already below when it is set; fires at its next crossing", async () => {
-    const group = await createBillingGroup(handle.db, { name: "Below", currency: "USD", openingBalanceMicros: 5_000_000n, creditLimitMicros: 100_000_000n });
-    expect((await setBalanceThresholds(handle.db, group.id, [10_000_000n]))[0].crossed).toBe(true);
+    const group = await createBillingGroup(handle().db, { name: "Below", currency: "USD", openingBalanceMicros: 5_000_000n, creditLimitMicros: 100_000_000n });
+    expect((await setBalanceThresholds(handle().db, group.id, [10_000_000n]))[0].crossed).toBe(true);
     await setBalance(group.id, 1_000_000n);
     expect(await summary(group.id)).toEqual([]);
-    await topUpBillingGroup(handle.db, group.id, 20_000_000n);
+    await topUpBillingGroup(handle().db, group.id, 20_000_000n);
     expect(await summary(group.id)).toEqual(["balance.recovered@10 (21)"]);
   });
 
   it("fires group.disabled / group.enabled when `disabled` flips (credit limit reached, top-up, operator)", async () => {
-    const group = await createBillingGroup(handle.db, { name: "Flip", currency: "EUR", openingBalanceMicros: 1_000_000n });
+    const group = await createBillingGroup(handle().db, { name: "Flip", currency: "EUR", openingBalanceMicros: 1_000_000n });
     await setBalance(group.id, 0n);
     await setBalance(group.id, -1n);
-    await topUpBillingGroup(handle.db, group.id, 2n);
-    await setBillingGroupDisabledByOperator(handle.db, group.id, true);
-    await setBillingGroupDisabledByOperator(handle.db, group.id, true);
-    await setBillingGroupDisabledByOperator(handle.db, group.id, false);
+    await topUpBillingGroup(handle().db, group.id, 2n);
+    await setBillingGroupDisabledByOperator(handle().db, group.id, true);
+    await setBillingGroupDisabledByOperator(handle().db, group.id, true);
+    await setBillingGroupDisabledByOperator(handle().db, group.id, false);
     expect(await summary(group.id)).toEqual(["group.disabled (0)", "group.enabled (0.000001)", "group.disabled (0.000001)", "group.enabled (0.000001)"]);
     const [first] = await events(group.id);
     expect(JSON.parse(first.body)).toEqual({
@@ -82,10 +79,10 @@ describe.each(ENGINES)("balance alerts (outbox trigger) on %s", (engine) => {
   });
 
   it("writes the event in the debit's transaction: an ingest crossing a threshold writes it, a rolled-back one writes nothing", async () => {
-    const group = await createBillingGroup(handle.db, { name: "Ingest", currency: "USD", openingBalanceMicros: 1_000_000n });
-    await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n44,0.60,1/1\n"));
-    await setBalanceThresholds(handle.db, group.id, [500_000n]);
-    await handle.db
+    const group = await createBillingGroup(handle().db, { name: "Ingest", currency: "USD", openingBalanceMicros: 1_000_000n });
+    await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment\n44,0.60,1/1\n"));
+    await setBalanceThresholds(handle().db, group.id, [500_000n]);
+    await handle().db
       .transaction(async (tx) => {
         await tx.execute(sql`UPDATE billing_groups SET balance_micros = 0 WHERE id = ${group.id}`);
         throw new Error("rollback");
@@ -102,21 +99,21 @@ describe.each(ENGINES)("balance alerts (outbox trigger) on %s", (engine) => {
       answerTime: "2025-03-01T10:00:00Z",
       endTime: "2025-03-01T10:01:00Z",
     });
-    await ingestCdrs(handle.db, [cdr]);
-    await ingestCdrs(handle.db, [cdr]); // replay: debits nothing, fires nothing
+    await ingestCdrs(handle().db, [cdr]);
+    await ingestCdrs(handle().db, [cdr]); // replay: debits nothing, fires nothing
     expect(await summary(group.id)).toEqual(["balance.low@0.5 (0.4)"]);
   });
 
   it("queues one delivery per matching endpoint: global ones and the group's own", async () => {
-    const a = await createBillingGroup(handle.db, { name: "A", currency: "USD", openingBalanceMicros: 10_000_000n });
-    const b = await createBillingGroup(handle.db, { name: "B", currency: "USD", openingBalanceMicros: 10_000_000n });
-    const all = await addWebhookEndpoint(handle.db, { url: "http://127.0.0.1:9/all" });
-    const onlyA = await addWebhookEndpoint(handle.db, { url: "http://127.0.0.1:9/a", billingGroupId: a.id });
-    await addWebhookEndpoint(handle.db, { url: "http://127.0.0.1:9/b", billingGroupId: b.id });
-    await setBalanceThresholds(handle.db, a.id, [5_000_000n]);
+    const a = await createBillingGroup(handle().db, { name: "A", currency: "USD", openingBalanceMicros: 10_000_000n });
+    const b = await createBillingGroup(handle().db, { name: "B", currency: "USD", openingBalanceMicros: 10_000_000n });
+    const all = await addWebhookEndpoint(handle().db, { url: "http://127.0.0.1:9/all" });
+    const onlyA = await addWebhookEndpoint(handle().db, { url: "http://127.0.0.1:9/a", billingGroupId: a.id });
+    await addWebhookEndpoint(handle().db, { url: "http://127.0.0.1:9/b", billingGroupId: b.id });
+    await setBalanceThresholds(handle().db, a.id, [5_000_000n]);
     await setBalance(a.id, 1_000_000n);
     const rows = await queryRows<{ endpoint_id: string }>(
-      handle.db,
+      handle().db,
       sql`SELECT d.endpoint_id FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE e.billing_group_id = ${a.id} ORDER BY d.endpoint_id`,
     );
     expect(rows.map((r) => r.endpoint_id).sort()).toEqual([all.id, onlyA.id].sort());

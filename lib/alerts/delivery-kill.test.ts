@@ -3,10 +3,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createBillingGroup } from "@/lib/billing/groups";
-import { queryRows, type DbHandle } from "@/lib/db/client";
-import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import { queryRows } from "@/lib/db/client";
+import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { freePort } from "@/lib/testing/next-server";
 import { startWebhookWorker } from "./delivery";
 import { addWebhookEndpoint, setBalanceThresholds } from "./webhooks";
@@ -23,21 +23,18 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
 
 const lines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter(Boolean) : []);
 
-describe.each(ENGINES)("webhook delivery with the receiver killed mid-delivery, on %s", (engine) => {
-  let handle: DbHandle;
+describeOnEngines("webhook delivery with the receiver killed mid-delivery,", (handle) => {
   let stateDir: string;
   const children: ChildProcess[] = [];
   const saved = process.env.WEBHOOKS_ALLOW_PRIVATE;
   beforeAll(async () => {
     process.env.WEBHOOKS_ALLOW_PRIVATE = "1";
-    handle = await openTestDb(engine);
     stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "cb-receiver-"));
   });
   afterAll(async () => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
     if (saved === undefined) delete process.env.WEBHOOKS_ALLOW_PRIVATE;
     else process.env.WEBHOOKS_ALLOW_PRIVATE = saved;
-    await handle?.close();
     fs.rmSync(stateDir, { recursive: true, force: true });
   });
 
@@ -51,21 +48,21 @@ describe.each(ENGINES)("webhook delivery with the receiver killed mid-delivery, 
 
   it("loses nothing and processes nothing twice: each webhook-id is processed exactly once, the interrupted one is redelivered", async () => {
     const port = await freePort();
-    const group = await createBillingGroup(handle.db, { name: "Kill", currency: "USD", openingBalanceMicros: 10_000_000n, creditLimitMicros: 100_000_000n });
-    const endpoint = await addWebhookEndpoint(handle.db, { url: `http://127.0.0.1:${port}/hook`, billingGroupId: group.id });
+    const group = await createBillingGroup(handle().db, { name: "Kill", currency: "USD", openingBalanceMicros: 10_000_000n, creditLimitMicros: 100_000_000n });
+    const endpoint = await addWebhookEndpoint(handle().db, { url: `http://127.0.0.1:${port}/hook`, billingGroupId: group.id });
     const secret = endpoint.secrets[0].secret;
-    await setBalanceThresholds(handle.db, group.id, [5_000_000n]);
+    await setBalanceThresholds(handle().db, group.id, [5_000_000n]);
     let low = false;
     const crossings = async (n: number) => {
       for (let i = 0; i < n; i++) {
         low = !low;
-        await handle.db.execute(sql`UPDATE billing_groups SET balance_micros = ${low ? 1_000_000 : 9_000_000} WHERE id = ${group.id}`);
+        await handle().db.execute(sql`UPDATE billing_groups SET balance_micros = ${low ? 1_000_000 : 9_000_000} WHERE id = ${group.id}`);
       }
     };
     await crossings(20);
 
     const first = await startReceiver(port, secret, { HANG_AT: "5" });
-    const worker = startWebhookWorker(handle.db, { retryBaseMs: 100, retryCapMs: 400, maxAttempts: 1000, leaseMs: 120_000, timeoutMs: 60_000, batchSize: 2 }, 50);
+    const worker = startWebhookWorker(handle().db, { retryBaseMs: 100, retryCapMs: 400, maxAttempts: 1000, leaseMs: 120_000, timeoutMs: 60_000, batchSize: 2 }, 50);
     try {
       // The 5th message is processed, then the receiver dies before answering it.
       await until("the receiver to hang on a message", () => lines(path.join(stateDir, "hanging")).length > 0);
@@ -74,14 +71,14 @@ describe.each(ENGINES)("webhook delivery with the receiver killed mid-delivery, 
       await crossings(10); // events while the receiver is down: refused connections, retried
       await startReceiver(port, secret);
       await until("every delivery to succeed", async () => {
-        const [row] = await queryRows<{ open: number | bigint }>(handle.db, sql`SELECT count(*) AS open FROM webhook_deliveries WHERE endpoint_id = ${endpoint.id} AND delivered_at IS NULL`);
+        const [row] = await queryRows<{ open: number | bigint }>(handle().db, sql`SELECT count(*) AS open FROM webhook_deliveries WHERE endpoint_id = ${endpoint.id} AND delivered_at IS NULL`);
         return Number(row.open) === 0;
       });
     } finally {
       await worker.stop();
     }
 
-    const events = await queryRows<{ id: string }>(handle.db, sql`SELECT id FROM webhook_events WHERE billing_group_id = ${group.id}`);
+    const events = await queryRows<{ id: string }>(handle().db, sql`SELECT id FROM webhook_events WHERE billing_group_id = ${group.id}`);
     expect(events).toHaveLength(30);
     const processed = lines(path.join(stateDir, "processed"));
     expect(processed).toHaveLength(30); // nothing doubled

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {beforeAll, expect, it } from "vitest";
 import { createBillingGroup } from "@/lib/billing/groups";
-import type { DbHandle } from "@/lib/db/client";
 import { importSellRates } from "@/lib/rating/import-rates";
-import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { findKeyById, findKeyBySecret } from "./find-key";
 import { createApiKey, revokeApiKey } from "./manage-keys";
 import { principalCacheFor, type PrincipalCache } from "./principal-cache";
@@ -15,16 +14,11 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
-describe.each(ENGINES)("principal cache on %s", (engine) => {
-  let handle: DbHandle;
+describeOnEngines("principal cache", (handle, engine) => {
   let cache: PrincipalCache;
   beforeAll(async () => {
-    handle = await openTestDb(engine);
-    cache = principalCacheFor(handle.db);
+    cache = principalCacheFor(handle().db);
     await until(() => cache.active, "the LISTEN to be active");
-  });
-  afterAll(async () => {
-    await handle?.close();
   });
 
   /** A revocation elsewhere reaches this cache by notification: on PostgreSQL it arrives asynchronously. */
@@ -34,35 +28,35 @@ describe.each(ENGINES)("principal cache on %s", (engine) => {
   }
 
   it("serves a live key from the cache and drops it when the key is revoked", async () => {
-    const group = await createBillingGroup(handle.db, { name: "Cache", currency: "USD" });
-    const key = await createApiKey(handle.db, { scopes: ["calls:read"], billingGroupId: group.id });
-    const first = await findKeyBySecret(handle.db, key.key, cache);
+    const group = await createBillingGroup(handle().db, { name: "Cache", currency: "USD" });
+    const key = await createApiKey(handle().db, { scopes: ["calls:read"], billingGroupId: group.id });
+    const first = await findKeyBySecret(handle().db, key.key, cache);
     expect(first?.keyId).toBe(key.id);
-    expect(await findKeyBySecret(handle.db, key.key, cache)).toBe(first); // the same object: no lookup
-    const bySession = await findKeyById(handle.db, key.id, cache);
+    expect(await findKeyBySecret(handle().db, key.key, cache)).toBe(first); // the same object: no lookup
+    const bySession = await findKeyById(handle().db, key.id, cache);
     expect(bySession?.via).toBe("session");
 
     const before = cache.generation();
-    expect(await revokeApiKey(handle.db, key.id)).toBe(true);
+    expect(await revokeApiKey(handle().db, key.id)).toBe(true);
     await afterNotification(before);
-    expect(await findKeyBySecret(handle.db, key.key, cache)).toBeNull();
-    expect(await findKeyById(handle.db, key.id, cache)).toBeNull();
+    expect(await findKeyBySecret(handle().db, key.key, cache)).toBeNull();
+    expect(await findKeyById(handle().db, key.id, cache)).toBeNull();
   });
 
   it("drops principals when a rate card changes, so the new version is read with the key", async () => {
-    const group = await createBillingGroup(handle.db, { name: "Rates", currency: "USD" });
-    const key = await createApiKey(handle.db, { scopes: ["calls:read"], billingGroupId: group.id });
-    const v0 = (await findKeyBySecret(handle.db, key.key, cache))!.rateCardVersion;
+    const group = await createBillingGroup(handle().db, { name: "Rates", currency: "USD" });
+    const key = await createApiKey(handle().db, { scopes: ["calls:read"], billingGroupId: group.id });
+    const v0 = (await findKeyBySecret(handle().db, key.key, cache))!.rateCardVersion;
     const before = cache.generation();
-    await importSellRates(handle.db, group.id, [{ prefix: "44", rate: "0.01", increment: { min: 60, interval: 60 } }]);
+    await importSellRates(handle().db, group.id, [{ prefix: "44", rate: "0.01", increment: { min: 60, interval: 60 } }]);
     await afterNotification(before);
-    expect((await findKeyBySecret(handle.db, key.key, cache))!.rateCardVersion).toBe(v0! + 1);
+    expect((await findKeyBySecret(handle().db, key.key, cache))!.rateCardVersion).toBe(v0! + 1);
   });
 
   it("does not store a lookup that raced with an invalidation", async () => {
-    const group = await createBillingGroup(handle.db, { name: "Race", currency: "USD" });
-    const key = await createApiKey(handle.db, { scopes: ["calls:read"], billingGroupId: group.id });
-    const principal = (await findKeyBySecret(handle.db, key.key))!;
+    const group = await createBillingGroup(handle().db, { name: "Race", currency: "USD" });
+    const key = await createApiKey(handle().db, { scopes: ["calls:read"], billingGroupId: group.id });
+    const principal = (await findKeyBySecret(handle().db, key.key))!;
     const generation = cache.generation();
     cache.invalidate();
     cache.set("h:race", principal, generation);

@@ -1,10 +1,9 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "@/lib/auth/principal";
 import { effectiveScopes } from "@/lib/auth/scopes";
 import { createBillingGroup } from "@/lib/billing/groups";
-import type { DbHandle } from "@/lib/db/client";
-import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { csvField, exportCallsCsv } from "./export-csv";
 
 process.env.CURSOR_SECRET ??= "export-csv-test-secret";
@@ -27,33 +26,28 @@ describe("csv fields", () => {
   });
 });
 
-describe.each(ENGINES)("CSV export on %s", (engine) => {
-  let handle: DbHandle;
+describeOnEngines("CSV export", (handle) => {
   let groupId: string;
   let otherId: string;
 
   beforeAll(async () => {
-    handle = await openTestDb(engine);
-    groupId = (await createBillingGroup(handle.db, { name: "A", currency: "USD" })).id;
-    otherId = (await createBillingGroup(handle.db, { name: "B", currency: "USD" })).id;
-    await handle.db.execute(sql`INSERT INTO suppliers (id, name) VALUES ('sup_x', 'Carrier')`);
+    groupId = (await createBillingGroup(handle().db, { name: "A", currency: "USD" })).id;
+    otherId = (await createBillingGroup(handle().db, { name: "B", currency: "USD" })).id;
+    await handle().db.execute(sql`INSERT INTO suppliers (id, name) VALUES ('sup_x', 'Carrier')`);
     for (let i = 0; i < 7; i++) {
       const start = new Date(Date.UTC(2026, 10, 1, 12, 0, i)).toISOString();
-      await handle.db.execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
+      await handle().db.execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
           duration, bill_duration, currency, rated, price_micros, buy_cost_micros, supplier_id, hangup_cause)
         VALUES (${`u${i}`}, ${groupId}, 'outbound', '100', ${`4420${i}`}, ${start}::timestamptz, ${start}::timestamptz,
           60, 60, 'USD', true, ${1_000n + BigInt(i)}, 2000, 'sup_x', ${i === 3 ? "a,b" : "NORMAL_CLEARING"})`);
     }
-    await handle.db.execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
+    await handle().db.execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
         duration, bill_duration, currency, rated, price_micros)
       VALUES ('other', ${otherId}, 'inbound', '1', '2', now(), now(), 1, 1, 'USD', true, 5)`);
   });
-  afterAll(async () => {
-    await handle?.close();
-  });
 
   it("streams every page of the principal's calls, newest first, without cost columns for calls:read", async () => {
-    const csv = await readAll(await exportCallsCsv(handle.db, principal(["calls:read"], groupId), {}, 2));
+    const csv = await readAll(await exportCallsCsv(handle().db, principal(["calls:read"], groupId), {}, 2));
     const lines = csv.trimEnd().split("\r\n");
     expect(lines[0]).toBe(
       "id,uuid,direction,from,to,startTime,endTime,duration,billDuration,pdd,hangupCause,q850Cause,readCodec,writeCodec,price,currency,recordingUrl,billingGroupId,rated",
@@ -66,7 +60,7 @@ describe.each(ENGINES)("CSV export on %s", (engine) => {
   });
 
   it("adds buy cost, exact margin and supplier for calls:read_cost", async () => {
-    const csv = await readAll(await exportCallsCsv(handle.db, principal(["calls:read_cost"], groupId), { direction: "outbound" }, 3));
+    const csv = await readAll(await exportCallsCsv(handle().db, principal(["calls:read_cost"], groupId), { direction: "outbound" }, 3));
     const [header, first] = csv.split("\r\n");
     expect(header.endsWith(",buyCost,margin,supplierId")).toBe(true);
     expect(first.endsWith(",0.002,-0.000994,sup_x")).toBe(true);
@@ -74,7 +68,7 @@ describe.each(ENGINES)("CSV export on %s", (engine) => {
 
   it("reads the first page before answering: a failing query throws instead of starting a download", async () => {
     // Every query fails, as when the database is unreachable.
-    const broken = new Proxy(handle.db, {
+    const broken = new Proxy(handle().db, {
       get: () => () => {
         throw Object.assign(new Error("connection refused"), { code: "ECONNREFUSED" });
       },
@@ -83,9 +77,9 @@ describe.each(ENGINES)("CSV export on %s", (engine) => {
   });
 
   it("applies the filters and the key's reach", async () => {
-    const platform = await readAll(await exportCallsCsv(handle.db, principal(["calls:read"], null), { direction: "inbound" }));
+    const platform = await readAll(await exportCallsCsv(handle().db, principal(["calls:read"], null), { direction: "inbound" }));
     expect(platform.trimEnd().split("\r\n")).toHaveLength(2);
-    const none = await readAll(await exportCallsCsv(handle.db, principal(["calls:read"], groupId), { direction: "inbound" }));
+    const none = await readAll(await exportCallsCsv(handle().db, principal(["calls:read"], groupId), { direction: "inbound" }));
     expect(none.trimEnd().split("\r\n")).toHaveLength(1);
   });
 });

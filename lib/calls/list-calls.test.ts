@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
 import { createBillingGroup } from "@/lib/billing/groups";
-import type { DbHandle } from "@/lib/db/client";
 import { calls } from "@/lib/db/schema";
-import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { callFiltersFromQuery, escapeLike, listCalls, nextPageUrl, pageOrigin, type CallFilters } from "./list-calls";
 import { serializeCall, serializeCallDetail, type CallRow } from "./serialize-call";
@@ -125,17 +124,15 @@ describe("serializeCall", () => {
   });
 });
 
-describe.each(ENGINES)("listCalls on %s", (engine) => {
-  let handle: DbHandle;
+describeOnEngines("listCalls", (handle) => {
   let groupA: string;
   let groupB: string;
   beforeAll(async () => {
-    handle = await openTestDb(engine);
-    groupA = (await createBillingGroup(handle.db, { name: "A", currency: "USD" })).id;
-    groupB = (await createBillingGroup(handle.db, { name: "B", currency: "USD" })).id;
+    groupA = (await createBillingGroup(handle().db, { name: "A", currency: "USD" })).id;
+    groupB = (await createBillingGroup(handle().db, { name: "B", currency: "USD" })).id;
     const base = Date.parse("2026-01-05T00:00:00Z");
     const tos = ["44%1", "44_1", "4411", "44\\1"];
-    await handle.db.insert(calls).values(
+    await handle().db.insert(calls).values(
       Array.from({ length: 24 }, (_, i) => {
         return {
           ...insertable(),
@@ -149,15 +146,12 @@ describe.each(ENGINES)("listCalls on %s", (engine) => {
       }),
     );
   });
-  afterAll(async () => {
-    await handle?.close();
-  });
 
   async function all(p: Principal, filters: CallFilters, pageSize: number) {
     const ids: string[] = [];
     let cursor: string | undefined;
     for (let guard = 0; guard < 100; guard++) {
-      const page = await listCalls(handle.db, p, filters, { pageSize, cursor });
+      const page = await listCalls(handle().db, p, filters, { pageSize, cursor });
       ids.push(...page.page.map((c) => c.id));
       if (!page.hasMore) return ids;
       cursor = page.nextCursor;
@@ -180,9 +174,9 @@ describe.each(ENGINES)("listCalls on %s", (engine) => {
   });
 
   it("refuses a cursor on other filters or another group", async () => {
-    const first = await listCalls(handle.db, principal(groupA), {}, { pageSize: 2 });
-    await expect(listCalls(handle.db, principal(groupB), {}, { pageSize: 2, cursor: first.nextCursor })).rejects.toMatchObject({ code: "invalid_cursor" });
-    await expect(listCalls(handle.db, principal(groupA), { direction: "inbound" }, { pageSize: 2, cursor: first.nextCursor })).rejects.toMatchObject({
+    const first = await listCalls(handle().db, principal(groupA), {}, { pageSize: 2 });
+    await expect(listCalls(handle().db, principal(groupB), {}, { pageSize: 2, cursor: first.nextCursor })).rejects.toMatchObject({ code: "invalid_cursor" });
+    await expect(listCalls(handle().db, principal(groupA), { direction: "inbound" }, { pageSize: 2, cursor: first.nextCursor })).rejects.toMatchObject({
       code: "invalid_cursor",
     });
   });
@@ -207,17 +201,15 @@ describe("search filters of the query", () => {
   });
 });
 
-describe.each(ENGINES)("listCalls search on %s", (engine) => {
-  let handle: DbHandle;
+describeOnEngines("listCalls search", (handle) => {
   let groupA: string;
   let groupB: string;
   const ids: bigint[] = [];
   beforeAll(async () => {
-    handle = await openTestDb(engine);
-    groupA = (await createBillingGroup(handle.db, { name: "A", currency: "USD" })).id;
-    groupB = (await createBillingGroup(handle.db, { name: "B", currency: "USD" })).id;
+    groupA = (await createBillingGroup(handle().db, { name: "A", currency: "USD" })).id;
+    groupB = (await createBillingGroup(handle().db, { name: "B", currency: "USD" })).id;
     const base = Date.parse("2026-01-05T00:00:00Z");
-    const rows = await handle.db
+    const rows = await handle().db
       .insert(calls)
       .values(
         Array.from({ length: 12 }, (_, i) => ({
@@ -233,11 +225,8 @@ describe.each(ENGINES)("listCalls search on %s", (engine) => {
       .returning({ id: calls.id });
     ids.push(...rows.map((r) => r.id));
   });
-  afterAll(async () => {
-    await handle?.close();
-  });
 
-  const uuids = async (p: Principal, filters: CallFilters) => (await listCalls(handle.db, p, filters, { pageSize: 50 })).page.map((c) => c.uuid).sort();
+  const uuids = async (p: Principal, filters: CallFilters) => (await listCalls(handle().db, p, filters, { pageSize: 50 })).page.map((c) => c.uuid).sort();
 
   it("finds calls by caller prefix (a full number exactly) and destination prefix, literally", async () => {
     expect(await uuids(principal(null), { fromPrefix: "1555000" })).toEqual(["s-0", "s-1", "s-4", "s-5", "s-8", "s-9"]);
@@ -260,25 +249,25 @@ describe.each(ENGINES)("listCalls search on %s", (engine) => {
   });
 
   it("narrows a platform key to one account; a bound key asking for another group sees nothing", async () => {
-    const list = await listCalls(handle.db, principal(null), { billingGroupId: groupA }, { pageSize: 50 });
+    const list = await listCalls(handle().db, principal(null), { billingGroupId: groupA }, { pageSize: 50 });
     expect(list.page).toHaveLength(6);
     expect(new Set(list.page.map((c) => c.billingGroupId))).toEqual(new Set([groupA]));
     expect(await uuids(principal(groupB), { billingGroupId: groupA })).toEqual([]);
   });
 
   it("binds the cursor to the new filters", async () => {
-    const first = await listCalls(handle.db, principal(null), { billingGroupId: groupA }, { pageSize: 2 });
+    const first = await listCalls(handle().db, principal(null), { billingGroupId: groupA }, { pageSize: 2 });
     for (const other of [{}, { billingGroupId: groupB }, { billingGroupId: groupA, fromPrefix: "1" }, { billingGroupId: groupA, toPrefix: "4" }, { billingGroupId: groupA, uuid: "s-1" }, { billingGroupId: groupA, id: "1" }]) {
-      await expect(listCalls(handle.db, principal(null), other, { pageSize: 2, cursor: first.nextCursor }), JSON.stringify(other)).rejects.toMatchObject({
+      await expect(listCalls(handle().db, principal(null), other, { pageSize: 2, cursor: first.nextCursor }), JSON.stringify(other)).rejects.toMatchObject({
         code: "invalid_cursor",
       });
     }
-    const second = await listCalls(handle.db, principal(null), { billingGroupId: groupA }, { pageSize: 2, cursor: first.nextCursor });
+    const second = await listCalls(handle().db, principal(null), { billingGroupId: groupA }, { pageSize: 2, cursor: first.nextCursor });
     expect(second.page).toHaveLength(2);
   });
 
   it("lists rated and the account on every call", async () => {
-    const [call] = (await listCalls(handle.db, principal(groupA), {}, { pageSize: 1 })).page;
+    const [call] = (await listCalls(handle().db, principal(groupA), {}, { pageSize: 1 })).page;
     expect(call).toMatchObject({ billingGroupId: groupA, rated: true });
   });
 });

@@ -1,6 +1,6 @@
 /**
- * A small seeded PRNG (sfc32, seeded through splitmix32) so the demo data is the same on every run.
- * Not for anything secret.
+ * The one seeded PRNG (sfc32, seeded through splitmix32): the demo data, test fixtures, fault tests
+ * and benchmarks replay the same sequence from the same seed. Not for anything secret.
  */
 export class Prng {
   private a: number;
@@ -50,6 +50,16 @@ export class Prng {
 
   pick<T>(items: readonly T[]): T {
     return items[Math.floor(this.next() * items.length)];
+  }
+
+  /** A shuffled copy (Fisher-Yates), the same order for the same seed. */
+  shuffle<T>(items: readonly T[]): T[] {
+    const out = [...items];
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = Math.floor(this.next() * (i + 1));
+      [out[i], out[j]] = [out[j], out[i]];
+    }
+    return out;
   }
 
   /** Picks by weight; weights need not sum to 1. */

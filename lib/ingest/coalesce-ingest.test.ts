@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {expect, it } from "vitest";
 import { createBillingGroup, getBillingGroup } from "@/lib/billing/groups";
-import { queryRows, type Db, type DbHandle } from "@/lib/db/client";
+import { queryRows, type Db } from "@/lib/db/client";
 import { importSellRates } from "@/lib/rating/import-rates";
 import { parseRateCsv } from "@/lib/rating/rate-csv";
-import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { createIngestCoalescer } from "./coalesce-ingest";
 import { CdrConflictError, CdrRejectedError, ingestCdrs, type IngestOptions } from "./ingest-cdrs";
 import { nativeCdrSchema, type NativeCdr, type NativeCdrInput } from "./schemas";
@@ -36,23 +36,16 @@ function recordingCoalescer() {
   return { coalescer, batchSizes };
 }
 
-describe.each(ENGINES)("coalesced single-CDR ingest on %s", (engine) => {
-  let handle: DbHandle;
-  beforeAll(async () => {
-    handle = await openTestDb(engine);
-  });
-  afterAll(async () => {
-    await handle?.close();
-  });
+describeOnEngines("coalesced single-CDR ingest", (handle) => {
 
   async function group() {
-    const g = await createBillingGroup(handle.db, { name: "G", currency: "EUR", openingBalanceMicros: OPENING });
-    await importSellRates(handle.db, g.id, parseRateCsv("prefix,rate,increment\n44,0.02,1/1\n4420,0.0120,60/60\n"));
+    const g = await createBillingGroup(handle().db, { name: "G", currency: "EUR", openingBalanceMicros: OPENING });
+    await importSellRates(handle().db, g.id, parseRateCsv("prefix,rate,increment\n44,0.02,1/1\n4420,0.0120,60/60\n"));
     return g;
   }
-  const balance = async (id: string) => (await getBillingGroup(handle.db, id))!.balanceMicros;
+  const balance = async (id: string) => (await getBillingGroup(handle().db, id))!.balanceMicros;
   const ledgerCount = async (id: string) =>
-    Number((await queryRows<{ n: bigint }>(handle.db, sql`SELECT count(*)::bigint AS n FROM ledger_entries WHERE billing_group_id = ${id} AND kind = 'debit'`))[0].n);
+    Number((await queryRows<{ n: bigint }>(handle().db, sql`SELECT count(*)::bigint AS n FROM ledger_entries WHERE billing_group_id = ${id} AND kind = 'debit'`))[0].n);
 
   it("50 concurrent single ingests share transactions and each gets its own created outcome", async () => {
     const g = await group();
@@ -61,7 +54,7 @@ describe.each(ENGINES)("coalesced single-CDR ingest on %s", (engine) => {
     const inputs = Array.from({ length: 50 }, (_, i) =>
       cdr({ billingGroupId: g.id, to: i % 2 ? "442071234567" : "441611234567", endTime: `2025-03-01T10:0${1 + (i % 8)}:0${i % 10}Z` }),
     );
-    const outcomes = await Promise.all(inputs.map((c) => coalescer.ingestOne(handle.db, c)));
+    const outcomes = await Promise.all(inputs.map((c) => coalescer.ingestOne(handle().db, c)));
 
     expect(outcomes.map((o) => o.status)).toEqual(inputs.map(() => "created"));
     expect(outcomes.map((o) => o.call.uuid)).toEqual(inputs.map((c) => c.uuid));
@@ -79,7 +72,7 @@ describe.each(ENGINES)("coalesced single-CDR ingest on %s", (engine) => {
     const g = await group();
     const { coalescer, batchSizes } = recordingCoalescer();
     const inputs = Array.from({ length: 10 }, (_, i) => cdr({ billingGroupId: i === 6 ? "grp_does_not_exist" : g.id }));
-    const settled = await Promise.allSettled(inputs.map((c) => coalescer.ingestOne(handle.db, c)));
+    const settled = await Promise.allSettled(inputs.map((c) => coalescer.ingestOne(handle().db, c)));
 
     settled.forEach((s, i) => {
       if (i === 6) {
@@ -105,7 +98,7 @@ describe.each(ENGINES)("coalesced single-CDR ingest on %s", (engine) => {
     const first = cdr({ billingGroupId: g.id });
     const other = { ...first, to: "441611234567" };
     // A leading CDR keeps the flush busy so both copies land in one merged batch.
-    const settled = await Promise.allSettled([cdr({ billingGroupId: g.id }), first, other].map((c) => coalescer.ingestOne(handle.db, c)));
+    const settled = await Promise.allSettled([cdr({ billingGroupId: g.id }), first, other].map((c) => coalescer.ingestOne(handle().db, c)));
 
     expect(settled[0].status).toBe("fulfilled");
     const pair = settled.slice(1);
@@ -122,7 +115,7 @@ describe.each(ENGINES)("coalesced single-CDR ingest on %s", (engine) => {
     const g = await group();
     const { coalescer } = recordingCoalescer();
     const one = cdr({ billingGroupId: g.id });
-    const outcomes = await Promise.all([cdr({ billingGroupId: g.id }), one, { ...one }].map((c) => coalescer.ingestOne(handle.db, c)));
+    const outcomes = await Promise.all([cdr({ billingGroupId: g.id }), one, { ...one }].map((c) => coalescer.ingestOne(handle().db, c)));
 
     expect(outcomes.slice(1).map((o) => o.status).sort()).toEqual(["created", "duplicate"]);
     expect(outcomes[1].call.id).toBe(outcomes[2].call.id);
@@ -132,6 +125,6 @@ describe.each(ENGINES)("coalesced single-CDR ingest on %s", (engine) => {
 
   it("a lone caller's error propagates as is", async () => {
     const { coalescer } = recordingCoalescer();
-    await expect(coalescer.ingestOne(handle.db, cdr({ billingGroupId: "grp_missing" }))).rejects.toBeInstanceOf(CdrRejectedError);
+    await expect(coalescer.ingestOne(handle().db, cdr({ billingGroupId: "grp_missing" }))).rejects.toBeInstanceOf(CdrRejectedError);
   });
 });

@@ -1,12 +1,12 @@
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {expect, it } from "vitest";
 import { createBillingGroup, getBillingGroup, topUpBillingGroup } from "@/lib/billing/groups";
-import { queryRows, type DbHandle } from "@/lib/db/client";
+import { queryRows } from "@/lib/db/client";
 import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
 import { parseRateCsv } from "@/lib/rating/rate-csv";
 import { createSupplier } from "@/lib/rating/suppliers";
-import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { CdrConflictError, CdrRejectedError, ingestCdrs } from "./ingest-cdrs";
 import { rerateUnratedCalls } from "@/lib/rating/rerate";
 import { nativeCdrSchema, type NativeCdrInput } from "./schemas";
@@ -26,35 +26,28 @@ function cdr(overrides: Partial<NativeCdrInput> = {}) {
   });
 }
 
-describe.each(ENGINES)("ingestCdrs on %s", (engine) => {
-  let handle: DbHandle;
-  beforeAll(async () => {
-    handle = await openTestDb(engine);
-  });
-  afterAll(async () => {
-    await handle?.close();
-  });
+describeOnEngines("ingestCdrs", (handle) => {
 
   async function groupWithCard(deck = "prefix,rate,increment\n44,0.02,1/1\n4420,0.0120,60/60\n", accountcode?: string) {
-    const group = await createBillingGroup(handle.db, { name: "G", currency: "EUR", openingBalanceMicros: 10_000_000n, accountcode });
-    await importSellRates(handle.db, group.id, parseRateCsv(deck));
+    const group = await createBillingGroup(handle().db, { name: "G", currency: "EUR", openingBalanceMicros: 10_000_000n, accountcode });
+    await importSellRates(handle().db, group.id, parseRateCsv(deck));
     return group;
   }
-  const balance = async (id: string) => (await getBillingGroup(handle.db, id))!.balanceMicros;
+  const balance = async (id: string) => (await getBillingGroup(handle().db, id))!.balanceMicros;
   const ledgerSum = async (id: string) =>
     BigInt(
-      (await queryRows<{ s: bigint }>(handle.db, sql`SELECT COALESCE(SUM(amount_micros), 0)::bigint AS s FROM ledger_entries WHERE billing_group_id = ${id}`))[0].s,
+      (await queryRows<{ s: bigint }>(handle().db, sql`SELECT COALESCE(SUM(amount_micros), 0)::bigint AS s FROM ledger_entries WHERE billing_group_id = ${id}`))[0].s,
     );
   const callCount = async (id: string) =>
-    Number((await queryRows<{ n: bigint }>(handle.db, sql`SELECT count(*)::bigint AS n FROM calls WHERE billing_group_id = ${id}`))[0].n);
+    Number((await queryRows<{ n: bigint }>(handle().db, sql`SELECT count(*)::bigint AS n FROM calls WHERE billing_group_id = ${id}`))[0].n);
 
   it("rates, stores and debits a new call; a replay is a duplicate that debits nothing", async () => {
     const group = await groupWithCard();
-    const supplier = await createSupplier(handle.db, { name: "Carrier", gatewayName: `gw-${group.id}` });
-    await importBuyRates(handle.db, supplier.id, parseRateCsv("prefix,rate,increment\n44,0.004,1/1\n"));
+    const supplier = await createSupplier(handle().db, { name: "Carrier", gatewayName: `gw-${group.id}` });
+    await importBuyRates(handle().db, supplier.id, parseRateCsv("prefix,rate,increment\n44,0.004,1/1\n"));
     const input = cdr({ billingGroupId: group.id, gateway: `gw-${group.id}`, pdd: 1.5, q850Cause: 16, hangupCause: "NORMAL_CLEARING" });
 
-    const [first] = await ingestCdrs(handle.db, [input]);
+    const [first] = await ingestCdrs(handle().db, [input]);
     expect(first.status).toBe("created");
     expect(first.call).toMatchObject({
       uuid: input.uuid,
@@ -78,7 +71,7 @@ describe.each(ENGINES)("ingestCdrs on %s", (engine) => {
     expect(first.call.endTime.toISOString()).toBe("2025-03-01T10:01:06.250Z");
     expect(await balance(group.id)).toBe(10_000_000n - 24_000n);
 
-    const [again] = await ingestCdrs(handle.db, [input]);
+    const [again] = await ingestCdrs(handle().db, [input]);
     expect(again.status).toBe("duplicate");
     // The answer of the insert (built from the values sent) is exactly the row as stored.
     expect(again.call).toEqual(first.call);
@@ -89,11 +82,11 @@ describe.each(ENGINES)("ingestCdrs on %s", (engine) => {
   it("answers a conflict for a replay with other content and changes nothing in the batch", async () => {
     const group = await groupWithCard();
     const input = cdr({ billingGroupId: group.id });
-    await ingestCdrs(handle.db, [input]);
+    await ingestCdrs(handle().db, [input]);
     const before = await balance(group.id);
     const fresh = cdr({ billingGroupId: group.id });
     const changed = { ...input, endTime: "2025-03-01T10:09:00Z" };
-    const error = await ingestCdrs(handle.db, [fresh, changed]).catch((e: unknown) => e);
+    const error = await ingestCdrs(handle().db, [fresh, changed]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CdrConflictError);
     expect(error).toMatchObject({ index: 1, uuid: input.uuid, fields: ["endTime"] });
     expect(await balance(group.id)).toBe(before);
@@ -103,29 +96,29 @@ describe.each(ENGINES)("ingestCdrs on %s", (engine) => {
   it("stores a uuid listed twice in one batch once, and refuses two different versions of it", async () => {
     const group = await groupWithCard();
     const input = cdr({ billingGroupId: group.id });
-    const outcomes = await ingestCdrs(handle.db, [input, input]);
+    const outcomes = await ingestCdrs(handle().db, [input, input]);
     expect(outcomes.map((o) => o.status)).toEqual(["created", "duplicate"]);
     expect(await balance(group.id)).toBe(10_000_000n - 24_000n);
     const other = cdr({ billingGroupId: group.id });
-    await expect(ingestCdrs(handle.db, [other, { ...other, to: "4420999" }])).rejects.toBeInstanceOf(CdrConflictError);
+    await expect(ingestCdrs(handle().db, [other, { ...other, to: "4420999" }])).rejects.toBeInstanceOf(CdrConflictError);
   });
 
   it("keys idempotency by billing group: another group's uuid is neither a conflict nor an oracle", async () => {
     const owner = await groupWithCard();
     const other = await groupWithCard();
     const theirs = cdr({ billingGroupId: owner.id, to: "4420111", q850Cause: 16 });
-    await ingestCdrs(handle.db, [theirs]);
+    await ingestCdrs(handle().db, [theirs]);
     // A key bound to `other` posts the owner's uuid with its own content: a new call of its own group.
     const mine = cdr({ uuid: theirs.uuid, billingGroupId: other.id });
-    const [created] = await ingestCdrs(handle.db, [mine], { restrictToBillingGroupId: other.id });
+    const [created] = await ingestCdrs(handle().db, [mine], { restrictToBillingGroupId: other.id });
     expect(created).toMatchObject({ status: "created", call: { uuid: theirs.uuid, billingGroupId: other.id, toNumber: mine.to } });
     // Its replay is compared with its own record only: a change names what differs from *its* call.
-    const [replay] = await ingestCdrs(handle.db, [mine], { restrictToBillingGroupId: other.id });
+    const [replay] = await ingestCdrs(handle().db, [mine], { restrictToBillingGroupId: other.id });
     expect(replay).toMatchObject({ status: "duplicate", call: { id: created.call.id } });
-    const conflict = await ingestCdrs(handle.db, [{ ...mine, to: "4420111" }], { restrictToBillingGroupId: other.id }).catch((e: unknown) => e);
+    const conflict = await ingestCdrs(handle().db, [{ ...mine, to: "4420111" }], { restrictToBillingGroupId: other.id }).catch((e: unknown) => e);
     expect(conflict).toMatchObject({ fields: ["to"] });
     // The owner's call is untouched, and the owner can still replay it.
-    const [ownerReplay] = await ingestCdrs(handle.db, [theirs], { restrictToBillingGroupId: owner.id });
+    const [ownerReplay] = await ingestCdrs(handle().db, [theirs], { restrictToBillingGroupId: owner.id });
     expect(ownerReplay.status).toBe("duplicate");
     expect(ownerReplay.call).toMatchObject({ billingGroupId: owner.id, toNumber: "4420111" });
     expect(await callCount(owner.id)).toBe(1);
@@ -136,8 +129,8 @@ describe.each(ENGINES)("ingestCdrs on %s", (engine) => {
     const owner = await groupWithCard();
     const squatter = await groupWithCard();
     const uuid = `claimed-${Math.random().toString(36).slice(2)}`;
-    await ingestCdrs(handle.db, [cdr({ uuid, billingGroupId: squatter.id, to: "4499" })], { restrictToBillingGroupId: squatter.id });
-    const [o] = await ingestCdrs(handle.db, [cdr({ uuid, billingGroupId: owner.id })], { restrictToBillingGroupId: owner.id });
+    await ingestCdrs(handle().db, [cdr({ uuid, billingGroupId: squatter.id, to: "4499" })], { restrictToBillingGroupId: squatter.id });
+    const [o] = await ingestCdrs(handle().db, [cdr({ uuid, billingGroupId: owner.id })], { restrictToBillingGroupId: owner.id });
     expect(o).toMatchObject({ status: "created", call: { billingGroupId: owner.id, priceMicros: 24_000n } });
     expect(await balance(owner.id)).toBe(10_000_000n - 24_000n);
   });
@@ -147,13 +140,13 @@ describe.each(ENGINES)("ingestCdrs on %s", (engine) => {
     const g2 = await groupWithCard();
     const uuid = `shared-${Math.random().toString(36).slice(2)}`;
     const batch = [cdr({ uuid, billingGroupId: g1.id }), cdr({ uuid, billingGroupId: g2.id, to: "4499" })];
-    const outcomes = await ingestCdrs(handle.db, batch);
+    const outcomes = await ingestCdrs(handle().db, batch);
     expect(outcomes.map((o) => [o.status, o.call.billingGroupId])).toEqual([
       ["created", g1.id],
       ["created", g2.id],
     ]);
     expect(outcomes[0].call.id).not.toBe(outcomes[1].call.id);
-    const again = await ingestCdrs(handle.db, [...batch].reverse());
+    const again = await ingestCdrs(handle().db, [...batch].reverse());
     expect(again.map((o) => [o.status, o.call.id])).toEqual([
       ["duplicate", outcomes[1].call.id],
       ["duplicate", outcomes[0].call.id],
@@ -163,18 +156,18 @@ describe.each(ENGINES)("ingestCdrs on %s", (engine) => {
   it("rejects a batch naming an unknown group or supplier and writes nothing", async () => {
     const group = await groupWithCard();
     const good = cdr({ billingGroupId: group.id });
-    const error = await ingestCdrs(handle.db, [good, cdr({ billingGroupId: "bg_nope" })]).catch((e: unknown) => e);
+    const error = await ingestCdrs(handle().db, [good, cdr({ billingGroupId: "bg_nope" })]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CdrRejectedError);
     expect(error).toMatchObject({ index: 1, field: "billingGroupId" });
-    await expect(ingestCdrs(handle.db, [cdr({ accountcode: "no-such-code" })])).rejects.toMatchObject({ index: 0, field: "accountcode" });
-    await expect(ingestCdrs(handle.db, [cdr({ billingGroupId: group.id, supplierId: "sup_nope" })])).rejects.toMatchObject({ field: "supplierId" });
+    await expect(ingestCdrs(handle().db, [cdr({ accountcode: "no-such-code" })])).rejects.toMatchObject({ index: 0, field: "accountcode" });
+    await expect(ingestCdrs(handle().db, [cdr({ billingGroupId: group.id, supplierId: "sup_nope" })])).rejects.toMatchObject({ field: "supplierId" });
     expect(await callCount(group.id)).toBe(0);
     expect(await balance(group.id)).toBe(10_000_000n);
   });
 
   it("maps an accountcode to its group and stores unanswered calls free", async () => {
     const group = await groupWithCard(undefined, `ac-${Math.random()}`);
-    const [o] = await ingestCdrs(handle.db, [cdr({ accountcode: group.accountcode, answerTime: null, hangupCause: "NO_ANSWER" })]);
+    const [o] = await ingestCdrs(handle().db, [cdr({ accountcode: group.accountcode, answerTime: null, hangupCause: "NO_ANSWER" })]);
     expect(o.call).toMatchObject({ billingGroupId: group.id, rated: true, billDuration: 0, priceMicros: 0n });
     expect(await ledgerSum(group.id)).toBe(10_000_000n);
   });
@@ -182,27 +175,27 @@ describe.each(ENGINES)("ingestCdrs on %s", (engine) => {
   it("stores a call without a sell rate unrated and undebited; rerate rates it exactly once", async () => {
     const group = await groupWithCard("prefix,rate,increment\n44,0.02,1/1\n");
     const unrated = cdr({ billingGroupId: group.id, to: "33612345678" });
-    const [o] = await ingestCdrs(handle.db, [unrated]);
+    const [o] = await ingestCdrs(handle().db, [unrated]);
     expect(o.call).toMatchObject({ rated: false, priceMicros: 0n, billDuration: 0, matchedPrefix: null });
     expect(await balance(group.id)).toBe(10_000_000n);
 
-    expect((await rerateUnratedCalls(handle.db, { billingGroupId: group.id })).rated).toBe(0);
+    expect((await rerateUnratedCalls(handle().db, { billingGroupId: group.id })).rated).toBe(0);
     // A deck effective only from now does not price a call that started before it.
-    await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n44,0.02,1/1\n33,0.06,30/6\n"));
-    expect(await rerateUnratedCalls(handle.db, { billingGroupId: group.id })).toMatchObject({ rated: 0, stillUnrated: 1 });
+    await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment\n44,0.02,1/1\n33,0.06,30/6\n"));
+    expect(await rerateUnratedCalls(handle().db, { billingGroupId: group.id })).toMatchObject({ rated: 0, stillUnrated: 1 });
     // The operator adds the missing prefix in a deck effective from before the call.
     const csv = "prefix,rate,increment\n44,0.02,1/1\n33,0.06,30/6\n";
-    await importSellRates(handle.db, group.id, parseRateCsv(csv), undefined, { effectiveFrom: new Date("2020-01-01T00:00:00Z") });
+    await importSellRates(handle().db, group.id, parseRateCsv(csv), undefined, { effectiveFrom: new Date("2020-01-01T00:00:00Z") });
     const [first, second] = await Promise.all([
-      rerateUnratedCalls(handle.db, { billingGroupId: group.id }),
-      rerateUnratedCalls(handle.db, { billingGroupId: group.id }),
+      rerateUnratedCalls(handle().db, { billingGroupId: group.id }),
+      rerateUnratedCalls(handle().db, { billingGroupId: group.id }),
     ]);
     expect(first.rated + second.rated).toBe(1);
-    expect(await rerateUnratedCalls(handle.db, { billingGroupId: group.id })).toMatchObject({ rated: 0, stillUnrated: 0 });
+    expect(await rerateUnratedCalls(handle().db, { billingGroupId: group.id })).toMatchObject({ rated: 0, stillUnrated: 0 });
     const price = 66_000n; // 62 s on 30/6 -> 66 s at 0.06/min = 0.066
     expect(await balance(group.id)).toBe(10_000_000n - price);
     expect(await ledgerSum(group.id)).toBe(10_000_000n - price);
-    const [replay] = await ingestCdrs(handle.db, [unrated]);
+    const [replay] = await ingestCdrs(handle().db, [unrated]);
     expect(replay).toMatchObject({ status: "duplicate", call: { rated: true, priceMicros: price } });
   });
 
@@ -230,9 +223,9 @@ describe.each(ENGINES)("ingestCdrs on %s", (engine) => {
               endTime: new Date(base + 1000 + (item.answeredMs ?? 0)).toISOString(),
             }),
           );
-          await ingestCdrs(handle.db, cdrs);
-          await ingestCdrs(handle.db, cdrs.filter((_, i) => items[i].replay));
-          if (items[0].topUp > 0) await topUpBillingGroup(handle.db, group.id, BigInt(items[0].topUp) * 1_000_001n);
+          await ingestCdrs(handle().db, cdrs);
+          await ingestCdrs(handle().db, cdrs.filter((_, i) => items[i].replay));
+          if (items[0].topUp > 0) await topUpBillingGroup(handle().db, group.id, BigInt(items[0].topUp) * 1_000_001n);
           expect(await ledgerSum(group.id)).toBe(await balance(group.id));
         },
       ),

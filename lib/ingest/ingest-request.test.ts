@@ -1,16 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {beforeAll, expect, it } from "vitest";
 import { ApiError } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
 import { createBillingGroup, getBillingGroup } from "@/lib/billing/groups";
-import { queryRows, type DbHandle } from "@/lib/db/client";
+import { queryRows } from "@/lib/db/client";
 import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
 import { parseRateCsv } from "@/lib/rating/rate-csv";
 import { createSupplier } from "@/lib/rating/suppliers";
-import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { cdrBatchResultSchema } from "./api-schemas";
 import { ingestRequest } from "./ingest-request";
 
@@ -43,37 +43,32 @@ async function apiError(promise: Promise<unknown>): Promise<ApiError> {
   return e as ApiError;
 }
 
-describe.each(ENGINES)("POST /v1/cdrs domain on %s", (engine) => {
-  let handle: DbHandle;
+describeOnEngines("POST /v1/cdrs domain", (handle) => {
   let groupId: string;
   beforeAll(async () => {
-    handle = await openTestDb(engine);
-    const group = await createBillingGroup(handle.db, { name: "Acme", currency: "GBP", openingBalanceMicros: 5_000_000n, accountcode: "ACME-001" });
+    const group = await createBillingGroup(handle().db, { name: "Acme", currency: "GBP", openingBalanceMicros: 5_000_000n, accountcode: "ACME-001" });
     groupId = group.id;
-    await importSellRates(handle.db, groupId, parseRateCsv("prefix,rate,increment\n4420,0.012,60/60\n"));
-    const supplier = await createSupplier(handle.db, { name: "Carrier A", gatewayName: "carrier_a" });
-    await importBuyRates(handle.db, supplier.id, parseRateCsv("prefix,rate,increment\n44,0.004,1/1\n"));
+    await importSellRates(handle().db, groupId, parseRateCsv("prefix,rate,increment\n4420,0.012,60/60\n"));
+    const supplier = await createSupplier(handle().db, { name: "Carrier A", gatewayName: "carrier_a" });
+    await importBuyRates(handle().db, supplier.id, parseRateCsv("prefix,rate,increment\n44,0.004,1/1\n"));
   });
-  afterAll(async () => {
-    await handle?.close();
-  });
-  const count = async () => Number((await queryRows<{ n: bigint }>(handle.db, sql`SELECT count(*)::bigint AS n FROM calls`))[0].n);
+  const count = async () => Number((await queryRows<{ n: bigint }>(handle().db, sql`SELECT count(*)::bigint AS n FROM calls`))[0].n);
 
   it("answers 201 with the stored call, then 200 for the replay", async () => {
     const body = native(groupId);
-    const first = await ingestRequest(handle.db, writer, body);
+    const first = await ingestRequest(handle().db, writer, body);
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({ uuid: body.uuid, price: 0.012, billDuration: 60, currency: "GBP", billingGroupId: groupId, rated: true });
     expect(first.body).not.toHaveProperty("buyCost");
     expect(first.headers.Location).toMatch(/^\/v1\/calls\/\d+$/);
-    const again = await ingestRequest(handle.db, writer, body);
+    const again = await ingestRequest(handle().db, writer, body);
     expect(again.status).toBe(200);
     expect(again.headers["Idempotent-Replayed"]).toBe("true");
     expect((again.body as { id: string }).id).toBe((first.body as { id: string }).id);
   });
 
   it("ingests the FreeSWITCH fixture through the colleague's mapper, with accountcode and gateway", async () => {
-    const answer = await ingestRequest(handle.db, principal(["cdrs:write", "calls:read_cost"]), fixture("freeswitch-answered.json"));
+    const answer = await ingestRequest(handle().db, principal(["cdrs:write", "calls:read_cost"]), fixture("freeswitch-answered.json"));
     expect(answer.status).toBe(201);
     // 125.401 s answered -> 126 -> 180 s on 60/60 at 0.012 = 0.036; buy 126 s at 0.004/min = 0.0084.
     expect(answer.body).toMatchObject({
@@ -92,7 +87,7 @@ describe.each(ENGINES)("POST /v1/cdrs domain on %s", (engine) => {
   it("answers a batch with one result per CDR, 201 if any was created, 200 for a pure replay", async () => {
     const a = native(groupId);
     const b = native(groupId, { to: "3361234" });
-    const first = await ingestRequest(handle.db, writer, { cdrs: [a, b] });
+    const first = await ingestRequest(handle().db, writer, { cdrs: [a, b] });
     expect(first.status).toBe(201);
     const parsed = cdrBatchResultSchema.parse(first.body);
     expect(parsed.results.map((r) => [r.uuid, r.status, r.rated])).toEqual([
@@ -100,49 +95,49 @@ describe.each(ENGINES)("POST /v1/cdrs domain on %s", (engine) => {
       [b.uuid, "created", false],
     ]);
     expect(parsed.summary).toEqual({ received: 2, created: 2, duplicate: 0, unrated: 1 });
-    const replay = await ingestRequest(handle.db, writer, { cdrs: [b, a] });
+    const replay = await ingestRequest(handle().db, writer, { cdrs: [b, a] });
     expect(replay.status).toBe(200);
     expect(cdrBatchResultSchema.parse(replay.body).summary).toMatchObject({ created: 0, duplicate: 2 });
   });
 
   it("rejects a batch with a malformed CDR with 422 naming the field, storing nothing", async () => {
     const before = await count();
-    const balance = (await getBillingGroup(handle.db, groupId))!.balanceMicros;
-    const error = await apiError(ingestRequest(handle.db, writer, { cdrs: [native(groupId), native(groupId), native(groupId, { startTime: "yesterday" })] }));
+    const balance = (await getBillingGroup(handle().db, groupId))!.balanceMicros;
+    const error = await apiError(ingestRequest(handle().db, writer, { cdrs: [native(groupId), native(groupId), native(groupId, { startTime: "yesterday" })] }));
     expect(error.status).toBe(422);
     expect(error.errors?.map((e) => e.param)).toEqual(["cdrs[2].startTime"]);
-    const fs = await apiError(ingestRequest(handle.db, writer, { cdrs: [native(groupId), { variables: { uuid: "x" } }] }));
+    const fs = await apiError(ingestRequest(handle().db, writer, { cdrs: [native(groupId), { variables: { uuid: "x" } }] }));
     expect(fs.errors?.[0].param).toMatch(/^cdrs\[1\]\./);
     expect(await count()).toBe(before);
-    expect((await getBillingGroup(handle.db, groupId))!.balanceMicros).toBe(balance);
+    expect((await getBillingGroup(handle().db, groupId))!.balanceMicros).toBe(balance);
   });
 
   it("answers 422 naming the field for an unknown group and 409 for changed content", async () => {
-    const unknown = await apiError(ingestRequest(handle.db, writer, { cdrs: [native(groupId), native("bg_nope")] }));
+    const unknown = await apiError(ingestRequest(handle().db, writer, { cdrs: [native(groupId), native("bg_nope")] }));
     expect(unknown.status).toBe(422);
     expect(unknown.errors).toEqual([{ param: "cdrs[1].billingGroupId", message: expect.stringContaining("bg_nope") }]);
     const body = native(groupId);
-    await ingestRequest(handle.db, writer, body);
-    const conflict = await apiError(ingestRequest(handle.db, writer, { ...body, to: "4420999" }));
+    await ingestRequest(handle().db, writer, body);
+    const conflict = await apiError(ingestRequest(handle().db, writer, { ...body, to: "4420999" }));
     expect(conflict.status).toBe(409);
     expect(conflict.errors).toEqual([{ param: "to", message: "differs from the stored call" }]);
   });
 
   it("lets a key bound to a group report only that group's calls, and fills it in", async () => {
-    const other = await createBillingGroup(handle.db, { name: "Other", currency: "GBP" });
+    const other = await createBillingGroup(handle().db, { name: "Other", currency: "GBP" });
     const bound = principal(["cdrs:write"], other.id);
     const { billingGroupId: _omit, ...withoutGroup } = native(groupId);
     void _omit;
-    const own = await ingestRequest(handle.db, bound, withoutGroup);
+    const own = await ingestRequest(handle().db, bound, withoutGroup);
     expect(own.body).toMatchObject({ billingGroupId: other.id, rated: false });
-    const foreign = await apiError(ingestRequest(handle.db, bound, native(groupId)));
+    const foreign = await apiError(ingestRequest(handle().db, bound, native(groupId)));
     expect(foreign.errors?.[0].param).toBe("billingGroupId");
   });
 
   it("refuses an empty or oversized batch", async () => {
-    expect((await apiError(ingestRequest(handle.db, writer, { cdrs: [] }))).errors?.[0].param).toBe("cdrs");
+    expect((await apiError(ingestRequest(handle().db, writer, { cdrs: [] }))).errors?.[0].param).toBe("cdrs");
     const many = Array.from({ length: 1001 }, () => native(groupId));
-    expect((await apiError(ingestRequest(handle.db, writer, { cdrs: many }))).status).toBe(422);
-    expect((await apiError(ingestRequest(handle.db, writer, [1, 2]))).errors?.[0].param).toBe("(body)");
+    expect((await apiError(ingestRequest(handle().db, writer, { cdrs: many }))).status).toBe(422);
+    expect((await apiError(ingestRequest(handle().db, writer, [1, 2]))).errors?.[0].param).toBe("(body)");
   });
 });

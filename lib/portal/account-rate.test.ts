@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {beforeAll, expect, it } from "vitest";
 import type { Principal } from "@/lib/auth/principal";
 import { effectiveScopes } from "@/lib/auth/scopes";
 import { createBillingGroup } from "@/lib/billing/groups";
-import type { DbHandle } from "@/lib/db/client";
 import { importSellRates } from "@/lib/rating/import-rates";
 import { rateRowSchema } from "@/lib/rating/schemas";
-import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { lookupAccountRate } from "./account-rate";
 
 const principal = (billingGroupId: string | null): Principal => ({
@@ -16,32 +15,27 @@ const principal = (billingGroupId: string | null): Principal => ({
   via: "session",
 });
 
-describe.each(ENGINES)("rate of a chosen account on %s", (engine) => {
-  let handle: DbHandle;
+describeOnEngines("rate of a chosen account", (handle) => {
   let a: string;
   let b: string;
   beforeAll(async () => {
-    handle = await openTestDb(engine);
-    a = (await createBillingGroup(handle.db, { name: "A", currency: "USD" })).id;
-    b = (await createBillingGroup(handle.db, { name: "B", currency: "EUR" })).id;
-    await importSellRates(handle.db, a, [rateRowSchema.parse({ prefix: "44", rate: "0.012", increment: "60/60" })]);
-    await importSellRates(handle.db, b, [rateRowSchema.parse({ prefix: "44", rate: "0.03", increment: "1/1" })]);
-  });
-  afterAll(async () => {
-    await handle?.close();
+    a = (await createBillingGroup(handle().db, { name: "A", currency: "USD" })).id;
+    b = (await createBillingGroup(handle().db, { name: "B", currency: "EUR" })).id;
+    await importSellRates(handle().db, a, [rateRowSchema.parse({ prefix: "44", rate: "0.012", increment: "60/60" })]);
+    await importSellRates(handle().db, b, [rateRowSchema.parse({ prefix: "44", rate: "0.03", increment: "1/1" })]);
   });
 
   it("looks up the chosen account's own card for a platform session", async () => {
-    expect(await lookupAccountRate(handle.db, principal(null), { account: a, destination: "+4420" })).toMatchObject({
+    expect(await lookupAccountRate(handle().db, principal(null), { account: a, destination: "+4420" })).toMatchObject({
       ok: true,
       rate: { matchedPrefix: "44", sellRate: 0.012, currency: "USD", billingIncrement: "60/60" },
     });
-    expect(await lookupAccountRate(handle.db, principal(null), { account: b, destination: "4420" })).toMatchObject({ ok: true, rate: { sellRate: 0.03, currency: "EUR" } });
+    expect(await lookupAccountRate(handle().db, principal(null), { account: b, destination: "4420" })).toMatchObject({ ok: true, rate: { sellRate: 0.03, currency: "EUR" } });
   });
 
   it("never reaches an account the key may not see, and says no_rate and bad input plainly", async () => {
-    expect(await lookupAccountRate(handle.db, principal(a), { account: b, destination: "4420" })).toMatchObject({ ok: false, code: "not_found" });
-    expect(await lookupAccountRate(handle.db, principal(null), { account: a, destination: "33" })).toMatchObject({ ok: false, code: "no_rate" });
-    expect(await lookupAccountRate(handle.db, principal(null), { account: a, destination: "44x" })).toMatchObject({ ok: false, code: "invalid_parameter" });
+    expect(await lookupAccountRate(handle().db, principal(a), { account: b, destination: "4420" })).toMatchObject({ ok: false, code: "not_found" });
+    expect(await lookupAccountRate(handle().db, principal(null), { account: a, destination: "33" })).toMatchObject({ ok: false, code: "no_rate" });
+    expect(await lookupAccountRate(handle().db, principal(null), { account: a, destination: "44x" })).toMatchObject({ ok: false, code: "invalid_parameter" });
   });
 });

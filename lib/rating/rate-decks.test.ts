@@ -1,13 +1,13 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {describe, expect, it } from "vitest";
 import type { Scope } from "@/lib/auth/scopes";
 import { createBillingGroup, getBillingGroup } from "@/lib/billing/groups";
 import { serializeCallDetail } from "@/lib/calls/serialize-call";
-import { queryRows, type DbHandle } from "@/lib/db/client";
+import { queryRows } from "@/lib/db/client";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
 import { rerateCalls } from "./rerate";
 import { nativeCdrSchema, type NativeCdrInput } from "@/lib/ingest/schemas";
-import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { diffDeck } from "./deck-diff";
 import { findSellRate, getRateCard } from "./find-rate";
 import { importBuyRates, importSellRates, RateDeckExistsError } from "./import-rates";
@@ -38,29 +38,22 @@ describe("rate deck CSV with fees", () => {
   });
 });
 
-describe.each(ENGINES)("dated rate decks on %s", (engine) => {
-  let handle: DbHandle;
-  beforeAll(async () => {
-    handle = await openTestDb(engine);
-  });
-  afterAll(async () => {
-    await handle?.close();
-  });
+describeOnEngines("dated rate decks", (handle) => {
 
-  const one = async <T>(q: ReturnType<typeof sql>) => (await queryRows<T>(handle.db, q))[0];
-  const balance = async (id: string) => (await getBillingGroup(handle.db, id))!.balanceMicros;
+  const one = async <T>(q: ReturnType<typeof sql>) => (await queryRows<T>(handle().db, q))[0];
+  const balance = async (id: string) => (await getBillingGroup(handle().db, id))!.balanceMicros;
   const ledgerSum = async (id: string) =>
     BigInt((await one<{ s: string }>(sql`SELECT COALESCE(SUM(amount_micros), 0)::text AS s FROM ledger_entries WHERE billing_group_id = ${id}`)).s);
   const version = async (id: string) => Number((await one<{ v: number }>(sql`SELECT rate_card_version AS v FROM billing_groups WHERE id = ${id}`)).v);
   const deckCount = async (id: string) => Number((await one<{ n: number }>(sql`SELECT count(*)::int AS n FROM rate_decks WHERE billing_group_id = ${id}`)).n);
 
   it("rates each call with the deck in force at its start, also a late CDR, with connect fee and minimum", async () => {
-    const group = await createBillingGroup(handle.db, { name: "Dated", currency: "EUR", openingBalanceMicros: 10_000_000n });
-    const supplier = await createSupplier(handle.db, { name: "Carrier", gatewayName: `gw-${group.id}` });
-    await importBuyRates(handle.db, supplier.id, parseRateCsv("prefix,rate,increment\n44,0.004,1/1\n"));
-    const a = await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n44,0.02,1/1\n"));
+    const group = await createBillingGroup(handle().db, { name: "Dated", currency: "EUR", openingBalanceMicros: 10_000_000n });
+    const supplier = await createSupplier(handle().db, { name: "Carrier", gatewayName: `gw-${group.id}` });
+    await importBuyRates(handle().db, supplier.id, parseRateCsv("prefix,rate,increment\n44,0.004,1/1\n"));
+    const a = await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment\n44,0.02,1/1\n"));
     const b = await importSellRates(
-      handle.db,
+      handle().db,
       group.id,
       parseRateCsv("prefix,rate,increment,connectFee,minCharge\n44,0.05,60/60,0.01,0.1\n"),
       undefined,
@@ -70,7 +63,7 @@ describe.each(ENGINES)("dated rate decks on %s", (engine) => {
     expect(b.effectiveFrom).toEqual(new Date("2025-06-01T00:00:00Z"));
 
     const gateway = `gw-${group.id}`;
-    const outcomes = await ingestCdrs(handle.db, [
+    const outcomes = await ingestCdrs(handle().db, [
       // Late: arrives after deck B exists but started 1 ms before it took effect: deck A, 62 s at 0.02/min on 1/1.
       cdr({ billingGroupId: group.id, gateway, startTime: "2025-05-31T23:59:59.999Z", answerTime: "2025-06-01T00:00:04.999Z", endTime: "2025-06-01T00:01:06.249Z" }),
       // Exactly at B's start: 62 s on 60/60 -> 120 s at 0.05 = 0.1, + connect fee 0.01 = 0.11 (above the minimum 0.1).
@@ -107,31 +100,31 @@ describe.each(ENGINES)("dated rate decks on %s", (engine) => {
   });
 
   it("keeps a future deck out of today's lookups, and refuses a second deck at the same instant", async () => {
-    const group = await createBillingGroup(handle.db, { name: "Future", currency: "USD" });
-    await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n44,0.02,1/1\n"));
+    const group = await createBillingGroup(handle().db, { name: "Future", currency: "USD" });
+    await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment\n44,0.02,1/1\n"));
     const inAnHour = new Date(Date.now() + 3_600_000);
-    const future = await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n44,0.03,1/1\n"), undefined, { effectiveFrom: inAnHour });
-    expect((await findSellRate(handle.db, group.id, "4412"))?.rateMicros).toBe(20_000n);
-    expect((await getRateCard(handle.db, "sell", group.id, null, inAnHour.getTime()))?.deckId).toBe(future.deckId);
-    expect((await getRateCard(handle.db, "sell", group.id, null, inAnHour.getTime() - 1))?.deckId).not.toBe(future.deckId);
+    const future = await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment\n44,0.03,1/1\n"), undefined, { effectiveFrom: inAnHour });
+    expect((await findSellRate(handle().db, group.id, "4412"))?.rateMicros).toBe(20_000n);
+    expect((await getRateCard(handle().db, "sell", group.id, null, inAnHour.getTime()))?.deckId).toBe(future.deckId);
+    expect((await getRateCard(handle().db, "sell", group.id, null, inAnHour.getTime() - 1))?.deckId).not.toBe(future.deckId);
 
     const v = await version(group.id);
     await expect(
-      importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n44,0.04,1/1\n"), undefined, { effectiveFrom: inAnHour }),
+      importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment\n44,0.04,1/1\n"), undefined, { effectiveFrom: inAnHour }),
     ).rejects.toBeInstanceOf(RateDeckExistsError);
     expect(await version(group.id)).toBe(v);
     expect(await deckCount(group.id)).toBe(2);
   });
 
   it("dry run: diffs against the card in force and warns where a sell rate falls below a buy rate; writes nothing", async () => {
-    const group = await createBillingGroup(handle.db, { name: "Diff", currency: "USD" });
-    await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment,description\n44,0.02,1/1,\n33,0.05,30/6,\n49,0.01,60/60,Germany\n"));
-    const supplier = await createSupplier(handle.db, { name: "Pricey" });
-    await importBuyRates(handle.db, supplier.id, parseRateCsv("prefix,rate,increment\n4,0.001,1/1\n44,0.015,1/1\n447,0.03,1/1\n"));
+    const group = await createBillingGroup(handle().db, { name: "Diff", currency: "USD" });
+    await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment,description\n44,0.02,1/1,\n33,0.05,30/6,\n49,0.01,60/60,Germany\n"));
+    const supplier = await createSupplier(handle().db, { name: "Pricey" });
+    await importBuyRates(handle().db, supplier.id, parseRateCsv("prefix,rate,increment\n4,0.001,1/1\n44,0.015,1/1\n447,0.03,1/1\n"));
     const v = await version(group.id);
 
     const rows = parseRateCsv("prefix,rate,increment,connectFee\n44,0.01,1/1,\n33,0.05,30/6,\n447,0.02,1/1,\n1,0.01,1/1,0.05\n");
-    const diff = await diffDeck(handle.db, "sell", group.id, rows, new Date("2030-01-01T00:00:00Z"));
+    const diff = await diffDeck(handle().db, "sell", group.id, rows, new Date("2030-01-01T00:00:00Z"));
     const none = { connectFee: null, minCharge: null, description: null };
     expect(diff).toMatchObject({
       effectiveFrom: "2030-01-01T00:00:00.000Z",
@@ -154,7 +147,7 @@ describe.each(ENGINES)("dated rate decks on %s", (engine) => {
     expect(await deckCount(group.id)).toBe(1);
 
     // A buy deck's dry run warns about every group's sell rates it would undercut.
-    const buyDiff = await diffDeck(handle.db, "buy", supplier.id, parseRateCsv("prefix,rate,increment\n44,0.025,1/1\n"));
+    const buyDiff = await diffDeck(handle().db, "buy", supplier.id, parseRateCsv("prefix,rate,increment\n44,0.025,1/1\n"));
     expect(buyDiff.marginWarnings.filter((w) => w.billingGroupId === group.id)).toEqual([
       { prefix: "44", billingGroupId: group.id, sellRate: "0.02", supplierId: supplier.id, buyPrefix: "44", buyRate: "0.025" },
     ]);
@@ -163,13 +156,13 @@ describe.each(ENGINES)("dated rate decks on %s", (engine) => {
   });
 
   it("rerate --since re-rates rated calls with the decks in force at their start, adjusting the balance exactly; default rerate does not", async () => {
-    const group = await createBillingGroup(handle.db, { name: "Rerate", currency: "EUR", openingBalanceMicros: 10_000_000n });
-    await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n44,0.02,1/1\n"));
-    await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment,connectFee,minCharge\n44,0.05,60/60,0.01,0.1\n"), undefined, {
+    const group = await createBillingGroup(handle().db, { name: "Rerate", currency: "EUR", openingBalanceMicros: 10_000_000n });
+    await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment\n44,0.02,1/1\n"));
+    await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment,connectFee,minCharge\n44,0.05,60/60,0.01,0.1\n"), undefined, {
       effectiveFrom: new Date("2025-06-01T00:00:00Z"),
     });
     const [c1, c2, c3, c4] = (
-      await ingestCdrs(handle.db, [
+      await ingestCdrs(handle().db, [
         cdr({ billingGroupId: group.id, startTime: "2025-05-31T23:59:59.999Z", answerTime: "2025-06-01T00:00:04.999Z", endTime: "2025-06-01T00:01:06.249Z" }),
         cdr({ billingGroupId: group.id, startTime: "2025-06-01T00:00:00Z", answerTime: "2025-06-01T00:00:05Z", endTime: "2025-06-01T00:01:06.250Z" }),
         cdr({ billingGroupId: group.id, startTime: "2025-06-02T00:00:00Z", answerTime: "2025-06-02T00:00:01Z", endTime: "2025-06-02T00:00:04Z" }),
@@ -179,15 +172,15 @@ describe.each(ENGINES)("dated rate decks on %s", (engine) => {
     expect(await balance(group.id)).toBe(10_000_000n - 230_667n);
 
     // A backdated deck from 2025-06-01 12:00: 0.03/min on 1/1, no fees.
-    const c = await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n44,0.03,1/1\n"), undefined, {
+    const c = await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment\n44,0.03,1/1\n"), undefined, {
       effectiveFrom: new Date("2025-06-01T12:00:00Z"),
     });
     const price = async (id: bigint) => BigInt((await one<{ p: string }>(sql`SELECT price_micros::text AS p FROM calls WHERE id = ${id.toString()}::bigint`)).p);
     // Default rerate: only unrated calls; none here, nothing changes.
-    expect(await rerateCalls(handle.db, { billingGroupId: group.id })).toMatchObject({ examined: 0, rated: 0, rerated: 0 });
+    expect(await rerateCalls(handle().db, { billingGroupId: group.id })).toMatchObject({ examined: 0, rated: 0, rerated: 0 });
     expect(await price(c3.id)).toBe(100_000n);
 
-    const result = await rerateCalls(handle.db, { billingGroupId: group.id, since: new Date("2025-06-01T00:00:00Z") });
+    const result = await rerateCalls(handle().db, { billingGroupId: group.id, since: new Date("2025-06-01T00:00:00Z") });
     // c2 started before deck C: unchanged. c3: 3 s at 0.03 on 1/1 = 0.0015 (was the minimum 0.1). c4: unanswered, new deck, 0.
     expect(result).toMatchObject({ examined: 3, rated: 0, rerated: 2, adjustedMicros: 1_500n - 100_000n, unmatched: 0 });
     expect([await price(c1.id), await price(c2.id), await price(c3.id), await price(c4.id)]).toEqual([20_667n, 110_000n, 1_500n, 0n]);
@@ -195,7 +188,7 @@ describe.each(ENGINES)("dated rate decks on %s", (engine) => {
     expect(await balance(group.id)).toBe(after);
     expect(await ledgerSum(group.id)).toBe(after);
     const adjustments = await queryRows<{ call_id: string; amount: string }>(
-      handle.db,
+      handle().db,
       sql`SELECT call_id::text, amount_micros::text AS amount FROM ledger_entries WHERE billing_group_id = ${group.id} AND kind = 'adjustment'`,
     );
     expect(adjustments).toEqual([{ call_id: c3.id.toString(), amount: "98500" }]);
@@ -215,12 +208,12 @@ describe.each(ENGINES)("dated rate decks on %s", (engine) => {
     expect(fromCalls.p).toBe("132167");
 
     // Two runs at once after another backdated deck: each call is adjusted exactly once.
-    await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n44,0.06,1/1\n"), undefined, {
+    await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment\n44,0.06,1/1\n"), undefined, {
       effectiveFrom: new Date("2025-06-01T18:00:00Z"),
     });
     const [r1, r2] = await Promise.all([
-      rerateCalls(handle.db, { billingGroupId: group.id, since: new Date("2025-06-01T00:00:00Z"), batchSize: 1 }),
-      rerateCalls(handle.db, { billingGroupId: group.id, since: new Date("2025-06-01T00:00:00Z"), batchSize: 1 }),
+      rerateCalls(handle().db, { billingGroupId: group.id, since: new Date("2025-06-01T00:00:00Z"), batchSize: 1 }),
+      rerateCalls(handle().db, { billingGroupId: group.id, since: new Date("2025-06-01T00:00:00Z"), batchSize: 1 }),
     ]);
     // c3: 3 s at 0.06 = 0.003 (was 0.0015); c4 moves to the new deck at 0.
     expect(r1.rerated + r2.rerated).toBe(2);
@@ -232,16 +225,16 @@ describe.each(ENGINES)("dated rate decks on %s", (engine) => {
     expect(BigInt(rolled.p)).toBe(20_667n + 110_000n + 3_000n);
 
     // Once is enough: a second run finds nothing to change.
-    expect(await rerateCalls(handle.db, { billingGroupId: group.id, since: new Date("2025-06-01T00:00:00Z") })).toMatchObject({ rerated: 0, adjustedMicros: 0n });
+    expect(await rerateCalls(handle().db, { billingGroupId: group.id, since: new Date("2025-06-01T00:00:00Z") })).toMatchObject({ rerated: 0, adjustedMicros: 0n });
     expect(await balance(group.id)).toBe(after - 1_500n);
   });
 
   it("leaves a call unrated when its group's only deck starts after the call", async () => {
-    const group = await createBillingGroup(handle.db, { name: "Late start", currency: "USD" });
-    await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n44,0.02,1/1\n"), undefined, {
+    const group = await createBillingGroup(handle().db, { name: "Late start", currency: "USD" });
+    await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment\n44,0.02,1/1\n"), undefined, {
       effectiveFrom: new Date("2025-07-01T00:00:00Z"),
     });
-    const [o] = await ingestCdrs(handle.db, [
+    const [o] = await ingestCdrs(handle().db, [
       cdr({ billingGroupId: group.id, startTime: "2025-06-30T23:59:59Z", answerTime: "2025-06-30T23:59:59Z", endTime: "2025-07-01T00:00:09Z" }),
     ]);
     expect(o.call).toMatchObject({ rated: false, priceMicros: 0n, rateDeckId: null });

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {describe, expect, it } from "vitest";
 import { createBillingGroup } from "@/lib/billing/groups";
-import { queryRows, type DbHandle } from "@/lib/db/client";
-import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import { queryRows } from "@/lib/db/client";
+import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { findBuyRate, findSellRate, getDeckIndex, getRateCard } from "./find-rate";
 import { importBuyRates, importSellRates, RateCardOwnerNotFoundError } from "./import-rates";
 import { parseRateCsv, RateCsvError } from "./rate-csv";
@@ -61,21 +61,14 @@ describe("parseRateCsv", () => {
   });
 });
 
-describe.each(ENGINES)("rate cards on %s", (engine) => {
-  let handle: DbHandle;
-  beforeAll(async () => {
-    handle = await openTestDb(engine);
-  });
-  afterAll(async () => {
-    await handle?.close();
-  });
+describeOnEngines("rate cards", (handle) => {
 
   it("imports a card, matches the longest prefix and a later deck takes over from its import on", async () => {
-    const group = await createBillingGroup(handle.db, { name: "Acme", currency: "USD" });
-    const first = await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment,description\n44,0.02,1/1\n4420,0.0120,60/60,London\n"));
+    const group = await createBillingGroup(handle().db, { name: "Acme", currency: "USD" });
+    const first = await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment,description\n44,0.02,1/1\n4420,0.0120,60/60,London\n"));
     // The first deck of a group takes effect at the epoch: it covers every call.
     expect(first).toEqual({ ownerId: group.id, imported: 2, rateCardVersion: 1, deckId: expect.any(Number), effectiveFrom: new Date(0) });
-    expect(await findSellRate(handle.db, group.id, "+442071234567")).toEqual({
+    expect(await findSellRate(handle().db, group.id, "+442071234567")).toEqual({
       prefix: "4420",
       rateMicros: 12_000n,
       increment: { min: 60, interval: 60 },
@@ -83,45 +76,45 @@ describe.each(ENGINES)("rate cards on %s", (engine) => {
       connectFeeMicros: null,
       minChargeMicros: null,
     });
-    expect((await findSellRate(handle.db, group.id, "4430"))?.prefix).toBe("44");
-    expect(await findSellRate(handle.db, group.id, "33")).toBeNull();
+    expect((await findSellRate(handle().db, group.id, "4430"))?.prefix).toBe("44");
+    expect(await findSellRate(handle().db, group.id, "33")).toBeNull();
 
     const before = Date.now();
-    const second = await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n33,0.05,30/6\n"));
+    const second = await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment\n33,0.05,30/6\n"));
     expect(second.rateCardVersion).toBe(2);
     // Default effective-from of a later deck: now.
     expect(second.effectiveFrom.getTime()).toBeGreaterThanOrEqual(before);
     expect(second.effectiveFrom.getTime()).toBeLessThanOrEqual(Date.now());
-    expect(await findSellRate(handle.db, group.id, "442071234567")).toBeNull();
-    expect((await findSellRate(handle.db, group.id, "331"))?.rateMicros).toBe(50_000n);
+    expect(await findSellRate(handle().db, group.id, "442071234567")).toBeNull();
+    expect((await findSellRate(handle().db, group.id, "331"))?.rateMicros).toBe(50_000n);
   });
 
   it("notices a deck added by another process through the version", async () => {
-    const group = await createBillingGroup(handle.db, { name: "Other", currency: "USD" });
-    await importSellRates(handle.db, group.id, parseRateCsv("prefix,rate,increment\n49,0.01,60/60\n"));
-    expect((await findSellRate(handle.db, group.id, "491"))?.rateMicros).toBe(10_000n);
+    const group = await createBillingGroup(handle().db, { name: "Other", currency: "USD" });
+    await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment\n49,0.01,60/60\n"));
+    expect((await findSellRate(handle().db, group.id, "491"))?.rateMicros).toBe(10_000n);
     // As another process would: add a deck in force now and bump the version, without touching this cache.
     const [{ id }] = await queryRows<{ id: string }>(
-      handle.db,
+      handle().db,
       sql`INSERT INTO rate_decks (billing_group_id, effective_from) VALUES (${group.id}, now() - interval '1 second') RETURNING id::text AS id`,
     );
-    await handle.db.execute(sql`INSERT INTO sell_rates (deck_id, billing_group_id, prefix, rate_micros, increment_min, increment_interval)
+    await handle().db.execute(sql`INSERT INTO sell_rates (deck_id, billing_group_id, prefix, rate_micros, increment_min, increment_interval)
                                 VALUES (${id}::bigint, ${group.id}, '49', 20000, 60, 60)`);
-    await handle.db.execute(sql`UPDATE billing_groups SET rate_card_version = rate_card_version + 1 WHERE id = ${group.id}`);
-    expect((await findSellRate(handle.db, group.id, "491"))?.rateMicros).toBe(20_000n);
+    await handle().db.execute(sql`UPDATE billing_groups SET rate_card_version = rate_card_version + 1 WHERE id = ${group.id}`);
+    expect((await findSellRate(handle().db, group.id, "491"))?.rateMicros).toBe(20_000n);
     // A caller holding the version (the API principal) skips the version query and still gets the new deck.
-    const [{ v }] = await queryRows<{ v: bigint }>(handle.db, sql`SELECT rate_card_version AS v FROM billing_groups WHERE id = ${group.id}`);
-    expect((await findSellRate(handle.db, group.id, "491", Number(v)))?.rateMicros).toBe(20_000n);
-    expect((await getDeckIndex(handle.db, "sell", group.id))?.version).toBe(Number(v));
-    expect((await getRateCard(handle.db, "sell", group.id))?.deckId).toBe(Number(id));
+    const [{ v }] = await queryRows<{ v: bigint }>(handle().db, sql`SELECT rate_card_version AS v FROM billing_groups WHERE id = ${group.id}`);
+    expect((await findSellRate(handle().db, group.id, "491", Number(v)))?.rateMicros).toBe(20_000n);
+    expect((await getDeckIndex(handle().db, "sell", group.id))?.version).toBe(Number(v));
+    expect((await getRateCard(handle().db, "sell", group.id))?.deckId).toBe(Number(id));
   });
 
   it("keeps supplier buy cards apart and refuses unknown owners", async () => {
-    const supplier = await createSupplier(handle.db, { name: "Carrier", gatewayName: "gw-carrier" });
+    const supplier = await createSupplier(handle().db, { name: "Carrier", gatewayName: "gw-carrier" });
     expect(supplier.gatewayName).toBe("gw-carrier");
-    await importBuyRates(handle.db, supplier.id, parseRateCsv("prefix,rate,increment\n44,0.004,1/1\n"));
-    expect((await findBuyRate(handle.db, supplier.id, "44123"))?.rateMicros).toBe(4_000n);
-    expect(await findBuyRate(handle.db, "sup_unknown", "44123")).toBeNull();
-    await expect(importSellRates(handle.db, "bg_unknown", [])).rejects.toBeInstanceOf(RateCardOwnerNotFoundError);
+    await importBuyRates(handle().db, supplier.id, parseRateCsv("prefix,rate,increment\n44,0.004,1/1\n"));
+    expect((await findBuyRate(handle().db, supplier.id, "44123"))?.rateMicros).toBe(4_000n);
+    expect(await findBuyRate(handle().db, "sup_unknown", "44123")).toBeNull();
+    await expect(importSellRates(handle().db, "bg_unknown", [])).rejects.toBeInstanceOf(RateCardOwnerNotFoundError);
   });
 });

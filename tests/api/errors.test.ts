@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { describe, expect, it, inject } from "vitest";
 import { generateApiKeySecret } from "@/lib/auth/api-key-format";
+import { bearer, http, type HttpResult } from "@/lib/testing/http-client";
 import { api, apiServers, query, type ApiResponse, type ApiServer } from "./helpers";
 
 // docs/contract.md §3, row by row, over HTTP, on both engines.
@@ -230,18 +231,14 @@ describe("docs/contract.md §3: 429 rate_limited", () => {
   const limited = inject("rateLimitedServer");
 
   it("answers 429 with Retry-After and RateLimit headers once the burst is spent", async () => {
-    const results: (Response & { bodyText?: string })[] = [];
-    for (let i = 0; i < 8; i++) {
-      const res: Response & { bodyText?: string } = await fetch(`${limited.baseUrl}/v1/accounts`, { headers: { authorization: `Bearer ${limited.key}` } });
-      res.bodyText = await res.text();
-      results.push(res);
-    }
+    const results: HttpResult[] = [];
+    for (let i = 0; i < 8; i++) results.push(await http(limited.baseUrl, "/v1/accounts", { headers: bearer(limited.key) }));
     expect(results[0].status).toBe(200);
     expect(results[0].headers.get("ratelimit-limit")).toBe("3");
     const refused = results.find((r) => r.status === 429);
     expect(refused, "a request beyond the burst of 3").toBeDefined();
     expect(refused!.headers.get("content-type")).toContain("application/problem+json");
-    expect(JSON.parse(refused!.bodyText!)).toMatchObject({ status: 429, code: "rate_limited" });
+    expect(refused!.json).toMatchObject({ status: 429, code: "rate_limited" });
     expect(Number(refused!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(refused!.headers.get("ratelimit-remaining")).toBe("0");
   });

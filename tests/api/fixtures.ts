@@ -3,6 +3,7 @@ import { createApiKey, revokeApiKey } from "@/lib/auth/manage-keys";
 import type { Scope } from "@/lib/auth/scopes";
 import { createBillingGroup, setBillingGroupDisabledByOperator } from "@/lib/billing/groups";
 import type { Db } from "@/lib/db/client";
+import { Prng } from "@/lib/demo/prng";
 import { calls } from "@/lib/db/schema";
 import type { NativeCdr } from "@/lib/ingest/schemas";
 import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
@@ -165,18 +166,6 @@ async function seedDecks(db: Db, billingGroupId: string): Promise<void> {
   );
 }
 
-/** Deterministic pseudo-random order, so ids do not follow start times. */
-function shuffled<T>(items: T[], seed: number): T[] {
-  const out = [...items];
-  let s = seed;
-  for (let i = out.length - 1; i > 0; i--) {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-    const j = s % (i + 1);
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
-}
-
 function fixtureCdrs(group: "a" | "b", billingGroupId: string, count: number, supplierId: string): NativeCdr[] {
   return Array.from({ length: count }, (_, i) => {
     // Triples share a start time, so the id tie-break of the order is exercised.
@@ -249,7 +238,7 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
   };
   await revokeApiKey(db, created.revokedA.id);
 
-  const cdrs = shuffled([...fixtureCdrs("a", a.id, 157, supplier.id), ...fixtureCdrs("b", b.id, 64, supplier.id)], 7);
+  const cdrs = new Prng(7).shuffle([...fixtureCdrs("a", a.id, 157, supplier.id), ...fixtureCdrs("b", b.id, 64, supplier.id)]);
   await storeFixtureCdrs(db, cdrs);
   await storeFixtureCdrs(db, zoneCdrs(zones.id, supplier.id));
   await seedDecks(db, decks.id);

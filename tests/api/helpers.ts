@@ -1,4 +1,5 @@
 import { inject } from "vitest";
+import { http } from "@/lib/testing/http-client";
 import type { ApiServer } from "./global-setup";
 import type { KeyName } from "./fixtures";
 
@@ -42,17 +43,13 @@ export async function api<T = unknown>(server: ApiServer, pathOrUrl: string, opt
   if (options.key) headers.authorization = `Bearer ${server.keys[options.key]}`;
   if (options.authorization !== undefined) headers.authorization = options.authorization;
   if (options.body !== undefined) headers["content-type"] ??= "application/json";
-  const url = /^https?:\/\//.test(pathOrUrl) ? pathOrUrl : `${server.baseUrl}${pathOrUrl}`;
-  const res = await fetch(url, {
+  const res = await http(server.baseUrl, pathOrUrl, {
     method: options.method ?? (options.body === undefined ? "GET" : "POST"),
     headers,
     body: options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body),
-    signal: AbortSignal.timeout(60_000),
+    redirect: "follow",
   });
-  const text = await res.text();
-  let body: unknown = text;
-  if ((res.headers.get("content-type") ?? "").includes("json") && text) body = JSON.parse(text);
-  return { status: res.status, headers: res.headers, body: body as T, text };
+  return { status: res.status, headers: res.headers, body: (res.json ?? res.text) as T, text: res.text };
 }
 
 /** Builds a query string with exact encoding (URLSearchParams would turn spaces into `+`). */

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { describe, expect, it } from "vitest";
+import { http } from "@/lib/testing/http-client";
 import { api, apiServers } from "./helpers";
 
 /** Every route file under app/v1 as an OpenAPI path: app/v1/calls/[id]/route.ts -> /v1/calls/{id}. */
@@ -54,8 +55,8 @@ describe.each(apiServers())("OpenAPI on $engine", (server) => {
   });
 
   it("the /docs page renders the reference from the document", async () => {
-    const res = await fetch(`${server.baseUrl}/docs`);
-    const html = await res.text();
+    const res = await http(server.baseUrl, "/docs", { redirect: "follow" });
+    const html = res.text;
     expect(res.status).toBe(200);
     for (const p of ["/v1/calls", "/v1/calls/{id}", "/v1/balances", "/v1/rates", "/v1/accounts", "CallDetail", "billing_group_required"]) {
       expect(html).toContain(p);

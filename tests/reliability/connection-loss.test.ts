@@ -1,3 +1,4 @@
+import { Prng } from "@/lib/demo/prng";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "@/lib/auth/manage-keys";
@@ -17,7 +18,7 @@ import {
   sleep,
   storedUuids,
   testSeed,
-  prng,
+  
   type HttpResult,
 } from "./harness";
 import { SELL_CARD, makeCdr, rateRows } from "./seed";
@@ -84,9 +85,9 @@ async function waitUntilServing(app: AppServer = server): Promise<number> {
 
 describe("PostgreSQL connection loss", () => {
   it("pg_terminate_backend during ingest: 2xx or 503 problem+json, never a partial batch, recovery without restart", async () => {
-    const rand = prng(testSeed());
+    const rng = new Prng(testSeed());
     const batches = Array.from({ length: 90 }, (_, b) => {
-      const size = 1 + Math.floor(rand() * 30);
+      const size = 1 + Math.floor(rng.next() * 30);
       const cdrs = Array.from({ length: size }, (_, i) => makeCdr(`loss-${b}`, i, ids.groups[(b + i) % 2], null));
       return { uuids: cdrs.map((c) => c.uuid), body: { cdrs }, acknowledged: false, status: 0 as number };
     });
@@ -95,7 +96,7 @@ describe("PostgreSQL connection loss", () => {
     let sending = true;
     const killer = (async () => {
       while (sending) {
-        await sleep(30 + Math.floor(rand() * 100));
+        await sleep(30 + Math.floor(rng.next() * 100));
         const r = await admin.query("SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()) t", [databaseName()]);
         tally.terminated += r.rows[0].n as number;
         tally.rounds++;

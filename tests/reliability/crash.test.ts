@@ -1,3 +1,4 @@
+import { Prng } from "@/lib/demo/prng";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -8,7 +9,7 @@ import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
 import { createSupplier } from "@/lib/rating/suppliers";
 import { ENGINES } from "@/lib/testing/engines";
 import { sql } from "drizzle-orm";
-import { AppServer, Store, bearer, http, ledgerDefects, ledgerOf, postCdrs, processState, prng, sleep, testSeed, type HttpResult } from "./harness";
+import { AppServer, Store, bearer, http, ledgerDefects, ledgerOf, postCdrs, processState, sleep, testSeed, type HttpResult } from "./harness";
 import { BUY_CARD, SELL_CARD, makeCdr, rateRows } from "./seed";
 
 /**
@@ -38,14 +39,14 @@ interface Batch {
   acknowledged?: boolean;
 }
 
-function buildBatches(rand: () => number, groupIds: string[], supplierId: string): Batch[] {
+function buildBatches(rng: Prng, groupIds: string[], supplierId: string): Batch[] {
   const cdrs = Array.from({ length: CALLS }, (_, i) => makeCdr("crash", i, groupIds[i % groupIds.length], supplierId));
   const batches: Batch[] = [];
   for (let i = 0; i < cdrs.length; ) {
-    const size = rand() < 0.2 ? 1 : 1 + Math.floor(rand() * 40);
+    const size = rng.next() < 0.2 ? 1 : 1 + Math.floor(rng.next() * 40);
     const chunk = cdrs.slice(i, i + size);
     i += size;
-    batches.push({ index: batches.length, uuids: chunk.map((c) => c.uuid), body: chunk.length === 1 && rand() < 0.5 ? chunk[0] : { cdrs: chunk } });
+    batches.push({ index: batches.length, uuids: chunk.map((c) => c.uuid), body: chunk.length === 1 && rng.next() < 0.5 ? chunk[0] : { cdrs: chunk } });
   }
   return batches;
 }
@@ -98,7 +99,7 @@ describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
   it(`stores and charges each of ${CALLS} calls exactly once across ${KILLS[engine]} kills with immediate restarts and a full replay`, async () => {
     const kills = KILLS[engine];
     const seed = testSeed();
-    const rand = prng(seed);
+    const rng = new Prng(seed);
     const store = await Store.create(engine, "crash");
     cleanup.push(() => store.dispose());
     const setup = await store.withDb(async (db) => {
@@ -115,7 +116,7 @@ describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
       const reader = await createApiKey(db, { scopes: ["calls:read"], name: "crash reader" });
       return { groups, supplierId: supplier.id, ingestKey: ingest.key, readKey: reader.key };
     });
-    const batches = buildBatches(rand, setup.groups, setup.supplierId);
+    const batches = buildBatches(rng, setup.groups, setup.supplierId);
     const log: string[] = [`seed ${seed}, ${batches.length} batches`];
     const tally = { requests: 0, kills: 0, lostInFlight: 0, restarts: 0 };
 
@@ -133,8 +134,8 @@ describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
     for (let kill = 0; kill < kills; kill++) {
       const remaining = batches.length - cursor;
       // Spread over the kills still to come, so that each one lands while batches are being sent.
-      const killAfterAcks = 1 + Math.floor(rand() * Math.max(1, (remaining / (kills - kill)) * 0.7));
-      const killDelayMs = Math.floor(rand() * 40);
+      const killAfterAcks = 1 + Math.floor(rng.next() * Math.max(1, (remaining / (kills - kill)) * 0.7));
+      const killDelayMs = Math.floor(rng.next() * 40);
       let acks = 0;
       let inFlight = 0;
       let inFlightAtKill = 0;

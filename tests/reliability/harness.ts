@@ -6,6 +6,7 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import { openDatabase, queryRows, type Db, type DbHandle } from "@/lib/db/client";
 import { createTestDatabase, type Engine } from "@/lib/testing/engines";
+import { bearer, http, type HttpResult } from "@/lib/testing/http-client";
 import { freePort, productionDistDir as distDir, ROOT, spawnNextServer, waitUntilServing } from "@/lib/testing/next-server";
 
 export { ROOT };
@@ -20,18 +21,6 @@ export { ROOT };
 const START_TIMEOUT_MS = 180_000;
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A deterministic PRNG (mulberry32), so a failing random kill can be replayed with its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function testSeed(): number {
   const fromEnv = Number(process.env.RELIABILITY_SEED);
@@ -258,42 +247,7 @@ export class AppServer {
   }
 }
 
-export interface HttpResult {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: unknown;
-}
-
-/** One request; the body is always read so the connection is released. */
-export async function http(
-  baseUrl: string,
-  pathOrUrl: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array; timeoutMs?: number; redirect?: RequestRedirect } = {},
-): Promise<HttpResult> {
-  const url = /^https?:\/\//.test(pathOrUrl) ? pathOrUrl : `${baseUrl}${pathOrUrl}`;
-  const res = await fetch(url, {
-    method: init.method ?? "GET",
-    headers: init.headers,
-    body: init.body as BodyInit | undefined,
-    redirect: init.redirect ?? "manual",
-    signal: AbortSignal.timeout(init.timeoutMs ?? 60_000),
-  });
-  const text = await res.text();
-  let json: unknown = undefined;
-  if ((res.headers.get("content-type") ?? "").includes("json") && text) {
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-  }
-  return { status: res.status, headers: res.headers, text, json };
-}
-
-export function bearer(key: string): Record<string, string> {
-  return { authorization: `Bearer ${key}` };
-}
+export { bearer, http, type HttpResult };
 
 /** POST /v1/cdrs with a JSON body. */
 export function postCdrs(baseUrl: string, key: string, body: unknown, timeoutMs = 60_000): Promise<HttpResult> {

@@ -1,3 +1,4 @@
+import { Prng } from "@/lib/demo/prng";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "@/lib/auth/manage-keys";
 import { createBillingGroup } from "@/lib/billing/groups";
@@ -5,7 +6,7 @@ import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
 import { nativeCdrSchema } from "@/lib/ingest/schemas";
 import { importSellRates } from "@/lib/rating/import-rates";
 import type { Engine } from "@/lib/testing/engines";
-import { AppServer, Store, bearer, http, ledgerDefects, ledgerOf, postCdrs, prng, sleep, testSeed, type HttpResult } from "./harness";
+import { AppServer, Store, bearer, http, ledgerDefects, ledgerOf, postCdrs, sleep, testSeed, type HttpResult } from "./harness";
 import { DESTINATIONS, SELL_CARD, makeCdr, rateRows } from "./seed";
 
 /**
@@ -56,8 +57,8 @@ afterAll(async () => {
 
 describe(`soak on ${ENGINE}`, () => {
   it(`serves mixed traffic from ${CONNECTIONS} connections for ${SOAK_SECONDS}s: zero 5xx, bounded memory, sound ledger`, async () => {
-    const rand = prng(testSeed());
-    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
+    const rng = new Prng(testSeed());
+    const pick = <T>(xs: readonly T[]) => rng.pick(xs);
     const counts = new Map<string, number>();
     const serverErrors: string[] = [];
     const latencies: number[] = [];
@@ -77,15 +78,15 @@ describe(`soak on ${ENGINE}`, () => {
         35,
         async () => {
           const q = new URLSearchParams({ pageSize: String(pick([10, 50, 200])) });
-          if (rand() < 0.3) q.set("direction", pick(["inbound", "outbound"]));
-          if (rand() < 0.3) q.set("to", pick(["44", "4420", "1415", "33"]));
-          if (rand() < 0.2) q.set("startTime[gte]", "2026-02-10T00:00:00Z");
+          if (rng.next() < 0.3) q.set("direction", pick(["inbound", "outbound"]));
+          if (rng.next() < 0.3) q.set("to", pick(["44", "4420", "1415", "33"]));
+          if (rng.next() < 0.2) q.set("startTime[gte]", "2026-02-10T00:00:00Z");
           const t = performance.now();
           const key = pick([ids.platformKey, ids.groupKey]);
           const res = await http(server.baseUrl, `/v1/calls?${q}`, { headers: bearer(key) });
           record("list", res, t);
           const next = (res.json as { nextPageUrl?: string | null } | undefined)?.nextPageUrl;
-          if (next && rand() < 0.5) {
+          if (next && rng.next() < 0.5) {
             const t2 = performance.now();
             record("list-next", await http(server.baseUrl, next, { headers: bearer(key) }), t2);
           }
@@ -94,7 +95,7 @@ describe(`soak on ${ENGINE}`, () => {
       [
         25,
         async () => {
-          const destination = pick([...DESTINATIONS, `44${Math.floor(rand() * 1e9)}`, "999", `+1${Math.floor(rand() * 1e9)}`]);
+          const destination = pick([...DESTINATIONS, `44${Math.floor(rng.next() * 1e9)}`, "999", `+1${Math.floor(rng.next() * 1e9)}`]);
           const t = performance.now();
           record("rate", await http(server.baseUrl, `/v1/rates?destination=${encodeURIComponent(destination)}`, { headers: bearer(ids.groupKey) }), t);
         },
@@ -117,11 +118,11 @@ describe(`soak on ${ENGINE}`, () => {
         25,
         async () => {
           let body: unknown;
-          if (sentBatches.length > 0 && rand() < 0.1) {
+          if (sentBatches.length > 0 && rng.next() < 0.1) {
             body = pick(sentBatches); // a switch retrying: answered 200, debits nothing
           } else {
             const b = batchNo++;
-            const cdrs = Array.from({ length: 1 + Math.floor(rand() * 20) }, (_, i) => makeCdr(`soak-${b}`, i, ids.groups[(b + i) % 2], null));
+            const cdrs = Array.from({ length: 1 + Math.floor(rng.next() * 20) }, (_, i) => makeCdr(`soak-${b}`, i, ids.groups[(b + i) % 2], null));
             body = { cdrs };
             sentBatches.push(body);
             ingested += cdrs.length;
@@ -133,7 +134,7 @@ describe(`soak on ${ENGINE}`, () => {
     ];
     const totalWeight = actions.reduce((n, [w]) => n + w, 0);
     const runAction = () => {
-      let r = rand() * totalWeight;
+      let r = rng.next() * totalWeight;
       for (const [w, act] of actions) {
         if ((r -= w) < 0) return act();
       }

@@ -1,9 +1,9 @@
-// Rate deck import and first lookup on a big card: `npx tsx lib/rating/bench/import-bench.ts [pglite|postgres] [prefixes]`.
+// Rate deck import and first lookup on a big card: `npx tsx bench/rate-import.ts [pglite|postgres] [prefixes]`.
 import { createBillingGroup } from "@/lib/billing/groups";
 import { openTestDb, type Engine } from "@/lib/testing/engines";
-import { findSellRate } from "../find-rate";
-import { importSellRates } from "../import-rates";
-import { parseRateCsv } from "../rate-csv";
+import { findSellRate } from "@/lib/rating/find-rate";
+import { importSellRates } from "@/lib/rating/import-rates";
+import { parseRateCsv } from "@/lib/rating/rate-csv";
 
 async function main() {
   const engine = (process.argv[2] ?? "pglite") as Engine;

@@ -1,4 +1,4 @@
-// Ingest throughput: `npx tsx lib/ingest/testing/ingest-bench.ts [pglite|pglite-dir|postgres] [calls] [batchSize] [concurrency]`.
+// Ingest throughput: `npx tsx bench/ingest-throughput.ts [pglite|pglite-dir|postgres] [calls] [batchSize] [concurrency]`.
 // pglite: in memory (as the tests); pglite-dir: a data directory on disk (as the server runs).
 // Not a test (timings depend on the machine). Target: >= 10 000 calls/s batched, on both engines.
 import fs from "node:fs";
@@ -11,9 +11,9 @@ import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
 import { parseRateCsv } from "@/lib/rating/rate-csv";
 import { createSupplier } from "@/lib/rating/suppliers";
 import { openTestDb, type Engine } from "@/lib/testing/engines";
-import { ingestCdrs } from "../ingest-cdrs";
-import { nativeCdrSchema, type NativeCdr } from "../schemas";
-import { runConcurrentBatches } from "./concurrent-batches";
+import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
+import { nativeCdrSchema, type NativeCdr } from "@/lib/ingest/schemas";
+import { runConcurrentBatches } from "@/lib/ingest/testing/concurrent-batches";
 
 async function main() {
   const mode = process.argv[2] ?? "pglite";

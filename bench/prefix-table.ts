@@ -1,31 +1,20 @@
-// Measures PrefixTable build and lookup speed: `npx tsx lib/rating/bench/prefix-table-bench.ts [prefixes] [lookups]`.
+// Measures PrefixTable build and lookup speed: `npx tsx bench/prefix-table.ts [prefixes] [lookups]`.
 // Not a test: timings depend on the machine. Targets: build 500k prefixes < 1 s, >= 2M lookups/s.
 import os from "node:os";
-import { PrefixTable } from "../prefix-table";
+import { Prng } from "@/lib/demo/prng";
+import { PrefixTable } from "@/lib/rating/prefix-table";
+import { generatePrefixes } from "./prefixes";
 
 const prefixCount = Number(process.argv[2] ?? 500_000);
 const lookupCount = Number(process.argv[3] ?? 5_000_000);
 
-// Deterministic pseudo-random digits (xorshift), shaped like a real deck: country code + 2..8 more digits.
-let seed = 2463534242;
-function rand(n: number): number {
-  seed ^= seed << 13;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5;
-  return (seed >>> 0) % n;
-}
-function digits(n: number): string {
-  let s = "";
-  for (let i = 0; i < n; i++) s += String(rand(10));
-  return s;
-}
-const countries = Array.from({ length: 200 }, () => String(1 + rand(999)));
-const prefixes = new Set<string>();
-while (prefixes.size < prefixCount) prefixes.add(countries[rand(countries.length)] + digits(2 + rand(7)));
-const list = [...prefixes];
+// The deck of the other rate benches (generatePrefixes), destinations from the one seeded PRNG.
+const list = generatePrefixes(prefixCount, 1);
+const countries = [...new Set(list.map((p) => p.slice(0, 1 + (Number(p[0]) % 3))))];
+const rng = new Prng(7);
 const destinations = Array.from({ length: 100_000 }, () => {
-  const p = list[rand(list.length)];
-  return rand(4) === 0 ? `+${countries[rand(countries.length)]}${digits(10)}` : p + digits(12 - Math.min(p.length, 11));
+  const p = rng.pick(list);
+  return rng.int(0, 3) === 0 ? `+${rng.pick(countries)}${rng.digits(10)}` : p + rng.digits(12 - Math.min(p.length, 11));
 });
 
 // CPU time as well as wall time: on a shared machine wall time mostly measures the neighbours.
