@@ -13,6 +13,7 @@ import {
   timestamp,
   unique,
   uniqueIndex,
+  type AnyPgColumn,
 } from "drizzle-orm/pg-core";
 
 // Money and rates are integer micro-units (1 unit = 1_000_000). `mode: "bigint"` keeps them exact in JS.
@@ -248,37 +249,30 @@ const usageFigures = {
 const usageTime = (name: string) => timestamp(name, { withTimezone: true, mode: "date" }).notNull();
 const usageDirection = () => text("direction", { enum: ["inbound", "outbound"] }).notNull();
 
+// hourly and quarter differ only in grain: the same columns (after the group and the time) and the same keys.
+const usageByCause = {
+  direction: usageDirection(),
+  // upper(calls.hangup_cause): the calls filter is case-insensitive.
+  hangupCause: text("hangup_cause"),
+  currency: char("currency", { length: 3 }).notNull(),
+  ...usageFigures,
+};
+type UsageByCauseColumns = { [K in "billingGroupId" | "direction" | "hangupCause" | "currency"]: AnyPgColumn };
+const usageByCauseKeys = (table: string, time: AnyPgColumn, t: UsageByCauseColumns) => [
+  unique(`${table}_key`).on(t.billingGroupId, time, t.direction, t.hangupCause, t.currency).nullsNotDistinct(),
+  index(`${table}_${time.name}_idx`).on(time),
+];
+
 export const usageHourly = pgTable(
   "usage_hourly",
-  {
-    billingGroupId: text("billing_group_id").notNull(),
-    hour: usageTime("hour"),
-    direction: usageDirection(),
-    // upper(calls.hangup_cause): the calls filter is case-insensitive.
-    hangupCause: text("hangup_cause"),
-    currency: char("currency", { length: 3 }).notNull(),
-    ...usageFigures,
-  },
-  (t) => [
-    unique("usage_hourly_key").on(t.billingGroupId, t.hour, t.direction, t.hangupCause, t.currency).nullsNotDistinct(),
-    index("usage_hourly_hour_idx").on(t.hour),
-  ],
+  { billingGroupId: text("billing_group_id").notNull(), hour: usageTime("hour"), ...usageByCause },
+  (t) => usageByCauseKeys("usage_hourly", t.hour, t),
 );
 
 export const usageQuarter = pgTable(
   "usage_quarter",
-  {
-    billingGroupId: text("billing_group_id").notNull(),
-    quarter: usageTime("quarter"),
-    direction: usageDirection(),
-    hangupCause: text("hangup_cause"),
-    currency: char("currency", { length: 3 }).notNull(),
-    ...usageFigures,
-  },
-  (t) => [
-    unique("usage_quarter_key").on(t.billingGroupId, t.quarter, t.direction, t.hangupCause, t.currency).nullsNotDistinct(),
-    index("usage_quarter_quarter_idx").on(t.quarter),
-  ],
+  { billingGroupId: text("billing_group_id").notNull(), quarter: usageTime("quarter"), ...usageByCause },
+  (t) => usageByCauseKeys("usage_quarter", t.quarter, t),
 );
 
 export const usageDaily = pgTable(
