@@ -7,6 +7,7 @@ import { getDb } from "@/lib/db/client";
 import { portalNames } from "@/lib/portal/names";
 import { requirePortalSession } from "@/lib/portal/session";
 import { spendPerDay } from "@/lib/portal/spend-per-day";
+import { cardClass } from "@/components/ui/card";
 
 export const metadata: Metadata = { title: "Dashboard" };
 
@@ -27,7 +28,7 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
           <BalanceWidget accounts={options} selected={selected} />
           <SpendSummary series={spend} showCost={session.canReadCost} />
         </div>
-        <section aria-labelledby="spend-title" className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm">
+        <section aria-labelledby="spend-title" className={cardClass}>
           <h2 id="spend-title" className="sr-only">
             Spend per day
           </h2>

@@ -2,6 +2,8 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { getPortalPrincipal } from "@/lib/portal/session";
 import { safeReturnPath } from "@/lib/portal/sign-in";
+import { primaryButtonClass } from "@/components/ui/button";
+import { ErrorState } from "@/components/ui/error-state";
 
 export const metadata: Metadata = { title: "Sign in" };
 
@@ -37,9 +39,9 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
             </p>
           ) : null}
           {error ? (
-            <p role="alert" className="mt-4 rounded-lg border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+            <ErrorState className="mt-4">
               {error}
-            </p>
+            </ErrorState>
           ) : null}
           <form action="/session" method="post" className="mt-6 space-y-4">
             <input type="hidden" name="next" value={next} />
@@ -65,7 +67,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
             </div>
             <button
               type="submit"
-              className="w-full rounded-lg bg-brand-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-brand-700"
+              className={primaryButtonClass({ block: true })}
             >
               Sign in
             </button>

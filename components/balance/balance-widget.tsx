@@ -7,6 +7,9 @@ import type { Account, Balance } from "@/lib/billing/schemas";
 import { LOW_BALANCE_MICROS, balanceStatus } from "@/lib/portal/balance-status";
 import { formatAmount, toMicros } from "@/lib/portal/format";
 import { ApiProblem, apiGet } from "../api/api-client";
+import { cardClass } from "@/components/ui/card";
+import { ErrorState } from "@/components/ui/error-state";
+import { Skeleton } from "@/components/ui/skeleton";
 
 export interface AccountChoice {
   id: string;
@@ -25,7 +28,7 @@ export function BalanceWidget({ accounts, selected }: { accounts?: AccountChoice
 
 function Card({ children, title, action }: { children: React.ReactNode; title: string; action?: React.ReactNode }) {
   return (
-    <section aria-labelledby="balance-title" className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm" data-testid="balance-widget">
+    <section aria-labelledby="balance-title" className={cardClass} data-testid="balance-widget">
       <h2 id="balance-title" className="text-sm font-medium text-slate-600">
         {title}
       </h2>
@@ -117,13 +120,13 @@ function BalanceFigure({ balance, currency, disabled, caption }: { balance: numb
       </div>
       <p className="mt-1 font-mono text-xs text-slate-600">{caption}</p>
       {status === "disabled" ? (
-        <p role="alert" className="mt-3 rounded-lg border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+        <ErrorState className="mt-3">
           This account is disabled: new calls are refused. Top up the balance or contact support to enable it again.
-        </p>
+        </ErrorState>
       ) : status === "low" ? (
-        <p role="alert" className="mt-3 rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+        <ErrorState className="mt-3" tone="warning">
           The balance is below {formatAmount(LOW_BALANCE_MICROS, currency)}. Top up soon to keep calls flowing.
-        </p>
+        </ErrorState>
       ) : null}
     </div>
   );
@@ -132,8 +135,8 @@ function BalanceFigure({ balance, currency, disabled, caption }: { balance: numb
 function BalanceSkeleton() {
   return (
     <div className="mt-3 space-y-2" aria-hidden>
-      <div className="h-8 w-40 animate-pulse rounded bg-slate-200" />
-      <div className="h-3 w-24 animate-pulse rounded bg-slate-100" />
+      <Skeleton className="h-8 w-40" />
+      <Skeleton className="h-3 w-24" tone="bg-slate-100" />
     </div>
   );
 }

@@ -14,6 +14,7 @@ import {
   type CallFilters,
   type SearchField,
 } from "@/lib/portal/call-filters";
+import { Field, fieldLabelClass, inputClass as uiInputClass } from "@/components/ui/field";
 
 /** An account a platform session may filter by. */
 export interface AccountOption {
@@ -33,9 +34,8 @@ export function navigateFilters(filters: CallFilters, mode: "push" | "replace"):
 }
 
 const DESTINATION = /^\+?\d{0,20}$/;
-const inputClass =
-  "block w-full rounded-lg border border-slate-300 bg-white px-3 py-1.5 text-sm shadow-xs focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-100";
-const labelClass = "block text-xs font-medium text-slate-600";
+const inputClass = uiInputClass();
+const labelClass = fieldLabelClass;
 
 export function CallFiltersBar({ filters, accounts }: { filters: CallFilters; accounts?: AccountOption[] }) {
   const id = useId();
@@ -241,10 +241,7 @@ export function CallFiltersBar({ filters, accounts }: { filters: CallFilters; ac
             ))}
           </div>
         </fieldset>
-        <div>
-          <label htmlFor={`${id}-from`} className={labelClass}>
-            From
-          </label>
+        <Field id={`${id}-from`} label="From">
           <input
             id={`${id}-from`}
             type="date"
@@ -253,11 +250,8 @@ export function CallFiltersBar({ filters, accounts }: { filters: CallFilters; ac
             onChange={(e) => set({ from: e.target.value || undefined })}
             className={`mt-1 ${inputClass}`}
           />
-        </div>
-        <div>
-          <label htmlFor={`${id}-until`} className={labelClass}>
-            Until
-          </label>
+        </Field>
+        <Field id={`${id}-until`} label="Until">
           <input
             id={`${id}-until`}
             type="date"
@@ -266,7 +260,7 @@ export function CallFiltersBar({ filters, accounts }: { filters: CallFilters; ac
             onChange={(e) => set({ until: e.target.value || undefined })}
             className={`mt-1 ${inputClass}`}
           />
-        </div>
+        </Field>
         <div>
           <label htmlFor={`${id}-cause`} className={labelClass}>
             Hangup cause

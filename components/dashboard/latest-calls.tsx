@@ -7,6 +7,7 @@ import { formatDuration } from "@/lib/portal/format";
 import { apiGet } from "../api/api-client";
 import { DirectionBadge, Price } from "../calls/call-columns";
 import { Time, useTimeZone } from "../portal/time-zone";
+import { Skeleton } from "@/components/ui/skeleton";
 
 /** The newest calls (of the chosen account, for a platform session), from the same GET /v1/calls the call log pages through. */
 export function LatestCalls({ account }: { account?: string }) {
@@ -50,7 +51,7 @@ export function LatestCalls({ account }: { account?: string }) {
               Array.from({ length: 5 }, (_, i) => (
                 <tr key={i} aria-hidden className="border-b border-slate-100">
                   <td colSpan={5} className="px-5 py-3">
-                    <div className="h-3 animate-pulse rounded bg-slate-200" />
+                    <Skeleton className="h-3" />
                   </td>
                 </tr>
               ))

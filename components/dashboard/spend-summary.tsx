@@ -1,5 +1,6 @@
 import { formatAmount, formatCount } from "@/lib/portal/format";
 import type { SpendSeries } from "@/lib/portal/spend-per-day";
+import { cardClass } from "@/components/ui/card";
 
 /**
  * Totals of the last 30 days per currency: spend, calls and the average price of a call; for cost
@@ -7,7 +8,7 @@ import type { SpendSeries } from "@/lib/portal/spend-per-day";
  */
 export function SpendSummary({ series, showCost = false }: { series: SpendSeries[]; showCost?: boolean }) {
   return (
-    <section aria-labelledby="summary-title" className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm">
+    <section aria-labelledby="summary-title" className={cardClass}>
       <h2 id="summary-title" className="text-sm font-medium text-slate-600">
         Last 30 days (UTC days)
       </h2>

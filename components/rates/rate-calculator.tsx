@@ -9,10 +9,13 @@ import { priceCall } from "@/lib/rating/billing-math";
 import { incrementTextSchema } from "@/lib/rating/schemas";
 import { ApiProblem, apiGet } from "../api/api-client";
 import type { AccountChoice } from "../balance/balance-widget";
+import { cardClass } from "@/components/ui/card";
+import { primaryButtonClass } from "@/components/ui/button";
+import { Skeleton } from "@/components/ui/skeleton";
+import { inputClass as uiInputClass } from "@/components/ui/field";
 
 const DESTINATION = /^\+?\d{1,32}$/;
-const inputClass =
-  "mt-1 block w-full rounded-lg border border-slate-300 bg-white px-3 py-2 text-sm shadow-xs focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-100";
+const inputClass = `mt-1 ${uiInputClass({ roomy: true })}`;
 
 /**
  * Looks the destination up with GET /v1/rates and prices a call of the given length in the
@@ -67,7 +70,7 @@ export function RateCalculator({
   return (
     <div className="grid gap-6 lg:grid-cols-[22rem_1fr]">
       <form
-        className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm"
+        className={cardClass}
         aria-label="Rate calculator"
         onSubmit={(e) => {
           e.preventDefault();
@@ -137,13 +140,13 @@ export function RateCalculator({
               {seconds === null ? "A whole number of seconds, 0 or more." : `${formatDuration(seconds)} of talk time.`}
             </p>
           </div>
-          <button type="submit" className="w-full rounded-lg bg-brand-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-brand-700">
+          <button type="submit" className={primaryButtonClass({ block: true })}>
             Look up rate
           </button>
         </div>
       </form>
 
-      <section aria-live="polite" aria-label="Rate and cost" className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm" data-testid="rate-result">
+      <section aria-live="polite" aria-label="Rate and cost" className={cardClass} data-testid="rate-result">
         {submitted === null ? (
           <p className="text-sm text-slate-600">Enter a destination to see the rate that applies and what a call of that length costs.</p>
         ) : !current ? (
@@ -154,8 +157,8 @@ export function RateCalculator({
           </p>
         ) : rate.isPending ? (
           <div className="space-y-3" aria-hidden>
-            <div className="h-4 w-48 animate-pulse rounded bg-slate-200" />
-            <div className="h-8 w-32 animate-pulse rounded bg-slate-200" />
+            <Skeleton className="h-4 w-48" />
+            <Skeleton className="h-8 w-32" />
           </div>
         ) : rate.isError ? (
           <RateError error={rate.error} destination={submitted.destination} onRetry={() => void rate.refetch()} />

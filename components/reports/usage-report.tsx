@@ -12,6 +12,9 @@ import type { AccountChoice } from "../balance/balance-widget";
 import { Amount } from "../calls/call-columns";
 import { useTimeZone } from "../portal/time-zone";
 import { useIsClient } from "../use-is-client";
+import { cardClass } from "@/components/ui/card";
+import { primaryButtonClass } from "@/components/ui/button";
+import { fieldLabelClass, inputClass as uiInputClass } from "@/components/ui/field";
 
 /** A row as GET /v1/usage sends it: buyCost and margin exist only for calls:read_cost sessions. */
 type Row = UsageReportJson["rows"][number] & Partial<Pick<UsageRowWithCost, "buyCost" | "margin">>;
@@ -26,9 +29,8 @@ const GROUPS: { id: UsageGroupBy; label: string; costOnly?: boolean; platformOnl
   { id: "supplier", label: "Supplier", costOnly: true },
 ];
 
-const inputClass =
-  "mt-1 block w-full rounded-lg border border-slate-300 bg-white px-3 py-1.5 text-sm shadow-xs focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-100";
-const labelClass = "block text-xs font-medium text-slate-600";
+const inputClass = `mt-1 ${uiInputClass()}`;
+const labelClass = fieldLabelClass;
 
 /** Sorts money exactly (micros), not as floats. */
 function byMicros(a: number | null | undefined, b: number | null | undefined): number {
@@ -141,7 +143,7 @@ export function UsageReport({ canReadCost, accounts }: { canReadCost: boolean; a
             <a
               href={csvHref}
               download={`usage-by-${groupBy}.csv`}
-              className="w-full rounded-lg bg-brand-600 px-3 py-1.5 text-center text-sm font-semibold text-white shadow-sm hover:bg-brand-700"
+              className={`${primaryButtonClass({ compact: true, block: true })} text-center`}
               data-testid="report-csv"
             >
               Download CSV
@@ -184,7 +186,7 @@ function keyText(row: Row): string {
 
 function ReportTotals({ report, canReadCost }: { report: UsageReportJson; canReadCost: boolean }) {
   return (
-    <section aria-labelledby="report-totals" className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm" data-testid="report-totals">
+    <section aria-labelledby="report-totals" className={cardClass} data-testid="report-totals">
       <h2 id="report-totals" className="text-sm font-medium text-slate-600">
         Totals
       </h2>
@@ -241,7 +243,7 @@ function ReportChart({ rows, groupLabel, timeKeys }: { rows: Row[]; groupLabel: 
     if (m > (max.get(r.currency) ?? 0n)) max.set(r.currency, m);
   }
   return (
-    <figure className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm" data-testid="report-chart">
+    <figure className={cardClass} data-testid="report-chart">
       <figcaption className="mb-3 text-sm font-medium text-slate-600">
         Spend by {groupLabel.toLowerCase()} {timeKeys ? `(latest ${top.length})` : `(largest ${top.length})`}
       </figcaption>
