@@ -298,7 +298,7 @@ async function resolveOwners(db: Executor, cdrs: readonly NativeCdr[]) {
  */
 async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]> {
   if (rows.length === 0) return [];
-  const json = callsToRecordsetJson(rows.map(toNewCall));
+  const json = callsToRecordsetJson(rows.map((p) => [p.content, p.rating, { duration: p.duration, currency: p.currency }]));
   const inserted = await queryRows<{ id: string; uuid: string; billing_group_id: string; created_at: unknown }>(
     tx,
     sql`WITH ins AS (
