@@ -93,30 +93,35 @@ export const ZONE_CALL_STARTS = [
   "2026-03-29T23:30:00.000Z", // London 03-30 00:30 BST
 ];
 
+/** A plain answered outbound call: answered 1 s after `startTime`, for `answered` seconds. */
+function answeredCdr(uuid: string, to: string, startTime: string, answered: number, billingGroupId: string, supplierId: string | null): NativeCdr {
+  const start = Date.parse(startTime);
+  return {
+    uuid,
+    direction: "outbound",
+    from: "15550009999",
+    to,
+    startTime,
+    answerTime: new Date(start + 1_000).toISOString(),
+    endTime: new Date(start + 1_000 + answered * 1000).toISOString(),
+    hangupCause: "NORMAL_CLEARING",
+    q850Cause: 16,
+    pdd: null,
+    readCodec: null,
+    writeCodec: null,
+    recordingUrl: null,
+    accountcode: null,
+    networkAddr: null,
+    billingGroupId,
+    supplierId,
+    gateway: null,
+  };
+}
+
 function zoneCdrs(billingGroupId: string, supplierId: string): NativeCdr[] {
-  return ZONE_CALL_STARTS.map((startTime, i) => {
-    const start = Date.parse(startTime);
-    return {
-      uuid: `fixture-zones-${i}`,
-      direction: "outbound",
-      from: "15550009999",
-      to: TO_NUMBERS[i % TO_NUMBERS.length],
-      startTime,
-      answerTime: new Date(start + 1_000).toISOString(),
-      endTime: new Date(start + 1_000 + (61 + i) * 1000).toISOString(),
-      hangupCause: "NORMAL_CLEARING",
-      q850Cause: 16,
-      pdd: null,
-      readCodec: null,
-      writeCodec: null,
-      recordingUrl: null,
-      accountcode: null,
-      networkAddr: null,
-      billingGroupId,
-      supplierId,
-      gateway: null,
-    };
-  });
+  return ZONE_CALL_STARTS.map((startTime, i) =>
+    answeredCdr(`fixture-zones-${i}`, TO_NUMBERS[i % TO_NUMBERS.length], startTime, 61 + i, billingGroupId, supplierId),
+  );
 }
 
 /**
@@ -140,29 +145,7 @@ async function seedDecks(db: Db, billingGroupId: string): Promise<void> {
   await importSellRates(db, billingGroupId, parseRateCsv("prefix,rate,increment\n44,0.09,1/1\n"), undefined, { effectiveFrom: new Date("2099-01-01T00:00:00Z") });
   await storeFixtureCdrs(
     db,
-    DECK_CALLS.map((c, i): NativeCdr => {
-      const start = Date.parse(c.startTime);
-      return {
-        uuid: `fixture-decks-${i}`,
-        direction: "outbound",
-        from: "15550009999",
-        to: "447700900123",
-        startTime: c.startTime,
-        answerTime: new Date(start + 1_000).toISOString(),
-        endTime: new Date(start + 1_000 + c.answered * 1000).toISOString(),
-        hangupCause: "NORMAL_CLEARING",
-        q850Cause: 16,
-        pdd: null,
-        readCodec: null,
-        writeCodec: null,
-        recordingUrl: null,
-        accountcode: null,
-        networkAddr: null,
-        billingGroupId,
-        supplierId: null,
-        gateway: null,
-      };
-    }),
+    DECK_CALLS.map((c, i) => answeredCdr(`fixture-decks-${i}`, "447700900123", c.startTime, c.answered, billingGroupId, null)),
   );
 }
 
