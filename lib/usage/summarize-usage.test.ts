@@ -1,13 +1,13 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
 import { createBillingGroup } from "@/lib/billing/groups";
-import { queryRows, type DbHandle } from "@/lib/db/client";
+import { queryRows } from "@/lib/db/client";
 import { calls } from "@/lib/db/schema";
 import { formatMicros } from "@/lib/money/micros";
 import { importSellRates } from "@/lib/rating/import-rates";
-import { ENGINES, openTestDb } from "@/lib/testing/engines";
+import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import type { UsageGroupBy, UsageReport } from "./schemas";
 import { planUsage, summarizeUsage, type UsageFilters } from "./summarize-usage";
 
@@ -121,20 +121,18 @@ function normaliseReference(rows: ReturnType<typeof reference>) {
     .sort();
 }
 
-describe.each(ENGINES)("usage rollup and summarizeUsage on %s", (engine) => {
-  let handle: DbHandle;
+describeOnEngines("usage rollup and summarizeUsage", (handle) => {
   let usd: string;
   let eur: string;
   let all: (typeof calls.$inferSelect)[];
 
   beforeAll(async () => {
-    handle = await openTestDb(engine);
-    usd = (await createBillingGroup(handle.db, { name: "Dollar group", currency: "USD" })).id;
-    eur = (await createBillingGroup(handle.db, { name: "Euro group", currency: "EUR" })).id;
-    await handle.db.execute(sql`INSERT INTO suppliers (id, name) VALUES ('sup_a', 'Carrier A'), ('sup_b', 'Carrier B')`);
+    usd = (await createBillingGroup(handle().db, { name: "Dollar group", currency: "USD" })).id;
+    eur = (await createBillingGroup(handle().db, { name: "Euro group", currency: "EUR" })).id;
+    await handle().db.execute(sql`INSERT INTO suppliers (id, name) VALUES ('sup_a', 'Carrier A'), ('sup_b', 'Carrier B')`);
     const row = (prefix: string, description: string) => ({ prefix, rate: "0.000001", increment: { min: 1, interval: 1 }, description });
-    await importSellRates(handle.db, usd, [row("44", "United Kingdom"), row("4420", "London")]);
-    await importSellRates(handle.db, eur, [row("44", "Royaume-Uni")]);
+    await importSellRates(handle().db, usd, [row("44", "United Kingdom"), row("4420", "London")]);
+    await importSellRates(handle().db, eur, [row("44", "Royaume-Uni")]);
     // Calls every 7m13.457s across DST changes (US 2026-03-08, EU 2026-03-29) and a month end, in several
     // INSERT statements (each fires the statement trigger once).
     const start = Date.parse("2026-03-07T00:00:00Z");
@@ -166,19 +164,16 @@ describe.each(ENGINES)("usage rollup and summarizeUsage on %s", (engine) => {
         buyCostMicros: supplier === null || prefix === null ? null : BigInt(bill) * 987_653n + 1n,
       });
     }
-    for (let i = 0; i < rows.length; i += 1000) await handle.db.insert(calls).values(rows.slice(i, i + 1000));
+    for (let i = 0; i < rows.length; i += 1000) await handle().db.insert(calls).values(rows.slice(i, i + 1000));
     // Re-rating: an UPDATE of unrated calls moves them between rollup rows (old key out, new key in).
-    await handle.db.execute(sql`UPDATE calls SET rated = true, matched_prefix = '44', price_micros = bill_duration * 1000001
+    await handle().db.execute(sql`UPDATE calls SET rated = true, matched_prefix = '44', price_micros = bill_duration * 1000001
       WHERE NOT rated AND uuid IN (SELECT 'u-' || g FROM generate_series(0, 3000) g)`);
-    all = await handle.db.select().from(calls);
+    all = await handle().db.select().from(calls);
   }, 120_000);
-  afterAll(async () => {
-    await handle?.close();
-  });
 
   it("keeps the three rollups equal to the calls, through inserts and a re-rating update", async () => {
     const [fromCalls] = await queryRows<Record<string, string>>(
-      handle.db,
+      handle().db,
       sql`SELECT count(*)::text AS n, count(answer_time)::text AS a, count(*) FILTER (WHERE NOT rated)::text AS u,
         sum(bill_duration)::text AS b, sum(price_micros)::text AS p, coalesce(sum(buy_cost_micros), 0)::text AS c,
         coalesce(sum(price_micros - buy_cost_micros), 0)::text AS m FROM calls`,
@@ -186,7 +181,7 @@ describe.each(ENGINES)("usage rollup and summarizeUsage on %s", (engine) => {
     expect(Number(fromCalls.u)).toBeGreaterThan(0);
     for (const table of ["usage_hourly", "usage_quarter", "usage_daily"]) {
       const [fromRollup] = await queryRows<Record<string, string>>(
-        handle.db,
+        handle().db,
         sql`SELECT sum(calls)::text AS n, sum(answered_calls)::text AS a, sum(unrated_calls)::text AS u, sum(billed_seconds)::text AS b,
           sum(price_micros)::text AS p, sum(buy_cost_micros)::text AS c, sum(margin_micros)::text AS m FROM ${sql.raw(table)}`,
       );
@@ -216,7 +211,7 @@ describe.each(ENGINES)("usage rollup and summarizeUsage on %s", (engine) => {
 
   it.each(cases)("equals the sums over the calls exactly: %s", async (_name, groupBy, timeZone, filters) => {
     for (const p of [principal(null, COST), principal(usd, COST), principal(eur, COST)]) {
-      const report = await summarizeUsage(handle.db, p, filters, { groupBy, timeZone });
+      const report = await summarizeUsage(handle().db, p, filters, { groupBy, timeZone });
       const expected = normaliseReference(reference(all, p, filters, groupBy, timeZone));
       if (p.billingGroupId === null) expect(expected.length).toBeGreaterThan(0);
       expect(normalise(report.rows)).toEqual(expected);
@@ -224,21 +219,21 @@ describe.each(ENGINES)("usage rollup and summarizeUsage on %s", (engine) => {
   });
 
   it("labels destinations from the group's card, accounts and suppliers by name", async () => {
-    const dest = await summarizeUsage(handle.db, principal(usd), {}, { groupBy: "destination" });
+    const dest = await summarizeUsage(handle().db, principal(usd), {}, { groupBy: "destination" });
     expect(dest.rows.map((r) => [r.key, r.label])).toEqual([
       ["33", null],
       ["44", "United Kingdom"],
       ["4420", "London"],
       [null, null],
     ]);
-    const acc = await summarizeUsage(handle.db, principal(null), {}, { groupBy: "account" });
+    const acc = await summarizeUsage(handle().db, principal(null), {}, { groupBy: "account" });
     expect(acc.rows.map((r) => r.label).sort()).toEqual(["Dollar group", "Euro group"]);
-    const sup = await summarizeUsage(handle.db, principal(null, COST), { account: usd }, { groupBy: "supplier" });
+    const sup = await summarizeUsage(handle().db, principal(null, COST), { account: usd }, { groupBy: "supplier" });
     expect(sup.rows.map((r) => r.label)).toEqual(["Carrier A", "Carrier B", null]);
   });
 
   it("never adds currencies: one total per currency, each the sum of its rows", async () => {
-    const report = await summarizeUsage(handle.db, principal(null, COST), {}, { groupBy: "direction" });
+    const report = await summarizeUsage(handle().db, principal(null, COST), {}, { groupBy: "direction" });
     expect(report.totals.map((t) => t.currency)).toEqual(["EUR", "USD"]);
     for (const t of report.totals) {
       const rows = report.rows.filter((r) => r.currency === t.currency);
@@ -247,33 +242,33 @@ describe.each(ENGINES)("usage rollup and summarizeUsage on %s", (engine) => {
   });
 
   it("omits buyCost and margin (absent, not null) without calls:read_cost; supplier grouping needs it", async () => {
-    const report = await summarizeUsage(handle.db, principal(null), {}, { groupBy: "day" });
+    const report = await summarizeUsage(handle().db, principal(null), {}, { groupBy: "day" });
     for (const r of [...report.rows, ...report.totals]) {
       expect("buyCost" in r).toBe(false);
       expect("margin" in r).toBe(false);
     }
-    await expect(summarizeUsage(handle.db, principal(usd), {}, { groupBy: "supplier" })).rejects.toMatchObject({ code: "insufficient_scope" });
+    await expect(summarizeUsage(handle().db, principal(usd), {}, { groupBy: "supplier" })).rejects.toMatchObject({ code: "insufficient_scope" });
   });
 
   it("limits a bound key to its group: another group's account gives an empty report, as in /v1/calls", async () => {
     for (const filters of [{ account: eur }, { billingGroupId: eur }]) {
-      const other = await summarizeUsage(handle.db, principal(usd, COST), filters, { groupBy: "day" });
+      const other = await summarizeUsage(handle().db, principal(usd, COST), filters, { groupBy: "day" });
       expect(other).toMatchObject({ rows: [], totals: [] });
     }
-    expect((await summarizeUsage(handle.db, principal(null), { account: "bg_nope" }, { groupBy: "day" })).rows).toEqual([]);
-    const own = await summarizeUsage(handle.db, principal(eur), {}, { groupBy: "account" });
+    expect((await summarizeUsage(handle().db, principal(null), { account: "bg_nope" }, { groupBy: "day" })).rows).toEqual([]);
+    const own = await summarizeUsage(handle().db, principal(eur), {}, { groupBy: "account" });
     expect(own.rows.map((r) => r.key)).toEqual([eur]);
   });
 
   it("reads a quarter hour that a local midnight still cuts from calls (Monrovia was UTC-0:44:30 until 1972)", async () => {
-    const g = (await createBillingGroup(handle.db, { name: "Monrovia", currency: "USD" })).id;
+    const g = (await createBillingGroup(handle().db, { name: "Monrovia", currency: "USD" })).id;
     // Local midnight of 1971-06-02 is 00:44:30 UTC: inside the quarter 00:30-00:45.
     const starts = ["1971-06-02T00:31:00Z", "1971-06-02T00:44:29.999Z", "1971-06-02T00:44:30Z", "1971-06-02T00:50:00Z", "1971-06-01T12:00:00Z"];
-    await handle.db.insert(calls).values(
+    await handle().db.insert(calls).values(
       starts.map((s, i) => ({ ...withoutId(all[1]), billingGroupId: g, uuid: `monrovia-${i}`, startTime: new Date(s), endTime: new Date(Date.parse(s) + 1000) })),
     );
-    const rows = (await handle.db.select().from(calls)).filter((r) => r.billingGroupId === g);
-    const report = await summarizeUsage(handle.db, principal(g, COST), {}, { groupBy: "day", timeZone: "Africa/Monrovia" });
+    const rows = (await handle().db.select().from(calls)).filter((r) => r.billingGroupId === g);
+    const report = await summarizeUsage(handle().db, principal(g, COST), {}, { groupBy: "day", timeZone: "Africa/Monrovia" });
     expect(report.rows.map((r) => [r.key, r.calls])).toEqual([
       ["1971-06-01", 3],
       ["1971-06-02", 2],
