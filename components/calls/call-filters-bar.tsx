@@ -14,7 +14,8 @@ import {
   type CallFilters,
   type SearchField,
 } from "@/lib/portal/call-filters";
-import { Field, fieldLabelClass, inputClass as uiInputClass } from "@/components/ui/field";
+import { fieldLabelClass, inputClass as uiInputClass } from "@/components/ui/field";
+import { AccountField, DateRangeFields, DirectionField } from "../portal/filter-fields";
 
 /** An account a platform session may filter by. */
 export interface AccountOption {
@@ -190,41 +191,8 @@ export function CallFiltersBar({ filters, accounts }: { filters: CallFilters; ac
             </p>
           )}
         </div>
-        <div>
-          <label htmlFor={`${id}-direction`} className={labelClass}>
-            Direction
-          </label>
-          <select
-            id={`${id}-direction`}
-            value={filters.direction ?? ""}
-            onChange={(e) => set({ direction: (e.target.value || undefined) as CallFilters["direction"] })}
-            className={`mt-1 ${inputClass}`}
-          >
-            <option value="">Any direction</option>
-            <option value="outbound">Outbound</option>
-            <option value="inbound">Inbound</option>
-          </select>
-        </div>
-        {accounts ? (
-          <div className="col-span-2 sm:col-span-1">
-            <label htmlFor={`${id}-account`} className={labelClass}>
-              Account
-            </label>
-            <select
-              id={`${id}-account`}
-              value={filters.account ?? ""}
-              onChange={(e) => set({ account: e.target.value || undefined })}
-              className={`mt-1 ${inputClass}`}
-            >
-              <option value="">All accounts</option>
-              {accounts.map((a) => (
-                <option key={a.id} value={a.id}>
-                  {a.name}
-                </option>
-              ))}
-            </select>
-          </div>
-        ) : null}
+        <DirectionField id={id} value={filters.direction} onChange={(direction) => set({ direction })} />
+        {accounts ? <AccountField id={id} accounts={accounts} value={filters.account} onChange={(account) => set({ account })} className="col-span-2 sm:col-span-1" /> : null}
         <fieldset className="col-span-2">
           <legend className={labelClass}>Quick range</legend>
           <div className="mt-1 inline-flex rounded-lg border border-slate-300 bg-white p-0.5" role="group">
@@ -241,26 +209,7 @@ export function CallFiltersBar({ filters, accounts }: { filters: CallFilters; ac
             ))}
           </div>
         </fieldset>
-        <Field id={`${id}-from`} label="From">
-          <input
-            id={`${id}-from`}
-            type="date"
-            value={filters.from ?? ""}
-            max={filters.until}
-            onChange={(e) => set({ from: e.target.value || undefined })}
-            className={`mt-1 ${inputClass}`}
-          />
-        </Field>
-        <Field id={`${id}-until`} label="Until">
-          <input
-            id={`${id}-until`}
-            type="date"
-            value={filters.until ?? ""}
-            min={filters.from}
-            onChange={(e) => set({ until: e.target.value || undefined })}
-            className={`mt-1 ${inputClass}`}
-          />
-        </Field>
+        <DateRangeFields id={id} from={filters.from} until={filters.until} onChange={set} />
         <div>
           <label htmlFor={`${id}-cause`} className={labelClass}>
             Hangup cause

@@ -14,7 +14,8 @@ import { useTimeZone } from "../portal/time-zone";
 import { useIsClient } from "../use-is-client";
 import { cardClass } from "@/components/ui/card";
 import { primaryButtonClass } from "@/components/ui/button";
-import { fieldLabelClass, inputClass as uiInputClass } from "@/components/ui/field";
+import { Field, inputClass as uiInputClass } from "@/components/ui/field";
+import { AccountField, DateRangeFields, DirectionField } from "../portal/filter-fields";
 
 /** A row as GET /v1/usage sends it: buyCost and margin exist only for calls:read_cost sessions. */
 type Row = UsageReportJson["rows"][number] & Partial<Pick<UsageRowWithCost, "buyCost" | "margin">>;
@@ -30,7 +31,6 @@ const GROUPS: { id: UsageGroupBy; label: string; costOnly?: boolean; platformOnl
 ];
 
 const inputClass = `mt-1 ${uiInputClass()}`;
-const labelClass = fieldLabelClass;
 
 /** Sorts money exactly (micros), not as floats. */
 function byMicros(a: number | null | undefined, b: number | null | undefined): number {
@@ -84,10 +84,7 @@ export function UsageReport({ canReadCost, accounts }: { canReadCost: boolean; a
         onSubmit={(e) => e.preventDefault()}
         className="grid grid-cols-2 gap-3 rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:grid-cols-3 lg:grid-cols-6 lg:items-end"
       >
-        <div>
-          <label htmlFor={`${id}-group`} className={labelClass}>
-            Group by
-          </label>
+        <Field id={`${id}-group`} label="Group by">
           <select id={`${id}-group`} value={groupBy} onChange={(e) => set({ groupBy: e.target.value as UsageGroupBy })} className={inputClass}>
             {groups.map((g) => (
               <option key={g.id} value={g.id}>
@@ -95,49 +92,10 @@ export function UsageReport({ canReadCost, accounts }: { canReadCost: boolean; a
               </option>
             ))}
           </select>
-        </div>
-        <div>
-          <label htmlFor={`${id}-from`} className={labelClass}>
-            From ({zone.short})
-          </label>
-          <input id={`${id}-from`} type="date" value={filters.from ?? ""} max={filters.until} onChange={(e) => set({ from: e.target.value || undefined })} className={inputClass} />
-        </div>
-        <div>
-          <label htmlFor={`${id}-until`} className={labelClass}>
-            Until ({zone.short})
-          </label>
-          <input id={`${id}-until`} type="date" value={filters.until ?? ""} min={filters.from} onChange={(e) => set({ until: e.target.value || undefined })} className={inputClass} />
-        </div>
-        <div>
-          <label htmlFor={`${id}-direction`} className={labelClass}>
-            Direction
-          </label>
-          <select
-            id={`${id}-direction`}
-            value={filters.direction ?? ""}
-            onChange={(e) => set({ direction: (e.target.value || undefined) as ReportFilters["direction"] })}
-            className={inputClass}
-          >
-            <option value="">Any direction</option>
-            <option value="outbound">Outbound</option>
-            <option value="inbound">Inbound</option>
-          </select>
-        </div>
-        {accounts ? (
-          <div>
-            <label htmlFor={`${id}-account`} className={labelClass}>
-              Account
-            </label>
-            <select id={`${id}-account`} value={filters.account ?? ""} onChange={(e) => set({ account: e.target.value || undefined })} className={inputClass}>
-              <option value="">All accounts</option>
-              {accounts.map((a) => (
-                <option key={a.id} value={a.id}>
-                  {a.name}
-                </option>
-              ))}
-            </select>
-          </div>
-        ) : null}
+        </Field>
+        <DateRangeFields id={id} from={filters.from} until={filters.until} zone={zone.short} onChange={set} />
+        <DirectionField id={id} value={filters.direction} onChange={(direction) => set({ direction })} />
+        {accounts ? <AccountField id={id} accounts={accounts} value={filters.account} onChange={(account) => set({ account })} /> : null}
         <div className="flex items-end">
           {csvHref ? (
             <a

@@ -8,10 +8,10 @@ export function inputClass({ roomy = false }: { roomy?: boolean } = {}): string 
 /** The small label above a filter or form control. */
 export const fieldLabelClass = "block text-xs font-medium text-slate-600";
 
-/** A labelled control: the label above, the control (given `id`) below it. */
-export function Field({ id, label, children }: { id: string; label: ReactNode; children: ReactNode }) {
+/** A labelled control: the label above, the control (given `id`) below it; `className` places it in its form's grid. */
+export function Field({ id, label, children, className }: { id: string; label: ReactNode; children: ReactNode; className?: string }) {
   return (
-    <div>
+    <div className={className}>
       <label htmlFor={id} className={fieldLabelClass}>
         {label}
       </label>
