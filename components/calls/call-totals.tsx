@@ -1,10 +1,9 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import { formatCount, formatMinutes, toMicros } from "@/lib/portal/format";
 import { usageQueryFromCallQuery } from "@/lib/portal/usage-query";
 import type { UsageReport, UsageTotalWithCost } from "@/lib/usage/schemas";
-import { apiGet } from "../api/api-client";
+import { useUsage } from "../reports/use-usage";
 import { Amount } from "./call-columns";
 
 /**
@@ -13,11 +12,7 @@ import { Amount } from "./call-columns";
  */
 export function CallTotals({ apiQuery, canReadCost }: { apiQuery: string; canReadCost: boolean }) {
   const usage = usageQueryFromCallQuery(new URLSearchParams(apiQuery));
-  const report = useQuery({
-    queryKey: ["call-totals", usage?.toString()],
-    queryFn: ({ signal }) => apiGet<UsageReport>(`/v1/usage?${usage!.toString()}`, signal),
-    enabled: usage !== null,
-  });
+  const report = useUsage(usage);
   if (usage === null) {
     return (
       <p className="text-sm text-slate-600" data-testid="call-totals">

@@ -1,13 +1,13 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import { createColumnHelper, flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type SortingState } from "@tanstack/react-table";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useId, useMemo, useState } from "react";
 import { formatAmount, formatCount, formatMinutes, toMicros } from "@/lib/portal/format";
 import { parseReportFilters, reportCsv, reportToUsageQuery, type ReportFilters } from "@/lib/portal/report";
 import type { UsageGroupBy, UsageReport as UsageReportJson, UsageRowWithCost } from "@/lib/usage/schemas";
-import { ApiProblem, apiGet } from "../api/api-client";
+import { ApiProblem } from "../api/api-client";
+import { useUsage } from "./use-usage";
 import type { AccountChoice } from "../balance/balance-widget";
 import { Amount } from "../calls/call-columns";
 import { useTimeZone } from "../portal/time-zone";
@@ -53,11 +53,7 @@ export function UsageReport({ canReadCost, accounts }: { canReadCost: boolean; a
   const groupBy = groups.some((g) => g.id === filters.groupBy) ? filters.groupBy : "day";
   const usageQuery = reportToUsageQuery({ ...filters, groupBy }, zone.mode === "utc" ? "UTC" : zone.name);
 
-  const report = useQuery({
-    queryKey: ["usage", usageQuery.toString()],
-    queryFn: ({ signal }) => apiGet<UsageReportJson>(`/v1/usage?${usageQuery}`, signal),
-    enabled: isClient,
-  });
+  const report = useUsage(usageQuery, { enabled: isClient });
 
   const set = (patch: Partial<ReportFilters>) => {
     const next = { ...filters, groupBy, ...patch };
