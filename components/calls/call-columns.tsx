@@ -11,14 +11,11 @@ export type CallRow = Call & Partial<Pick<CallWithCost, "buyCost" | "margin" | "
 /** Names the server hands a page: accounts for platform sessions, suppliers for cost sessions only. */
 export type NameMap = Record<string, string>;
 
-/** A per-call amount with fixed decimals (so a column lines up); losses marked when `signed`. */
-export function Money({ value, currency, signed = false }: { value: number | null | undefined; currency: string; signed?: boolean }) {
-  if (value === null || value === undefined) return <span className="text-slate-500">—</span>;
-  const micros = toMicros(value);
-  const text = formatPrice(micros, currency);
+/** An amount, with a loss (below zero) marked for sight and screen readers when `signed`. */
+function Signed({ micros, text, signed, className = "" }: { micros: bigint; text: string; signed: boolean; className?: string }) {
   if (signed && micros < 0n) {
     return (
-      <span className="font-medium text-red-700">
+      <span className={`${className} text-red-700`.trim()}>
         <span aria-hidden>▼ </span>
         {text}
         <span className="sr-only"> (loss)</span>
@@ -28,19 +25,16 @@ export function Money({ value, currency, signed = false }: { value: number | nul
   return <span>{text}</span>;
 }
 
+/** A per-call amount with fixed decimals (so a column lines up); losses marked when `signed`. */
+export function Money({ value, currency, signed = false }: { value: number | null | undefined; currency: string; signed?: boolean }) {
+  if (value === null || value === undefined) return <span className="text-slate-500">—</span>;
+  const micros = toMicros(value);
+  return <Signed micros={micros} text={formatPrice(micros, currency)} signed={signed} className="font-medium" />;
+}
+
 /** An aggregate (total, balance) in the currency's own decimals. */
 export function Amount({ micros, currency, signed = false }: { micros: bigint; currency: string; signed?: boolean }) {
-  const text = formatAmount(micros, currency);
-  if (signed && micros < 0n) {
-    return (
-      <span className="text-red-700">
-        <span aria-hidden>▼ </span>
-        {text}
-        <span className="sr-only"> (loss)</span>
-      </span>
-    );
-  }
-  return <span>{text}</span>;
+  return <Signed micros={micros} text={formatAmount(micros, currency)} signed={signed} />;
 }
 
 /** The sell price, or "Unrated" for a call no rate matched (its 0 is not a price). */
