@@ -49,19 +49,6 @@ export async function findKeyBySecret(db: Executor, secret: string, cache?: Prin
   return principal;
 }
 
-/** The live key behind a portal session; a revoked key ends the session at the next request. */
-export async function findKeyById(db: Executor, keyId: string, cache?: PrincipalCache): Promise<Principal | null> {
-  const cacheKey = `i:${keyId}`;
-  const cached = cache?.get(cacheKey);
-  if (cached) return cached;
-  const generation = cache?.generation() ?? 0;
-  const [row] = await queryRows<KeyRow>(db, sql`${SELECT_KEY} WHERE k.id = ${keyId} AND k.revoked_at IS NULL`);
-  if (!row) return null;
-  const principal = toPrincipal(row, "session");
-  cache?.set(cacheKey, principal, generation);
-  return principal;
-}
-
 /**
  * The live key behind a live portal session: the session neither ended (sign-out, key revocation)
  * nor expired, and its key not revoked. Ending a session or revoking a key NOTIFYs callbook_auth,

@@ -1,9 +1,10 @@
-import {beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { importSellRates } from "@/lib/rating/import-rates";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
-import { findKeyById, findKeyBySecret } from "./find-key";
+import { findKeyBySecret, findSessionPrincipal } from "./find-key";
 import { createApiKey, revokeApiKey } from "./manage-keys";
+import { createPortalSession } from "./portal-sessions";
 import { principalCacheFor, type PrincipalCache } from "./principal-cache";
 
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -33,14 +34,16 @@ describeOnEngines("principal cache", (handle, engine) => {
     const first = await findKeyBySecret(handle().db, key.key, cache);
     expect(first?.keyId).toBe(key.id);
     expect(await findKeyBySecret(handle().db, key.key, cache)).toBe(first); // the same object: no lookup
-    const bySession = await findKeyById(handle().db, key.id, cache);
+    const session = await createPortalSession(handle().db, key.id);
+    const bySession = await findSessionPrincipal(handle().db, session.id, cache);
     expect(bySession?.via).toBe("session");
+    expect(await findSessionPrincipal(handle().db, session.id, cache)).toBe(bySession);
 
     const before = cache.generation();
     expect(await revokeApiKey(handle().db, key.id)).toBe(true);
     await afterNotification(before);
     expect(await findKeyBySecret(handle().db, key.key, cache)).toBeNull();
-    expect(await findKeyById(handle().db, key.id, cache)).toBeNull();
+    expect(await findSessionPrincipal(handle().db, session.id, cache)).toBeNull();
   });
 
   it("drops principals when a rate card changes, so the new version is read with the key", async () => {
