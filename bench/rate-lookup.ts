@@ -1,9 +1,10 @@
 // Case 4, in-process: longest-prefix lookups on a card of N prefixes, with the entry objects the
 // rating module's card holds. Run in its own process with --expose-gc (bench/run.ts does) so the
 // memory figure is the structure alone: `node --expose-gc --import tsx bench/rate-lookup.ts 500000`.
+import { Prng } from "@/lib/demo/prng";
 import { PrefixTable } from "@/lib/rating/prefix-table";
 import type { Increment } from "@/lib/rating/schemas";
-import { generatePrefixes, xorshift } from "./prefixes";
+import { generatePrefixes } from "./prefixes";
 import { destinationsFor } from "./destinations";
 import { median, round } from "./stats";
 
@@ -35,12 +36,7 @@ function main(): void {
   // 3 in 4 destinations hit a prefix, 1 in 4 are random numbers (mostly misses), as in the rating module's own bench.
   const hits = destinationsFor(prefixes, 75_000);
   const misses = Array.from({ length: 25_000 }, (_, i) => `+${String((i * 2_654_435_761 + 12_345) % 1e12).padStart(12, "0")}`);
-  const destinations = [...hits, ...misses];
-  const rand = xorshift(7);
-  for (let i = destinations.length - 1; i > 0; i--) {
-    const j = rand(i + 1);
-    [destinations[i], destinations[j]] = [destinations[j], destinations[i]];
-  }
+  const destinations = new Prng(7).shuffle([...hits, ...misses]);
 
   const buildMs: number[] = [];
   let table: PrefixTable<Entry> | null = null;
