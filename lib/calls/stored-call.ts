@@ -5,25 +5,35 @@ import { calls } from "@/lib/db/schema";
 export type StoredCall = typeof calls.$inferSelect;
 
 const CALL_TABLE_COLUMNS = Object.entries(getTableColumns(calls));
+type CallTableColumn = (typeof CALL_TABLE_COLUMNS)[number];
+
+/** Columns for raw SQL, aliased to their property names; int8 as text so it stays exact on both engines. */
+const selectList = (columns: readonly CallTableColumn[]): SQL =>
+  sql.raw(
+    columns
+      .map(([key, column]) => (column.columnType === "PgBigInt64" ? `calls."${column.name}"::text AS "${key}"` : `calls."${column.name}" AS "${key}"`))
+      .join(", "),
+  );
+
+/** A raw row selected with selectList, decoded by Drizzle's own column mappers (dates, bigints). */
+function decodeRow(columns: readonly CallTableColumn[], raw: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, column] of columns) {
+    const value = raw[key];
+    out[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return out;
+}
 
 /**
  * Every calls column for raw SQL, aliased to its property name; int8 as text so it stays exact on
  * both engines (PGlite answers int8 as a JS number). Decode the rows with toStoredCall.
  */
-export const CALL_COLUMNS: SQL = sql.raw(
-  CALL_TABLE_COLUMNS.map(([key, column]) =>
-    column.columnType === "PgBigInt64" ? `calls."${column.name}"::text AS "${key}"` : `calls."${column.name}" AS "${key}"`,
-  ).join(", "),
-);
+export const CALL_COLUMNS: SQL = selectList(CALL_TABLE_COLUMNS);
 
 /** A raw row selected with CALL_COLUMNS, decoded by Drizzle's own column mappers (dates, bigints). */
 export function toStoredCall(raw: Record<string, unknown>): StoredCall {
-  const out: Record<string, unknown> = {};
-  for (const [key, column] of CALL_TABLE_COLUMNS) {
-    const value = raw[key];
-    out[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
-  }
-  return out as StoredCall;
+  return decodeRow(CALL_TABLE_COLUMNS, raw) as StoredCall;
 }
 
 /** A call as the application writes it: every column but those the database fills (id, created_at). */
@@ -38,13 +48,16 @@ function recordsetType(column: (typeof CALL_TABLE_COLUMNS)[number][1]): string {
 
 const toIso = (v: Date | null) => (v === null ? null : v.toISOString());
 const toText = (v: bigint | null) => (v === null ? null : v.toString());
+const ENCODE = { toIso, toText } as const;
 
-const INSERT_COLUMNS = CALL_TABLE_COLUMNS.filter(([, column]) => !column.hasDefault).map(([key, column]) => ({
+const recordsetColumn = ([key, column]: CallTableColumn) => ({
   key: key as keyof NewStoredCall,
   name: column.name,
   type: recordsetType(column),
-  encode: column.columnType === "PgTimestamp" ? "toIso" : column.columnType === "PgBigInt64" ? "toText" : null,
-}));
+  encode: column.columnType === "PgTimestamp" ? ("toIso" as const) : column.columnType === "PgBigInt64" ? ("toText" as const) : null,
+});
+
+const INSERT_COLUMNS = CALL_TABLE_COLUMNS.filter(([, column]) => !column.hasDefault).map(recordsetColumn);
 
 /**
  * The insert of calls from one JSON array, built once from the table (adding a column is one edit in
@@ -87,4 +100,40 @@ function encoderFor(parts: CallParts): PartsEncoder {
 export function callsToRecordsetJson(rows: readonly CallParts[]): string {
   if (rows.length === 0) return "[]";
   return JSON.stringify(rows.map(encoderFor(rows[0])));
+}
+
+/** Some calls columns by property name (e.g. a call's rating) for raw SQL: read them, and set them from JSON. */
+export interface CallColumnSet<K extends keyof NewStoredCall> {
+  /** The columns aliased to their property names, int8 as text: decode the rows with `decode`. */
+  select: SQL;
+  decode(raw: Record<string, unknown>): Pick<StoredCall, K>;
+  /** `UPDATE calls SET ${set} FROM json_to_recordset($json) AS x(id bigint, ${recordset}) WHERE calls.id = x.id`. */
+  set: SQL;
+  recordset: SQL;
+  /** One call's values as that recordset reads them: SQL names as keys, instants as ISO text, bigints as exact text. */
+  toRecord(values: Pick<NewStoredCall, K>): Record<string, unknown>;
+}
+
+export function callColumnSet<K extends keyof NewStoredCall>(keys: readonly K[]): CallColumnSet<K> {
+  const byKey = new Map(CALL_TABLE_COLUMNS);
+  const columns = keys.map((key): CallTableColumn => {
+    const column = byKey.get(key);
+    if (!column) throw new Error(`calls has no column ${key}`);
+    return [key, column];
+  });
+  const recordset = columns.map(recordsetColumn);
+  return {
+    select: selectList(columns),
+    decode: (raw) => decodeRow(columns, raw) as Pick<StoredCall, K>,
+    set: sql.raw(recordset.map((c) => `"${c.name}" = x."${c.name}"`).join(", ")),
+    recordset: sql.raw(recordset.map((c) => `"${c.name}" ${c.type}`).join(", ")),
+    toRecord(values) {
+      const out: Record<string, unknown> = {};
+      for (const { key, name, encode } of recordset) {
+        const value = values[key as K] as never;
+        out[name] = encode === null ? value : ENCODE[encode](value);
+      }
+      return out;
+    },
+  };
 }

@@ -1,26 +1,31 @@
+import type { NewStoredCall } from "@/lib/calls/stored-call";
 import { answeredSeconds, priceCall } from "./billing-math";
 import { feesOf, type RateCard } from "./find-rate";
 
-/** The rating columns of a call, as both ingest and rerate write them. */
-export interface CallRating {
-  rated: boolean;
-  billDuration: number;
-  matchedPrefix: string | null;
-  sellRateMicros: bigint | null;
-  incrementMin: number | null;
-  incrementInterval: number | null;
-  priceMicros: bigint;
-  buyRateMicros: bigint | null;
-  buyBillDuration: number | null;
-  buyCostMicros: bigint | null;
-  /** The decks that rated each side, and the matched rates' fees (null: none). */
-  rateDeckId: number | null;
-  connectFeeMicros: bigint | null;
-  minChargeMicros: bigint | null;
-  buyRateDeckId: number | null;
-  buyConnectFeeMicros: bigint | null;
-  buyMinChargeMicros: bigint | null;
-}
+/**
+ * The rating columns of a call (calls columns by property name), as both ingest and rerate write them;
+ * rateDeckId/buyRateDeckId are the decks that rated each side, the fees are the matched rates' (null: none).
+ */
+export const CALL_RATING_KEYS = [
+  "rated",
+  "billDuration",
+  "matchedPrefix",
+  "sellRateMicros",
+  "incrementMin",
+  "incrementInterval",
+  "priceMicros",
+  "buyRateMicros",
+  "buyBillDuration",
+  "buyCostMicros",
+  "rateDeckId",
+  "connectFeeMicros",
+  "minChargeMicros",
+  "buyRateDeckId",
+  "buyConnectFeeMicros",
+  "buyMinChargeMicros",
+] as const satisfies readonly (keyof NewStoredCall)[];
+
+export type CallRating = Pick<NewStoredCall, (typeof CALL_RATING_KEYS)[number]>;
 
 /**
  * Rates one call on its group's sell card and its supplier's buy card in force at its start (the

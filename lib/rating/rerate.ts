@@ -3,7 +3,8 @@ import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { formatMicros } from "@/lib/money/micros";
 import { withRetry } from "@/lib/db/errors";
 import { loadDatedCards, type DatedCards } from "./find-rate";
-import { rateCall, type CallRating } from "./rate-call";
+import { callColumnSet } from "@/lib/calls/stored-call";
+import { CALL_RATING_KEYS, rateCall, type CallRating } from "./rate-call";
 
 export interface RerateOptions {
   billingGroupId?: string;
@@ -45,42 +46,13 @@ interface Candidate {
   end_us: string;
 }
 
-/** A call's rating columns as stored, int8 as text. */
+const RATING = callColumnSet(CALL_RATING_KEYS);
+
+/** A call as applyRatings reads it under its lock; the rating columns are RATING.select. */
 interface StoredRating {
   id: string;
   billing_group_id: string;
   to_number: string;
-  rated: boolean;
-  price_micros: string;
-  key: string;
-}
-
-/** The stored columns of a rating, in one comparable text (null and numbers as JSON). */
-const RATING_KEY = sql`json_build_array(rated, bill_duration, matched_prefix, sell_rate_micros::text, increment_min, increment_interval,
-  price_micros::text, buy_rate_micros::text, buy_bill_duration, buy_cost_micros::text, rate_deck_id::text, connect_fee_micros::text,
-  min_charge_micros::text, buy_rate_deck_id::text, buy_connect_fee_micros::text, buy_min_charge_micros::text)::text`;
-
-const big = (v: bigint | number | null) => (v === null ? null : v.toString());
-
-function ratingKey(r: CallRating): string {
-  return JSON.stringify([
-    r.rated,
-    r.billDuration,
-    r.matchedPrefix,
-    big(r.sellRateMicros),
-    r.incrementMin,
-    r.incrementInterval,
-    big(r.priceMicros),
-    big(r.buyRateMicros),
-    r.buyBillDuration,
-    big(r.buyCostMicros),
-    big(r.rateDeckId),
-    big(r.connectFeeMicros),
-    big(r.minChargeMicros),
-    big(r.buyRateDeckId),
-    big(r.buyConnectFeeMicros),
-    big(r.buyMinChargeMicros),
-  ]);
 }
 
 /**
@@ -159,25 +131,25 @@ export function rerateUnratedCalls(db: Db, options: Omit<RerateOptions, "since">
 async function applyRatings(tx: Executor, ratings: Map<string, CallRating>, rerateRated: boolean) {
   const out = { rated: 0, debitedMicros: 0n, rerated: 0, adjustedMicros: 0n, unmatched: 0 };
   const ids = JSON.stringify([...ratings.keys()]);
-  const stored = await queryRows<StoredRating>(
+  const stored = await queryRows<StoredRating & Record<string, unknown>>(
     tx,
-    sql`SELECT id::text AS id, billing_group_id, to_number, rated, price_micros::text AS price_micros, ${RATING_KEY} AS key
+    sql`SELECT calls.id::text AS id, billing_group_id, to_number, ${RATING.select}
         FROM calls WHERE id IN (SELECT (json_array_elements_text(${ids}::json))::bigint) ORDER BY id FOR UPDATE`,
   );
   const updates: [string, CallRating][] = [];
   const entries: { g: string; k: "debit" | "adjustment"; a: string; c: string; d: string }[] = [];
   const balanceChange = new Map<string, bigint>();
-  for (const old of stored) {
+  for (const row of stored) {
+    const old = { ...row, ...RATING.decode(row) };
     const next = ratings.get(old.id)!;
     if (!next.rated) {
       if (old.rated && rerateRated) out.unmatched++;
       continue;
     }
     if (old.rated && !rerateRated) continue; // rated meanwhile by another run
-    // PostgreSQL's JSON text has its own spacing: compare parsed values.
-    if (JSON.stringify(JSON.parse(old.key)) === ratingKey(next)) continue;
+    if (CALL_RATING_KEYS.every((k) => old[k] === next[k])) continue;
     updates.push([old.id, next]);
-    const oldPrice = old.rated ? BigInt(old.price_micros) : 0n;
+    const oldPrice = old.rated ? old.priceMicros : 0n;
     const delta = next.priceMicros - oldPrice;
     if (old.rated) {
       out.rerated++;
@@ -199,34 +171,9 @@ async function applyRatings(tx: Executor, ratings: Map<string, CallRating>, rera
     if (delta !== 0n) balanceChange.set(old.billing_group_id, (balanceChange.get(old.billing_group_id) ?? 0n) + delta);
   }
   if (updates.length === 0) return out;
-  const json = JSON.stringify(
-    updates.map(([id, r]) => ({
-      id,
-      bill: r.billDuration,
-      prefix: r.matchedPrefix,
-      rate: big(r.sellRateMicros),
-      imin: r.incrementMin,
-      iint: r.incrementInterval,
-      price: big(r.priceMicros),
-      brate: big(r.buyRateMicros),
-      bbill: r.buyBillDuration,
-      bcost: big(r.buyCostMicros),
-      deck: r.rateDeckId,
-      fee: big(r.connectFeeMicros),
-      minc: big(r.minChargeMicros),
-      bdeck: r.buyRateDeckId,
-      bfee: big(r.buyConnectFeeMicros),
-      bminc: big(r.buyMinChargeMicros),
-    })),
-  );
+  const json = JSON.stringify(updates.map(([id, r]) => ({ id, ...RATING.toRecord(r) })));
   // One statement: the usage rollup triggers (transition tables) move the totals by the exact differences.
-  await tx.execute(sql`UPDATE calls SET rated = true, bill_duration = x.bill, matched_prefix = x.prefix, sell_rate_micros = x.rate,
-        increment_min = x.imin, increment_interval = x.iint, price_micros = x.price, buy_rate_micros = x.brate,
-        buy_bill_duration = x.bbill, buy_cost_micros = x.bcost, rate_deck_id = x.deck, connect_fee_micros = x.fee,
-        min_charge_micros = x.minc, buy_rate_deck_id = x.bdeck, buy_connect_fee_micros = x.bfee, buy_min_charge_micros = x.bminc
-      FROM json_to_recordset(${json}::json) AS x(id bigint, bill integer, prefix text, rate bigint, imin integer, iint integer,
-        price bigint, brate bigint, bbill integer, bcost bigint, deck bigint, fee bigint, minc bigint, bdeck bigint, bfee bigint, bminc bigint)
-      WHERE calls.id = x.id`);
+  await tx.execute(sql`UPDATE calls SET ${RATING.set} FROM json_to_recordset(${json}::json) AS x(id bigint, ${RATING.recordset}) WHERE calls.id = x.id`);
   if (entries.length > 0) {
     await tx.execute(sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
                          SELECT x.g, x.k, x.a, x.c, x.d FROM json_to_recordset(${JSON.stringify(entries)}::json) AS x(g text, k text, a bigint, c bigint, d text)`);
