@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { databaseUrl, dataDir } from "@/lib/config/env";
 import { securePrivateDir } from "@/lib/config/private-dir";
-import { getDbHandle } from "@/lib/db/client";
+import { getDbHandle, type DbHandle } from "@/lib/db/client";
 import { listenAdminChannel } from "@/lib/admin/admin-listener";
 import { installMethodGuard } from "@/lib/api/method-guard";
 import { startWebhookWorker } from "@/lib/alerts/delivery";
@@ -18,7 +18,7 @@ function logLine(stream: NodeJS.WriteStream, fields: Record<string, unknown>): v
  * directory's lock and recording the port for the admin channel) and applies migrations, so the
  * first request does not pay for it and a misconfiguration fails loudly at start.
  */
-export async function bootServer(): Promise<void> {
+async function bootServer(): Promise<void> {
   installMethodGuard();
   // The CLI reaches a running embedded server through the admin channel's loopback-only listener;
   // the lock records that listener's port (lib/admin/admin-listener.ts).
@@ -26,31 +26,32 @@ export async function bootServer(): Promise<void> {
   const port = admin?.port ?? Number(process.env.PORT || 3000);
   // On PostgreSQL DATA_DIR still holds the generated secrets; openPglite secures it on the embedded engine.
   if (databaseUrl() && fs.existsSync(dataDir())) securePrivateDir(dataDir());
-  try {
-    await openAndStartWorkers(port);
-  } catch (e) {
-    // PostgreSQL not reachable yet (it may start after us): requests answer 503 problem+json and
-    // open it themselves once it is back; keep trying here so the webhook worker starts too.
-    if (!databaseUrl() || !isDatabaseUnavailable(e)) throw e;
-    logLine(process.stderr, { event: "database unreachable at start, answering 503 until it is", error: (e as Error).message });
-    retryOpen(port);
-  }
+  await openAndStartWorkers(port);
 }
 
-async function openAndStartWorkers(port: number): Promise<void> {
-  const handle = await getDbHandle({ role: "server", port });
+/**
+ * Opens the database, then starts the webhook worker. PostgreSQL not reachable (it may start after
+ * us): requests answer 503 problem+json and open it themselves once it is back; this keeps trying in
+ * the background so the worker starts too. Any other failure, at start or on a later try, is fatal.
+ */
+async function openAndStartWorkers(port: number, waiting = false): Promise<void> {
+  let handle: DbHandle;
+  try {
+    handle = await getDbHandle({ role: "server", port });
+  } catch (e) {
+    if (!databaseUrl() || !isDatabaseUnavailable(e)) throw e;
+    if (!waiting) logLine(process.stderr, { event: "database unreachable at start, answering 503 until it is", error: (e as Error).message });
+    setTimeout(() => openAndStartWorkers(port, true).catch(exitOnOpenFailure), RETRY_OPEN_MS).unref();
+    return;
+  }
   logLine(process.stdout, { event: "database ready", engine: handle.engine });
   // Balance alert webhooks: every server process drains the outbox (leases keep processes from doubling up).
   if (process.env.WEBHOOKS_WORKER !== "0") startWebhookWorker(handle.db);
 }
 
-function retryOpen(port: number): void {
-  setTimeout(() => {
-    openAndStartWorkers(port).catch((e) => {
-      if (!isDatabaseUnavailable(e)) logLine(process.stderr, { event: "cannot open the database", error: (e as Error).message });
-      retryOpen(port);
-    });
-  }, RETRY_OPEN_MS).unref();
+function exitOnOpenFailure(e: unknown): never {
+  logLine(process.stderr, { event: "cannot open the database, exiting", error: (e as Error).message });
+  process.exit(1);
 }
 
 /**
@@ -60,10 +61,5 @@ function retryOpen(port: number): void {
  * supervisor (or the operator) sees why. An unreachable PostgreSQL is not that: it is waited for.
  */
 export async function bootServerOrExit(): Promise<void> {
-  try {
-    await bootServer();
-  } catch (e) {
-    logLine(process.stderr, { event: "cannot open the database, exiting", error: (e as Error).message });
-    process.exit(1);
-  }
+  await bootServer().catch(exitOnOpenFailure);
 }
