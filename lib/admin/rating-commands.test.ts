@@ -53,6 +53,9 @@ describeOnEngines("rates import and rerate commands", (handle, engine) => {
       UsageError,
     );
     await expect(runAdminCommand(handle().db, ["rerate", "--since", "yesterday"])).rejects.toBeInstanceOf(UsageError);
+    // --since reads instants as --effective-from does: with a zone, or a date at UTC midnight.
+    await expect(runAdminCommand(handle().db, ["rerate", "--since", "2026-01-01T00:00:00+0100"])).rejects.toBeInstanceOf(UsageError);
+    expect(await runAdminCommand(handle().db, ["rerate", "--group", group.id, "--since", "2026-01-01"])).toMatchObject({ since: "2026-01-01T00:00:00.000Z" });
     expect(await runAdminCommand(handle().db, ["rerate", "--group", group.id, "--since", "2026-01-01T00:00:00Z"])).toMatchObject({
       examined: 0,
       rerated: 0,

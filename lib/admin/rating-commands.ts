@@ -6,7 +6,7 @@ import { parseRateCsv, RateCsvError } from "@/lib/rating/rate-csv";
 import type { RateRow } from "@/lib/rating/schemas";
 import { createSupplier } from "@/lib/rating/suppliers";
 import type { Db } from "@/lib/db/client";
-import { requireFlag, UsageError, type AdminCommand, type ProgressReporter } from "./command";
+import { instantFlag, requireFlag, UsageError, type AdminCommand, type ProgressReporter } from "./command";
 
 async function readDeck(file: string): Promise<RateRow[]> {
   let text: string;
@@ -23,21 +23,10 @@ async function readDeck(file: string): Promise<RateRow[]> {
   }
 }
 
-/** `--effective-from` as an instant; it must name its zone, so the deck starts where the operator means. */
-export function parseEffectiveFrom(flags: Record<string, string | boolean | undefined>): Date | undefined {
-  const v = flags["effective-from"];
-  if (v === undefined) return undefined;
-  if (typeof v !== "string" || !/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/i.test(v.trim())) {
-    throw new UsageError("--effective-from must be an ISO 8601 instant with a zone (2026-12-01T00:00:00Z) or a date (UTC midnight)");
-  }
-  const date = new Date(/T/i.test(v) ? v.trim() : `${v.trim()}T00:00:00Z`);
-  if (Number.isNaN(date.getTime()) || date.getTime() < 0) throw new UsageError("--effective-from must be a valid instant from 1970 on");
-  return date;
-}
-
-async function runImport(db: Db, side: CardSide, ownerId: string, flags: Record<string, string | boolean | undefined>, file: string, progress: ProgressReporter) {
+async function runImport(db: Db, side: CardSide, ownerId: string, flags: Record<string, string | boolean | undefined>, usage: string, progress: ProgressReporter) {
   const started = performance.now();
-  const effectiveFrom = parseEffectiveFrom(flags);
+  const file = requireFlag(flags, "file", usage);
+  const effectiveFrom = instantFlag(flags, "effective-from", usage);
   const rows = await readDeck(file);
   try {
     // Dry run: the diff against the card in force when the deck would start, and the margin guard; nothing written.
@@ -74,9 +63,7 @@ export const ratingCommands: AdminCommand[] = [
     usage: ratesUsage,
     options: { group: { type: "string" }, ...importOptions },
     async run(db, flags, progress) {
-      const group = requireFlag(flags, "group", ratesUsage);
-      const file = requireFlag(flags, "file", ratesUsage);
-      return runImport(db, "sell", group, flags, file, progress);
+      return runImport(db, "sell", requireFlag(flags, "group", ratesUsage), flags, ratesUsage, progress);
     },
   },
   {
@@ -102,9 +89,7 @@ export const ratingCommands: AdminCommand[] = [
     usage: buyUsage,
     options: { supplier: { type: "string" }, ...importOptions },
     async run(db, flags, progress) {
-      const supplier = requireFlag(flags, "supplier", buyUsage);
-      const file = requireFlag(flags, "file", buyUsage);
-      return runImport(db, "buy", supplier, flags, file, progress);
+      return runImport(db, "buy", requireFlag(flags, "supplier", buyUsage), flags, buyUsage, progress);
     },
   },
 ];

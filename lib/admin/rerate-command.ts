@@ -1,7 +1,7 @@
 import { getBillingGroup } from "@/lib/billing/groups";
 import { rerateCalls } from "@/lib/rating/rerate";
 import { formatMicros } from "@/lib/money/micros";
-import { UsageError, type AdminCommand } from "./command";
+import { instantFlag, UsageError, type AdminCommand } from "./command";
 
 const usage =
   "rerate [--group ID] [--since ISO]                     (rates stored unrated calls and debits them, once; --since also re-rates the calls started since then with the decks in force at their start, adjusting balances by the exact difference)";
@@ -14,14 +14,7 @@ export const rerateCommands: AdminCommand[] = [
     async run(db, flags, progress) {
       const group = typeof flags.group === "string" && flags.group.trim() ? flags.group.trim() : undefined;
       if (group && !(await getBillingGroup(db, group))) throw new UsageError(`no billing group ${group}`);
-      let since: Date | undefined;
-      if (flags.since !== undefined) {
-        const text = typeof flags.since === "string" ? flags.since.trim() : "";
-        since = new Date(text);
-        if (!/^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/i.test(text) || Number.isNaN(since.getTime())) {
-          throw new UsageError(`--since must be an ISO 8601 instant with a zone, e.g. 2026-11-01T00:00:00Z\nusage: ${usage}`);
-        }
-      }
+      const since = instantFlag(flags, "since", usage);
       const result = await rerateCalls(db, {
         billingGroupId: group,
         since,
