@@ -1,4 +1,5 @@
 import { and, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Principal } from "@/lib/auth/principal";
 import { allowedHosts } from "@/lib/config/env";
 import type { Executor } from "@/lib/db/client";
@@ -60,6 +61,28 @@ export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
+/** The columns callMatchConditions reads: of `calls`, or of an alias of it. */
+type MatchColumns = { [K in "toNumber" | "fromNumber" | "id" | "uuid"]: AnyPgColumn };
+
+/**
+ * Conditions of the filters about one number or one call (to, toPrefix, from, id, uuid), which only the calls
+ * rows answer: the listing and GET /v1/usage (on its alias of calls) filter with these same expressions.
+ */
+export function callMatchConditions(filters: CallFilters, c: MatchColumns): SQL[] {
+  const conditions: SQL[] = [];
+  if (filters.to) conditions.push(sql`${c.toNumber} LIKE ${`%${escapeLike(filters.to)}%`} ESCAPE '\\'`);
+  // Prefixes as LIKE 'p%': the trigram index on to_number serves it (see README on from_number).
+  if (filters.toPrefix) conditions.push(sql`${c.toNumber} LIKE ${`${escapeLike(filters.toPrefix)}%`} ESCAPE '\\'`);
+  if (filters.fromPrefix) conditions.push(sql`${c.fromNumber} LIKE ${`${escapeLike(filters.fromPrefix)}%`} ESCAPE '\\'`);
+  if (filters.id !== undefined) {
+    // An id beyond bigint matches nothing (and must not reach the database as a cast error).
+    const id = BigInt(filters.id);
+    conditions.push(id > MAX_BIGINT ? sql`false` : eq(c.id, id));
+  }
+  if (filters.uuid) conditions.push(eq(c.uuid, filters.uuid));
+  return conditions;
+}
+
 /** What a cursor is bound to: the filters and the reach of the key (its group, or every group). */
 function listingHash(principal: Principal, filters: CallFilters): string {
   return scopeHash({
@@ -96,18 +119,9 @@ export async function listCalls(db: Executor, principal: Principal, filters: Cal
   if (filters.startTimeGte) conditions.push(gte(calls.startTime, filters.startTimeGte));
   if (filters.startTimeLte) conditions.push(lte(calls.startTime, filters.startTimeLte));
   if (filters.direction) conditions.push(eq(calls.direction, filters.direction));
-  if (filters.to) conditions.push(sql`${calls.toNumber} LIKE ${`%${escapeLike(filters.to)}%`} ESCAPE '\\'`);
   // The same expression as calls_group_hangup_start_id_idx, so the index serves it.
   if (filters.hangupCause) conditions.push(sql`upper(${calls.hangupCause}) = upper(${filters.hangupCause})`);
-  // Prefixes as LIKE 'p%': the trigram index on to_number serves it (see README on from_number).
-  if (filters.toPrefix) conditions.push(sql`${calls.toNumber} LIKE ${`${escapeLike(filters.toPrefix)}%`} ESCAPE '\\'`);
-  if (filters.fromPrefix) conditions.push(sql`${calls.fromNumber} LIKE ${`${escapeLike(filters.fromPrefix)}%`} ESCAPE '\\'`);
-  if (filters.id !== undefined) {
-    // An id beyond bigint matches nothing (and must not reach the database as a cast error).
-    const id = BigInt(filters.id);
-    conditions.push(id > MAX_BIGINT ? sql`false` : eq(calls.id, id));
-  }
-  if (filters.uuid) conditions.push(eq(calls.uuid, filters.uuid));
+  conditions.push(...callMatchConditions(filters, calls));
   if (filters.billingGroupId) conditions.push(eq(calls.billingGroupId, filters.billingGroupId));
   if (page.cursor !== undefined) {
     const after = decodeCursor(page.cursor, hash);

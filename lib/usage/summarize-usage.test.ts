@@ -78,6 +78,7 @@ function reference(rows: (typeof calls.$inferSelect)[], p: Principal, filters: U
     if (filters.toPrefix && !r.toNumber.startsWith(filters.toPrefix)) continue;
     if (filters.fromPrefix && !r.fromNumber.startsWith(filters.fromPrefix)) continue;
     if (filters.uuid && r.uuid !== filters.uuid) continue;
+    if (filters.id !== undefined && String(r.id) !== filters.id) continue;
     if (filters.billingGroupId && r.billingGroupId !== filters.billingGroupId) continue;
     const key =
       groupBy === "day" || groupBy === "month"
@@ -207,6 +208,7 @@ describeOnEngines("usage rollup and summarizeUsage", (handle) => {
     ["day with a `to` filter (calls only)", "day", "Europe/London", { to: "79" }],
     ["destination with toPrefix (calls only)", "destination", "UTC", { toPrefix: "44000" }],
     ["hangupCause with a uuid (calls only)", "hangupCause", "UTC", { uuid: "u-4200" }],
+    ["direction with from and an id (calls only)", "direction", "UTC", { fromPrefix: "155", id: "42" }],
   ];
 
   it.each(cases)("equals the sums over the calls exactly: %s", async (_name, groupBy, timeZone, filters) => {

@@ -1,9 +1,11 @@
 import { sql, type SQL } from "drizzle-orm";
+import { alias as tableAlias } from "drizzle-orm/pg-core";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
 import { ApiError } from "@/lib/errors/api-error";
-import { callFiltersFromQuery, escapeLike, type CallFilters } from "@/lib/calls/list-calls";
+import { callFiltersFromQuery, callMatchConditions, type CallFilters } from "@/lib/calls/list-calls";
 import { DEFAULT_PAGE_SIZE } from "@/lib/calls/schemas";
 import { queryRows, type Executor } from "@/lib/db/client";
+import { calls } from "@/lib/db/schema";
 import { TIME_GROUP_BY, type UsageGroupBy, type UsageQuery, type UsageReport } from "./schemas";
 import { serializeUsage, type UsageSums } from "./serialize-usage";
 
@@ -26,7 +28,6 @@ export interface UsageOptions {
 }
 
 const HOUR_MS = 3_600_000;
-const MAX_BIGINT = 9_223_372_036_854_775_807n;
 const DAY_MS = 86_400_000;
 
 /**
@@ -76,6 +77,8 @@ interface SumRow {
 }
 
 type Alias = "u" | "c";
+/** `calls c` of the queries below, for the listing's conditions. */
+const callsAlias = tableAlias(calls, "c");
 
 /**
  * Usage of the calls the principal may see, matching `filters`, grouped by `options.groupBy`; exact
@@ -121,15 +124,8 @@ export async function summarizeUsage(
     // usage_hourly/quarter store upper(hangup_cause), the expression of the calls filter and index; usage_daily
     // is never read with this filter.
     if (filters.hangupCause) parts.push(sql`upper(${a(alias)}.hangup_cause) = upper(${filters.hangupCause})`);
-    if (alias === "c") {
-      // The conditions of listCalls (lib/calls/list-calls.ts) for the filters no rollup holds; the HTTP tests
-      // compare the totals with the sums over /v1/calls for each of them.
-      if (filters.to) parts.push(sql`c.to_number LIKE ${`%${escapeLike(filters.to)}%`} ESCAPE '\\'`);
-      if (filters.toPrefix) parts.push(sql`c.to_number LIKE ${`${escapeLike(filters.toPrefix)}%`} ESCAPE '\\'`);
-      if (filters.fromPrefix) parts.push(sql`c.from_number LIKE ${`${escapeLike(filters.fromPrefix)}%`} ESCAPE '\\'`);
-      if (filters.id !== undefined) parts.push(BigInt(filters.id) > MAX_BIGINT ? sql`false` : sql`c.id = ${filters.id}::bigint`);
-      if (filters.uuid) parts.push(sql`c.uuid = ${filters.uuid}`);
-    }
+    // The listing's own conditions for the filters no rollup holds (see needsCalls).
+    if (alias === "c") parts.push(...callMatchConditions(filters, callsAlias));
     return parts.length ? sql.join(parts, sql` AND `) : sql`true`;
   };
 
