@@ -18,7 +18,6 @@ import {
   sleep,
   storedUuids,
   testSeed,
-  
   type HttpResult,
 } from "./harness";
 import { SELL_CARD, makeCdr, rateRows } from "./seed";
