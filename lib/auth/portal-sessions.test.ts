@@ -3,6 +3,7 @@ import { beforeAll, expect, it } from "vitest";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { queryRows } from "@/lib/db/client";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
+import { waitUntil } from "@/lib/testing/wait-until";
 import { findSessionPrincipal } from "./find-key";
 import { createApiKey, revokeApiKey } from "./manage-keys";
 import { createPortalSession, endPortalSession } from "./portal-sessions";
@@ -11,19 +12,11 @@ import { SESSION_TTL_SECONDS, verifySessionToken } from "./session-token";
 
 process.env.SESSION_SECRET ??= "portal-sessions-test-secret";
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describeOnEngines("portal sessions", (handle) => {
   let cache: PrincipalCache;
   beforeAll(async () => {
     cache = principalCacheFor(handle().db);
-    await until(() => cache.active, "the LISTEN to be active");
+    await waitUntil(() => cache.active, "the LISTEN to be active");
   });
 
   async function readKey() {
@@ -54,7 +47,7 @@ describeOnEngines("portal sessions", (handle) => {
     const before = cache.generation();
     expect(await endPortalSession(handle().db, ended.id)).toBe(true);
     expect(await endPortalSession(handle().db, ended.id)).toBe(false);
-    await until(() => cache.generation() > before, "the invalidation notification");
+    await waitUntil(() => cache.generation() > before, "the invalidation notification");
     expect(await findSessionPrincipal(handle().db, ended.id, cache)).toBeNull();
     expect(await findSessionPrincipal(handle().db, other.id, cache)).not.toBeNull();
   });

@@ -2,30 +2,23 @@ import { beforeAll, expect, it } from "vitest";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { importSellRates } from "@/lib/rating/import-rates";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
+import { waitUntil } from "@/lib/testing/wait-until";
 import { findKeyBySecret, findSessionPrincipal } from "./find-key";
 import { createApiKey, revokeApiKey } from "./manage-keys";
 import { createPortalSession } from "./portal-sessions";
 import { principalCacheFor, type PrincipalCache } from "./principal-cache";
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describeOnEngines("principal cache", (handle, engine) => {
   let cache: PrincipalCache;
   beforeAll(async () => {
     cache = principalCacheFor(handle().db);
-    await until(() => cache.active, "the LISTEN to be active");
+    await waitUntil(() => cache.active, "the LISTEN to be active");
   });
 
   /** A revocation elsewhere reaches this cache by notification: on PostgreSQL it arrives asynchronously. */
   async function afterNotification(before: number): Promise<void> {
     if (engine === "pglite") expect(cache.generation()).toBeGreaterThan(before); // delivered before the statement returned
-    await until(() => cache.generation() > before, "the invalidation notification");
+    await waitUntil(() => cache.generation() > before, "the invalidation notification");
   }
 
   it("serves a live key from the cache and drops it when the key is revoked", async () => {
