@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createBillingGroup } from "@/lib/billing/groups";
 import type { DbHandle } from "@/lib/db/client";
 import { openTestDb } from "@/lib/testing/engines";
@@ -7,22 +7,20 @@ import { runAdminCommand } from "./commands";
 
 describe("admin: webhooks and group thresholds", () => {
   let handle: DbHandle;
-  const saved = process.env.WEBHOOKS_ALLOW_PRIVATE;
   beforeAll(async () => {
     handle = await openTestDb("pglite");
   });
   afterAll(async () => {
-    if (saved === undefined) delete process.env.WEBHOOKS_ALLOW_PRIVATE;
-    else process.env.WEBHOOKS_ALLOW_PRIVATE = saved;
+    vi.unstubAllEnvs();
     await handle?.close();
   });
   const run = (argv: string[]) => runAdminCommand(handle.db, argv) as Promise<Record<string, unknown>>;
 
   it("adds (refusing private targets unless allowed), lists without full secrets, rotates and removes endpoints", async () => {
-    delete process.env.WEBHOOKS_ALLOW_PRIVATE;
+    vi.stubEnv("WEBHOOKS_ALLOW_PRIVATE", undefined);
     await expect(run(["webhooks", "add", "--url", "http://127.0.0.1:8080/hook"])).rejects.toThrow(UsageError);
     await expect(run(["webhooks", "add", "--url", "http://169.254.169.254/"])).rejects.toThrow(/private or link-local/);
-    process.env.WEBHOOKS_ALLOW_PRIVATE = "1";
+    vi.stubEnv("WEBHOOKS_ALLOW_PRIVATE", "1");
     const added = await run(["webhooks", "add", "--url", "http://127.0.0.1:8080/hook", "--description", "ops"]);
     const secrets = added.secrets as { secret: string }[];
     expect(added).toMatchObject({ url: "http://127.0.0.1:8080/hook", billingGroupId: null, description: "ops" });
