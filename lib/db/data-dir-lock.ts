@@ -64,11 +64,8 @@ function lockAddress(dir: string, useFile: boolean): string {
 
 const useAbstract = process.platform === "linux";
 
-/** Field 22 of /proc/<pid>/stat (start time), or undefined without /proc. */
-export function processStartTime(pid: number): string | undefined {
-  const stat = procStat(pid);
-  return stat?.[19];
-}
+/** Index in procStat() of the start time (field 22 of /proc/<pid>/stat). */
+const START_TIME = 19;
 
 /** The fields after the command name of /proc/<pid>/stat (state first); null: no such process; undefined: no /proc. */
 function procStat(pid: number): string[] | null | undefined {
@@ -84,7 +81,7 @@ function procStat(pid: number): string[] | null | undefined {
  * Whether the process recorded in a lock is still the one running: present, not a zombie (killed
  * but not yet reaped by its parent), and started when the lock says (not a recycled pid).
  */
-export function holderAlive(lock: Pick<DataDirLock, "pid" | "startTime">): boolean {
+function holderAlive(lock: Pick<DataDirLock, "pid" | "startTime">): boolean {
   const stat = procStat(lock.pid);
   if (stat === null) return false;
   if (stat === undefined) {
@@ -96,7 +93,7 @@ export function holderAlive(lock: Pick<DataDirLock, "pid" | "startTime">): boole
     }
   }
   if (stat[0] === "Z" || stat[0] === "X" || stat[0] === "x") return false;
-  return lock.startTime === undefined || stat[19] === lock.startTime;
+  return lock.startTime === undefined || stat[START_TIME] === lock.startTime;
 }
 
 function readLockFile(dir: string): DataDirLock | undefined {
@@ -202,7 +199,7 @@ export async function acquireLock(dir: string, role: DataDirLock["role"], option
     role,
     port: options.port,
     adminToken: randomBytes(32).toString("base64url"),
-    startTime: processStartTime(process.pid),
+    startTime: procStat(process.pid)?.[START_TIME],
   };
   const reply = JSON.stringify({ pid: lock.pid, role: lock.role } satisfies LockHolder);
   const deadline = Date.now() + (options.waitMs ?? 10_000);
