@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { formatMicros, parseMicros } from "@/lib/money/micros";
-import { buildCard, getRateCard, type CardSide, type CardTuple, type RateCard, type RateMatch } from "./find-rate";
+import { buildCard, getRateCard, ownerTable, type CardSide, type CardTuple, type RateCard, type RateMatch } from "./find-rate";
 import { checkEffectiveFrom, checkUniquePrefixes, ownerHasDeck } from "./import-rates";
 import { formatIncrement, type RateRow } from "./schemas";
 
@@ -80,10 +80,7 @@ function cardOfRows(side: CardSide, ownerId: string, effectiveFrom: Date, rows: 
 }
 
 async function cardsInForce(db: Executor, side: CardSide, atMs: number): Promise<RateCard[]> {
-  const owners = await queryRows<{ id: string }>(
-    db,
-    side === "sell" ? sql`SELECT id FROM billing_groups ORDER BY id` : sql`SELECT id FROM suppliers ORDER BY id`,
-  );
+  const owners = await queryRows<{ id: string }>(db, sql`SELECT id FROM ${ownerTable(side)} ORDER BY id`);
   const cards: RateCard[] = [];
   for (const o of owners) {
     const card = await getRateCard(db, side, o.id, null, atMs);

@@ -132,9 +132,10 @@ export function feesOf(match: RateMatch): RateFees {
   return { connectFeeMicros: match.connectFeeMicros, minChargeMicros: match.minChargeMicros };
 }
 
-const ratesTable = (side: CardSide) => (side === "sell" ? sql`sell_rates` : sql`buy_rates`);
-const ownerTable = (side: CardSide) => (side === "sell" ? sql`billing_groups` : sql`suppliers`);
-const ownerColumn = (side: CardSide) => (side === "sell" ? sql`billing_group_id` : sql`supplier_id`);
+/** The tables of a side: its rates, its owners, and the owner column of rate_decks and the rates. */
+export const ratesTable = (side: CardSide) => (side === "sell" ? sql`sell_rates` : sql`buy_rates`);
+export const ownerTable = (side: CardSide) => (side === "sell" ? sql`billing_groups` : sql`suppliers`);
+export const ownerColumn = (side: CardSide) => (side === "sell" ? sql`billing_group_id` : sql`supplier_id`);
 
 /**
  * Reads a whole deck as one JSON text: a single value parsed natively is several times faster than

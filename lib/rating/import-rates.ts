@@ -3,7 +3,7 @@ import type { Db, Executor, Tx } from "@/lib/db/client";
 import { queryRows } from "@/lib/db/client";
 import { parseMicros } from "@/lib/money/micros";
 import type { RateRow } from "./schemas";
-import type { CardSide } from "./find-rate";
+import { ownerColumn, ownerTable, ratesTable, type CardSide } from "./find-rate";
 
 export interface RateImportResult {
   /** Billing group id (sell card) or supplier id (buy card). */
@@ -34,10 +34,6 @@ const CHUNK = 5_000;
 /** Timestamps a deck can take effect at: the calls ingest accepts start in 1970..now+1 day. */
 const MIN_EFFECTIVE_MS = 0;
 const MAX_EFFECTIVE_MS = Date.UTC(9999, 11, 31);
-
-const ownerTable = (side: CardSide) => (side === "sell" ? sql`billing_groups` : sql`suppliers`);
-const ownerColumn = (side: CardSide) => (side === "sell" ? sql`billing_group_id` : sql`supplier_id`);
-const ratesTable = (side: CardSide) => (side === "sell" ? sql`sell_rates` : sql`buy_rates`);
 
 /** Refuses a prefix listed twice (the CSV parser does too; this guards other callers). */
 export function checkUniquePrefixes(rows: RateRow[]): void {
