@@ -4,7 +4,7 @@ import { LatestCalls } from "@/components/dashboard/latest-calls";
 import { SpendChart } from "@/components/dashboard/spend-chart";
 import { SpendSummary } from "@/components/dashboard/spend-summary";
 import { getDb } from "@/lib/db/client";
-import { portalNames } from "@/lib/portal/names";
+import { accountOptions } from "@/lib/portal/names";
 import { requirePortalSession } from "@/lib/portal/session";
 import { spendPerDay } from "@/lib/portal/spend-per-day";
 import { cardClass } from "@/components/ui/card";
@@ -15,9 +15,8 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
   const { account } = await searchParams;
   const { session, principal } = await requirePortalSession(typeof account === "string" ? `/?account=${encodeURIComponent(account)}` : "/");
   const db = await getDb();
-  const names = await portalNames(db, principal);
   // A platform session looks at one account at a time: the switcher's choice (in the URL), else the first.
-  const options = names.accountOptions;
+  const options = await accountOptions(db, principal);
   const selected = options ? (options.find((a) => a.id === account)?.id ?? options[0]?.id ?? null) : principal.billingGroupId;
   const spend = await spendPerDay(db, { billingGroupId: selected ?? principal.billingGroupId }, { withCost: session.canReadCost });
   return (

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { RateCalculator } from "@/components/rates/rate-calculator";
 import { getDb } from "@/lib/db/client";
-import { portalNames } from "@/lib/portal/names";
+import { accountOptions } from "@/lib/portal/names";
 import { requirePortalSession } from "@/lib/portal/session";
 
 export const metadata: Metadata = { title: "Rates" };
@@ -13,7 +13,7 @@ export default async function RatesPage({ searchParams }: { searchParams: Promis
   const account = typeof params.account === "string" ? params.account : undefined;
   const { principal } = await requirePortalSession("/rates");
   // A platform key has no rate card of its own: it picks the account whose card to look up.
-  const accounts = principal.billingGroupId === null ? (await portalNames(await getDb(), principal)).accountOptions : undefined;
+  const accounts = await accountOptions(await getDb(), principal);
   return (
     <div className="flex flex-col gap-4">
       <div>

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { Suspense } from "react";
 import { UsageReport } from "@/components/reports/usage-report";
 import { getDb } from "@/lib/db/client";
-import { portalNames } from "@/lib/portal/names";
+import { accountOptions } from "@/lib/portal/names";
 import { requirePortalSession } from "@/lib/portal/session";
 
 export const metadata: Metadata = { title: "Reports" };
@@ -13,7 +13,7 @@ export const metadata: Metadata = { title: "Reports" };
  */
 export default async function ReportsPage() {
   const { session, principal } = await requirePortalSession("/reports");
-  const accounts = principal.billingGroupId === null ? (await portalNames(await getDb(), principal)).accountOptions : undefined;
+  const accounts = await accountOptions(await getDb(), principal);
   return (
     <div className="flex flex-col gap-4">
       <div>
