@@ -11,12 +11,12 @@ import { maxAffordableSeconds } from "./max-duration";
 import { authorizationRequestSchema, type Authorization } from "./schemas";
 
 /** Seconds a reservation outlives its grant: ringing before the answer, and the CDR's trip after the hangup. */
-export function ttlMarginSeconds(): number {
+function ttlMarginSeconds(): number {
   return intFromEnv("AUTHORIZATION_TTL_MARGIN_SECONDS", 600);
 }
 
 /** The price ingest would charge for `seconds` answered on this rate: the rating's own arithmetic, fees included. */
-export function priceForSeconds(rate: RateMatch, seconds: number): bigint {
+function priceForSeconds(rate: RateMatch, seconds: number): bigint {
   return priceCall(rate.rateMicros, rate.increment, seconds, feesOf(rate)).micros;
 }
 
@@ -69,7 +69,8 @@ function toAuthorization(r: Row): Authorization {
   };
 }
 
-async function readAuthorization(db: Executor, billingGroupId: string, uuid: string): Promise<Authorization | undefined> {
+/** One authorization as its group's keys see it; undefined when absent (or another group's). */
+export async function getAuthorization(db: Executor, billingGroupId: string, uuid: string): Promise<Authorization | undefined> {
   const [row] = await queryRows<Row>(
     db,
     sql`SELECT ${SELECT_COLUMNS} FROM authorizations a JOIN billing_groups g ON g.id = a.billing_group_id
@@ -130,7 +131,7 @@ export async function authorizeCall(db: Db, principal: Principal, body: unknown)
     );
     if (!group) throw notFoundGroup(groupId);
 
-    const existing = await readAuthorization(tx, groupId, request.uuid);
+    const existing = await getAuthorization(tx, groupId, request.uuid);
     if (existing) {
       if (existing.destination !== request.destination) {
         throw new ApiError("conflict", `uuid ${request.uuid} was authorized for another destination.`, [
@@ -172,19 +173,3 @@ export async function authorizeCall(db: Db, principal: Principal, body: unknown)
   });
 }
 
-/** One authorization as its group's keys see it; undefined when absent (or another group's). */
-export async function getAuthorization(db: Executor, billingGroupId: string, uuid: string): Promise<Authorization | undefined> {
-  return readAuthorization(db, billingGroupId, uuid);
-}
-
-/**
- * Housekeeping: deletes authorizations settled or expired more than `olderThanSeconds` ago (default 30 days).
- * Expiry itself needs no job: a reservation stops counting the moment its expires_at passes.
- */
-export async function purgeAuthorizations(db: Executor, olderThanSeconds = 30 * 86_400): Promise<number> {
-  const rows = await queryRows<{ uuid: string }>(
-    db,
-    sql`DELETE FROM authorizations WHERE coalesce(settled_at, expires_at) < now() - ${`${olderThanSeconds} seconds`}::interval RETURNING uuid`,
-  );
-  return rows.length;
-}
