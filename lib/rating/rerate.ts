@@ -3,6 +3,7 @@ import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { formatMicros } from "@/lib/money/micros";
 import { withRetry } from "@/lib/db/errors";
 import { loadDatedCards, type DatedCards } from "./find-rate";
+import { debitGroups } from "@/lib/billing/debit";
 import { callColumnSet } from "@/lib/calls/stored-call";
 import { CALL_RATING_KEYS, rateCall, type CallRating } from "./rate-call";
 
@@ -178,10 +179,7 @@ async function applyRatings(tx: Executor, ratings: Map<string, CallRating>, rera
     await tx.execute(sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
                          SELECT x.g, x.k, x.a, x.c, x.d FROM json_to_recordset(${JSON.stringify(entries)}::json) AS x(g text, k text, a bigint, c bigint, d text)`);
   }
-  // One atomic UPDATE per group, in id order (no deadlock cycles with ingest); `disabled` follows.
-  for (const groupId of [...balanceChange.keys()].sort()) {
-    const delta = balanceChange.get(groupId)!;
-    if (delta !== 0n) await tx.execute(sql`UPDATE billing_groups SET balance_micros = balance_micros - ${delta.toString()}::bigint WHERE id = ${groupId}`);
-  }
+  // In group id order, as ingest debits (no deadlock cycles); `disabled` follows.
+  await debitGroups(tx, balanceChange);
   return out;
 }
