@@ -1,6 +1,7 @@
 import { formatAmount, formatCount } from "@/lib/portal/format";
 import type { SpendSeries } from "@/lib/portal/spend-per-day";
 import { cardClass } from "@/components/ui/card";
+import { Amount } from "../calls/call-columns";
 
 /**
  * Totals of the last 30 days per currency: spend, calls and the average price of a call; for cost
@@ -45,10 +46,8 @@ export function SpendSummary({ series, showCost = false }: { series: SpendSeries
                     </div>
                     <div>
                       <dt className="text-xs text-slate-600">Margin</dt>
-                      <dd className={`mt-0.5 font-semibold tabular-nums ${cost.marginMicros < 0n ? "text-red-700" : ""}`} data-testid="summary-margin">
-                        {cost.marginMicros < 0n ? <span aria-hidden>▼ </span> : null}
-                        {formatAmount(cost.marginMicros, s.currency)}
-                        {cost.marginMicros < 0n ? <span className="sr-only"> (loss)</span> : null}
+                      <dd className="mt-0.5 font-semibold tabular-nums" data-testid="summary-margin">
+                        <Amount micros={cost.marginMicros} currency={s.currency} signed />
                       </dd>
                     </div>
                   </>
