@@ -122,6 +122,11 @@ interface Prepared {
   currency: string;
 }
 
+export interface IngestOptions {
+  /** Only this group may be charged (a key bound to a group); others are rejected like unknown ones. */
+  restrictToBillingGroupId?: string | null;
+}
+
 /**
  * Stores completed calls, rates them and debits their groups: ONE transaction per batch, so a
  * batch is stored whole or not at all. Idempotent by uuid within a billing group, also under concurrent
@@ -131,11 +136,6 @@ interface Prepared {
  * Returns one outcome per input, in order. Throws CdrRejectedError (unknown group or supplier)
  * or CdrConflictError (a uuid stored for the same group with other content), writing nothing.
  */
-export interface IngestOptions {
-  /** Only this group may be charged (a key bound to a group); others are rejected like unknown ones. */
-  restrictToBillingGroupId?: string | null;
-}
-
 export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[], options: IngestOptions = {}): Promise<IngestOutcome[]> {
   if (cdrs.length === 0) return [];
   const { groups, suppliersById, suppliersByGateway } = await resolveOwners(db, cdrs);
