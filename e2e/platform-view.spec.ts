@@ -90,3 +90,17 @@ test("cost session: suppliers by name in the log and the call's detail", async (
   await expect(page.getByTestId("call-detail")).toContainText(/Supplier\s*(Northwind Carrier Services|Blue Ocean Voice)/);
   await screenshot(page, "call-detail-supplier-name");
 });
+
+test("platform cost session: a call's own page names its account and its supplier", async ({ page, signIn, api }) => {
+  const [{ accounts }, calls] = await Promise.all([
+    api<{ accounts: AccountJson[] }>("platform", "/v1/accounts"),
+    allCalls(api, "platform", "direction=outbound"),
+    signIn("platform"),
+  ]);
+  const call = calls.find((c) => c.supplierId)!;
+  const account = accounts.find((a) => a.id === call.billingGroupId)!;
+  await page.goto(`/calls/${call.id}`);
+  const detail = page.getByTestId("call-detail");
+  await expect(detail).toContainText(`${account.name} (${account.id})`);
+  await expect(detail).toContainText(/Supplier\s*(Northwind Carrier Services|Blue Ocean Voice)/);
+});

@@ -1,9 +1,9 @@
 import "server-only";
-import { asc } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { listAccounts } from "@/lib/billing/accounts";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
 import type { Executor } from "@/lib/db/client";
-import { suppliers } from "@/lib/db/schema";
+import { billingGroups, suppliers } from "@/lib/db/schema";
 
 export interface AccountOption {
   id: string;
@@ -33,6 +33,22 @@ export async function portalNames(
   return {
     accounts: Object.fromEntries((options ?? []).map((a) => [a.id, a.name])),
     accountOptions: options,
+    suppliers: Object.fromEntries(supplierRows.map((s) => [s.id, s.name])),
+  };
+}
+
+/** The names one call's page shows (its account, its supplier), each one row by id; the same rules as portalNames. */
+export async function callNames(
+  db: Executor,
+  principal: Principal,
+  call: { billingGroupId: string; supplierId?: string | null },
+): Promise<{ accounts: Record<string, string>; suppliers: Record<string, string> }> {
+  const [accountRows, supplierRows] = await Promise.all([
+    principal.billingGroupId === null ? db.select({ id: billingGroups.id, name: billingGroups.name }).from(billingGroups).where(eq(billingGroups.id, call.billingGroupId)) : [],
+    canReadCost(principal) && call.supplierId ? db.select({ id: suppliers.id, name: suppliers.name }).from(suppliers).where(eq(suppliers.id, call.supplierId)) : [],
+  ]);
+  return {
+    accounts: Object.fromEntries(accountRows.map((a) => [a.id, a.name])),
     suppliers: Object.fromEntries(supplierRows.map((s) => [s.id, s.name])),
   };
 }

@@ -5,7 +5,7 @@ import { CallDetailBody } from "@/components/calls/call-detail-dialog";
 import { ApiError } from "@/lib/errors/api-error";
 import { getCall } from "@/lib/calls/get-call";
 import { getDb } from "@/lib/db/client";
-import { portalNames } from "@/lib/portal/names";
+import { callNames } from "@/lib/portal/names";
 import { requirePortalSession } from "@/lib/portal/session";
 
 export const metadata: Metadata = { title: "Call" };
@@ -20,8 +20,7 @@ export default async function CallPage({ params }: { params: Promise<{ id: strin
     if (e instanceof ApiError && e.code === "not_found") notFound();
     throw e;
   });
-  const names = await portalNames(db, principal);
-  const supplierId = "supplierId" in call ? call.supplierId : null;
+  const names = await callNames(db, principal, { billingGroupId: call.billingGroupId, supplierId: "supplierId" in call ? call.supplierId : null });
   return (
     <div className="mx-auto flex max-w-3xl flex-col gap-4">
       <nav aria-label="Breadcrumb" className="text-sm">
@@ -31,11 +30,7 @@ export default async function CallPage({ params }: { params: Promise<{ id: strin
       </nav>
       <h1 className="text-2xl font-semibold tracking-tight">Call {call.id}</h1>
       <div className="rounded-xl border border-slate-200 bg-white px-5 py-3 shadow-sm" data-testid="call-detail">
-        <CallDetailBody
-          call={call}
-          accounts={names.accounts[call.billingGroupId] ? { [call.billingGroupId]: names.accounts[call.billingGroupId] } : {}}
-          suppliers={supplierId && names.suppliers[supplierId] ? { [supplierId]: names.suppliers[supplierId] } : {}}
-        />
+        <CallDetailBody call={call} accounts={names.accounts} suppliers={names.suppliers} />
       </div>
     </div>
   );
