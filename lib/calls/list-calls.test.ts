@@ -6,7 +6,8 @@ import { calls } from "@/lib/db/schema";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { callFiltersFromQuery, escapeLike, listCalls, nextPageUrl, pageOrigin, type CallFilters } from "./list-calls";
-import { serializeCall, serializeCallDetail, type CallRow } from "./serialize-call";
+import { serializeCall, serializeCallDetail } from "./serialize-call";
+import type { NewStoredCall, StoredCall } from "./stored-call";
 import { COST_FIELD_NAMES, listCallsQuerySchema } from "./schemas";
 
 process.env.CURSOR_SECRET ??= "unit-test-cursor-secret";
@@ -70,7 +71,7 @@ describe("pageOrigin", () => {
   });
 });
 
-const insertable = (): Omit<CallRow, "id" | "createdAt"> => ({
+const insertable = (): NewStoredCall => ({
   uuid: "u-7",
   billingGroupId: "bg_a",
   direction: "outbound",
@@ -108,7 +109,7 @@ const insertable = (): Omit<CallRow, "id" | "createdAt"> => ({
   buyMinChargeMicros: null,
 });
 
-const row = (overrides: Partial<CallRow> = {}): CallRow => ({ id: 7n, createdAt: new Date(), ...insertable(), ...overrides });
+const row = (overrides: Partial<StoredCall> = {}): StoredCall => ({ id: 7n, createdAt: new Date(), ...insertable(), ...overrides });
 
 describe("serializeCall", () => {
   it("omits every cost field (absent, not null) without calls:read_cost", () => {

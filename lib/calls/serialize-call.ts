@@ -1,10 +1,8 @@
 import { canReadCost, type Principal } from "@/lib/auth/principal";
-import type { calls } from "@/lib/db/schema";
 import { microsToNumber } from "@/lib/money/micros";
 import { priceBilledSeconds } from "@/lib/rating/billing-math";
 import type { Call, CallDetail, CallDetailWithCost, CallWithCost } from "./schemas";
-
-export type CallRow = typeof calls.$inferSelect;
+import type { StoredCall } from "./stored-call";
 
 const iso = (d: Date) => d.toISOString();
 const money = (m: bigint | null) => (m === null ? null : microsToNumber(m));
@@ -13,7 +11,7 @@ const money = (m: bigint | null) => (m === null ? null : microsToNumber(m));
  * THE one place a calls row becomes the API's Call (docs/contract.md §4). Cost-only fields are added only
  * for calls:read_cost principals, so they are absent (not null) everywhere else: JSON, CSV, portal.
  */
-export function serializeCall(row: CallRow, principal: Principal): Call | CallWithCost {
+export function serializeCall(row: StoredCall, principal: Principal): Call | CallWithCost {
   const call: Call = {
     id: String(row.id),
     uuid: row.uuid,
@@ -46,7 +44,7 @@ export function serializeCall(row: CallRow, principal: Principal): Call | CallWi
 }
 
 /** The parts of a rated call's price, recomputed from what rated it with the same pure billing math. */
-function priceParts(row: CallRow) {
+function priceParts(row: StoredCall) {
   const parts =
     row.rated && row.sellRateMicros !== null
       ? priceBilledSeconds(row.sellRateMicros, row.billDuration, { connectFeeMicros: row.connectFeeMicros, minChargeMicros: row.minChargeMicros })
@@ -60,7 +58,7 @@ function priceParts(row: CallRow) {
 }
 
 /** GET /v1/calls/{id} (and the ingest answer): the list fields plus the detail of docs/contract.md §4. */
-export function serializeCallDetail(row: CallRow, principal: Principal): CallDetail | CallDetailWithCost {
+export function serializeCallDetail(row: StoredCall, principal: Principal): CallDetail | CallDetailWithCost {
   const detail = {
     ...serializeCall(row, principal),
     accountcode: row.accountcode,
