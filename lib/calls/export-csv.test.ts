@@ -1,16 +1,11 @@
 import { sql } from "drizzle-orm";
-import {beforeAll, describe, expect, it } from "vitest";
-import type { Principal } from "@/lib/auth/principal";
-import { effectiveScopes } from "@/lib/auth/scopes";
+import { testPrincipal } from "@/lib/testing/test-principal";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { csvField, exportCallsCsv } from "./export-csv";
 
 process.env.CURSOR_SECRET ??= "export-csv-test-secret";
-
-function principal(scopes: string[], billingGroupId: string | null): Principal {
-  return { keyId: "key_test", scopes: effectiveScopes(scopes), billingGroupId, rateCardVersion: null, via: "api_key" };
-}
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
   return new Response(stream).text();
@@ -47,7 +42,7 @@ describeOnEngines("CSV export", (handle) => {
   });
 
   it("streams every page of the principal's calls, newest first, without cost columns for calls:read", async () => {
-    const csv = await readAll(await exportCallsCsv(handle().db, principal(["calls:read"], groupId), {}, 2));
+    const csv = await readAll(await exportCallsCsv(handle().db, testPrincipal(groupId, ["calls:read"]), {}, 2));
     const lines = csv.trimEnd().split("\r\n");
     expect(lines[0]).toBe(
       "id,uuid,direction,from,to,startTime,endTime,duration,billDuration,pdd,hangupCause,q850Cause,readCodec,writeCodec,price,currency,recordingUrl,billingGroupId,rated",
@@ -60,7 +55,7 @@ describeOnEngines("CSV export", (handle) => {
   });
 
   it("adds buy cost, exact margin and supplier for calls:read_cost", async () => {
-    const csv = await readAll(await exportCallsCsv(handle().db, principal(["calls:read_cost"], groupId), { direction: "outbound" }, 3));
+    const csv = await readAll(await exportCallsCsv(handle().db, testPrincipal(groupId, ["calls:read_cost"]), { direction: "outbound" }, 3));
     const [header, first] = csv.split("\r\n");
     expect(header.endsWith(",buyCost,margin,supplierId")).toBe(true);
     expect(first.endsWith(",0.002,-0.000994,sup_x")).toBe(true);
@@ -73,13 +68,13 @@ describeOnEngines("CSV export", (handle) => {
         throw Object.assign(new Error("connection refused"), { code: "ECONNREFUSED" });
       },
     });
-    await expect(exportCallsCsv(broken, principal(["calls:read"], groupId), {})).rejects.toThrow("connection refused");
+    await expect(exportCallsCsv(broken, testPrincipal(groupId, ["calls:read"]), {})).rejects.toThrow("connection refused");
   });
 
   it("applies the filters and the key's reach", async () => {
-    const platform = await readAll(await exportCallsCsv(handle().db, principal(["calls:read"], null), { direction: "inbound" }));
+    const platform = await readAll(await exportCallsCsv(handle().db, testPrincipal(null, ["calls:read"]), { direction: "inbound" }));
     expect(platform.trimEnd().split("\r\n")).toHaveLength(2);
-    const none = await readAll(await exportCallsCsv(handle().db, principal(["calls:read"], groupId), { direction: "inbound" }));
+    const none = await readAll(await exportCallsCsv(handle().db, testPrincipal(groupId, ["calls:read"]), { direction: "inbound" }));
     expect(none.trimEnd().split("\r\n")).toHaveLength(1);
   });
 });

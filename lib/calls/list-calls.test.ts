@@ -1,6 +1,6 @@
-import {beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { testPrincipal } from "@/lib/testing/test-principal";
 import type { Principal } from "@/lib/auth/principal";
-import type { Scope } from "@/lib/auth/scopes";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { calls } from "@/lib/db/schema";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
@@ -12,13 +12,7 @@ import { COST_FIELD_NAMES, listCallsQuerySchema } from "./schemas";
 
 process.env.CURSOR_SECRET ??= "unit-test-cursor-secret";
 
-const principal = (billingGroupId: string | null, scopes: Scope[] = ["calls:read"]): Principal => ({
-  keyId: "key_test",
-  scopes: new Set(scopes),
-  billingGroupId,
-  rateCardVersion: 0,
-  via: "api_key",
-});
+const principal = testPrincipal;
 
 describe("cursor", () => {
   const position = { startTime: new Date("2026-01-05T10:00:00.123Z"), id: 42n };

@@ -1,10 +1,9 @@
 import fs from "node:fs";
+import { testPrincipal } from "@/lib/testing/test-principal";
 import path from "node:path";
 import { sql } from "drizzle-orm";
-import {beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { ApiError } from "@/lib/errors/api-error";
-import type { Principal } from "@/lib/auth/principal";
-import type { Scope } from "@/lib/auth/scopes";
 import { createBillingGroup, getBillingGroup } from "@/lib/billing/groups";
 import { queryRows } from "@/lib/db/client";
 import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
@@ -14,14 +13,7 @@ import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { cdrBatchResultSchema } from "./api-schemas";
 import { ingestRequest } from "./ingest-request";
 
-const principal = (scopes: Scope[], billingGroupId: string | null = null): Principal => ({
-  keyId: "key_test",
-  scopes: new Set(scopes),
-  billingGroupId,
-  rateCardVersion: null,
-  via: "api_key",
-});
-const writer = principal(["cdrs:write"]);
+const writer = testPrincipal(null, ["cdrs:write"]);
 const fixture = (name: string) => JSON.parse(fs.readFileSync(path.join(__dirname, "fixtures", name), "utf8")) as Record<string, unknown>;
 
 let n = 0;
@@ -68,7 +60,7 @@ describeOnEngines("POST /v1/cdrs domain", (handle) => {
   });
 
   it("ingests the FreeSWITCH fixture through the colleague's mapper, with accountcode and gateway", async () => {
-    const answer = await ingestRequest(handle().db, principal(["cdrs:write", "calls:read_cost"]), fixture("freeswitch-answered.json"));
+    const answer = await ingestRequest(handle().db, testPrincipal(null, ["cdrs:write", "calls:read_cost"]), fixture("freeswitch-answered.json"));
     expect(answer.status).toBe(201);
     // 125.401 s answered -> 126 -> 180 s on 60/60 at 0.012 = 0.036; buy 126 s at 0.004/min = 0.0084.
     expect(answer.body).toMatchObject({
@@ -125,7 +117,7 @@ describeOnEngines("POST /v1/cdrs domain", (handle) => {
 
   it("lets a key bound to a group report only that group's calls, and fills it in", async () => {
     const other = await createBillingGroup(handle().db, { name: "Other", currency: "GBP" });
-    const bound = principal(["cdrs:write"], other.id);
+    const bound = testPrincipal(other.id, ["cdrs:write"]);
     const { billingGroupId: _omit, ...withoutGroup } = native(groupId);
     void _omit;
     const own = await ingestRequest(handle().db, bound, withoutGroup);

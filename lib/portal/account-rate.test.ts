@@ -1,19 +1,12 @@
-import {beforeAll, expect, it } from "vitest";
-import type { Principal } from "@/lib/auth/principal";
-import { effectiveScopes } from "@/lib/auth/scopes";
+import { beforeAll, expect, it } from "vitest";
+import { testPrincipal } from "@/lib/testing/test-principal";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { importSellRates } from "@/lib/rating/import-rates";
 import { rateRowSchema } from "@/lib/rating/schemas";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { lookupAccountRate } from "./account-rate";
 
-const principal = (billingGroupId: string | null): Principal => ({
-  keyId: "key_t",
-  scopes: effectiveScopes(["calls:read"]),
-  billingGroupId,
-  rateCardVersion: null,
-  via: "session",
-});
+const principal = (billingGroupId: string | null) => testPrincipal(billingGroupId, ["calls:read"], "session");
 
 describeOnEngines("rate of a chosen account", (handle) => {
   let a: string;

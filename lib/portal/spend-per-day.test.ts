@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import {beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import type { DbHandle } from "@/lib/db/client";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import {describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Scope } from "@/lib/auth/scopes";
 import { createBillingGroup, getBillingGroup } from "@/lib/billing/groups";
 import { serializeCallDetail } from "@/lib/calls/serialize-call";

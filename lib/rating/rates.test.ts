@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
-import {describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { queryRows } from "@/lib/db/client";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { testPrincipal } from "@/lib/testing/test-principal";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
@@ -11,13 +12,7 @@ import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import type { UsageGroupBy, UsageReport } from "./schemas";
 import { planUsage, summarizeUsage, type UsageFilters } from "./summarize-usage";
 
-const principal = (billingGroupId: string | null, scopes: Scope[] = ["calls:read"]): Principal => ({
-  keyId: "key_test",
-  scopes: new Set(scopes),
-  billingGroupId,
-  rateCardVersion: 0,
-  via: "api_key",
-});
+const principal = testPrincipal;
 const COST: Scope[] = ["calls:read", "calls:read_cost"];
 
 type CallInsert = typeof calls.$inferInsert;
