@@ -7,6 +7,7 @@ import type { Scope } from "@/lib/auth/scopes";
 import { getDb, type Db } from "@/lib/db/client";
 import { ApiError, paramErrors, problemBody } from "@/lib/errors/api-error";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { readDbFor } from "@/lib/db/read-replica";
 import { rateLimiter } from "./rate-limit";
 
 export interface ApiContext<Q, P> {
@@ -14,6 +15,8 @@ export interface ApiContext<Q, P> {
   requestId: string;
   principal: Principal;
   db: Db;
+  /** For listing reads that may be served by the replica (lib/db/read-replica.ts); the primary without one. */
+  readDb: () => Promise<Db>;
   query: Q;
   params: P;
 }
@@ -99,7 +102,7 @@ export function apiRoute<QS extends z.ZodType | undefined = undefined, P = Recor
         query = parsed.data as Infer<QS>;
       }
       const params = (routeContext ? await routeContext.params : {}) as P;
-      const result = await handler({ request, requestId, principal, db, query, params });
+      const result = await handler({ request, requestId, principal, db, readDb: () => readDbFor(db, principal), query, params });
       response = result instanceof Response ? result : json(result);
       if (limitHeaders) for (const [k, v] of Object.entries(limitHeaders)) response.headers.set(k, v);
     } catch (error) {

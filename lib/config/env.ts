@@ -40,3 +40,17 @@ export function intFromEnv(name: string, fallback: number): number {
 export function maxCallSeconds(): number {
   return intFromEnv("MAX_CALL_SECONDS", 86_400);
 }
+
+/**
+ * DATABASE_REPLICA_URL: a streaming replica of DATABASE_URL that the listing reads may use. Only with
+ * PostgreSQL (DATABASE_URL set); undefined otherwise.
+ */
+export function databaseReplicaUrl(): string | undefined {
+  const url = process.env.DATABASE_REPLICA_URL?.trim();
+  return url && databaseUrl() ? url : undefined;
+}
+
+/** How stale (ms) the replica may be and still serve listing reads; beyond it they go to the primary. Default 10 s. */
+export function replicaMaxLagMs(): number {
+  return intFromEnv("DATABASE_REPLICA_MAX_LAG_MS", 10_000);
+}

@@ -3,8 +3,8 @@ import { publicBaseUrl } from "@/lib/config/env";
 import { callFiltersFromQuery, listCalls, nextPageUrl, pageOrigin } from "@/lib/calls/list-calls";
 import { listCallsQuerySchema, type CallPage } from "@/lib/calls/schemas";
 
-export const GET = apiRoute({ scope: "calls:read", query: listCallsQuerySchema }, async ({ db, principal, query, request }) => {
-  const listing = await listCalls(db, principal, callFiltersFromQuery(query), { pageSize: query.pageSize, cursor: query.cursor || undefined });
+export const GET = apiRoute({ scope: "calls:read", query: listCallsQuerySchema }, async ({ readDb, principal, query, request }) => {
+  const listing = await listCalls(await readDb(), principal, callFiltersFromQuery(query), { pageSize: query.pageSize, cursor: query.cursor || undefined });
   const origin = pageOrigin(request, publicBaseUrl());
   const body: CallPage = {
     calls: listing.page,
