@@ -140,7 +140,8 @@ export async function authorizeCall(db: Db, principal: Principal, body: unknown)
       }
       return { created: false, authorization: existing };
     }
-    const [call] = await queryRows<{ id: string }>(tx, sql`SELECT id::text AS id FROM calls WHERE billing_group_id = ${groupId} AND uuid = ${request.uuid}`);
+    // call_uuids holds every stored call's (group, uuid): its primary key answers without reading calls.
+    const [call] = await queryRows<{ id: string }>(tx, sql`SELECT call_id::text AS id FROM call_uuids WHERE billing_group_id = ${groupId} AND uuid = ${request.uuid}`);
     if (call) throw new ApiError("conflict", `The call ${request.uuid} has already ended (its CDR is stored as call ${call.id}).`, [{ param: "uuid", message: "already completed" }]);
 
     const card = await getRateCard(tx, "sell", groupId, Number(group.version));

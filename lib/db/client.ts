@@ -6,6 +6,7 @@ import { restrictUmask, securePrivateDir } from "@/lib/config/private-dir";
 import * as schema from "./schema";
 import { acquireLock, releaseLock, type DataDirLock } from "./data-dir-lock";
 import { releaseDeadClients } from "./release-dead-clients";
+import { ensureOpenWindow } from "./call-partitions";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -81,7 +82,9 @@ async function openPostgres(url: string): Promise<DbHandle> {
   await client.connect();
   try {
     await client.query("SELECT pg_advisory_lock(727274)");
-    await migrate(drizzle({ client, schema }), { migrationsFolder: migrationsFolder() });
+    const migrating = drizzle({ client, schema });
+    await migrate(migrating, { migrationsFolder: migrationsFolder() });
+    await ensureOpenWindow(migrating); // calls' monthly partitions around now (still under the lock)
   } finally {
     await client.query("SELECT pg_advisory_unlock(727274)").catch(() => undefined);
     await client.end();
@@ -114,6 +117,7 @@ async function openPglite(options: OpenOptions): Promise<DbHandle> {
     const client = await PGlite.create(dir, { extensions: { pg_trgm } });
     const db = drizzle({ client, schema });
     await migrate(db, { migrationsFolder: migrationsFolder() });
+    await ensureOpenWindow(db);
     return { db: db as unknown as Db, engine: "pglite", close: () => client.close() };
   }
   restrictUmask(); // PGlite creates its files with the process umask
@@ -125,6 +129,7 @@ async function openPglite(options: OpenOptions): Promise<DbHandle> {
     securePrivateDir(dir, { quiet: true }); // a new database's initial files are unpacked 0666
     const db = drizzle({ client, schema });
     await migrate(db, { migrationsFolder: migrationsFolder() });
+    await ensureOpenWindow(db);
     const opened = client;
     return {
       db: db as unknown as Db,

@@ -6,6 +6,7 @@ import {
   check,
   index,
   integer,
+  pgSequence,
   pgTable,
   primaryKey,
   smallint,
@@ -146,10 +147,21 @@ export const portalSessions = pgTable(
   (t) => [index("portal_sessions_key_idx").on(t.keyId)],
 );
 
+// Call ids: a plain sequence, not an identity column (PostgreSQL 15 refuses identity on a partitioned table). Ingest
+// draws the ids itself (nextval in the claim statement) so call_uuids can name the call before it is inserted.
+export const callsIdSeq = pgSequence("calls_id_seq", { startWith: 1, increment: 1, minValue: 1, maxValue: "9223372036854775807", cache: 1 });
+
+// Partitioned by month on start_time (migration 0008; drizzle cannot express PARTITION BY, the SQL holds it):
+// calls_pYYYYMM for each UTC month, created by ensure_call_partitions(from, to) (at open for 12 months back to 3
+// ahead, and by ingest for any other month it meets), and calls_default for a month without its partition, so no
+// call is ever refused. Every unique key holds billing_group_id and start_time (docs/scale-out.md): the uuid's
+// uniqueness per group lives in call_uuids below, which a partitioned unique index cannot hold.
 export const calls = pgTable(
   "calls",
   {
-    id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: bigint("id", { mode: "bigint" })
+      .notNull()
+      .default(sql`nextval('calls_id_seq')`),
     uuid: text("uuid").notNull(),
     billingGroupId: text("billing_group_id")
       .notNull()
@@ -193,26 +205,47 @@ export const calls = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [
-    // Idempotency is per billing group: one tenant's uuids can neither collide with nor reveal another's.
-    uniqueIndex("calls_group_uuid_key").on(t.billingGroupId, t.uuid),
-    // Keyset pagination for bound keys and for platform keys.
-    index("calls_group_start_id_idx").on(t.billingGroupId, t.startTime.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    // Keyset pagination of a group (bound keys), read backwards for start_time DESC, id DESC; ingest's replay lookup
+    // and rerate's update find one call by it. Holds the partition key, as a partitioned unique key must.
+    primaryKey({ name: "calls_pkey", columns: [t.billingGroupId, t.startTime, t.id] }),
+    // One call by id (GET /v1/calls/{id}, the listing's `id` filter, rerate's batches in id order). Ids only grow,
+    // so this index appends at its right edge: the cheapest one to keep up.
+    index("calls_id_idx").on(t.id),
+    // Keyset pagination for platform keys (all groups).
     index("calls_start_id_idx").on(t.startTime.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    // The listing's and usage's hangupCause filter.
     index("calls_group_hangup_start_id_idx").on(
       t.billingGroupId,
       sql`upper(${t.hangupCause})`,
       t.startTime.desc().nullsFirst(),
       t.id.desc().nullsFirst(),
     ),
+    // The listing's `to` (substring) and `toPrefix` filters.
     index("calls_to_trgm_idx").using("gin", sql`${t.toNumber} gin_trgm_ops`),
+    // rerate: the unrated calls (few; an index entry only for them).
     index("calls_unrated_idx").on(t.billingGroupId).where(sql`NOT ${t.rated}`),
   ],
+);
+
+// A call's uuid is unique per billing group (idempotent ingest): the claim ingest writes first, in the statement that
+// inserts the call, with ON CONFLICT DO NOTHING; only claimed rows are inserted into calls. Not partitioned, so the key
+// needs no start_time and a replay with another startTime still finds the stored call (409). start_time and call_id
+// name the stored call by its primary key (one partition).
+export const callUuids = pgTable(
+  "call_uuids",
+  {
+    billingGroupId: text("billing_group_id").notNull(),
+    uuid: text("uuid").notNull(),
+    startTime: ts("start_time").notNull(),
+    callId: bigint("call_id", { mode: "bigint" }).notNull(),
+  },
+  (t) => [primaryKey({ name: "call_uuids_pkey", columns: [t.billingGroupId, t.uuid] })],
 );
 
 export const ledgerEntries = pgTable(
   "ledger_entries",
   {
-    id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: bigint("id", { mode: "bigint" }).notNull().generatedAlwaysAsIdentity(),
     billingGroupId: text("billing_group_id")
       .notNull()
       .references(() => billingGroups.id, { onDelete: "cascade" }),
@@ -224,9 +257,12 @@ export const ledgerEntries = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [
+    // Unique keys lead with the group, so the ledger distributes with calls by billing_group_id (docs/scale-out.md).
+    primaryKey({ name: "ledger_entries_pkey", columns: [t.billingGroupId, t.id] }),
     index("ledger_group_idx").on(t.billingGroupId, t.createdAt),
-    // One debit per call; re-rating (rerate --since) adds 'adjustment' entries for the same call.
-    uniqueIndex("ledger_call_debit_key").on(t.callId).where(sql`${t.kind} = 'debit'`),
+    // One debit per call; re-rating (rerate --since) adds 'adjustment' entries for the same call. Call ids are
+    // unique on their own: the group only makes the key distributable.
+    uniqueIndex("ledger_call_debit_key").on(t.billingGroupId, t.callId).where(sql`${t.kind} = 'debit'`),
   ],
 );
 

@@ -14,6 +14,7 @@ import {
   type StoredCall,
 } from "@/lib/calls/stored-call";
 import { withRetry } from "@/lib/db/errors";
+import { ensureCallMonths } from "@/lib/db/call-partitions";
 import { rateCall, type CallRating } from "@/lib/rating/rate-call";
 import type { NativeCdr } from "./schemas";
 
@@ -105,7 +106,7 @@ interface SupplierRow {
 const jsonList = (values: Iterable<string>) => JSON.stringify([...new Set(values)]);
 
 /**
- * A call's identity: its uuid is unique per billing group (calls_group_uuid_key), never across groups.
+ * A call's identity: its uuid is unique per billing group (call_uuids' primary key), never across groups.
  * NUL separates the two: the CDR schema refuses it in both, so the key is unambiguous.
  */
 const callKey = (billingGroupId: string, uuid: string) => `${billingGroupId}\u0000${uuid}`;
@@ -130,8 +131,8 @@ export interface IngestOptions {
 /**
  * Stores completed calls, rates them and debits their groups: ONE transaction per batch, so a
  * batch is stored whole or not at all. Idempotent by uuid within a billing group, also under concurrent
- * duplicates: `INSERT ... ON CONFLICT (billing_group_id, uuid) DO NOTHING` and only the rows it inserted
- * are debited. Another group's calls are never read: the same uuid there is a different call, so a
+ * duplicates: the uuid is claimed in call_uuids (`ON CONFLICT (billing_group_id, uuid) DO NOTHING`) and only
+ * the calls it claimed are inserted and debited; a replay with another startTime is a conflict, not a second call. Another group's calls are never read: the same uuid there is a different call, so a
  * key learns nothing about it (no conflict, no field list).
  * Returns one outcome per input, in order. Throws CdrRejectedError (unknown group or supplier)
  * or CdrConflictError (a uuid stored for the same group with other content), writing nothing.
@@ -212,13 +213,16 @@ export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[], options: In
   // Insert in (group, uuid) order (json_to_recordset keeps array order): two batches sharing calls
   // then wait on each other in one direction only, never in a cycle.
   unique.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // Every month of the batch has its partition (a no-op after the first batch of a month in this process).
+  await ensureCallMonths(db, startsMs);
 
   const stored = await withRetry(() =>
     db.transaction(async (tx) => {
       const inserted = await insertCalls(tx, unique);
       const createdKeys = new Set(inserted.map((c) => callKey(c.billingGroupId, c.uuid)));
       const replayed = unique.filter((p) => !createdKeys.has(p.key)).map((p) => p.content);
-      // Looked up by (group, uuid), served by calls_group_uuid_key: only this group's record is compared.
+      // Looked up by (group, uuid) in call_uuids, then by calls' primary key (one partition, whatever startTime the
+      // replay carries): only this group's record is compared.
       const wanted = JSON.stringify(replayed.map((c) => ({ g: c.billingGroupId, u: c.uuid })));
       const existing =
         replayed.length === 0
@@ -226,8 +230,10 @@ export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[], options: In
           : (
               await queryRows<Record<string, unknown>>(
                 tx,
-                sql`SELECT ${CALL_COLUMNS} FROM calls
-                    WHERE (billing_group_id, uuid) IN (SELECT x.g, x.u FROM json_to_recordset(${wanted}::json) AS x(g text, u text))`,
+                sql`SELECT ${CALL_COLUMNS}
+                    FROM json_to_recordset(${wanted}::json) AS x(g text, u text)
+                    JOIN call_uuids k ON k.billing_group_id = x.g AND k.uuid = x.u
+                    JOIN calls ON calls.billing_group_id = k.billing_group_id AND calls.start_time = k.start_time AND calls.id = k.call_id`,
               )
             ).map(toStoredCall);
       const byKey = new Map<string, { call: StoredCall; created: boolean }>();
@@ -292,19 +298,27 @@ async function resolveOwners(db: Executor, cdrs: readonly NativeCdr[]) {
 }
 
 /**
- * Inserts the calls that are new (ON CONFLICT DO NOTHING) and, in the same statement, the debit
- * ledger entries of those that cost something. Answers the inserted calls as stored: the row is
- * built from the values sent, plus the id and created_at the database assigned.
+ * Claims the uuids that are new in call_uuids (ON CONFLICT (billing_group_id, uuid) DO NOTHING), inserts only
+ * the claimed calls and, in the same statement, the debit ledger entries of those that cost something. The
+ * ids are drawn first (nextval, in the batch's order, so they grow as before) so the claim names its call. A
+ * uuid another transaction is inserting waits for it here, as a unique index would make it. Answers the
+ * inserted calls as stored: the row is built from the values sent, plus the id and created_at the database assigned.
  */
 async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]> {
   if (rows.length === 0) return [];
   const json = callsToRecordsetJson(rows.map((p) => [p.content, p.rating, { duration: p.duration, currency: p.currency }]));
   const inserted = await queryRows<{ id: string; uuid: string; billing_group_id: string; created_at: unknown }>(
     tx,
-    sql`WITH ins AS (
-          INSERT INTO calls (${CALL_INSERT_COLUMNS})
-          SELECT x.* FROM json_to_recordset(${json}::json) AS x(${CALL_RECORDSET_COLUMNS})
+    sql`WITH x AS MATERIALIZED (
+          SELECT nextval('calls_id_seq') AS id, x.* FROM json_to_recordset(${json}::json) AS x(${CALL_RECORDSET_COLUMNS})
+        ), claimed AS (
+          INSERT INTO call_uuids (billing_group_id, uuid, start_time, call_id)
+          SELECT billing_group_id, uuid, start_time, id FROM x
           ON CONFLICT (billing_group_id, uuid) DO NOTHING
+          RETURNING call_id
+        ), ins AS (
+          INSERT INTO calls (id, ${CALL_INSERT_COLUMNS})
+          SELECT x.* FROM x WHERE x.id IN (SELECT call_id FROM claimed)
           RETURNING id, uuid, billing_group_id, to_number, rated, price_micros, created_at
         ), debits AS (
           INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)

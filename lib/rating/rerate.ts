@@ -49,6 +49,13 @@ interface Candidate {
 
 const RATING = callColumnSet(CALL_RATING_KEYS);
 
+/** A candidate's new rating, with its call's key: group and start time (ISO, milliseconds as stored). */
+interface KeyedRating {
+  g: string;
+  s: string;
+  rating: CallRating;
+}
+
 /** A call as applyRatings reads it under its lock; the rating columns are RATING.select. */
 interface StoredRating {
   id: string;
@@ -91,19 +98,21 @@ export async function rerateCalls(db: Db, options: RerateOptions = {}): Promise<
       if (!sellCards.has(c.billing_group_id)) sellCards.set(c.billing_group_id, await loadDatedCards(db, "sell", c.billing_group_id, null, startsMs));
       if (c.supplier_id && !buyCards.has(c.supplier_id)) buyCards.set(c.supplier_id, await loadDatedCards(db, "buy", c.supplier_id, null, startsMs));
     }
-    const ratings = new Map<string, CallRating>();
+    const ratings = new Map<string, KeyedRating>();
     for (const c of candidates) {
       const startMs = Number(c.start_ms);
-      ratings.set(
-        c.id,
-        rateCall(
+      ratings.set(c.id, {
+        // The call's primary key (group, start, id): the batch's lock and update each hit one partition.
+        g: c.billing_group_id,
+        s: new Date(startMs).toISOString(),
+        rating: rateCall(
           c.to_number,
           c.answer_us === null ? null : Number(c.answer_us),
           Number(c.end_us),
           sellCards.get(c.billing_group_id)?.at(startMs) ?? null,
           c.supplier_id ? (buyCards.get(c.supplier_id)?.at(startMs) ?? null) : null,
         ),
-      );
+      });
     }
     const batch = await withRetry(() => db.transaction((tx) => applyRatings(tx, ratings, options.since !== undefined)));
     result.rated += batch.rated;
@@ -129,27 +138,30 @@ export function rerateUnratedCalls(db: Db, options: Omit<RerateOptions, "since">
  * that now has a rate is debited; with `rerateRated`, a rated call whose rating changed gets an
  * 'adjustment' entry of (old price - new price). A rated call no deck prices any more is left alone.
  */
-async function applyRatings(tx: Executor, ratings: Map<string, CallRating>, rerateRated: boolean) {
+async function applyRatings(tx: Executor, ratings: Map<string, KeyedRating>, rerateRated: boolean) {
   const out = { rated: 0, debitedMicros: 0n, rerated: 0, adjustedMicros: 0n, unmatched: 0 };
-  const ids = JSON.stringify([...ratings.keys()]);
+  const keys = JSON.stringify([...ratings].map(([id, k]) => ({ g: k.g, s: k.s, id })));
   const stored = await queryRows<StoredRating & Record<string, unknown>>(
     tx,
-    sql`SELECT calls.id::text AS id, billing_group_id, to_number, ${RATING.select}
-        FROM calls WHERE id IN (SELECT (json_array_elements_text(${ids}::json))::bigint) ORDER BY id FOR UPDATE`,
+    sql`SELECT calls.id::text AS id, calls.billing_group_id, calls.to_number, ${RATING.select}
+        FROM json_to_recordset(${keys}::json) AS x(g text, s timestamptz, id bigint)
+        JOIN calls ON calls.billing_group_id = x.g AND calls.start_time = x.s AND calls.id = x.id
+        ORDER BY calls.id FOR UPDATE OF calls`,
   );
-  const updates: [string, CallRating][] = [];
+  const updates: [string, KeyedRating][] = [];
   const entries: { g: string; k: "debit" | "adjustment"; a: string; c: string; d: string }[] = [];
   const balanceChange = new Map<string, bigint>();
   for (const row of stored) {
     const old = { ...row, ...RATING.decode(row) };
-    const next = ratings.get(old.id)!;
+    const keyed = ratings.get(old.id)!;
+    const next = keyed.rating;
     if (!next.rated) {
       if (old.rated && rerateRated) out.unmatched++;
       continue;
     }
     if (old.rated && !rerateRated) continue; // rated meanwhile by another run
     if (CALL_RATING_KEYS.every((k) => old[k] === next[k])) continue;
-    updates.push([old.id, next]);
+    updates.push([old.id, keyed]);
     const oldPrice = old.rated ? old.priceMicros : 0n;
     const delta = next.priceMicros - oldPrice;
     if (old.rated) {
@@ -172,9 +184,11 @@ async function applyRatings(tx: Executor, ratings: Map<string, CallRating>, rera
     if (delta !== 0n) balanceChange.set(old.billing_group_id, (balanceChange.get(old.billing_group_id) ?? 0n) + delta);
   }
   if (updates.length === 0) return out;
-  const json = JSON.stringify(updates.map(([id, r]) => ({ id, ...RATING.toRecord(r) })));
-  // One statement: the usage rollup triggers (transition tables) move the totals by the exact differences.
-  await tx.execute(sql`UPDATE calls SET ${RATING.set} FROM json_to_recordset(${json}::json) AS x(id bigint, ${RATING.recordset}) WHERE calls.id = x.id`);
+  const json = JSON.stringify(updates.map(([id, k]) => ({ id, g: k.g, s: k.s, ...RATING.toRecord(k.rating) })));
+  // One statement: the usage rollup triggers (transition tables) move the totals by the exact differences. Keyed by
+  // the primary key (group, start, id): one partition per call (and one shard on Citus).
+  await tx.execute(sql`UPDATE calls SET ${RATING.set} FROM json_to_recordset(${json}::json) AS x(id bigint, g text, s timestamptz, ${RATING.recordset})
+                       WHERE calls.billing_group_id = x.g AND calls.start_time = x.s AND calls.id = x.id`);
   if (entries.length > 0) {
     await tx.execute(sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
                          SELECT x.g, x.k, x.a, x.c, x.d FROM json_to_recordset(${JSON.stringify(entries)}::json) AS x(g text, k text, a bigint, c bigint, d text)`);
