@@ -147,8 +147,9 @@ export const portalSessions = pgTable(
   (t) => [index("portal_sessions_key_idx").on(t.keyId)],
 );
 
-// Call ids: a plain sequence, not an identity column (PostgreSQL 15 refuses identity on a partitioned table). Ingest
-// draws the ids itself (nextval in the claim statement) so call_uuids can name the call before it is inserted.
+// Call ids: a plain sequence default, not an identity column: identity on partitioned tables changed in PostgreSQL 17
+// (partitions share it, ATTACH checks it) while a sequence default behaves the same on 15 and PGlite (17). Ingest draws
+// the ids itself (nextval in the claim statement) so call_uuids can name the call before it is inserted.
 export const callsIdSeq = pgSequence("calls_id_seq", { startWith: 1, increment: 1, minValue: 1, maxValue: "9223372036854775807", cache: 1 });
 
 // Partitioned by month on start_time (migration 0008; drizzle cannot express PARTITION BY, the SQL holds it):

@@ -2,8 +2,8 @@
 -- SQL on PostgreSQL 15+ and PGlite (17). Every unique key holds billing_group_id and start_time, so the table also
 -- distributes by billing group on Citus (docs/scale-out.md). The uuid's uniqueness per group, which a partitioned unique
 -- index cannot hold without start_time, moves to call_uuids (not partitioned); ingest claims there first.
--- Steps: set the old table aside, create the partitioned one (sequence default instead of identity: PostgreSQL 15
--- refuses identity on a partitioned table; the sequence continues where the identity stopped), copy every call BEFORE
+-- Steps: set the old table aside, create the partitioned one (a sequence default instead of identity, which behaves
+-- differently on partitioned tables in 15 and 17; the sequence continues where the identity stopped), copy every call BEFORE
 -- the triggers exist (the rollups already count these calls; settled authorizations stay settled), fill call_uuids,
 -- build the indexes once, then re-create the triggers on the partitioned parent (statement-level, transition tables).
 ALTER TABLE "calls" RENAME TO "calls_0007";--> statement-breakpoint
