@@ -111,11 +111,13 @@ export class RedisWriteMarks implements WriteMarks {
     private readonly redis: RedisLike,
     private readonly local: MemoryWriteMarks,
     private readonly ttlMs: number,
+    /** Per database (a foreign mark could only send reads to the primary, never make them stale: marks take the max). */
+    private readonly prefix = REDIS_PREFIX,
   ) {}
 
   async note(groupId: string | null, lsn: bigint): Promise<void> {
     await this.local.note(groupId, lsn);
-    const keys = [`${REDIS_PREFIX}any`, groupId === null ? `${REDIS_PREFIX}platform` : `${REDIS_PREFIX}g:${groupId}`];
+    const keys = [`${this.prefix}any`, groupId === null ? `${this.prefix}platform` : `${this.prefix}g:${groupId}`];
     try {
       await this.redis.eval(NOTE_SCRIPT, keys.length, ...keys, lsnKey(lsn), Math.max(1_000, Math.ceil(this.ttlMs)));
     } catch {
@@ -125,7 +127,7 @@ export class RedisWriteMarks implements WriteMarks {
 
   async required(groupId: string | null): Promise<bigint> {
     const local = await this.local.required(groupId);
-    const keys = groupId === null ? [`${REDIS_PREFIX}any`] : [`${REDIS_PREFIX}g:${groupId}`, `${REDIS_PREFIX}platform`];
+    const keys = groupId === null ? [`${this.prefix}any`] : [`${this.prefix}g:${groupId}`, `${this.prefix}platform`];
     let values: (string | null)[];
     try {
       values = await this.redis.mget(...keys);
@@ -191,7 +193,7 @@ class ReplicaFallbackPool {
   constructor(
     private readonly replica: Pool,
     private readonly primary: Pool,
-    private readonly markDown: () => void,
+    private readonly markDown: (reason: unknown) => void,
   ) {}
 
   async query(config: QueryConfig | string, values?: unknown[]): Promise<unknown> {
@@ -199,7 +201,7 @@ class ReplicaFallbackPool {
       return await this.replica.query(config as QueryConfig, values);
     } catch (e) {
       if (!shouldFallBack(e)) throw e;
-      this.markDown();
+      this.markDown(e);
       return this.primary.query(config as QueryConfig, values);
     }
   }
@@ -209,7 +211,7 @@ class ReplicaFallbackPool {
       return new FallbackClient(await this.replica.connect(), true, this.primary, this.markDown);
     } catch (e) {
       if (!shouldFallBack(e)) throw e;
-      this.markDown();
+      this.markDown(e);
       return new FallbackClient(await this.primary.connect(), false, this.primary, this.markDown);
     }
   }
@@ -224,7 +226,7 @@ class FallbackClient {
     private client: PoolClient,
     private onReplica: boolean,
     private readonly primary: Pool,
-    private readonly markDown: () => void,
+    private readonly markDown: (reason: unknown) => void,
   ) {}
 
   async query(config: QueryConfig | string, values?: unknown[]): Promise<unknown> {
@@ -235,7 +237,7 @@ class FallbackClient {
         return result;
       } catch (e) {
         if (!shouldFallBack(e)) throw e;
-        this.markDown();
+        this.markDown(e);
         this.client.release(true);
         this.client = await this.primary.connect();
         this.onReplica = false;
@@ -256,6 +258,7 @@ export class ReadRouter {
   private state: ReplicaState | null = null;
   private downUntil = 0;
   private probing: Promise<void> | null = null;
+  private probed = false;
   private lastProbeStart = 0;
   private lsnInFlight: Promise<bigint> | null = null;
   private lsnQueued: Promise<bigint> | null = null;
@@ -269,10 +272,14 @@ export class ReadRouter {
     private readonly maxLagMs: number,
     makeDb: (client: unknown) => Db,
   ) {
-    this.replicaDb = makeDb(new ReplicaFallbackPool(replicaPool, primaryPool, () => this.markDown()));
+    this.replicaDb = makeDb(new ReplicaFallbackPool(replicaPool, primaryPool, (e) => this.markDown(e)));
   }
 
-  private markDown(): void {
+  private markDown(reason: unknown): void {
+    if (this.state !== null || !this.probed) {
+      // once per outage: when a replica that answered (or the first probe) fails
+      process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), replica: "skipped", reason: String((reason as Error)?.message ?? reason) })}\n`);
+    }
     this.downUntil = Date.now() + DOWN_BACKOFF_MS;
     this.state = null;
   }
@@ -290,7 +297,8 @@ export class ReadRouter {
       const replay = replica.status === "fulfilled" ? replica.value.rows[0]?.lsn : null;
       // null: not in recovery (a promoted or mistaken primary), which no replay position describes.
       if (replay) this.state = { replay: parseLsn(replay), at };
-      else this.markDown();
+      else this.markDown(replica.status === "rejected" ? replica.reason : "not in recovery");
+      this.probed = true;
     })().finally(() => {
       this.probing = null;
     });
@@ -304,7 +312,7 @@ export class ReadRouter {
     const required = await this.marks.required(principal.billingGroupId);
     if (!this.state || now - this.lastProbeStart >= PROBE_EVERY_MS) {
       const probe = this.probe().catch(() => undefined);
-      if (!this.state) await probe; // nothing known yet: wait for the first answer
+      if (!this.probed) await probe; // nothing known yet: wait for the first answer (later, a replica coming back is tried in the background)
     }
     if (!this.usable()) return this.primaryDb;
     if (this.state!.replay >= required) return this.replicaDb;
@@ -397,7 +405,8 @@ async function createRouter(primaryDb: Db, url: string): Promise<ReadRouter> {
     const { Redis } = await import("ioredis");
     const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
     redis.on("error", () => undefined);
-    marks = new RedisWriteMarks(redis, local, ttl);
+    const { rows } = await primaryPool.query<{ db: string }>("SELECT current_database() AS db");
+    marks = new RedisWriteMarks(redis, local, ttl, `${REDIS_PREFIX}${rows[0].db}:`);
   }
   return new ReadRouter(primaryDb, primaryPool, replicaPool, marks, maxLag, (client) => drizzle({ client: client as Pool, schema }) as unknown as Db);
 }
