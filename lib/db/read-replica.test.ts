@@ -1,5 +1,8 @@
-import { describe, expect, it } from "vitest";
-import { LagClock, lsnKey, MemoryWriteMarks, parseLsn, RedisWriteMarks } from "./read-replica";
+import type { Pool } from "pg";
+import { describe, expect, it, vi } from "vitest";
+import { testPrincipal } from "@/lib/testing/test-principal";
+import type { Db } from "./client";
+import { LagClock, lsnKey, MemoryWriteMarks, parseLsn, ReadRouter, RedisWriteMarks } from "./read-replica";
 
 describe("WAL positions", () => {
   it("parse as 64-bit numbers and key in WAL order as fixed-width hex", () => {
@@ -77,5 +80,138 @@ describe("RedisWriteMarks", () => {
     await a.note("grp_a", 0x3000n); // not shared, but this process still knows it
     fake.up = true;
     expect(await a.required("grp_a")).toBe(0x3000n);
+  });
+});
+
+/** A pg pool stand-in: answers the WAL probes from `lsn`, records other statements, fails as told. */
+function fakePool(name: string, lsn: { value: string | null }, log: string[]) {
+  const state = { down: false, failAt: "" as string };
+  const fail = () => Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" });
+  const run = async (config: unknown) => {
+    const text = typeof config === "string" ? config : (config as { text: string }).text;
+    if (state.down || (state.failAt && text.includes(state.failAt))) throw fail();
+    if (/pg_current_wal_lsn|pg_last_wal_replay_lsn/.test(text)) return { rows: [{ lsn: lsn.value }] };
+    if (/syntax error/.test(text)) throw Object.assign(new Error("syntax error"), { code: "42601" });
+    log.push(`${name}: ${text}`);
+    return { rows: [{ from: name }] };
+  };
+  const pool = {
+    query: vi.fn(run),
+    async connect() {
+      if (state.down) throw fail();
+      return { query: run, release: () => undefined };
+    },
+    async end() {},
+  };
+  return { pool: pool as unknown as Pool, state, calls: pool.query };
+}
+
+function router(maxLagMs = 10_000) {
+  const log: string[] = [];
+  const primaryLsn = { value: "0/100" };
+  const replayLsn = { value: "0/100" as string | null };
+  const primary = fakePool("primary", primaryLsn, log);
+  const replica = fakePool("replica", replayLsn, log);
+  const primaryDb = { name: "primaryDb" } as unknown as Db;
+  let fallbackPool: { query(text: string): Promise<{ rows: { from: string }[] }>; connect(): Promise<{ query(text: string): Promise<{ rows: { from: string }[] }>; release(): void }> } | undefined;
+  const r = new ReadRouter(primaryDb, primary.pool, replica.pool, new MemoryWriteMarks(maxLagMs + 1_000), maxLagMs, (client) => {
+    fallbackPool = client as typeof fallbackPool;
+    return { name: "replicaDb" } as unknown as Db;
+  });
+  return { r, log, primaryLsn, replayLsn, primary, replica, primaryDb, fallback: () => fallbackPool! };
+}
+
+describe("ReadRouter", () => {
+  it("reads the replica until the group's own write is past its replay position, then the primary until it catches up", async () => {
+    const t = router();
+    const g1 = testPrincipal("grp_1");
+    expect(await t.r.readDb(g1)).toBe(t.r.replicaDb);
+    t.primaryLsn.value = "0/200"; // the group's ingest committed up to here
+    await t.r.noteWrite(testPrincipal("grp_1", ["cdrs:write"]));
+    expect(await t.r.readDb(g1)).toBe(t.primaryDb); // replica still at 0/100
+    expect(await t.r.readDb(testPrincipal("grp_2"))).toBe(t.r.replicaDb); // other groups are not held back
+    t.replayLsn.value = "0/200";
+    expect(await t.r.readDb(g1)).toBe(t.r.replicaDb); // asks the replica again before giving up
+    await t.r.noteWrite(testPrincipal(null, ["cdrs:write"])); // a platform key's write holds back every group
+    t.primaryLsn.value = "0/300";
+    await t.r.noteWrite(testPrincipal(null, ["cdrs:write"]));
+    expect(await t.r.readDb(testPrincipal("grp_2"))).toBe(t.primaryDb);
+    expect(await t.r.readDb(testPrincipal(null))).toBe(t.primaryDb);
+  });
+
+  it("concurrent writes share one WAL position query started after they asked", async () => {
+    const t = router();
+    await t.r.readDb(testPrincipal("grp_1"));
+    t.primary.calls.mockClear();
+    await Promise.all(Array.from({ length: 20 }, () => t.r.noteWrite(testPrincipal("grp_1", ["cdrs:write"]))));
+    expect(t.primary.calls.mock.calls.length).toBeLessThanOrEqual(2);
+  });
+
+  it("a replica that is down or not in recovery is not used; a failing query falls back to the primary, other errors do not", async () => {
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      const t = router();
+      t.replica.state.down = true;
+      expect(await t.r.readDb(testPrincipal("grp_1"))).toBe(t.primaryDb);
+      expect(stderr).toHaveBeenCalledTimes(1); // one log line per outage
+
+      const u = router();
+      u.replayLsn.value = null; // pg_last_wal_replay_lsn() is null on a primary
+      expect(await u.r.readDb(testPrincipal("grp_1"))).toBe(u.primaryDb);
+
+      const v = router();
+      expect(await v.r.readDb(testPrincipal("grp_1"))).toBe(v.r.replicaDb);
+      v.replica.state.down = true;
+      expect((await v.fallback().query("SELECT calls")).rows[0].from).toBe("primary");
+      expect(await v.r.readDb(testPrincipal("grp_1"))).toBe(v.primaryDb); // skipped for a while
+      v.replica.state.down = false;
+      await expect(v.fallback().query("syntax error")).rejects.toMatchObject({ code: "42601" });
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+
+  it("a read-only transaction the replica drops midway is replayed on the primary", async () => {
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      const t = router();
+      const client = await t.fallback().connect();
+      await client.query("begin");
+      await client.query("SET LOCAL jit = off");
+      t.replica.state.failAt = "SELECT usage";
+      expect((await client.query("SELECT usage")).rows[0].from).toBe("primary");
+      await client.query("commit");
+      client.release();
+      expect(t.log).toEqual([
+        "replica: begin",
+        "replica: SET LOCAL jit = off",
+        "primary: begin",
+        "primary: SET LOCAL jit = off",
+        "primary: SELECT usage",
+        "primary: commit",
+      ]);
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+
+  it("a replica behind the lag bound is not used", async () => {
+    vi.useFakeTimers({ now: 1_000_000, toFake: ["Date"] });
+    try {
+      const t = router(1_500);
+      expect(await t.r.readDb(testPrincipal("grp_1"))).toBe(t.r.replicaDb);
+      t.primaryLsn.value = "0/900"; // the primary moves on, the replica does not
+      vi.setSystemTime(1_000_300);
+      expect(await t.r.readDb(testPrincipal("grp_1"))).toBe(t.r.replicaDb); // 300 ms behind at most
+      vi.setSystemTime(1_002_000);
+      expect(await t.r.readDb(testPrincipal("grp_1"))).toBe(t.primaryDb);
+      t.replayLsn.value = "0/900";
+      vi.setSystemTime(1_002_300);
+      await t.r.readDb(testPrincipal("grp_1")); // probes: the replica has now replayed what the primary had at 1 002 300
+      vi.setSystemTime(1_002_600);
+      expect(await t.r.readDb(testPrincipal("grp_1"))).toBe(t.r.replicaDb);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
