@@ -230,7 +230,8 @@ async function main(): Promise<void> {
   if (values["ingest-calls"]) sizes.ingestCalls = Number(values["ingest-calls"]);
   if (values["usage-calls"]) sizes.usageCalls = Number(values["usage-calls"]);
   const only = new Set(values.only!.split(","));
-  const resultsDir = path.join(ROOT, "bench/results");
+  // BENCH_RESULTS_DIR: helpers benching at once keep their reports and profiles apart.
+  const resultsDir = path.resolve(ROOT, process.env.BENCH_RESULTS_DIR || "bench/results");
   fs.mkdirSync(resultsDir, { recursive: true });
   const machine = machineInfo();
   log(`machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, load ${machine.loadAverageAtStart}`);
@@ -274,7 +275,7 @@ async function main(): Promise<void> {
   };
   fs.writeFileSync(path.join(resultsDir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(printTable(report));
-  log(`wrote bench/results/latest.json (${report.seconds} s)`);
+  log(`wrote ${path.relative(ROOT, resultsDir)}/latest.json (${report.seconds} s)`);
 }
 
 main().catch((e) => {

@@ -1,4 +1,4 @@
-// Builds and runs the production server the HTTP cases measure: `next start` of NEXT_DIST_DIR=.next-bench,
+// Builds and runs the production server the HTTP cases measure: `next start` of NEXT_DIST_DIR (default .next-bench),
 // loopback only, rate limiting and request logging off, the framework-floor route enabled.
 import { spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -6,7 +6,8 @@ import path from "node:path";
 import { freePort, ROOT, spawnNextServer, waitUntilServing } from "@/lib/testing/next-server";
 
 export { ROOT };
-export const DIST_DIR = ".next-bench";
+/** Helpers sharing a tree each bench their own build: NEXT_DIST_DIR when set. */
+export const DIST_DIR = process.env.NEXT_DIST_DIR || ".next-bench";
 const START_TIMEOUT_MS = 120_000;
 
 export function buildProduction(log: (line: string) => void, reuse: boolean): void {
