@@ -142,6 +142,10 @@ async function insertListingCalls(db: Db, listedId: string, otherIds: string[], 
     log(`  calls ${to + 1}/${sizes.totalCalls} (${Math.round(performance.now() - started)} ms for this chunk)`);
   }
   await alsoInsert?.();
+  // Calls of months outside the open window landed in calls_default: give those months their partitions (moves the
+  // rows out), and name every call in call_uuids as ingest would (idempotency of the seeded uuids).
+  await db.execute(sql`SELECT ensure_call_partitions(min(start_time), max(start_time) + interval '1 millisecond') FROM calls_default HAVING count(*) > 0`);
+  await db.execute(sql`INSERT INTO call_uuids (billing_group_id, uuid, start_time, call_id) SELECT billing_group_id, uuid, start_time, id FROM calls ON CONFLICT DO NOTHING`);
   for (const ddl of indexes) {
     const started = performance.now();
     await db.execute(sql.raw(ddl));
@@ -157,5 +161,6 @@ async function dropCallIndexes(db: Db): Promise<string[]> {
     sql`SELECT indexname AS name, indexdef AS ddl FROM pg_indexes WHERE tablename = 'calls' AND indexname <> 'calls_pkey'`,
   );
   for (const r of rows) await db.execute(sql.raw(`DROP INDEX ${r.name}`));
-  return rows.map((r) => r.ddl);
+  // A partitioned index's definition reads "ON ONLY calls" (the parent alone): recreate it on every partition.
+  return rows.map((r) => r.ddl.replace(" ON ONLY ", " ON "));
 }
