@@ -1,8 +1,8 @@
-// Measures PrefixTable build and lookup speed: `npx tsx bench/prefix-table.ts [prefixes] [lookups]`.
+// Measures PrefixIndex build and lookup speed (the index alone; bench/rate-lookup.ts measures the whole card): `npx tsx bench/prefix-table.ts [prefixes] [lookups]`.
 // Not a test: timings depend on the machine. Targets: build 500k prefixes < 1 s, >= 2M lookups/s.
 import os from "node:os";
 import { Prng } from "@/lib/demo/prng";
-import { PrefixTable } from "@/lib/rating/prefix-table";
+import { PrefixIndex } from "@/lib/rating/prefix-table";
 import { generatePrefixes } from "./prefixes";
 
 const prefixCount = Number(process.argv[2] ?? 500_000);
@@ -24,17 +24,17 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 };
 let cpu0 = process.cpuUsage();
 let t0 = performance.now();
-const table = new PrefixTable<number>(list.length);
-for (let i = 0; i < list.length; i++) table.add(list[i], i);
+const table = new PrefixIndex(list.length);
+for (let i = 0; i < list.length; i++) table.add(list[i]);
 const buildMs = performance.now() - t0;
 const buildCpuMs = cpuMs(cpu0);
 
 let hits = 0;
-for (let i = 0; i < 200_000; i++) if (table.match(destinations[i % destinations.length])) hits++; // warm-up
+for (let i = 0; i < 200_000; i++) if (table.find(destinations[i % destinations.length]) >= 0) hits++; // warm-up
 hits = 0;
 cpu0 = process.cpuUsage();
 t0 = performance.now();
-for (let i = 0; i < lookupCount; i++) if (table.match(destinations[i % destinations.length])) hits++;
+for (let i = 0; i < lookupCount; i++) if (table.find(destinations[i % destinations.length]) >= 0) hits++;
 const lookupMs = performance.now() - t0;
 const lookupCpuMs = cpuMs(cpu0);
 

@@ -1,18 +1,15 @@
-// Case 4, in-process: longest-prefix lookups on a card of N prefixes, with the entry objects the
-// rating module's card holds. Run in its own process with --expose-gc (bench/run.ts does) so the
-// memory figure is the structure alone: `node --expose-gc --import tsx bench/rate-lookup.ts 500000`.
+// Case 4, in-process: longest-prefix lookups on a card of N prefixes, the rating module's own card
+// (lib/rating/rate-card.ts) built the way a deck loads: from the database's chunks of compact records
+// (here generated, 50k rates each), every match answering the rate's terms (BigInt micros, increment,
+// fees). Run in its own process with --expose-gc (bench/run.ts does) so the memory figure is the
+// structure alone: `node --expose-gc --import tsx bench/rate-lookup.ts 500000`.
 import { Prng } from "@/lib/demo/prng";
-import { PrefixTable } from "@/lib/rating/prefix-table";
-import type { Increment } from "@/lib/rating/schemas";
+import { RateCardBuilder, type RateColumns } from "@/lib/rating/rate-card";
 import { generatePrefixes } from "./prefixes";
 import { destinationsFor } from "./destinations";
 import { median, round } from "./stats";
 
-interface Entry {
-  rateMicros: bigint;
-  increment: Increment;
-  description: string | null;
-}
+const CHUNK = 50_000;
 
 function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
@@ -28,48 +25,67 @@ function main(): void {
   const lookups = Number(process.argv[3] ?? 5_000_000);
   const runs = Number(process.argv[4] ?? 5);
   const prefixes = generatePrefixes(count, 1);
-  const entries: Entry[] = prefixes.map((_, i) => ({
-    rateMicros: BigInt(10_000 + (i % 90_000)),
-    increment: i % 2 ? { min: 60, interval: 60 } : { min: 1, interval: 1 },
-    description: null,
-  }));
+  // The texts the database answers (string_agg of records, lib/rating/find-rate.ts loadCard); a tenth of
+  // the rates with a connect fee.
+  const chunks: string[] = [];
+  for (let from = 0; from < prefixes.length; from += CHUNK) {
+    const records: string[] = [];
+    for (let i = from; i < Math.min(prefixes.length, from + CHUNK); i++) {
+      records.push(`${prefixes[i]},${10_000 + (i % 90_000)},${i % 2 ? "60,60" : "1,1"},${i % 10 === 0 ? 5000 : ""},`);
+    }
+    chunks.push(records.join("\n"));
+  }
   // 3 in 4 destinations hit a prefix, 1 in 4 are random numbers (mostly misses), as in the rating module's own bench.
   const hits = destinationsFor(prefixes, 75_000);
   const misses = Array.from({ length: 25_000 }, (_, i) => `+${String((i * 2_654_435_761 + 12_345) % 1e12).padStart(12, "0")}`);
   const destinations = new Prng(7).shuffle([...hits, ...misses]);
 
+  // CPU time beside wall time: on a shared machine wall time mostly measures the neighbours.
+  const cpuMs = (since: NodeJS.CpuUsage) => {
+    const u = process.cpuUsage(since);
+    return (u.user + u.system) / 1000;
+  };
   const buildMs: number[] = [];
-  let table: PrefixTable<Entry> | null = null;
+  const buildCpuMs: number[] = [];
+  let table: RateColumns | null = null;
   let structureBytes = 0;
   for (let r = 0; r < runs; r++) {
     table = null;
     gc();
     const before = usedBytes();
     const t0 = performance.now();
-    const t = new PrefixTable<Entry>(count);
-    for (let i = 0; i < prefixes.length; i++) t.add(prefixes[i], entries[i]);
+    const cpu0 = process.cpuUsage();
+    const builder = new RateCardBuilder(count);
+    for (const chunk of chunks) builder.addRecords(chunk, null);
+    const t = builder.build();
     buildMs.push(performance.now() - t0);
+    buildCpuMs.push(cpuMs(cpu0));
     gc();
-    // The entries exist before the build (they come from the database rows): count the table only.
+    // The chunk texts exist before the build (the database answers them): count the card only.
     // Measured on the first build: later ones may overlap a table the collector has not released yet.
     if (r === 0) structureBytes = usedBytes() - before;
     table = t;
   }
 
   const perRun: number[] = [];
+  const perCpuRun: number[] = [];
   let found = 0;
   for (let i = 0; i < 300_000; i++) if (table!.match(destinations[i % destinations.length])) found++; // warm-up
   for (let r = 0; r < runs; r++) {
     found = 0;
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     for (let i = 0; i < lookups; i++) if (table!.match(destinations[i % destinations.length])) found++;
     perRun.push(lookups / ((performance.now() - t0) / 1000));
+    perCpuRun.push(lookups / (cpuMs(cpu0) / 1000));
   }
   process.stdout.write(
     `${JSON.stringify({
       prefixes: table!.size,
       buildMs: round(median(buildMs), 1),
+      buildCpuMs: round(median(buildCpuMs), 1),
       lookupsPerSecond: Math.round(median(perRun)),
+      lookupsPerCpuSecond: Math.round(median(perCpuRun)),
       hitRate: round(found / lookups, 3),
       structureMiB: round(structureBytes / 2 ** 20, 1),
       runs,

@@ -1,21 +1,9 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Executor } from "@/lib/db/client";
 import type { RateFees } from "./billing-math";
-import { PrefixTable } from "./prefix-table";
-import type { Increment } from "./schemas";
+import { RateCardBuilder, type RateColumns, type RateMatch } from "./rate-card";
 
-/** The rate that applies to a destination: the longest matching prefix of a card. */
-export interface RateMatch {
-  prefix: string;
-  rateMicros: bigint;
-  increment: Increment;
-  description: string | null;
-  /** null when the rate has none. */
-  connectFeeMicros: bigint | null;
-  minChargeMicros: bigint | null;
-}
-
-type RateEntry = Omit<RateMatch, "prefix">;
+export type { RateMatch };
 export type CardSide = "sell" | "buy";
 
 /** One dated deck of an owner: the card in force from `effectiveFrom` until the next deck's. */
@@ -67,7 +55,8 @@ export function deckAt(index: DeckIndex, atMs: number): DeckRef | null {
 // free when the caller already holds it) never misses a deck, whichever process imported it.
 // Deck cards are keyed by owner and deck id: a deck is never changed once written, so a cached card is never
 // stale (the owner id, random, keeps two databases used by one process apart: deck ids repeat across them).
-// Cards are bounded by count and by prefixes held (~50 bytes each): a few huge decks must not exhaust memory.
+// Cards are bounded by count and by prefixes held (~40 bytes each, typed arrays: lib/rating/rate-card.ts): a
+// few huge decks must not exhaust memory.
 const MAX_CARDS = 256;
 const MAX_PREFIXES = 4_000_000;
 const MAX_INDEXES = 100_000;
@@ -92,39 +81,29 @@ function once<T>(state: CacheState, key: string, load: () => Promise<T>): Promis
   return started;
 }
 
-/** One rate of a deck as loaded: [prefix, rate micros, increment min, increment interval, description, connect fee, min charge]. */
+/** One rate of a deck: [prefix, rate micros, increment min, increment interval, description, connect fee, min charge]. */
 export type CardTuple = [string, string, number, number, string | null, string | null, string | null];
 
-export function buildCard(side: CardSide, ownerId: string, deckId: number, effectiveFrom: Date, tuples: CardTuple[]): RateCard {
-  const table = new PrefixTable<RateEntry>(tuples.length);
-  // Cards repeat a handful of increments: share the objects.
-  const increments = new Map<string, Increment>();
-  for (const [prefix, rate, min, interval, description, connectFee, minCharge] of tuples) {
-    const key = `${min}/${interval}`;
-    let increment = increments.get(key);
-    if (!increment) increments.set(key, (increment = { min, interval }));
-    table.add(prefix, {
-      rateMicros: BigInt(rate),
-      increment,
-      description,
-      connectFeeMicros: connectFee === null ? null : BigInt(connectFee),
-      minChargeMicros: minCharge === null ? null : BigInt(minCharge),
-    });
-  }
+function cardOf(side: CardSide, ownerId: string, deckId: number, effectiveFrom: Date, columns: RateColumns): RateCard {
   return {
     side,
     ownerId,
     deckId,
     effectiveFrom,
-    size: table.size,
-    match(destination) {
-      const m = table.match(destination);
-      return m && { prefix: m.prefix, ...m.value };
-    },
-    *entries() {
-      for (const m of table.entries()) yield { prefix: m.prefix, ...m.value };
-    },
+    size: columns.size,
+    match: (destination) => columns.match(destination),
+    entries: () => columns.entries(),
   };
+}
+
+/** A card of rates held in memory (a deck not stored yet, e.g. a dry-run import). */
+export function buildCard(side: CardSide, ownerId: string, deckId: number, effectiveFrom: Date, tuples: CardTuple[]): RateCard {
+  const builder = new RateCardBuilder(tuples.length);
+  const micros = (text: string | null) => (text === null ? null : BigInt(text));
+  for (const [prefix, rate, min, interval, description, connectFee, minCharge] of tuples) {
+    builder.add(prefix, BigInt(rate), min, interval, description, micros(connectFee), micros(minCharge));
+  }
+  return cardOf(side, ownerId, deckId, effectiveFrom, builder.build());
 }
 
 /** The fees of a matched rate, as billing-math takes them. */
@@ -137,22 +116,42 @@ export const ratesTable = (side: CardSide) => (side === "sell" ? sql`sell_rates`
 export const ownerTable = (side: CardSide) => (side === "sell" ? sql`billing_groups` : sql`suppliers`);
 export const ownerColumn = (side: CardSide) => (side === "sell" ? sql`billing_group_id` : sql`supplier_id`);
 
+/** Rows per statement when a deck loads (tests lower it to cross chunk boundaries with a few rates). */
+export const cardLoading = { chunkRows: 50_000 };
+
 /**
- * Reads a whole deck as one JSON text: a single value parsed natively is several times faster than
- * 500k row objects through the driver. null when the deck does not exist (its owner was deleted).
+ * Reads a deck in chunks of cardLoading.chunkRows rates (keyset on the prefix), each chunk one text of compact
+ * records the card builder parses in place: neither the driver nor JSON.parse ever makes an object
+ * per rate, and the whole deck is never one value, in this process or in PGlite's WebAssembly heap
+ * (which never shrinks once grown). Descriptions come as a JSON array, only for chunks that have any.
+ * null when the deck does not exist (its owner was deleted), also when that happens while it loads.
  */
 async function loadCard(db: Executor, side: CardSide, ownerId: string, deckId: number): Promise<RateCard | null> {
-  const rows = await queryRows<{ owner: string; from_ms: string; rates: string | null }>(
+  const heads = await queryRows<{ owner: string; from_ms: string; rates: number | bigint }>(
     db,
     sql`SELECT d.${ownerColumn(side)} AS owner, (extract(epoch FROM d.effective_from) * 1000)::bigint::text AS from_ms,
-          (SELECT json_agg(json_build_array(r.prefix, r.rate_micros::text, r.increment_min, r.increment_interval, r.description,
-                   r.connect_fee_micros::text, r.min_charge_micros::text))::text
-             FROM ${ratesTable(side)} r WHERE r.deck_id = d.id) AS rates
+          (SELECT count(*) FROM ${ratesTable(side)} r WHERE r.deck_id = d.id) AS rates
         FROM rate_decks d WHERE d.id = ${deckId} AND d.${ownerColumn(side)} = ${ownerId}`,
   );
-  if (rows.length === 0) return null;
-  const tuples = rows[0].rates === null ? [] : (JSON.parse(rows[0].rates) as CardTuple[]);
-  return buildCard(side, rows[0].owner, deckId, new Date(Number(rows[0].from_ms)), tuples);
+  if (heads.length === 0) return null;
+  const expected = Number(heads[0].rates);
+  const builder = new RateCardBuilder(expected);
+  let after = "";
+  while (builder.size < expected) {
+    const [chunk] = await queryRows<{ records: string | null; descriptions: string | null }>(
+      db,
+      sql`SELECT string_agg(r.prefix || ',' || r.rate_micros || ',' || r.increment_min || ',' || r.increment_interval || ','
+                   || coalesce(r.connect_fee_micros::text, '') || ',' || coalesce(r.min_charge_micros::text, ''), chr(10) ORDER BY r.prefix) AS records,
+            CASE WHEN count(r.description) > 0 THEN json_agg(r.description ORDER BY r.prefix)::text END AS descriptions
+          FROM (SELECT prefix, rate_micros, increment_min, increment_interval, description, connect_fee_micros, min_charge_micros
+                  FROM ${ratesTable(side)} WHERE deck_id = ${deckId} AND prefix > ${after} ORDER BY prefix LIMIT ${cardLoading.chunkRows}) r`,
+    );
+    if (!chunk?.records) break;
+    const descriptions = chunk.descriptions === null ? null : (JSON.parse(chunk.descriptions) as (string | null)[]);
+    after = builder.addRecords(chunk.records, descriptions)!;
+  }
+  if (builder.size !== expected) return null; // the deck went away while it loaded
+  return cardOf(side, heads[0].owner, deckId, new Date(Number(heads[0].from_ms)), builder.build());
 }
 
 /** The owner's version and decks in one statement (one snapshot). null when the owner does not exist. */

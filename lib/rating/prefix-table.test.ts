@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PrefixTable } from "./prefix-table";
+import { PrefixIndex } from "./prefix-table";
 
 function naiveMatch(prefixes: string[], destination: string): string | null {
   const d = destination.replace(/^\+/, "");
@@ -9,52 +9,80 @@ function naiveMatch(prefixes: string[], destination: string): string | null {
   return best;
 }
 
-describe("PrefixTable", () => {
+/** The matched prefix (as index order names it) and the destination's digits it covers. */
+function match(t: PrefixIndex, prefixes: string[], destination: string): string | null {
+  const i = t.find(destination);
+  if (i < 0) return null;
+  const start = destination.startsWith("+") ? 1 : 0;
+  expect(destination.slice(start, start + t.matchLength)).toBe(prefixes[i]);
+  return prefixes[i];
+}
+
+function indexOf(prefixes: string[]): PrefixIndex {
+  const t = new PrefixIndex();
+  prefixes.forEach((p, i) => expect(t.add(p)).toBe(i));
+  return t;
+}
+
+describe("PrefixIndex", () => {
   it("returns the longest matching prefix and ignores a leading +", () => {
-    const t = new PrefixTable<string>();
-    for (const p of ["4", "44", "4420", "44207", "1"]) t.add(p, `rate ${p}`);
-    expect(t.match("442071234567")).toEqual({ prefix: "44207", value: "rate 44207" });
-    expect(t.match("+442081234567")).toEqual({ prefix: "4420", value: "rate 4420" });
-    expect(t.match("4430")).toEqual({ prefix: "44", value: "rate 44" });
-    expect(t.match("33123")).toBeNull();
-    expect(t.match("")).toBeNull();
-    expect(t.match("+")).toBeNull();
+    const prefixes = ["4", "44", "4420", "44207", "1"];
+    const t = indexOf(prefixes);
+    expect(match(t, prefixes, "442071234567")).toBe("44207");
+    expect(match(t, prefixes, "+442081234567")).toBe("4420");
+    expect(match(t, prefixes, "4430")).toBe("44");
+    expect(match(t, prefixes, "33123")).toBeNull();
+    expect(match(t, prefixes, "")).toBeNull();
+    expect(match(t, prefixes, "+")).toBeNull();
   });
 
   it("keeps leading zeros and lengths apart", () => {
-    const t = new PrefixTable<number>();
-    t.add("0044", 1);
-    t.add("44", 2);
-    t.add("044", 3);
-    expect(t.match("00441")?.prefix).toBe("0044");
-    expect(t.match("0441")?.prefix).toBe("044");
-    expect(t.match("4401")?.prefix).toBe("44");
+    const prefixes = ["0044", "44", "044"];
+    const t = indexOf(prefixes);
+    expect(match(t, prefixes, "00441")).toBe("0044");
+    expect(match(t, prefixes, "0441")).toBe("044");
+    expect(match(t, prefixes, "4401")).toBe("44");
   });
 
   it("handles prefixes longer than 15 digits", () => {
-    const t = new PrefixTable<number>();
-    t.add("1234567890123456789", 1);
-    t.add("123456789012345", 2);
-    expect(t.match("12345678901234567890")?.prefix).toBe("1234567890123456789");
-    expect(t.match("1234567890123456000")?.prefix).toBe("123456789012345");
+    const prefixes = ["1234567890123456789", "123456789012345"];
+    const t = indexOf(prefixes);
+    expect(match(t, prefixes, "12345678901234567890")).toBe("1234567890123456789");
+    expect(match(t, prefixes, "1234567890123456000")).toBe("123456789012345");
   });
 
-  it("refuses duplicates and non-digits", () => {
-    const t = new PrefixTable<number>();
-    t.add("44", 1);
-    expect(() => t.add("44", 2)).toThrow(/duplicate/);
-    expect(() => t.add("4a", 2)).toThrow(RangeError);
+  it("adds a prefix from a slice of a text without copying it", () => {
+    const t = new PrefixIndex();
+    expect(t.addDigits("x,4420,y", 2, 6)).toBe(0);
+    expect(t.addDigits("12345678901234567890", 0, 17)).toBe(1);
+    expect(t.find("44201")).toBe(0);
+    expect(t.find("123456789012345678")).toBe(1);
+    expect(t.prefixes()).toEqual(["4420", "12345678901234567"]);
   });
 
-  it("agrees with a naive scan", () => {
+  it("refuses duplicates, non-digits and lengths outside 1-20", () => {
+    const t = new PrefixIndex();
+    t.add("44");
+    expect(() => t.add("44")).toThrow(/duplicate/);
+    expect(() => t.add("4a")).toThrow(RangeError);
+    expect(() => t.add("")).toThrow(RangeError);
+    expect(() => t.add("1".repeat(21))).toThrow(RangeError);
+    expect(() => t.add("1".repeat(16) + "a")).toThrow(RangeError);
+    expect(t.size).toBe(1);
+  });
+
+  it("agrees with a naive scan, and gives every prefix back by index", () => {
     fc.assert(
       fc.property(
         fc.uniqueArray(fc.stringMatching(/^[0-3]{1,18}$/), { maxLength: 60 }),
         fc.array(fc.stringMatching(/^\+?[0-3]{0,20}$/), { maxLength: 30 }),
         (prefixes, destinations) => {
-          const t = new PrefixTable<string>();
-          for (const p of prefixes) t.add(p, p);
-          return destinations.every((d) => (t.match(d)?.prefix ?? null) === naiveMatch(prefixes, d));
+          const t = new PrefixIndex();
+          for (const p of prefixes) t.add(p);
+          return (
+            destinations.every((d) => match(t, prefixes, d) === naiveMatch(prefixes, d)) &&
+            JSON.stringify(t.prefixes()) === JSON.stringify(prefixes)
+          );
         },
       ),
     );

@@ -1,17 +1,17 @@
 // Longest-prefix match over a rate card. Each prefix of up to 15 digits is keyed by (length, numeric
-// value) in an open-addressing hash table held in typed arrays: no per-entry objects, no string
-// hashing, and keys beyond 2^31 stay cheap (a Map would box them). Longer prefixes (rare) live in a
-// Map keyed by text. A lookup walks the destination's digits once, building each candidate key
+// value) in an open-addressing hash table held in typed arrays: no per-entry objects, no strings, no
+// string hashing, and keys beyond 2^31 stay cheap (a Map would box them). Longer prefixes (rare) live
+// in a Map keyed by text. A lookup walks the destination's digits once, building each candidate key
 // incrementally, and probes only the lengths present, longest first.
+//
+// The table maps a prefix to its insertion index (0, 1, ...): the card keeps its rates in columns
+// indexed the same way (lib/rating/rate-card.ts), so a 500k-prefix card is a few typed arrays and
+// no per-prefix JS objects. The prefix text itself is not kept: a match is a slice of the destination.
 
 const MAX_NUMERIC_DIGITS = 15;
+const MAX_DIGITS = 20;
 const TWO_32 = 4294967296;
-const EMPTY = -1;
-
-export interface PrefixMatch<T> {
-  prefix: string;
-  value: T;
-}
+const NONE = -1;
 
 function slotHash(hi: number, lo: number, len: number): number {
   let h = Math.imul(lo ^ Math.imul(hi, 0x9e3779b1) ^ Math.imul(len, 0x85ebca6b), 0x27d4eb2d);
@@ -19,7 +19,7 @@ function slotHash(hi: number, lo: number, len: number): number {
   return Math.imul(h, 0x165667b1) ^ (h >>> 13);
 }
 
-export class PrefixTable<T> {
+export class PrefixIndex {
   // One slot = 4 int32 [lo, hi, len, index + 1] (0 = empty): a probe touches one cache line.
   private slots = new Int32Array(0);
   private mask = 0;
@@ -28,60 +28,78 @@ export class PrefixTable<T> {
   private filter = new Int32Array(0);
   private filterShift = 32;
   private numericCount = 0;
+  private count = 0;
   private readonly textual = new Map<string, number>();
-  private readonly prefixes: string[] = [];
-  private readonly values: T[] = [];
   /** Lengths present, longest first. */
   private lengths: number[] = [];
+  private lengthSeen = 0; // bit n: a prefix of n digits exists
   private maxLength = 0;
+  /** Digits of the last successful find (its prefix is the destination's first matchLength digits). */
+  matchLength = 0;
 
   constructor(expectedSize = 16) {
     this.allocate(Math.max(16, 2 ** Math.ceil(Math.log2(expectedSize * 2))));
   }
 
   get size(): number {
-    return this.prefixes.length;
+    return this.count;
   }
 
-  /** Adds a digits-only prefix; a second add of the same prefix is refused. */
-  add(prefix: string, value: T): void {
-    if (!/^\d{1,20}$/.test(prefix)) throw new RangeError(`prefix "${prefix}" must be 1-20 digits`);
-    const index = this.prefixes.length;
-    const len = prefix.length;
+  /** Bytes held by the typed arrays (the Map of >15-digit prefixes aside). */
+  get bytes(): number {
+    return this.slots.byteLength + this.filter.byteLength;
+  }
+
+  /** Adds a digits-only prefix as the next index; a second add of the same prefix is refused. */
+  add(prefix: string): number {
+    return this.addDigits(prefix, 0, prefix.length);
+  }
+
+  /** Adds text.slice(start, end) (digits only, 1-20) without making the substring. Returns its index. */
+  addDigits(text: string, start: number, end: number): number {
+    const len = end - start;
+    if (len < 1 || len > MAX_DIGITS) throw new RangeError(`prefix "${text.slice(start, end)}" must be 1-20 digits`);
+    const index = this.count;
     if (len <= MAX_NUMERIC_DIGITS) {
+      let key = 0;
+      for (let i = start; i < end; i++) {
+        const digit = text.charCodeAt(i) - 48;
+        if (digit < 0 || digit > 9) throw new RangeError(`prefix "${text.slice(start, end)}" must be 1-20 digits`);
+        key = key * 10 + digit;
+      }
       if ((this.numericCount + 1) * 2 > this.mask + 1) this.grow();
-      const key = Number(prefix);
-      if (!this.insert((key / TWO_32) | 0, key % TWO_32 | 0, len, index)) throw new RangeError(`duplicate prefix ${prefix}`);
+      if (!this.insert((key / TWO_32) | 0, key % TWO_32 | 0, len, index)) throw new RangeError(`duplicate prefix ${text.slice(start, end)}`);
       this.numericCount++;
     } else {
+      const prefix = text.slice(start, end);
+      if (!/^\d+$/.test(prefix)) throw new RangeError(`prefix "${prefix}" must be 1-20 digits`);
       if (this.textual.has(prefix)) throw new RangeError(`duplicate prefix ${prefix}`);
       this.textual.set(prefix, index);
     }
-    this.prefixes.push(prefix);
-    this.values.push(value);
-    if (!this.lengths.includes(len)) {
+    this.count++;
+    if ((this.lengthSeen & (1 << len)) === 0) {
+      this.lengthSeen |= 1 << len;
       this.lengths.push(len);
       this.lengths.sort((a, b) => b - a);
       this.maxLength = this.lengths[0];
     }
+    return index;
   }
 
-  /** Every prefix and its value, in insertion order. */
-  *entries(): IterableIterator<PrefixMatch<T>> {
-    for (let i = 0; i < this.prefixes.length; i++) yield { prefix: this.prefixes[i], value: this.values[i] };
-  }
-
-  /** The longest prefix of `destination` (digits, an optional leading `+` ignored) in the table. */
-  match(destination: string): PrefixMatch<T> | null {
+  /**
+   * The index of the longest prefix of `destination` (digits, an optional leading `+` ignored) in
+   * the table, -1 when none; its length is then in matchLength.
+   */
+  find(destination: string): number {
     const start = destination.charCodeAt(0) === 43 /* + */ ? 1 : 0;
     const digits = Math.min(destination.length - start, this.maxLength);
-    if (digits <= 0) return null;
+    if (digits <= 0) return NONE;
     const keys = scratch; // keys[n] = numeric value of the first n digits
     let value = 0;
     const numericDigits = Math.min(digits, MAX_NUMERIC_DIGITS);
     for (let n = 1; n <= numericDigits; n++) {
       const digit = destination.charCodeAt(start + n - 1) - 48;
-      if (digit < 0 || digit > 9) return null;
+      if (digit < 0 || digit > 9) return NONE;
       value = value * 10 + digit;
       keys[n] = value;
     }
@@ -92,27 +110,47 @@ export class PrefixTable<T> {
       let index: number;
       if (len <= MAX_NUMERIC_DIGITS) {
         const key = keys[len];
-        index = this.find((key / TWO_32) | 0, key % TWO_32 | 0, len);
+        index = this.lookup((key / TWO_32) | 0, key % TWO_32 | 0, len);
       } else {
         const text = destination.slice(start, start + len);
-        index = /^\d+$/.test(text) ? (this.textual.get(text) ?? EMPTY) : EMPTY;
+        index = /^\d+$/.test(text) ? (this.textual.get(text) ?? NONE) : NONE;
       }
-      if (index !== EMPTY) return { prefix: this.prefixes[index], value: this.values[index] };
+      if (index !== NONE) {
+        this.matchLength = len;
+        return index;
+      }
     }
-    return null;
+    return NONE;
   }
 
-  private find(hi: number, lo: number, len: number): number {
+  /**
+   * Every prefix's text by index (index order). Rebuilt from the slots on each call, for the rare
+   * readers of a whole card (deck diffs): the table itself keeps no strings.
+   */
+  prefixes(): string[] {
+    const out = new Array<string>(this.count);
+    const slots = this.slots;
+    for (let base = 0; base < slots.length; base += 4) {
+      const stored = slots[base + 3];
+      if (stored === 0) continue;
+      const key = (slots[base + 1] >>> 0) * TWO_32 + (slots[base] >>> 0);
+      out[stored - 1] = String(key).padStart(slots[base + 2], "0");
+    }
+    for (const [prefix, index] of this.textual) out[index] = prefix;
+    return out;
+  }
+
+  private lookup(hi: number, lo: number, len: number): number {
     const slots = this.slots;
     const mask = this.mask;
     const hash = slotHash(hi, lo, len);
     const bit = Math.imul(hash, 0x2545f491) >>> this.filterShift;
-    if ((this.filter[bit >>> 5] & (1 << (bit & 31))) === 0) return EMPTY;
+    if ((this.filter[bit >>> 5] & (1 << (bit & 31))) === 0) return NONE;
     let slot = hash & mask;
     for (;;) {
       const base = slot << 2;
       const stored = slots[base + 3];
-      if (stored === 0) return EMPTY;
+      if (stored === 0) return NONE;
       if (slots[base] === lo && slots[base + 1] === hi && slots[base + 2] === len) return stored - 1;
       slot = (slot + 1) & mask;
     }

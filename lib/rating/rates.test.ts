@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { queryRows } from "@/lib/db/client";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
-import { findBuyRate, findSellRate, getDeckIndex, getRateCard } from "./find-rate";
+import { cardLoading, clearRateCardCache, findBuyRate, findSellRate, getDeckIndex, getRateCard } from "./find-rate";
 import { importBuyRates, importSellRates, RateCardOwnerNotFoundError } from "./import-rates";
 import { parseRateCsv, RateCsvError } from "./rate-csv";
 import { createSupplier } from "./suppliers";
@@ -107,6 +107,46 @@ describeOnEngines("rate cards", (handle) => {
     expect((await findSellRate(handle().db, group.id, "491", Number(v)))?.rateMicros).toBe(20_000n);
     expect((await getDeckIndex(handle().db, "sell", group.id))?.version).toBe(Number(v));
     expect((await getRateCard(handle().db, "sell", group.id))?.deckId).toBe(Number(id));
+  });
+
+  it("loads a deck in chunks: every rate with its fees, increment and description, as imported", async () => {
+    const group = await createBillingGroup(handle().db, { name: "Chunked", currency: "USD" });
+    const csv = [
+      "prefix,rate,increment,description,connectFee,minCharge",
+      "1,0.001,1/1,,,",
+      "44,0.02,60/60,UK,0.01,",
+      "4420,0.012,30/6,\"London, UK\",,0.05",
+      "447,0,1/1,UK mobile,0.000001,0.000002",
+      "49,123456.789012,60/60,,,",
+      "0049,0.5,60/60,,,",
+      "12345678901234567890,0.1,1/1,long,,",
+    ].join("\n");
+    await importSellRates(handle().db, group.id, parseRateCsv(csv));
+    const chunkRows = cardLoading.chunkRows;
+    try {
+      for (const rows of [2, 3, 7, 1000]) {
+        cardLoading.chunkRows = rows;
+        clearRateCardCache();
+        const card = (await getRateCard(handle().db, "sell", group.id))!;
+        expect(card.size).toBe(7);
+        const entries = [...card.entries()].sort((a, b) => (a.prefix < b.prefix ? -1 : 1));
+        expect(entries.map((e) => [e.prefix, e.rateMicros, `${e.increment.min}/${e.increment.interval}`, e.description, e.connectFeeMicros, e.minChargeMicros])).toEqual([
+          ["0049", 500_000n, "60/60", null, null, null],
+          ["1", 1_000n, "1/1", null, null, null],
+          ["12345678901234567890", 100_000n, "1/1", "long", null, null],
+          ["44", 20_000n, "60/60", "UK", 10_000n, null],
+          ["4420", 12_000n, "30/6", "London, UK", null, 50_000n],
+          ["447", 0n, "1/1", "UK mobile", 1n, 2n],
+          ["49", 123_456_789_012n, "60/60", null, null, null],
+        ]);
+        expect(card.match("+4420712345")).toMatchObject({ prefix: "4420", description: "London, UK", minChargeMicros: 50_000n });
+        expect(card.match("0049301")?.prefix).toBe("0049");
+        expect(card.match("123456789012345678901")?.prefix).toBe("12345678901234567890");
+        expect(card.match("1234567890123456789")?.prefix).toBe("1");
+      }
+    } finally {
+      cardLoading.chunkRows = chunkRows;
+    }
   });
 
   it("keeps supplier buy cards apart and refuses unknown owners", async () => {
