@@ -123,6 +123,29 @@ describeOnEngines("coalesced single-CDR ingest", (handle) => {
     expect(await ledgerCount(g.id)).toBe(2);
   });
 
+  it("a bound key's CDRs for its own group share batches with other posters'; another group's accountcode stays refused", async () => {
+    const g = await group();
+    const other = await createBillingGroup(handle().db, { name: "Other", currency: "EUR", openingBalanceMicros: OPENING, accountcode: `ac-${seq}-${process.pid}` });
+    const { coalescer, batchSizes } = recordingCoalescer();
+    const bound = { restrictToBillingGroupId: g.id };
+    const inputs: [NativeCdr, IngestOptions][] = [
+      ...Array.from({ length: 6 }, (): [NativeCdr, IngestOptions] => [cdr({ billingGroupId: g.id }), bound]),
+      ...Array.from({ length: 6 }, (): [NativeCdr, IngestOptions] => [cdr({ billingGroupId: g.id }), {}]),
+      // The bound key naming another group's accountcode: refused as an unknown group, alone.
+      [cdr({ billingGroupId: null, accountcode: other.accountcode! }), bound],
+    ];
+    const settled = await Promise.allSettled(inputs.map(([c, o]) => coalescer.ingestOne(handle().db, c, o)));
+
+    settled.slice(0, 12).forEach((s) => expect(s.status === "fulfilled" && s.value.status).toBe("created"));
+    expect(settled[12].status).toBe("rejected");
+    expect((settled[12] as PromiseRejectedResult).reason).toMatchObject({ field: "accountcode" });
+    // The twelve went through one lane: one batch holds bound and platform CDRs together.
+    expect(batchSizes).toContain(12);
+    expect(await ledgerCount(g.id)).toBe(12);
+    expect(await ledgerCount(other.id)).toBe(0);
+    expect(await balance(other.id)).toBe(OPENING);
+  });
+
   it("a lone caller's error propagates as is", async () => {
     const { coalescer } = recordingCoalescer();
     await expect(coalescer.ingestOne(handle().db, cdr({ billingGroupId: "grp_missing" }))).rejects.toBeInstanceOf(CdrRejectedError);

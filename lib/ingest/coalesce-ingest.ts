@@ -15,7 +15,8 @@ interface Waiter {
 
 interface Lane {
   queue: Waiter[];
-  flushing: boolean;
+  /** A flush is running or claimed (queued for the next turn of the event loop). */
+  busy: boolean;
 }
 
 export interface IngestCoalescer {
@@ -26,7 +27,8 @@ export interface IngestCoalescer {
 /**
  * Group commit for single-CDR posts: the transaction, not the CDR, is what costs. A lone caller is
  * flushed on the next turn of the event loop (no timer); callers arriving meanwhile or while a flush
- * runs queue and share the next one.
+ * runs queue and share the next one, which starts on the turn after the previous one ends, so the
+ * requests received during a flush join it.
  * A merged batch that fails is replayed CDR by CDR, so only the faulty CDR's caller sees the error.
  */
 export function createIngestCoalescer(ingest: IngestFn = ingestCdrs): IngestCoalescer {
@@ -57,30 +59,36 @@ export function createIngestCoalescer(ingest: IngestFn = ingestCdrs): IngestCoal
     }
   }
 
-  async function drain(db: Db, options: IngestOptions, lane: Lane): Promise<void> {
-    lane.flushing = true;
-    try {
-      while (lane.queue.length > 0) await flushBatch(db, options, lane.queue.splice(0, MAX_CDRS_PER_FLUSH));
-    } finally {
-      lane.flushing = false;
-    }
+  /**
+   * Claims the lane and starts its next flush after the event loop's current I/O phase: requests
+   * already received join it. PGlite runs queries without yielding to I/O, so without this turn no
+   * request could ever arrive while a flush runs. It is a turn of the loop, not a timer.
+   */
+  function schedule(db: Db, restrictToBillingGroupId: string | null, lane: Lane): void {
+    if (lane.busy || lane.queue.length === 0) return;
+    lane.busy = true;
+    setImmediate(() => {
+      void flushBatch(db, { restrictToBillingGroupId }, lane.queue.splice(0, MAX_CDRS_PER_FLUSH)).finally(() => {
+        lane.busy = false;
+        schedule(db, restrictToBillingGroupId, lane);
+      });
+    });
   }
 
   return {
     ingestOne(db, cdr, options = {}) {
       let byRestriction = lanes.get(db);
       if (!byRestriction) lanes.set(db, (byRestriction = new Map()));
-      const key = options.restrictToBillingGroupId ?? "";
-      const lane: Lane = byRestriction.get(key) ?? { queue: [], flushing: false };
-      byRestriction.set(key, lane);
+      // A bound key's CDR that names the key's own group passes the restriction exactly when the group
+      // exists, which ingest checks for every CDR anyway: it merges with unrestricted CDRs (one lane, bigger
+      // batches, whichever keys post). Only a bound key's CDR naming an accountcode keeps its own lane.
+      let restrict = options.restrictToBillingGroupId ?? null;
+      if (restrict !== null && cdr.billingGroupId === restrict) restrict = null;
+      const key = restrict ?? "";
+      let lane = byRestriction.get(key);
+      if (!lane) byRestriction.set(key, (lane = { queue: [], busy: false }));
       const promise = new Promise<IngestOutcome>((resolve, reject) => lane.queue.push({ cdr, resolve, reject }));
-      if (!lane.flushing) {
-        // Claimed now, started after the event loop's current I/O phase: requests already received
-        // join this flush. PGlite runs queries without yielding to I/O, so without this turn no
-        // request could ever arrive while a flush runs. It is a turn of the loop, not a timer.
-        lane.flushing = true;
-        setImmediate(() => void drain(db, { restrictToBillingGroupId: options.restrictToBillingGroupId ?? null }, lane));
-      }
+      schedule(db, restrict, lane);
       return promise;
     },
   };

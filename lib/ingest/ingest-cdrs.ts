@@ -264,32 +264,48 @@ export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[], options: In
   });
 }
 
+/** A billing group ("g") or supplier ("s") row of resolveOwners' one query. */
+interface OwnerRow {
+  kind: "g" | "s";
+  id: string;
+  currency: string | null;
+  accountcode: string | null;
+  gateway_name: string | null;
+  version: number | bigint;
+}
+
+/**
+ * The groups and suppliers the CDRs name, in one round trip: a flush of coalesced single posts pays it once
+ * per batch, before its transaction.
+ */
 async function resolveOwners(db: Executor, cdrs: readonly NativeCdr[]) {
   const ids = cdrs.flatMap((c) => (c.billingGroupId !== null ? [c.billingGroupId] : []));
   const codes = cdrs.flatMap((c) => (c.billingGroupId === null && c.accountcode !== null ? [c.accountcode] : []));
-  const groupRows = await queryRows<GroupRow>(
-    db,
-    sql`SELECT id, currency, accountcode, rate_card_version AS version FROM billing_groups
-        WHERE id IN (SELECT json_array_elements_text(${jsonList(ids)}::json))
-           OR accountcode IN (SELECT json_array_elements_text(${jsonList(codes)}::json))`,
-  );
-  const groups = new Map<string, GroupRow>();
-  for (const g of groupRows) {
-    groups.set(`id:${g.id}`, g);
-    if (g.accountcode !== null) groups.set(`ac:${g.accountcode}`, g);
-  }
   const supplierIds = cdrs.flatMap((c) => (c.supplierId !== null ? [c.supplierId] : []));
   const gateways = cdrs.flatMap((c) => (c.supplierId === null && c.gateway !== null ? [c.gateway] : []));
+  const suppliers =
+    supplierIds.length + gateways.length > 0
+      ? sql` UNION ALL
+          SELECT 's', id, NULL, NULL, gateway_name, rate_card_version FROM suppliers
+          WHERE id IN (SELECT json_array_elements_text(${jsonList(supplierIds)}::json))
+             OR gateway_name IN (SELECT json_array_elements_text(${jsonList(gateways)}::json))`
+      : sql``;
+  const rows = await queryRows<OwnerRow>(
+    db,
+    sql`SELECT 'g' AS kind, id, currency, accountcode, NULL AS gateway_name, rate_card_version AS version FROM billing_groups
+        WHERE id IN (SELECT json_array_elements_text(${jsonList(ids)}::json))
+           OR accountcode IN (SELECT json_array_elements_text(${jsonList(codes)}::json))${suppliers}`,
+  );
+  const groups = new Map<string, GroupRow>();
   const suppliersById = new Map<string, SupplierRow>();
   const suppliersByGateway = new Map<string, SupplierRow>();
-  if (supplierIds.length + gateways.length > 0) {
-    const rows = await queryRows<SupplierRow>(
-      db,
-      sql`SELECT id, gateway_name, rate_card_version AS version FROM suppliers
-          WHERE id IN (SELECT json_array_elements_text(${jsonList(supplierIds)}::json))
-             OR gateway_name IN (SELECT json_array_elements_text(${jsonList(gateways)}::json))`,
-    );
-    for (const s of rows) {
+  for (const r of rows) {
+    if (r.kind === "g") {
+      const g: GroupRow = { id: r.id, currency: r.currency!, accountcode: r.accountcode, version: r.version };
+      groups.set(`id:${g.id}`, g);
+      if (g.accountcode !== null) groups.set(`ac:${g.accountcode}`, g);
+    } else {
+      const s: SupplierRow = { id: r.id, gateway_name: r.gateway_name, version: r.version };
       suppliersById.set(s.id, s);
       if (s.gateway_name !== null) suppliersByGateway.set(s.gateway_name, s);
     }
