@@ -37,6 +37,11 @@ export function json(body: unknown, status = 200, headers?: Record<string, strin
   return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
 }
 
+/** A JSON answer whose body is JSON text already (e.g. built by the database), with json()'s headers. */
+export function jsonText(body: string, status = 200): Response {
+  return new Response(body, { status, headers: JSON_HEADERS });
+}
+
 export function problemResponse(error: ApiError, requestId: string): Response {
   return new Response(JSON.stringify(problemBody(error, requestId)), {
     status: error.status,
