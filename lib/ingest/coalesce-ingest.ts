@@ -27,12 +27,11 @@ export interface IngestCoalescer {
 /**
  * Group commit for single-CDR posts: the transaction, not the CDR, is what costs. A lone caller is
  * flushed on the next turn of the event loop (no timer); callers arriving meanwhile or while a flush
- * runs queue and share the next one, which starts on the turn after the previous one ends, so the
- * requests received during a flush join it.
+ * runs queue and share the next one.
  * A merged batch that fails is replayed CDR by CDR, so only the faulty CDR's caller sees the error.
  */
 export function createIngestCoalescer(ingest: IngestFn = ingestCdrs): IngestCoalescer {
-  // Keyed by db handle, then by the group a bound key may charge: only CDRs with the same restriction merge.
+  // Keyed by db handle, then by restriction (and group, on PostgreSQL): only CDRs with the same restriction merge.
   const lanes = new WeakMap<Db, Map<string, Lane>>();
 
   async function flushBatch(db: Db, options: IngestOptions, batch: Waiter[]): Promise<void> {
@@ -59,20 +58,19 @@ export function createIngestCoalescer(ingest: IngestFn = ingestCdrs): IngestCoal
     }
   }
 
-  /**
-   * Claims the lane and starts its next flush after the event loop's current I/O phase: requests
-   * already received join it. PGlite runs queries without yielding to I/O, so without this turn no
-   * request could ever arrive while a flush runs. It is a turn of the loop, not a timer.
-   */
-  function schedule(db: Db, restrictToBillingGroupId: string | null, lane: Lane): void {
-    if (lane.busy || lane.queue.length === 0) return;
-    lane.busy = true;
-    setImmediate(() => {
-      void flushBatch(db, { restrictToBillingGroupId }, lane.queue.splice(0, MAX_CDRS_PER_FLUSH)).finally(() => {
-        lane.busy = false;
-        schedule(db, restrictToBillingGroupId, lane);
-      });
-    });
+  /** Runs flushes while the lane has callers (`lane.busy` is already claimed), then drops the idle lane. */
+  async function drain(db: Db, restrictToBillingGroupId: string | null, lane: Lane, forget: () => void): Promise<void> {
+    try {
+      while (lane.queue.length > 0) {
+        await flushBatch(db, { restrictToBillingGroupId }, lane.queue.splice(0, MAX_CDRS_PER_FLUSH));
+        // PGlite runs a flush without yielding to I/O: give the requests received meanwhile a turn of the
+        // event loop to join the next one. On PostgreSQL they arrived while it waited on the network.
+        if (lane.queue.length > 0 && isEmbedded(db)) await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      lane.busy = false;
+      if (lane.queue.length === 0) forget();
+    }
   }
 
   return {
@@ -80,18 +78,34 @@ export function createIngestCoalescer(ingest: IngestFn = ingestCdrs): IngestCoal
       let byRestriction = lanes.get(db);
       if (!byRestriction) lanes.set(db, (byRestriction = new Map()));
       // A bound key's CDR that names the key's own group passes the restriction exactly when the group
-      // exists, which ingest checks for every CDR anyway: it merges with unrestricted CDRs (one lane, bigger
-      // batches, whichever keys post). Only a bound key's CDR naming an accountcode keeps its own lane.
+      // exists, which ingest checks for every CDR anyway: it merges with unrestricted CDRs, whichever keys post.
+      // Only a bound key's CDR naming an accountcode keeps its restriction.
       let restrict = options.restrictToBillingGroupId ?? null;
       if (restrict !== null && cdr.billingGroupId === restrict) restrict = null;
-      const key = restrict ?? "";
+      // PGlite runs one statement at a time: one lane, the biggest batches. PostgreSQL runs flushes on several
+      // connections: one lane per group, so the flushes of different groups run in parallel instead of
+      // queueing behind each other's row locks (balance, usage rollups) in one lane.
+      const group = isEmbedded(db) ? "" : (cdr.billingGroupId ?? `ac:${cdr.accountcode}`);
+      const key = `${restrict ?? ""}\u0000${group}`;
       let lane = byRestriction.get(key);
       if (!lane) byRestriction.set(key, (lane = { queue: [], busy: false }));
       const promise = new Promise<IngestOutcome>((resolve, reject) => lane.queue.push({ cdr, resolve, reject }));
-      schedule(db, restrict, lane);
+      if (!lane.busy) {
+        // Claimed now, started after the event loop's current I/O phase: requests already received
+        // join this flush. It is a turn of the loop, not a timer.
+        lane.busy = true;
+        const lanesOfDb = byRestriction;
+        setImmediate(() => void drain(db, restrict, lane, () => lanesOfDb.delete(key)));
+      }
       return promise;
     },
   };
+}
+
+/** The embedded engine (PGlite: it LISTENs in process), as opposed to a PostgreSQL pool. */
+function isEmbedded(db: Db): boolean {
+  const client = (db as unknown as { $client?: { listen?: unknown } }).$client;
+  return typeof client?.listen === "function";
 }
 
 const GLOBAL_KEY = Symbol.for("callbook.ingestCoalescer");

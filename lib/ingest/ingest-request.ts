@@ -109,12 +109,7 @@ export async function ingestRequest(db: Db, principal: Principal, body: unknown)
     return {
       status: status === "created" ? 201 : 200,
       body: serializeCallDetail(call, principal),
-      headers: {
-        // One call is ~1 KiB: gzip would cost more CPU than it saves bytes (a zlib stream per answer was
-        // ~10% of the server's time under 32 concurrent posters). no-transform makes Next.js's compression skip it.
-        "cache-control": "no-store, no-transform",
-        ...(status === "created" ? { Location: `/v1/calls/${call.id}` } : { "Idempotent-Replayed": "true" }),
-      },
+      headers: status === "created" ? { Location: `/v1/calls/${call.id}` } : { "Idempotent-Replayed": "true" },
     };
   }
   const result: CdrBatchResult = {
