@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { PgDialect, type AnyPgColumn } from "drizzle-orm/pg-core";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
 import { calls } from "@/lib/db/schema";
 import { microsToNumber } from "@/lib/money/micros";
@@ -86,11 +86,17 @@ const COST_FIELDS = {
   supplierId: sql`${calls.supplierId}`,
 } satisfies Record<Exclude<keyof CallWithCost, keyof Call>, SQL>;
 
-const selectList = (fields: Record<string, SQL>): SQL =>
-  sql.join(
+const dialect = new PgDialect();
+/** Rendered to text once: Drizzle rebuilding these ~60 chunks was ~3% of a listing request's CPU. */
+function selectList(fields: Record<string, SQL>): SQL {
+  const list = sql.join(
     Object.entries(fields).map(([key, value]) => sql`${value} AS ${sql.identifier(key)}`),
     sql`, `,
   );
+  const { sql: text, params } = dialect.sqlToQuery(list);
+  if (params.length > 0) throw new Error("a call JSON column must not take parameters");
+  return sql.raw(text);
+}
 const CALL_SELECT = selectList(CALL_FIELDS);
 const CALL_WITH_COST_SELECT = selectList({ ...CALL_FIELDS, ...COST_FIELDS });
 
