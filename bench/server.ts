@@ -4,6 +4,7 @@ import { spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { freePort, ROOT, spawnNextServer, waitUntilServing } from "@/lib/testing/next-server";
+import serverNodeFlags from "../scripts/server-node-flags.json";
 
 export { ROOT };
 /** Helpers sharing a tree each bench their own build: NEXT_DIST_DIR when set. */
@@ -89,7 +90,8 @@ export class BenchServer {
       databaseUrl: options.databaseUrl,
       logFile: options.logFile,
       env: { RATE_LIMIT_RPS: "0", LOG_REQUESTS: "0", BENCH_FLOOR: "1" },
-      nodeArgs: options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : [],
+      // The V8 flags `npm start` runs the server with (scripts/start.mjs): measure the server as shipped.
+      nodeArgs: [...serverNodeFlags, ...(options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : [])],
     });
     const server = new BenchServer(`http://127.0.0.1:${port}`, child);
     try {
