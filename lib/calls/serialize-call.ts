@@ -103,7 +103,7 @@ const CALL_WITH_COST_SELECT = selectList({ ...CALL_FIELDS, ...COST_FIELDS });
 /**
  * serializeCall as a select list over `calls` (the cost fields, by the same rule, only for calls:read_cost):
  * `SELECT row_to_json(c)::text FROM (SELECT ${callJsonColumns(p)} FROM calls ...) c` gives each call as the
- * text JSON.stringify(serializeCall(row, p)) gives, byte for byte (serialize-call.test.ts holds them equal on
+ * text JSON.stringify(serializeCall(row, p)) gives, byte for byte (list-calls-json.test.ts holds them equal on
  * both engines). The listing sends it as is: no row decoding, no objects, no stringify per call.
  */
 export function callJsonColumns(principal: Principal): SQL {

@@ -1,4 +1,4 @@
-import type { Db } from "@/lib/db/client";
+import { isEmbedded, type Db } from "@/lib/db/client";
 import { ingestCdrs, type IngestOptions, type IngestOutcome } from "./ingest-cdrs";
 import type { NativeCdr } from "./schemas";
 
@@ -100,12 +100,6 @@ export function createIngestCoalescer(ingest: IngestFn = ingestCdrs): IngestCoal
       return promise;
     },
   };
-}
-
-/** The embedded engine (PGlite: it LISTENs in process), as opposed to a PostgreSQL pool. */
-function isEmbedded(db: Db): boolean {
-  const client = (db as unknown as { $client?: { listen?: unknown } }).$client;
-  return typeof client?.listen === "function";
 }
 
 const GLOBAL_KEY = Symbol.for("callbook.ingestCoalescer");
