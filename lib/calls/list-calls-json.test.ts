@@ -4,6 +4,7 @@ import { createBillingGroup } from "@/lib/billing/groups";
 import { calls } from "@/lib/db/schema";
 import { createSupplier } from "@/lib/rating/suppliers";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
+import { storedCallValues } from "@/lib/testing/stored-call-values";
 import { testPrincipal } from "@/lib/testing/test-principal";
 import { listCalls, listCallsJson, type CallFilters } from "./list-calls";
 import { serializeCall } from "./serialize-call";
@@ -15,6 +16,7 @@ const base = Date.parse("2026-01-05T10:00:00.000Z");
 
 /** A call with every listed column set; rows below vary what the JSON of each column must get right. */
 const call = (groupId: string, i: number, overrides: Partial<NewStoredCall> = {}): NewStoredCall => ({
+  ...storedCallValues(),
   uuid: `j-${i}`,
   billingGroupId: groupId,
   direction: i % 2 ? "inbound" : "outbound",
@@ -32,26 +34,12 @@ const call = (groupId: string, i: number, overrides: Partial<NewStoredCall> = {}
   readCodec: ["PCMA", null][i % 2],
   writeCodec: ["PCMU", null][(i + 1) % 2],
   recordingUrl: [null, 'https://rec.example/a?b=1&c="2"'][i % 2],
-  accountcode: null,
-  networkAddr: null,
   currency: ["USD", "EUR"][i % 2],
   rated: i % 4 !== 3,
-  matchedPrefix: null,
-  sellRateMicros: null,
-  incrementMin: null,
-  incrementInterval: null,
   priceMicros: [0n, 1n, 100_000_001n, 999_999_999_999_999n, 12_345n, 7_000_000n][i % 6],
   supplierId: null,
-  buyRateMicros: null,
-  buyBillDuration: null,
   // null, below the price, above it (a negative margin), equal
   buyCostMicros: [null, 0n, 300_000_007n, 999_999_999_999_999n, 20_000n][i % 5],
-  rateDeckId: null,
-  connectFeeMicros: null,
-  minChargeMicros: null,
-  buyRateDeckId: null,
-  buyConnectFeeMicros: null,
-  buyMinChargeMicros: null,
   ...overrides,
 });
 

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { storedCallValues } from "@/lib/testing/stored-call-values";
 import { testPrincipal } from "@/lib/testing/test-principal";
 import type { Principal } from "@/lib/auth/principal";
 import { createBillingGroup } from "@/lib/billing/groups";
@@ -7,7 +8,7 @@ import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { callFiltersFromQuery, escapeLike, listCalls, nextPageUrl, pageOrigin, type CallFilters } from "./list-calls";
 import { serializeCall, serializeCallDetail } from "./serialize-call";
-import type { NewStoredCall, StoredCall } from "./stored-call";
+import type { StoredCall } from "./stored-call";
 import { COST_FIELD_NAMES, listCallsQuerySchema } from "./schemas";
 
 process.env.CURSOR_SECRET ??= "unit-test-cursor-secret";
@@ -65,45 +66,8 @@ describe("pageOrigin", () => {
   });
 });
 
-const insertable = (): NewStoredCall => ({
-  uuid: "u-7",
-  billingGroupId: "bg_a",
-  direction: "outbound",
-  fromNumber: "1555",
-  toNumber: "4420",
-  startTime: new Date("2026-01-05T10:00:00Z"),
-  answerTime: new Date("2026-01-05T10:00:02Z"),
-  endTime: new Date("2026-01-05T10:01:02Z"),
-  duration: 62,
-  billDuration: 60,
-  pddMs: 1250,
-  hangupCause: "NORMAL_CLEARING",
-  q850Cause: 16,
-  readCodec: "PCMU",
-  writeCodec: "PCMA",
-  recordingUrl: null,
-  accountcode: "acct",
-  networkAddr: "192.0.2.1",
-  currency: "USD",
-  rated: true,
-  matchedPrefix: "4420",
-  sellRateMicros: 12_000n,
-  incrementMin: 60,
-  incrementInterval: 60,
-  priceMicros: 100_000_001n,
-  supplierId: "sup_1",
-  buyRateMicros: 4_000n,
-  buyBillDuration: 62,
-  buyCostMicros: 300_000_007n,
-  rateDeckId: null,
-  connectFeeMicros: null,
-  minChargeMicros: null,
-  buyRateDeckId: null,
-  buyConnectFeeMicros: null,
-  buyMinChargeMicros: null,
-});
 
-const row = (overrides: Partial<StoredCall> = {}): StoredCall => ({ id: 7n, createdAt: new Date(), ...insertable(), ...overrides });
+const row = (overrides: Partial<StoredCall> = {}): StoredCall => ({ id: 7n, createdAt: new Date(), ...storedCallValues(), ...overrides });
 
 describe("serializeCall", () => {
   it("omits every cost field (absent, not null) without calls:read_cost", () => {
@@ -130,7 +94,7 @@ describeOnEngines("listCalls", (handle) => {
     await handle().db.insert(calls).values(
       Array.from({ length: 24 }, (_, i) => {
         return {
-          ...insertable(),
+          ...storedCallValues(),
           supplierId: null,
           uuid: `u-${i}`,
           billingGroupId: i % 2 ? groupA : groupB,
@@ -208,7 +172,7 @@ describeOnEngines("listCalls search", (handle) => {
       .insert(calls)
       .values(
         Array.from({ length: 12 }, (_, i) => ({
-          ...insertable(),
+          ...storedCallValues(),
           supplierId: null,
           uuid: `s-${i}`,
           billingGroupId: i % 2 ? groupA : groupB,
