@@ -45,11 +45,6 @@ export class PrefixIndex {
     return this.count;
   }
 
-  /** Bytes held by the typed arrays (the Map of >15-digit prefixes aside). */
-  get bytes(): number {
-    return this.slots.byteLength + this.filter.byteLength;
-  }
-
   /** Adds a digits-only prefix as the next index; a second add of the same prefix is refused. */
   add(prefix: string): number {
     return this.addDigits(prefix, 0, prefix.length);

@@ -25,10 +25,6 @@ class MicrosColumn {
 
   constructor(private readonly capacity: number) {}
 
-  get bytes(): number {
-    return this.values?.byteLength ?? 0;
-  }
-
   set(row: number, value: number | bigint | null): void {
     if (value === null) {
       if (this.values) this.values[row] = NULL_MICROS;
@@ -79,10 +75,6 @@ class CodeColumn {
     this.codes = new Uint8Array(capacity);
   }
 
-  get bytes(): number {
-    return this.codes.byteLength;
-  }
-
   set(row: number, code: number): void {
     if (code > 255 && this.codes instanceof Uint8Array) this.codes = Uint32Array.from(this.codes);
     this.codes[row] = code;
@@ -107,8 +99,6 @@ export interface RateMatch {
 /** A built card: longest-prefix match and the rows in load order. */
 export interface RateColumns {
   readonly size: number;
-  /** Typed-array bytes held (what the cache bounds). */
-  readonly bytes: number;
   match(destination: string): RateMatch | null;
   entries(): IterableIterator<RateMatch>;
 }
@@ -209,7 +199,6 @@ export class RateCardBuilder {
     });
     return {
       size: index.size,
-      bytes: index.bytes + rates.bytes + connectFees.bytes + minCharges.bytes + incrementCodes.bytes + (descriptionCodes?.bytes ?? 0),
       match(destination) {
         const row = index.find(destination);
         if (row < 0) return null;
