@@ -3,6 +3,7 @@ import type { Principal } from "@/lib/auth/principal";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { calls } from "@/lib/db/schema";
 import { createSupplier } from "@/lib/rating/suppliers";
+import { claimCallUuids } from "@/lib/testing/claim-call-uuids";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { storedCallValues } from "@/lib/testing/stored-call-values";
 import { testPrincipal } from "@/lib/testing/test-principal";
@@ -57,6 +58,7 @@ describeOnEngines("listCallsJson", (handle) => {
       call(groupA, 30, { uuid: 'j-"q"\\b\\', fromNumber: "1\n2\t3\u0001\u001f\u007f", hangupCause: "é 😀 \u2028 </script>", readCodec: "" }),
     );
     await db.insert(calls).values(rows);
+    await claimCallUuids(db);
   });
 
   const principals = (): [string, Principal][] => [
@@ -98,6 +100,7 @@ describeOnEngines("listCallsJson", (handle) => {
     // In a group of its own, which the other tests never list.
     const groupC = (await createBillingGroup(handle().db, { name: "C", currency: "USD" })).id;
     await handle().db.insert(calls).values(call(groupC, 40, { uuid: "j-big", priceMicros: 123_456_789_012_345_678n, buyCostMicros: 1n }));
+    await claimCallUuids(handle().db);
     const cost = testPrincipal(groupC, ["calls:read", "calls:read_cost"]);
     const text = await listCallsJson(handle().db, cost, { uuid: "j-big" }, { pageSize: 1 });
     expect(text.callsJson).toContain('"price":123456789012.345678,"currency"');

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { claimCallUuids } from "@/lib/testing/claim-call-uuids";
 import { storedCallValues } from "@/lib/testing/stored-call-values";
 import { testPrincipal } from "@/lib/testing/test-principal";
 import type { Principal } from "@/lib/auth/principal";
@@ -183,6 +184,7 @@ describeOnEngines("listCalls search", (handle) => {
       )
       .returning({ id: calls.id });
     ids.push(...rows.map((r) => r.id));
+    await claimCallUuids(handle().db);
   });
 
   const uuids = async (p: Principal, filters: CallFilters) => (await listCalls(handle().db, p, filters, { pageSize: 50 })).page.map((c) => c.uuid).sort();

@@ -240,7 +240,12 @@ export const callUuids = pgTable(
     startTime: ts("start_time").notNull(),
     callId: bigint("call_id", { mode: "bigint" }).notNull(),
   },
-  (t) => [primaryKey({ name: "call_uuids_pkey", columns: [t.billingGroupId, t.uuid] })],
+  (t) => [
+    primaryKey({ name: "call_uuids_pkey", columns: [t.billingGroupId, t.uuid] }),
+    // The `uuid` filter of GET /v1/calls, its export and GET /v1/usage (migration 0009): every group's call with that
+    // uuid for a platform key (not unique: two groups may hold one uuid); a bound key's search may use either index.
+    index("call_uuids_uuid_idx").on(t.uuid),
+  ],
 );
 
 export const ledgerEntries = pgTable(

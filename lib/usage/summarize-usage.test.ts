@@ -8,7 +8,9 @@ import { queryRows } from "@/lib/db/client";
 import { calls } from "@/lib/db/schema";
 import { formatMicros } from "@/lib/money/micros";
 import { importSellRates } from "@/lib/rating/import-rates";
+import { claimCallUuids } from "@/lib/testing/claim-call-uuids";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
+import { callPartitionNames, explainAnalyzeText, partitionsRead } from "@/lib/testing/explain-plan";
 import type { UsageGroupBy, UsageReport } from "./schemas";
 import { planUsage, summarizeUsage, type UsageFilters } from "./summarize-usage";
 
@@ -161,6 +163,7 @@ describeOnEngines("usage rollup and summarizeUsage", (handle) => {
       });
     }
     for (let i = 0; i < rows.length; i += 1000) await handle().db.insert(calls).values(rows.slice(i, i + 1000));
+    await claimCallUuids(handle().db);
     // Re-rating: an UPDATE of unrated calls moves them between rollup rows (old key out, new key in).
     await handle().db.execute(sql`UPDATE calls SET rated = true, matched_prefix = '44', price_micros = bill_duration * 1000001
       WHERE NOT rated AND uuid IN (SELECT 'u-' || g FROM generate_series(0, 3000) g)`);
@@ -271,5 +274,82 @@ describeOnEngines("usage rollup and summarizeUsage", (handle) => {
       ["1971-06-02", 2],
     ]);
     expect(normalise(report.rows)).toEqual(normaliseReference(reference(rows, principal(g), {}, "day", "Africa/Monrovia")));
+  });
+});
+
+// The `uuid` filter (a slow-path filter: read from calls) since calls is partitioned by month: the call is found in
+// call_uuids and read by calls' primary key in its own partition (see lib/calls/list-calls-uuid.test.ts), not by
+// scanning every partition. The report's statement is recorded (a logging Drizzle on the same client) and run again
+// under EXPLAIN ANALYZE to see which partitions it read.
+describeOnEngines("summarizeUsage with a uuid filter", (handle, engine) => {
+  let a: string;
+  let b: string;
+  let partitions: string[] = [];
+  let recorded: { db: Parameters<typeof summarizeUsage>[0]; log: { query: string; params: unknown[] }[] };
+
+  beforeAll(async () => {
+    const db = handle().db;
+    a = (await createBillingGroup(db, { name: "A", currency: "USD" })).id;
+    b = (await createBillingGroup(db, { name: "B", currency: "USD" })).id;
+    await db.execute(sql`SELECT ensure_call_partitions('2025-01-01T00:00:00Z', '2025-04-01T00:00:00Z')`);
+    const call = (uuid: string, group: string, start: string, price: number) =>
+      sql`(${uuid}, ${group}, 'outbound', '4930', '4420', ${start}::timestamptz, ${start}::timestamptz + interval '1 minute', 60, 60, 'USD', true, ${price})`;
+    const columns = sql`(uuid, billing_group_id, direction, from_number, to_number, start_time, end_time, duration, bill_duration, currency, rated, price_micros)`;
+    // Bulk months (rows enough for realistic plans), then the calls looked up: 2019-07 has no partition (calls_default).
+    await db.execute(sql`INSERT INTO calls ${columns}
+      SELECT 'bulk-' || i, CASE WHEN i % 2 = 0 THEN ${a} ELSE ${b} END, 'outbound', '4930', '4420',
+        timestamptz '2025-01-01T00:00:00Z' + i * interval '21 minutes', timestamptz '2025-01-01T00:00:00Z' + i * interval '21 minutes' + interval '1 minute',
+        60, 60, 'USD', true, 1000
+      FROM generate_series(0, 6000) i`);
+    await db.execute(sql`INSERT INTO calls ${columns} VALUES ${sql.join(
+      [call("m-old", a, "2019-07-14T08:00:00Z", 7), call("shared", a, "2025-03-10T12:00:00Z", 11), call("shared", b, "2025-01-20T06:30:00Z", 13)],
+      sql`, `,
+    )}`);
+    await claimCallUuids(db);
+    await db.execute(sql`ANALYZE calls`);
+    await db.execute(sql`ANALYZE call_uuids`);
+    partitions = await callPartitionNames(db);
+    const log: { query: string; params: unknown[] }[] = [];
+    const logger = { logQuery: (query: string, params: unknown[]) => void log.push({ query, params }) };
+    const client = (db as unknown as { $client: never }).$client;
+    const schema = await import("@/lib/db/schema");
+    const recording =
+      engine === "pglite"
+        ? (await import("drizzle-orm/pglite")).drizzle({ client, schema, logger })
+        : (await import("drizzle-orm/node-postgres")).drizzle({ client, schema, logger });
+    recorded = { db: recording as unknown as Parameters<typeof summarizeUsage>[0], log };
+  }, 120_000);
+
+  /** The report, and the partitions of calls its statement read. */
+  async function report(p: Principal, filters: UsageFilters, groupBy: UsageGroupBy) {
+    recorded.log.length = 0;
+    const result = await summarizeUsage(recorded.db, p, filters, { groupBy });
+    const statements = recorded.log.filter((s) => /\bfrom calls c\b/i.test(s.query));
+    let read: string[] = [];
+    if (statements.length > 0) {
+      expect(statements).toHaveLength(1);
+      const client = (handle().db as unknown as { $client: Parameters<typeof explainAnalyzeText>[0] }).$client;
+      read = partitionsRead(await explainAnalyzeText(client, statements[0].query, statements[0].params), partitions);
+    }
+    return { rows: result.rows.map((r) => [r.key, r.calls, r.price]), read };
+  }
+
+  it("counts the call whatever month it started in, reading only its partition", async () => {
+    for (const p of [principal(a), principal(null)]) {
+      expect(await report(p, { uuid: "m-old" }, "month")).toEqual({ rows: [["2019-07", 1, 0.000007]], read: ["calls_default"] });
+      expect(await report(p, { uuid: "shared", account: a }, "month")).toEqual({ rows: [["2025-03", 1, 0.000011]], read: ["calls_p202503"] });
+    }
+  });
+
+  it("a bound key asking for another group's uuid gets an empty report, and reads no partition", async () => {
+    expect(await report(principal(b), { uuid: "m-old" }, "account")).toEqual({ rows: [], read: [] });
+    expect(await report(principal(b), { uuid: "bulk-2" }, "day")).toEqual({ rows: [], read: [] });
+  });
+
+  it("a uuid two groups hold: a platform key counts both calls, each bound key its own", async () => {
+    const both = await report(principal(null), { uuid: "shared" }, "account");
+    expect(both.read).toEqual(["calls_p202501", "calls_p202503"]);
+    expect(both.rows).toEqual([[a, 1, 0.000011], [b, 1, 0.000013]].sort((x, y) => String(x[0]).localeCompare(String(y[0]))));
+    expect(await report(principal(b), { uuid: "shared" }, "month")).toEqual({ rows: [["2025-01", 1, 0.000013]], read: ["calls_p202501"] });
   });
 });

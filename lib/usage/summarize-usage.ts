@@ -125,7 +125,7 @@ export async function summarizeUsage(
     // is never read with this filter.
     if (filters.hangupCause) parts.push(sql`upper(${a(alias)}.hangup_cause) = upper(${filters.hangupCause})`);
     // The listing's own conditions for the filters no rollup holds (see needsCalls).
-    if (alias === "c") parts.push(...callMatchConditions(filters, callsAlias));
+    if (alias === "c") parts.push(...callMatchConditions(filters, callsAlias, group));
     return parts.length ? sql.join(parts, sql` AND `) : sql`true`;
   };
 
