@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { StoredCall } from "@/lib/calls/stored-call";
-import type { Executor } from "@/lib/db/client";
+import { queryRows, type Executor } from "@/lib/db/client";
 
 /** Lowers each group's balance by the price of its rated calls (see debitGroups). */
 export async function debitBalances(tx: Executor, charged: Pick<StoredCall, "billingGroupId" | "rated" | "priceMicros">[]): Promise<void> {
@@ -18,6 +18,6 @@ export async function debitBalances(tx: Executor, charged: Pick<StoredCall, "bil
 export async function debitGroups(tx: Executor, amounts: ReadonlyMap<string, bigint>): Promise<void> {
   for (const groupId of [...amounts.keys()].sort()) {
     const amount = amounts.get(groupId)!;
-    if (amount !== 0n) await tx.execute(sql`UPDATE billing_groups SET balance_micros = balance_micros - ${amount.toString()}::bigint WHERE id = ${groupId}`);
+    if (amount !== 0n) await queryRows(tx, sql`UPDATE billing_groups SET balance_micros = balance_micros - ${amount.toString()}::bigint WHERE id = ${groupId}`);
   }
 }

@@ -54,3 +54,11 @@ export function databaseReplicaUrl(): string | undefined {
 export function replicaMaxLagMs(): number {
   return intFromEnv("DATABASE_REPLICA_MAX_LAG_MS", 10_000);
 }
+
+/**
+ * PG_PREPARED_STATEMENTS=off: no named statements and no plan-once pool (lib/db/client.ts planOnce), for a pooler in
+ * transaction mode that does not track prepared statements (PgBouncer before 1.21, or without max_prepared_statements).
+ */
+export function preparedStatementsEnabled(): boolean {
+  return process.env.PG_PREPARED_STATEMENTS?.trim().toLowerCase() !== "off";
+}

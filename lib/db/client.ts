@@ -1,8 +1,9 @@
+import { createHash } from "node:crypto";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import type { SQL } from "drizzle-orm";
+import { entityKind, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
-import { databaseUrl, dataDir } from "@/lib/config/env";
+import { databaseUrl, dataDir, preparedStatementsEnabled } from "@/lib/config/env";
 import { restrictUmask, securePrivateDir } from "@/lib/config/private-dir";
 import * as schema from "./schema";
 import { acquireLock, releaseLock, type DataDirLock } from "./data-dir-lock";
@@ -91,20 +92,57 @@ async function openPostgres(url: string): Promise<DbHandle> {
     await client.end();
   }
 
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: Number(process.env.PG_POOL_MAX || 10),
-    connectionTimeoutMillis: 5_000,
-  });
-  // A dropped idle connection must not crash the process; the pool replaces it.
-  pool.on("error", () => undefined);
-  // A connection dropped while checked out (pg_terminate_backend, network loss) emits 'error' on its
-  // client, where the pool listens only while it is idle: unheard, that is an uncaughtException that
-  // can leave the pool stuck. The query in flight still fails (-> 503); the pool discards the client.
-  pool.on("connect", (client) => client.on("error", () => undefined));
-  releaseDeadClients(pool);
+  const openPool = (session?: { options: string; application_name: string }) => {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: Number(process.env.PG_POOL_MAX || 10),
+      connectionTimeoutMillis: 5_000,
+      ...session,
+    });
+    // A dropped idle connection must not crash the process; the pool replaces it.
+    pool.on("error", () => undefined);
+    // A connection dropped while checked out (pg_terminate_backend, network loss) emits 'error' on its
+    // client, where the pool listens only while it is idle: unheard, that is an uncaughtException that
+    // can leave the pool stuck. The query in flight still fails (-> 503); the pool discards the client.
+    pool.on("connect", (client) => client.on("error", () => undefined));
+    releaseDeadClients(pool);
+    return pool;
+  };
+  const pool = openPool();
   const db = drizzle({ client: pool, schema }) as unknown as Db;
-  return { db, engine: "postgres", close: () => pool.end() };
+  // Connections are opened on first use: a process that never asks for planOnce(db) opens none.
+  // Named in pg_stat_activity, so an operator (and the API test) can tell its connections apart.
+  const planOncePool = openPool({ options: "-c plan_cache_mode=force_generic_plan", application_name: "callbook-plan-once" });
+  // Marks what namedStatement names statements on: the pool itself, and each client it checks out (a transaction's).
+  markPlanOnce(planOncePool);
+  planOncePool.on("connect", markPlanOnce);
+  Object.defineProperty(db, PLAN_ONCE, { value: drizzle({ client: planOncePool, schema }) as unknown as Db });
+  return { db, engine: "postgres", close: async () => void (await Promise.all([pool.end(), planOncePool.end()])) };
+}
+
+/**
+ * Where a handle keeps its planOnce database: on the object itself under a global symbol, not in a module-level
+ * map, since Next bundles this module into several route chunks and the chunk that opened the handle is not
+ * always the one that asks.
+ */
+const PLAN_ONCE = Symbol.for("callbook.planOnce");
+const PLAN_ONCE_CONNECTION = Symbol.for("callbook.planOnceConnection");
+const markPlanOnce = (poolOrClient: object) => void Object.defineProperty(poolOrClient, PLAN_ONCE_CONNECTION, { value: true });
+
+/**
+ * The same PostgreSQL database, on connections that plan each named statement once and reuse that plan
+ * (plan_cache_mode=force_generic_plan), for statements whose best plan does not depend on their values: ingest's
+ * (key lookups, inserts from a JSON recordset, an update by primary key). PostgreSQL otherwise plans them again at
+ * every call. Never for a listing or search: a generic plan cannot see a `to` pattern, and for a plain page it was
+ * 5x slower once many groups' calls spread over several partitions (issue 12, measured).
+ * Raw queries (queryRows, queryTextColumn) on it, or in its transactions, run as named statements; everywhere else
+ * they are sent unnamed and planned for their values, as Drizzle's execute does.
+ * `db` itself on PGlite, on a handle this module did not open (e.g. the replica's), and with
+ * PG_PREPARED_STATEMENTS=off. Up to PG_POOL_MAX connections of its own.
+ */
+export function planOnce<E extends Executor>(db: E): E {
+  if (!preparedStatementsEnabled()) return db;
+  return ((db as unknown as { [PLAN_ONCE]?: E })[PLAN_ONCE]) ?? db;
 }
 
 async function openPglite(options: OpenOptions): Promise<DbHandle> {
@@ -153,8 +191,42 @@ async function openPglite(options: OpenOptions): Promise<DbHandle> {
  * number-or-bigint (PGlite): convert with BigInt()/Number() when reading it.
  */
 export async function queryRows<T>(db: Executor, query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  const named = namedStatement(db, query);
+  const result = (await (named ? named.execute() : db.execute(query))) as unknown as { rows: T[] };
   return result.rows;
+}
+
+/**
+ * Statement names by SQL text. A name is a hash of its text, never a counter: Next bundles this module into
+ * several route chunks, each with its own map, and one name must never stand for two texts on a connection.
+ */
+const statementNames = new Map<string, string>();
+/** Beyond this many distinct texts, queries run unnamed (a text built from values must not grow it forever). */
+const MAX_NAMED_STATEMENTS = 500;
+
+interface DrizzleSession {
+  prepareQuery(query: { sql: string; params: unknown[] }, fields: undefined, name: string, arrayMode: false): { execute(): Promise<unknown> };
+}
+
+/**
+ * On planOnce's connections (its pool, or a transaction's client from it), a raw query as a named prepared
+ * statement: parsed and planned once per connection, not on every call (issue 12: PostgreSQL's parse and plan of
+ * ingest's statements was CPU on the same two cores as Node). Drizzle's own session prepares it, so its type parsers
+ * and logger apply as for execute(). Anywhere else: undefined (sent unnamed).
+ */
+function namedStatement(db: Executor, query: SQL): { execute(): Promise<unknown> } | undefined {
+  const session = (db as unknown as { session?: DrizzleSession & { client?: object } }).session;
+  // node-postgres only; PGlite's session would ignore the name.
+  if (!session || (session.constructor as unknown as Record<symbol, unknown>)[entityKind] !== "NodePgSession") return undefined;
+  if (!session.client || !(PLAN_ONCE_CONNECTION in session.client)) return undefined;
+  const compiled = dialect.sqlToQuery(query);
+  let name = statementNames.get(compiled.sql);
+  if (name === undefined) {
+    if (statementNames.size >= MAX_NAMED_STATEMENTS) return undefined;
+    name = `cb_${createHash("sha1").update(compiled.sql).digest("hex")}`;
+    statementNames.set(compiled.sql, name);
+  }
+  return session.prepareQuery(compiled, undefined, name, false);
 }
 
 /** The PGlite client behind `db` when it is the embedded database itself (a transaction has none). */
