@@ -65,8 +65,22 @@ describe("import failures that are not the records' fault", () => {
       calls++;
       throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
     };
-    await expect(importCdrFile(null as unknown as Db, file, { ingest })).rejects.toThrow(/ECONNREFUSED/);
+    // A PostgreSQL-like handle (never queried: ingest is stubbed), so two batches may be in flight.
+    await expect(importCdrFile({} as unknown as Db, file, { ingest })).rejects.toThrow(/ECONNREFUSED/);
     expect(calls).toBe(1);
+  });
+
+  it("with batches in flight, a failure waits for the others and then stops the import", async () => {
+    const file = writeFile("down-many.jsonl", Array.from({ length: 10 }, (_, i) => nativeCdr(`down-m-${i}`)).join("\n"));
+    const settled: string[] = [];
+    const ingest = async (_db: Db, cdrs: readonly { uuid: string }[]) => {
+      await new Promise((resolve) => setTimeout(resolve, cdrs[0].uuid === "down-m-0" ? 5 : 30));
+      settled.push(cdrs[0].uuid);
+      throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    };
+    await expect(importCdrFile({} as unknown as Db, file, { ingest, batchSize: 1, concurrency: 2 })).rejects.toThrow(/ECONNREFUSED/);
+    // The second batch was in flight when the first failed: it finished before the import answered; no third began.
+    expect(settled).toEqual(["down-m-0", "down-m-1"]);
   });
 });
 
@@ -119,6 +133,21 @@ describe.each(ENGINES)("cdrs import on %s", (engine) => {
     const [hashed] = await queryRows<{ price: string }>(handle.db, sql`SELECT price_micros::text AS price FROM calls WHERE uuid LIKE 'ast-%'`);
     expect(hashed.price).toBe("24000");
     expect(before - (await balance())).toBe(60_000n);
+    expect(await ledgerSum()).toBe(await balance());
+  });
+
+  it("with several batches in flight, a uuid repeated across them is one call, charged once, and bad lines are listed in file order", async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 40; i++) lines.push(nativeCdr(`flight-${i % 25}`, { startTime: "2025-03-01T09:00:00Z", answerTime: "2025-03-01T09:00:05Z", endTime: "2025-03-01T09:01:05Z" }));
+    lines[7] = nativeCdr("flight-bad-7", { billingGroupId: "bg_nosuchgroup" });
+    lines[31] = "{not json";
+    const before = await balance();
+    const summary = await importCdrFile(handle.db, writeFile("flight.jsonl", `${lines.join("\n")}\n`), { batchSize: 4, concurrency: 3 });
+    // 40 lines: 2 bad (lines 8 and 32); the 38 good ones name flight-0..24 (7 and 6 also on lines 33 and 7): 25 calls
+    expect(summary).toMatchObject({ records: 40, inserted: 25, duplicates: 13, rejected: 2 });
+    expect(summary.rejectedLines.map((r) => r.line)).toEqual([8, 32]);
+    // 60 s at 30/6 x 0.0450/min = 0.045 each
+    expect(before - (await balance())).toBe(25n * 45_000n);
     expect(await ledgerSum()).toBe(await balance());
   });
 

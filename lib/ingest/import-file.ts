@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { ProgressReporter } from "@/lib/admin/command";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
-import type { Db } from "@/lib/db/client";
+import { isEmbedded, type Db } from "@/lib/db/client";
 import { asteriskToNative, splitCsvRecord, type AsteriskOptions } from "./asterisk";
 import { CdrRejectedError, ingestCdrs, type IngestOutcome } from "./ingest-cdrs";
 import { parseCdrJson, readLines, toNativeCdr, type CdrDefaults } from "./native-lines";
@@ -28,6 +28,11 @@ export interface ImportOptions extends AsteriskOptions, CdrDefaults {
   format?: CdrFileFormat;
   /** CDRs per transaction; default 1000. */
   batchSize?: number;
+  /**
+   * Batches in their transactions at once. Default: 2 on PostgreSQL (the next batch is parsed, rated and sent while
+   * one is written), 1 on PGlite (one statement at a time: nothing to overlap).
+   */
+  concurrency?: number;
   progress?: ProgressReporter;
   /** The ingest function; tests may wrap it. Default ingestCdrs. */
   ingest?: IngestFn;
@@ -259,11 +264,9 @@ export async function importCdrFile(db: Db, file: string, options: ImportOptions
     }
   };
 
-  let batch: { line: number; file?: string; cdr: NativeCdr }[] = [];
-  const flush = async () => {
-    if (batch.length === 0) return;
-    const current = batch;
-    batch = [];
+  type Item = { line: number; file?: string; cdr: NativeCdr };
+  let batch: Item[] = [];
+  const writeBatch = async (current: Item[]) => {
     try {
       tally(await ingest(db, current.map((b) => b.cdr)));
     } catch (batchError) {
@@ -281,6 +284,29 @@ export async function importCdrFile(db: Db, file: string, options: ImportOptions
     }
     progress({ phase: `importing ${path.basename(file)} (${source.unit})`, done: source.done(), total: source.total });
   };
+  // Batches in flight. Two batches may share a uuid: ingest claims it once, whichever commits first (ingest-cdrs.ts).
+  const maxInFlight = Math.max(1, options.concurrency ?? (isEmbedded(db) ? 1 : 2));
+  const inFlight = new Set<Promise<void>>();
+  const settleAll = async () => {
+    const results = await Promise.allSettled(inFlight);
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
+  };
+  const flush = async () => {
+    if (batch.length > 0) {
+      const written = writeBatch(batch);
+      batch = [];
+      inFlight.add(written);
+      void written.then(
+        () => inFlight.delete(written),
+        () => undefined, // kept in the set: settleAll reports it
+      );
+    }
+    if (inFlight.size >= maxInFlight) {
+      // Wait for a slot; on a failure, let the other batches finish before stopping.
+      await Promise.race(inFlight).catch(() => settleAll());
+    }
+  };
 
   for await (const record of source.records) {
     summary.records++;
@@ -295,6 +321,9 @@ export async function importCdrFile(db: Db, file: string, options: ImportOptions
     if (batch.length >= batchSize) await flush();
   }
   await flush();
+  await settleAll();
+  // Batches may finish out of order: list rejected records in file order.
+  summary.rejectedLines.sort((a, b) => (a.file ?? "").localeCompare(b.file ?? "") || a.line - b.line);
   progress({ phase: `importing ${path.basename(file)} (${source.unit})`, done: source.total, total: source.total });
 
   summary.seconds = Math.round((performance.now() - started) / 10) / 100;
