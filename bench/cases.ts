@@ -192,15 +192,26 @@ async function postJson(url: string, key: string, body: unknown): Promise<Respon
   return fetch(url, { method: "POST", headers: { ...auth(key), "content-type": "application/json" }, body: JSON.stringify(body) });
 }
 
-/** Case 1, HTTP: batches of 1000 from 2 concurrent posters (each to its own group). */
-export async function ingestBatched(server: BenchServer, seeded: Seeded, sizes: Sizes, tag: string, log: (l: string) => void): Promise<RateRun[]> {
-  const url = `${server.baseUrl}/v1/cdrs`;
+/** Where an ingest case posts: POST /v1/cdrs, or the framework's floor answering `bytes` (the size /v1/cdrs answered). */
+function ingestUrl(server: BenchServer, floorBytes?: number): string {
+  return floorBytes === undefined ? `${server.baseUrl}/v1/cdrs` : `${server.baseUrl}/internal/floor?bytes=${floorBytes}`;
+}
+
+/**
+ * Case 1, HTTP: batches of 1000 from 2 concurrent posters (each to its own group). With floorBytes, the same
+ * bodies go to the floor route instead (Next.js reading them and answering that many bytes): the most this
+ * case could reach on this machine with no work of ours.
+ */
+export async function ingestBatched(server: BenchServer, seeded: Seeded, sizes: Sizes, tag: string, log: (l: string) => void, floorBytes?: number): Promise<RateRun[] & { answerBytes?: number }> {
+  const url = ingestUrl(server, floorBytes);
   const posters = seeded.ingest.slice(0, 2);
+  let answerBytes: number | undefined;
   const post = async (p: (typeof posters)[number], batch: number) => {
     const cdrs = Array.from({ length: 1000 }, () => makeCdr(seeded, p.groupId, tag, batch));
     const res = await postJson(url, p.key, { cdrs });
     const text = await res.text();
-    if (res.status !== 201 && res.status !== 200) throw new Error(`POST /v1/cdrs batch answered ${res.status}: ${text.slice(0, 400)}`);
+    answerBytes = text.length;
+    if (res.status !== 201 && res.status !== 200) throw new Error(`POST ${url} batch answered ${res.status}: ${text.slice(0, 400)}`);
   };
   await Promise.all(posters.map((p) => post(p, -1))); // warm-up
   const perRound = Math.max(posters.length, Math.floor(sizes.ingestCalls / sizes.ingestRounds / 1000));
@@ -215,9 +226,9 @@ export async function ingestBatched(server: BenchServer, seeded: Seeded, sizes: 
     );
     const seconds = (performance.now() - t0) / 1000;
     runs.push({ calls: perRound * 1000, seconds: round(seconds, 2), callsPerSecond: round((perRound * 1000) / seconds) });
-    log(`  POST batches round ${r + 1}: ${perRound * 1000} calls, ${runs.at(-1)!.callsPerSecond}/s`);
+    log(`  POST batches${floorBytes === undefined ? "" : " (floor)"} round ${r + 1}: ${perRound * 1000} calls, ${runs.at(-1)!.callsPerSecond}/s`);
   }
-  return runs;
+  return Object.assign(runs, { answerBytes });
 }
 
 /** Case 1, CLI: `admin cdrs import` of a native JSON-lines file, as an operator runs it (process start included). */
@@ -294,11 +305,14 @@ export interface SingleCallResult {
   callsPerSecond: number;
   errors: number;
   firstError?: string;
+  /** Size of a 201 answer (what the floor run answers). */
+  answerBytes: number;
 }
 
 /** Case 2: each poster POSTs one CDR at a time for a fixed duration; posters share groups round-robin. */
-export async function ingestSingle(server: BenchServer, seeded: Seeded, posters: number, seconds: number, tag: string): Promise<SingleCallResult> {
-  const url = `${server.baseUrl}/v1/cdrs`;
+export async function ingestSingle(server: BenchServer, seeded: Seeded, posters: number, seconds: number, tag: string, floorBytes?: number): Promise<SingleCallResult> {
+  const url = ingestUrl(server, floorBytes);
+  let answerBytes = 0;
   let calls = 0;
   let errors = 0;
   let firstError: string | undefined;
@@ -310,6 +324,7 @@ export async function ingestSingle(server: BenchServer, seeded: Seeded, posters:
         const res = await postJson(url, g.key, makeCdr(seeded, g.groupId, tag, n));
         const text = await res.text();
         if (res.status === 201) {
+          answerBytes = text.length;
           if (count) calls++;
         } else {
           errors++;
@@ -326,5 +341,5 @@ export async function ingestSingle(server: BenchServer, seeded: Seeded, posters:
   const t0 = performance.now();
   await Promise.all(Array.from({ length: posters }, (_, n) => poster(n, t0 + seconds * 1000, true)));
   const elapsed = (performance.now() - t0) / 1000;
-  return { posters, groups, seconds: round(elapsed, 2), calls, callsPerSecond: round(calls / elapsed), errors, firstError };
+  return { posters, groups, seconds: round(elapsed, 2), calls, callsPerSecond: round(calls / elapsed), errors, firstError, answerBytes };
 }

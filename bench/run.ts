@@ -179,6 +179,11 @@ async function benchEngine(engine: Engine, sizes: Sizes, opts: { only: Set<strin
       const batched = await ingestBatched(server, seeded, sizes, `${engine}-b`, log);
       detail.ingestBatched = batched;
       figures.push({ case: "1", measure: "POST /v1/cdrs, batches of 1000, 2 posters", engine, value: round(median(batched.map((r) => r.callsPerSecond))), unit: "calls/s", target: [">=", 10_000] });
+      // The same bodies to the floor route: what Next.js alone allows this case on this machine.
+      const answerBytes = batched.answerBytes ?? 128;
+      const batchedFloor = await ingestBatched(server, seeded, sizes, `${engine}-bf`, log, answerBytes);
+      detail.ingestBatchedFloor = batchedFloor;
+      figures.push({ case: "1", measure: `  floor: the same batches to a constant ${answerBytes} B answer`, engine, value: round(median(batchedFloor.map((r) => r.callsPerSecond))), unit: "calls/s" });
 
       log(`${engine}: ingest, admin cdrs import`);
       const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_REQUESTS: "0" };
@@ -196,6 +201,12 @@ async function benchEngine(engine: Engine, sizes: Sizes, opts: { only: Set<strin
         const target: Figure["target"] = posters === 32 ? [">=", engine === "postgres" ? 1000 : 500] : undefined;
         figures.push({ case: "2", measure: `POST /v1/cdrs one call, ${posters} posters on ${r.groups} groups`, engine, value: r.callsPerSecond, unit: "calls/s", target });
         figures.push({ case: "2", measure: `  errors, ${posters} posters`, engine, value: r.errors, unit: "", target: ["<=", 0] });
+        if (posters === 32) {
+          // The same posts to the floor route: the most 32 posters reach through Next.js on this machine.
+          const floor = await ingestSingle(server, seeded, posters, sizes.singleSeconds, `${engine}-sf`, r.answerBytes);
+          single.push({ ...floor, floor: true });
+          figures.push({ case: "2", measure: `  floor: the same posts to a constant ${r.answerBytes} B answer`, engine, value: floor.callsPerSecond, unit: "calls/s" });
+        }
       }
       detail.ingestSingle = single;
     }

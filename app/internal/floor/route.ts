@@ -1,6 +1,7 @@
-// The framework's floor for `npm run bench` (case 5): a route handler in the same production build
-// as /v1 that does no work but answer a constant JSON body of the requested size. The ratio of an
-// API route's throughput to this one's is the cost of our code, apart from Next.js itself.
+// The framework's floor for `npm run bench` (cases 2 and 5): a route handler in the same production build
+// as /v1 that does no work but answer a constant JSON body of the requested size (POST: after reading the
+// request's body, as POST /v1/cdrs must). The ratio of an API route's throughput to this one's is the cost
+// of our code, apart from Next.js itself.
 // Answers only when the server was started with BENCH_FLOOR=1 (the bench does); 404 otherwise.
 
 export const dynamic = "force-dynamic";
@@ -20,10 +21,20 @@ function constantBody(bytes: number): string {
   return body;
 }
 
-export function GET(request: Request): Response {
+function floorResponse(request: Request, status: number): Response {
   if (!ENABLED) return new Response(null, { status: 404 });
   const raw = new URL(request.url).searchParams.get("bytes");
   const bytes = raw === null ? 128 : Number(raw);
   if (!Number.isInteger(bytes) || bytes < 12 || bytes > MAX_BYTES) return new Response(null, { status: 400 });
-  return new Response(constantBody(bytes), { headers: HEADERS });
+  return new Response(constantBody(bytes), { status, headers: HEADERS });
+}
+
+export function GET(request: Request): Response {
+  return floorResponse(request, 200);
+}
+
+/** The body is read in full (as any ingest must) and then ignored; 201 as a stored CDR is answered. */
+export async function POST(request: Request): Promise<Response> {
+  if (ENABLED) await request.arrayBuffer();
+  return floorResponse(request, 201);
 }
