@@ -9,6 +9,7 @@ import { ApiError, paramErrors, problemBody } from "@/lib/errors/api-error";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { readDbFor } from "@/lib/db/read-replica";
 import { rateLimiter } from "./rate-limit";
+import { noStoreCacheControl } from "./cache-control";
 
 export interface ApiContext<Q, P> {
   request: Request;
@@ -31,21 +32,20 @@ export interface RouteOptions<QS extends z.ZodType | undefined> {
 type Infer<QS> = QS extends z.ZodType ? z.output<QS> : Record<string, never>;
 type RouteContext<P> = { params: Promise<P> };
 
-const JSON_HEADERS = { "content-type": "application/json", "cache-control": "no-store" };
-
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+  return jsonText(JSON.stringify(body), status, headers);
 }
 
 /** A JSON answer whose body is JSON text already (e.g. built by the database), with json()'s headers. */
-export function jsonText(body: string, status = 200): Response {
-  return new Response(body, { status, headers: JSON_HEADERS });
+export function jsonText(body: string, status = 200, headers?: Record<string, string>): Response {
+  return new Response(body, { status, headers: { "content-type": "application/json", "cache-control": noStoreCacheControl(body), ...headers } });
 }
 
 export function problemResponse(error: ApiError, requestId: string): Response {
-  return new Response(JSON.stringify(problemBody(error, requestId)), {
+  const body = JSON.stringify(problemBody(error, requestId));
+  return new Response(body, {
     status: error.status,
-    headers: { "content-type": "application/problem+json", "cache-control": "no-store", ...error.headers },
+    headers: { "content-type": "application/problem+json", "cache-control": noStoreCacheControl(body), ...error.headers },
   });
 }
 

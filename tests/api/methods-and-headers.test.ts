@@ -1,6 +1,7 @@
 import http from "node:http";
+import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { api, apiServers, type ApiServer } from "./helpers";
+import { api, apiServers, scratchCdr, type ApiServer } from "./helpers";
 
 // Issue 10 items 5 (TRACE), 9 (405, HSTS, nextPageUrl's origin).
 
@@ -10,19 +11,25 @@ interface RawAnswer {
   text: string;
 }
 
-/** node:http, because fetch can neither send TRACE nor choose the Host header. */
-function raw(server: ApiServer, method: string, path: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
+/**
+ * node:http, because fetch can neither send TRACE nor choose the Host header, and it decompresses a gzip answer
+ * unseen. A gzip body is inflated here, so `text` is the answer either way.
+ */
+function raw(server: ApiServer, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
   const { hostname, port } = new URL(server.baseUrl);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: hostname, port, method, path, headers, timeout: 30_000 }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const bytes = Buffer.concat(chunks);
+        const text = (res.headers["content-encoding"] === "gzip" ? zlib.gunzipSync(bytes) : bytes).toString("utf8");
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text });
+      });
     });
     req.on("error", reject);
     req.on("timeout", () => req.destroy(new Error(`${method} ${path} timed out`)));
-    req.end();
+    req.end(body);
   });
 }
 
@@ -37,6 +44,34 @@ function expectMethodNotAllowed(res: RawAnswer, allow: string[], where: string):
 }
 
 describe.each(apiServers())("methods and headers on $engine", (server) => {
+  it("gzips a JSON answer of 1 KiB or more for a client that accepts it, never a smaller one (no-transform)", async () => {
+    const gzip = { "accept-encoding": "gzip, deflate" };
+    const bearer = (key: keyof ApiServer["keys"]) => ({ ...gzip, authorization: `Bearer ${server.keys[key]}` });
+    const small = [
+      ["balance", await raw(server, "GET", "/v1/balances", bearer("readA"))],
+      ["problem", await raw(server, "GET", "/v1/balances", gzip)],
+      ["stored CDR", await raw(server, "POST", "/v1/cdrs", { ...bearer("ingestScratch"), "content-type": "application/json" }, JSON.stringify(scratchCdr(server)))],
+    ] as const;
+    for (const [what, res] of small) {
+      expect(Buffer.byteLength(res.text), what).toBeLessThan(1024);
+      expect(res.headers["content-encoding"], what).toBeUndefined();
+      expect(res.headers["cache-control"], what).toBe("no-store, no-transform");
+      expect(() => JSON.parse(res.text), what).not.toThrow();
+    }
+    expect(small.map(([, r]) => r.status)).toEqual([200, 401, 201]);
+
+    const page = await raw(server, "GET", "/v1/calls?pageSize=50", bearer("readA"));
+    expect(page.status).toBe(200);
+    expect(Buffer.byteLength(page.text)).toBeGreaterThanOrEqual(1024);
+    expect(page.headers["content-encoding"]).toBe("gzip");
+    expect(page.headers["cache-control"]).toBe("no-store");
+    expect((JSON.parse(page.text) as { calls: unknown[] }).calls.length).toBeGreaterThan(1);
+    // Without Accept-Encoding the same page is sent as is.
+    const plain = await raw(server, "GET", "/v1/calls?pageSize=50", { authorization: `Bearer ${server.keys.readA}` });
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.text).toBe(page.text);
+  });
+
   it("answers a method a /v1 route does not implement with 405 problem+json and Allow, for every documented path", async () => {
     const doc = (await api<{ paths: Record<string, Record<string, unknown>> }>(server, "/v1/openapi.json")).body;
     let checked = 0;

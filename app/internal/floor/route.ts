@@ -2,13 +2,15 @@
 // as /v1 that does no work but answer a constant JSON body of the requested size (POST: after reading the
 // request's body, as POST /v1/cdrs must). The ratio of an API route's throughput to this one's is the cost
 // of our code, apart from Next.js itself.
-// Answers only when the server was started with BENCH_FLOOR=1 (the bench does); 404 otherwise.
+// Its answers carry the API's headers (noStoreCacheControl: a small answer is not gzipped), so Next.js does the same
+// work for both. Answers only when the server was started with BENCH_FLOOR=1 (the bench does); 404 otherwise.
+
+import { noStoreCacheControl } from "@/lib/api/cache-control";
 
 export const dynamic = "force-dynamic";
 
 const ENABLED = process.env.BENCH_FLOOR === "1";
 const MAX_BYTES = 1 << 20;
-const HEADERS = { "content-type": "application/json", "cache-control": "no-store" };
 const bodies = new Map<number, string>();
 
 /** A JSON object of exactly `bytes` characters (>= 12), built once per size. */
@@ -26,7 +28,8 @@ function floorResponse(request: Request, status: number): Response {
   const raw = new URL(request.url).searchParams.get("bytes");
   const bytes = raw === null ? 128 : Number(raw);
   if (!Number.isInteger(bytes) || bytes < 12 || bytes > MAX_BYTES) return new Response(null, { status: 400 });
-  return new Response(constantBody(bytes), { status, headers: HEADERS });
+  const body = constantBody(bytes);
+  return new Response(body, { status, headers: { "content-type": "application/json", "cache-control": noStoreCacheControl(body) } });
 }
 
 export function GET(request: Request): Response {
