@@ -5,11 +5,14 @@ import { principalCacheFor } from "@/lib/auth/principal-cache";
 import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
 import { getDb, type Db } from "@/lib/db/client";
-import { ApiError, paramErrors, problemBody } from "@/lib/errors/api-error";
+import { ApiError, paramErrors } from "@/lib/errors/api-error";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { readDbFor } from "@/lib/db/read-replica";
 import { rateLimiter } from "./rate-limit";
-import { noStoreCacheControl } from "./cache-control";
+import { json, problemResponse } from "./json-response";
+
+// The answers' builders live in json-response.ts (the bench floor uses them without this module's dependencies).
+export { json, jsonText, problemResponse } from "./json-response";
 
 export interface ApiContext<Q, P> {
   request: Request;
@@ -31,23 +34,6 @@ export interface RouteOptions<QS extends z.ZodType | undefined> {
 
 type Infer<QS> = QS extends z.ZodType ? z.output<QS> : Record<string, never>;
 type RouteContext<P> = { params: Promise<P> };
-
-export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
-  return jsonText(JSON.stringify(body), status, headers);
-}
-
-/** A JSON answer whose body is JSON text already (e.g. built by the database), with json()'s headers. */
-export function jsonText(body: string, status = 200, headers?: Record<string, string>): Response {
-  return new Response(body, { status, headers: { "content-type": "application/json", "cache-control": noStoreCacheControl(body), ...headers } });
-}
-
-export function problemResponse(error: ApiError, requestId: string): Response {
-  const body = JSON.stringify(problemBody(error, requestId));
-  return new Response(body, {
-    status: error.status,
-    headers: { "content-type": "application/problem+json", "cache-control": noStoreCacheControl(body), ...error.headers },
-  });
-}
 
 function queryObject(url: URL): Record<string, string> {
   const out: Record<string, string> = {};

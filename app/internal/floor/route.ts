@@ -2,10 +2,10 @@
 // as /v1 that does no work but answer a constant JSON body of the requested size (POST: after reading the
 // request's body, as POST /v1/cdrs must). The ratio of an API route's throughput to this one's is the cost
 // of our code, apart from Next.js itself.
-// Its answers carry the API's headers (noStoreCacheControl: a small answer is not gzipped), so Next.js does the same
-// work for both. Answers only when the server was started with BENCH_FLOOR=1 (the bench does); 404 otherwise.
+// Its answers are built by the API's jsonText (the same headers: a small answer is not gzipped either), so Next.js
+// does the same work for both. Answers only when the server was started with BENCH_FLOOR=1 (the bench does); 404 otherwise.
 
-import { noStoreCacheControl } from "@/lib/api/cache-control";
+import { jsonText } from "@/lib/api/json-response";
 
 export const dynamic = "force-dynamic";
 
@@ -28,8 +28,7 @@ function floorResponse(request: Request, status: number): Response {
   const raw = new URL(request.url).searchParams.get("bytes");
   const bytes = raw === null ? 128 : Number(raw);
   if (!Number.isInteger(bytes) || bytes < 12 || bytes > MAX_BYTES) return new Response(null, { status: 400 });
-  const body = constantBody(bytes);
-  return new Response(body, { status, headers: { "content-type": "application/json", "cache-control": noStoreCacheControl(body) } });
+  return jsonText(constantBody(bytes), status);
 }
 
 export function GET(request: Request): Response {

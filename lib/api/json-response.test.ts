@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { COMPRESS_FROM_BYTES, noStoreCacheControl } from "./cache-control";
+import { COMPRESS_FROM_BYTES, noStoreCacheControl } from "./json-response";
 
 describe("noStoreCacheControl", () => {
   it("adds no-transform below 1 KiB of UTF-8, counting bytes, not characters", () => {
