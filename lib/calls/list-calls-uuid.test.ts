@@ -3,10 +3,10 @@ import { beforeAll, expect, it } from "vitest";
 import type { Principal } from "@/lib/auth/principal";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { queryRows } from "@/lib/db/client";
-import { claimCallUuids } from "@/lib/testing/claim-call-uuids";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { callPartitionNames, nodesOfExplain, partitionsRead, type PlanNode } from "@/lib/testing/explain-plan";
 import { testPrincipal } from "@/lib/testing/test-principal";
+import { insertUuidLookupCalls, type PlacedCall } from "@/lib/testing/uuid-lookup-calls";
 import { exportCallsCsv } from "./export-csv";
 import { listCalls, listCallsJson, listCallsJsonQuery, type CallFilters } from "./list-calls";
 
@@ -16,19 +16,8 @@ process.env.CURSOR_SECRET ??= "unit-test-cursor-secret";
 // finds the call(s) in call_uuids and reads each by calls' primary key, in its own partition (migration 0009 indexes
 // call_uuids(uuid) for platform keys). Results are those of `calls.uuid = $uuid` within the key's reach.
 
-/** Months of bulk calls (partitions with rows enough that a plan reading them whole would show). */
-const BULK_FROM = Date.parse("2025-01-01T00:00:00Z");
-const BULK_CALLS = 6000;
-const BULK_SPAN_MS = 89 * 86_400_000; // January to March 2025
-
-interface Placed {
-  uuid: string;
-  group: "a" | "b";
-  start: string;
-}
-
 /** Calls the tests look up, by the month they started in. */
-const PLACED: Placed[] = [
+const PLACED: PlacedCall[] = [
   // 2019-07 has no partition (rows inserted directly, not by ingest): it lands in calls_default.
   { uuid: "m-old", group: "a", start: "2019-07-14T08:00:00.000Z" },
   { uuid: "m-jan", group: "a", start: "2025-01-31T23:59:59.999Z" },
@@ -51,24 +40,7 @@ describeOnEngines("uuid filter through call_uuids", (handle) => {
     const db = handle().db;
     groups.a = (await createBillingGroup(db, { name: "A", currency: "USD" })).id;
     groups.b = (await createBillingGroup(db, { name: "B", currency: "USD" })).id;
-    // The bulk months get their partitions, as ingest gives them on first sight.
-    await db.execute(sql`SELECT ensure_call_partitions('2025-01-01T00:00:00Z', '2025-04-01T00:00:00Z')`);
-    await db.execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
-        duration, bill_duration, currency, rated, price_micros)
-      SELECT 'bulk-' || i, CASE WHEN i % 2 = 0 THEN ${groups.a} ELSE ${groups.b} END, 'outbound', '4930', '4420',
-        ${new Date(BULK_FROM).toISOString()}::timestamptz + i * ${`${BULK_SPAN_MS / BULK_CALLS} milliseconds`}::interval,
-        ${new Date(BULK_FROM).toISOString()}::timestamptz + i * ${`${BULK_SPAN_MS / BULK_CALLS} milliseconds`}::interval + interval '1 minute',
-        60, 60, 'USD', true, 1000
-      FROM generate_series(0, ${BULK_CALLS - 1}) i`);
-    for (const p of PLACED) {
-      await db.execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
-          duration, bill_duration, currency, rated, price_micros)
-        VALUES (${p.uuid}, ${groups[p.group]}, 'inbound', '4930', '4420', ${p.start}::timestamptz, ${p.start}::timestamptz + interval '1 minute',
-          60, 60, 'USD', true, 1000)`);
-    }
-    await claimCallUuids(db);
-    await db.execute(sql`ANALYZE calls`);
-    await db.execute(sql`ANALYZE call_uuids`);
+    await insertUuidLookupCalls(db, groups, PLACED);
     const placed = await queryRows<{ uuid: string; g: string; part: string }>(
       db,
       sql`SELECT uuid, billing_group_id AS g, tableoid::regclass::text AS part FROM calls WHERE uuid NOT LIKE 'bulk-%'`,

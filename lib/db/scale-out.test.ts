@@ -1,13 +1,11 @@
 import { sql } from "drizzle-orm";
-import type { Logger } from "drizzle-orm/logger";
 import { expect, it } from "vitest";
 import { authorizeCall } from "@/lib/authorizations/authorize";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { exportCallsCsv } from "@/lib/calls/export-csv";
 import { getCall } from "@/lib/calls/get-call";
 import { listCalls, listCallsJson } from "@/lib/calls/list-calls";
-import { queryRows, type Db, type DbHandle } from "@/lib/db/client";
-import * as schema from "@/lib/db/schema";
+import { queryRows } from "@/lib/db/client";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
 import { nativeCdrSchema } from "@/lib/ingest/schemas";
 import { importSellRates } from "@/lib/rating/import-rates";
@@ -15,7 +13,7 @@ import { parseRateCsv } from "@/lib/rating/rate-csv";
 import { rerateCalls } from "@/lib/rating/rerate";
 import { summarizeUsage } from "@/lib/usage/summarize-usage";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
-import type { Engine } from "@/lib/testing/engines";
+import { recordingDb } from "@/lib/testing/recording-db";
 import { testPrincipal } from "@/lib/testing/test-principal";
 
 // Citus readiness (docs/scale-out.md): calls, call_uuids, ledger_entries and the usage rollups distribute by
@@ -37,30 +35,6 @@ const FAN_OUT_ALLOWED: Record<string, string> = {
   "usage, platform key": "a platform key's usage report spans every group (groupBy=account among others); with a uuid, as the listing's uuid search",
   "rerate, all groups": "the operator's `rerate` without --group re-rates every group's calls, in id order",
 };
-
-/** The same database through a Drizzle instance that records every statement, labelled with the phase that issued it. */
-async function recording(handle: DbHandle, engine: Engine) {
-  const log: { phase: string; query: string }[] = [];
-  let phase = "";
-  const logger: Logger = { logQuery: (query) => void log.push({ phase, query }) };
-  const client = (handle.db as unknown as { $client: never }).$client;
-  const db =
-    engine === "pglite"
-      ? (await import("drizzle-orm/pglite")).drizzle({ client, schema, logger })
-      : (await import("drizzle-orm/node-postgres")).drizzle({ client, schema, logger });
-  return {
-    db: db as unknown as Db,
-    log,
-    async during<T>(name: string, run: () => Promise<T>): Promise<T> {
-      phase = name;
-      try {
-        return await run();
-      } finally {
-        phase = "";
-      }
-    },
-  };
-}
 
 /** A statement that reads or writes calls (not call_uuids, not the rollups' `calls` column). */
 const touchesCalls = (q: string) => /\b(from|join|into|update)\s+"?calls"?(?=[\s"(),]|$)/i.test(q);
@@ -98,7 +72,7 @@ describeOnEngines("scale-out readiness (Citus)", (handle, engine) => {
   });
 
   it("every statement on calls of the domain functions names the billing group, except the listed platform fan-outs", async () => {
-    const rec = await recording(handle(), engine);
+    const rec = await recordingDb(handle(), engine);
     const g = await createBillingGroup(handle().db, { name: "Scale", currency: "USD", openingBalanceMicros: 10_000_000n });
     const other = await createBillingGroup(handle().db, { name: "Other", currency: "USD", openingBalanceMicros: 0n });
     const bound = testPrincipal(g.id, ["calls:read", "calls:read_cost", "cdrs:write"]);

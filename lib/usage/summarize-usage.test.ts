@@ -9,6 +9,8 @@ import { calls } from "@/lib/db/schema";
 import { formatMicros } from "@/lib/money/micros";
 import { importSellRates } from "@/lib/rating/import-rates";
 import { claimCallUuids } from "@/lib/testing/claim-call-uuids";
+import { recordingDb } from "@/lib/testing/recording-db";
+import { insertUuidLookupCalls } from "@/lib/testing/uuid-lookup-calls";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { callPartitionNames, explainAnalyzeText, partitionsRead } from "@/lib/testing/explain-plan";
 import type { UsageGroupBy, UsageReport } from "./schemas";
@@ -279,45 +281,26 @@ describeOnEngines("usage rollup and summarizeUsage", (handle) => {
 
 // The `uuid` filter (a slow-path filter: read from calls) since calls is partitioned by month: the call is found in
 // call_uuids and read by calls' primary key in its own partition (see lib/calls/list-calls-uuid.test.ts), not by
-// scanning every partition. The report's statement is recorded (a logging Drizzle on the same client) and run again
-// under EXPLAIN ANALYZE to see which partitions it read.
+// scanning every partition. The report's statement is recorded (recordingDb) and run again under EXPLAIN ANALYZE to
+// see which partitions it read.
 describeOnEngines("summarizeUsage with a uuid filter", (handle, engine) => {
   let a: string;
   let b: string;
   let partitions: string[] = [];
-  let recorded: { db: Parameters<typeof summarizeUsage>[0]; log: { query: string; params: unknown[] }[] };
+  let recorded: Awaited<ReturnType<typeof recordingDb>>;
 
   beforeAll(async () => {
     const db = handle().db;
     a = (await createBillingGroup(db, { name: "A", currency: "USD" })).id;
     b = (await createBillingGroup(db, { name: "B", currency: "USD" })).id;
-    await db.execute(sql`SELECT ensure_call_partitions('2025-01-01T00:00:00Z', '2025-04-01T00:00:00Z')`);
-    const call = (uuid: string, group: string, start: string, price: number) =>
-      sql`(${uuid}, ${group}, 'outbound', '4930', '4420', ${start}::timestamptz, ${start}::timestamptz + interval '1 minute', 60, 60, 'USD', true, ${price})`;
-    const columns = sql`(uuid, billing_group_id, direction, from_number, to_number, start_time, end_time, duration, bill_duration, currency, rated, price_micros)`;
-    // Bulk months (rows enough for realistic plans), then the calls looked up: 2019-07 has no partition (calls_default).
-    await db.execute(sql`INSERT INTO calls ${columns}
-      SELECT 'bulk-' || i, CASE WHEN i % 2 = 0 THEN ${a} ELSE ${b} END, 'outbound', '4930', '4420',
-        timestamptz '2025-01-01T00:00:00Z' + i * interval '21 minutes', timestamptz '2025-01-01T00:00:00Z' + i * interval '21 minutes' + interval '1 minute',
-        60, 60, 'USD', true, 1000
-      FROM generate_series(0, 6000) i`);
-    await db.execute(sql`INSERT INTO calls ${columns} VALUES ${sql.join(
-      [call("m-old", a, "2019-07-14T08:00:00Z", 7), call("shared", a, "2025-03-10T12:00:00Z", 11), call("shared", b, "2025-01-20T06:30:00Z", 13)],
-      sql`, `,
-    )}`);
-    await claimCallUuids(db);
-    await db.execute(sql`ANALYZE calls`);
-    await db.execute(sql`ANALYZE call_uuids`);
+    // 2019-07 has no partition: calls_default.
+    await insertUuidLookupCalls(db, { a, b }, [
+      { uuid: "m-old", group: "a", start: "2019-07-14T08:00:00Z", priceMicros: 7 },
+      { uuid: "shared", group: "a", start: "2025-03-10T12:00:00Z", priceMicros: 11 },
+      { uuid: "shared", group: "b", start: "2025-01-20T06:30:00Z", priceMicros: 13 },
+    ]);
     partitions = await callPartitionNames(db);
-    const log: { query: string; params: unknown[] }[] = [];
-    const logger = { logQuery: (query: string, params: unknown[]) => void log.push({ query, params }) };
-    const client = (db as unknown as { $client: never }).$client;
-    const schema = await import("@/lib/db/schema");
-    const recording =
-      engine === "pglite"
-        ? (await import("drizzle-orm/pglite")).drizzle({ client, schema, logger })
-        : (await import("drizzle-orm/node-postgres")).drizzle({ client, schema, logger });
-    recorded = { db: recording as unknown as Parameters<typeof summarizeUsage>[0], log };
+    recorded = await recordingDb(handle(), engine);
   }, 120_000);
 
   /** The report, and the partitions of calls its statement read. */
