@@ -202,10 +202,18 @@ function ingestUrl(server: BenchServer, floorBytes?: number): string {
  * bodies go to the floor route instead (Next.js reading them and answering that many bytes): the most this
  * case could reach on this machine with no work of ours.
  */
-export async function ingestBatched(server: BenchServer, seeded: Seeded, sizes: Sizes, tag: string, log: (l: string) => void, floorBytes?: number): Promise<RateRun[] & { answerBytes?: number }> {
+export async function ingestBatched(
+  server: BenchServer,
+  seeded: Seeded,
+  sizes: Sizes,
+  tag: string,
+  log: (l: string) => void,
+  floorBytes?: number,
+): Promise<{ runs: RateRun[]; answerBytes: number }> {
   const url = ingestUrl(server, floorBytes);
   const posters = seeded.ingest.slice(0, 2);
-  let answerBytes: number | undefined;
+  /** Size of the last answer (the warm-up sets it): what the floor run answers. */
+  let answerBytes = 0;
   const post = async (p: (typeof posters)[number], batch: number) => {
     const cdrs = Array.from({ length: 1000 }, () => makeCdr(seeded, p.groupId, tag, batch));
     const res = await postJson(url, p.key, { cdrs });
@@ -228,7 +236,7 @@ export async function ingestBatched(server: BenchServer, seeded: Seeded, sizes: 
     runs.push({ calls: perRound * 1000, seconds: round(seconds, 2), callsPerSecond: round((perRound * 1000) / seconds) });
     log(`  POST batches${floorBytes === undefined ? "" : " (floor)"} round ${r + 1}: ${perRound * 1000} calls, ${runs.at(-1)!.callsPerSecond}/s`);
   }
-  return Object.assign(runs, { answerBytes });
+  return { runs, answerBytes };
 }
 
 /** Case 1, CLI: `admin cdrs import` of a native JSON-lines file, as an operator runs it (process start included). */
