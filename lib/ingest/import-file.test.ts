@@ -10,6 +10,7 @@ import { rateRowSchema } from "@/lib/rating/schemas";
 import { createSupplier } from "@/lib/rating/suppliers";
 import { ENGINES, openTestDb } from "@/lib/testing/engines";
 import { detectFormat, importCdrFile } from "./import-file";
+import { CdrRejectedError } from "./ingest-cdrs";
 
 const FIXTURES = path.join(__dirname, "fixtures");
 const rows = (lines: string[]) => lines.map((l) => {
@@ -68,6 +69,18 @@ describe("import failures that are not the records' fault", () => {
     // A PostgreSQL-like handle (never queried: ingest is stubbed), so two batches may be in flight.
     await expect(importCdrFile({} as unknown as Db, file, { ingest })).rejects.toThrow(/ECONNREFUSED/);
     expect(calls).toBe(1);
+  });
+
+  it("with batches in flight finishing out of order, lists the first 100 rejected records in file order", async () => {
+    // 300 records, every one refused by ingest; batches of 50, the first batch the slowest to answer.
+    const file = writeFile("refused.jsonl", Array.from({ length: 300 }, (_, i) => nativeCdr(`refused-${i}`)).join("\n"));
+    const ingest = async (_db: Db, cdrs: readonly { uuid: string }[]) => {
+      if (cdrs.length > 1) await new Promise((resolve) => setTimeout(resolve, cdrs[0].uuid === "refused-0" ? 40 : 1));
+      throw new CdrRejectedError(0, "billingGroupId", "no billing group has the id");
+    };
+    const summary = await importCdrFile({} as unknown as Db, file, { ingest, batchSize: 50, concurrency: 3 });
+    expect(summary.rejected).toBe(300);
+    expect(summary.rejectedLines.map((r) => r.line)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
   });
 
   it("with batches in flight, a failure waits for the others and then stops the import", async () => {

@@ -60,6 +60,12 @@ export interface ImportSummary {
 }
 
 const MAX_REJECTED_LISTED = 100;
+
+/** Records in the order the import reads them: files as a directory's are sorted (by code unit), then lines. */
+function fileOrder(a: { line: number; file?: string }, b: { line: number; file?: string }): number {
+  const [fa, fb] = [a.file ?? "", b.file ?? ""];
+  return fa < fb ? -1 : fa > fb ? 1 : a.line - b.line;
+}
 /** A CSV record that keeps a quote open this long is broken, not multi-line. */
 const MAX_CSV_RECORD_CHARS = 64 * 1024;
 /** One FreeSWITCH document per file: a sane upper bound for reading it whole. */
@@ -249,9 +255,12 @@ export async function importCdrFile(db: Db, file: string, options: ImportOptions
   };
   const reject = (record: { line: number; file?: string }, error: unknown) => {
     summary.rejected++;
-    if (summary.rejectedLines.length < MAX_REJECTED_LISTED) {
-      summary.rejectedLines.push({ line: record.line, ...(record.file ? { file: record.file } : {}), error: errorText(error) });
-    }
+    const listed = summary.rejectedLines;
+    // Batches in flight finish in any order: keep the first ones in file order, not the first to be found.
+    if (listed.length === MAX_REJECTED_LISTED && fileOrder(record, listed[listed.length - 1]) > 0) return;
+    listed.push({ line: record.line, ...(record.file ? { file: record.file } : {}), error: errorText(error) });
+    listed.sort(fileOrder);
+    if (listed.length > MAX_REJECTED_LISTED) listed.pop();
   };
   const tally = (outcomes: IngestOutcome[]) => {
     for (const outcome of outcomes) {
@@ -322,8 +331,6 @@ export async function importCdrFile(db: Db, file: string, options: ImportOptions
   }
   await flush();
   await settleAll();
-  // Batches may finish out of order: list rejected records in file order.
-  summary.rejectedLines.sort((a, b) => (a.file ?? "").localeCompare(b.file ?? "") || a.line - b.line);
   progress({ phase: `importing ${path.basename(file)} (${source.unit})`, done: source.total, total: source.total });
 
   summary.seconds = Math.round((performance.now() - started) / 10) / 100;
