@@ -5,7 +5,16 @@ const config = [
   ...next,
   ...nextTs,
   {
-    ignores: [".next*/**", "node_modules/**", "data/**", "bench/results/**", "e2e/screenshots/**", "playwright-report/**", "test-results/**", "next-env.d.ts"],
+    ignores: [
+      ".next*/**",
+      "node_modules/**",
+      "data/**",
+      "bench/results/**",
+      "e2e/screenshots/**",
+      "playwright-report/**",
+      "test-results/**",
+      "next-env.d.ts",
+    ],
   },
 ];
 

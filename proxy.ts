@@ -47,7 +47,11 @@ function undecodableApiPath(request: NextRequest): Response | null {
     const body = problemBody(new ApiError("not_found", "No resource at this path: it is not valid percent-encoding."));
     return new Response(JSON.stringify(body), {
       status: 404,
-      headers: { "content-type": "application/problem+json", "cache-control": "no-store", "x-content-type-options": "nosniff" },
+      headers: {
+        "content-type": "application/problem+json",
+        "cache-control": "no-store",
+        "x-content-type-options": "nosniff",
+      },
     });
   }
 }

@@ -8,7 +8,10 @@ export default function NotFound() {
         <p className="text-sm font-semibold text-brand-600">404</p>
         <h1 className="mt-2 text-2xl font-semibold tracking-tight">Page not found</h1>
         <p className="mt-2 text-sm text-slate-600">The page you asked for does not exist.</p>
-        <Link href="/" className="mt-6 inline-block rounded-lg bg-brand-600 px-4 py-2 text-sm font-semibold text-white hover:bg-brand-700">
+        <Link
+          href="/"
+          className="mt-6 inline-block rounded-lg bg-brand-600 px-4 py-2 text-sm font-semibold text-white hover:bg-brand-700"
+        >
           Back to the dashboard
         </Link>
       </div>

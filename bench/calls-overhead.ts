@@ -38,12 +38,27 @@ async function main(): Promise<void> {
     let server: BenchServer | undefined;
     try {
       const handle = await openDatabase(created ? { url: created.url } : { dir: dataDir, role: "cli" });
-      const seeded = await seed(handle.db, { listedCalls: listed, totalCalls: listed * 2, ratePrefixes: 1000, ingestGroups: 1 }, () => undefined);
-      const costKey = (await createApiKey(handle.db, { scopes: ["calls:read", "calls:read_cost"], billingGroupId: seeded.listedGroupId, name: "cost" })).key;
+      const seeded = await seed(
+        handle.db,
+        { listedCalls: listed, totalCalls: listed * 2, ratePrefixes: 1000, ingestGroups: 1 },
+        () => undefined,
+      );
+      const costKey = (
+        await createApiKey(handle.db, {
+          scopes: ["calls:read", "calls:read_cost"],
+          billingGroupId: seeded.listedGroupId,
+          name: "cost",
+        })
+      ).key;
       await handle.close();
       const profileDir = values.profile ? path.join(resultsDir, `calls-profile-${engine}`) : undefined;
       if (profileDir) fs.rmSync(profileDir, { recursive: true, force: true });
-      server = await BenchServer.start({ dataDir, databaseUrl: created?.url, logFile: path.join(resultsDir, `calls-server-${engine}.log`), cpuProfileDir: profileDir });
+      server = await BenchServer.start({
+        dataDir,
+        databaseUrl: created?.url,
+        logFile: path.join(resultsDir, `calls-server-${engine}.log`),
+        cpuProfileDir: profileDir,
+      });
       const url = `${server.baseUrl}/v1/calls?pageSize=50`;
       const keys: [string, string][] = [["calls", seeded.readKey]];
       if (values.cost) keys.push(["callsCost", costKey]);
@@ -51,7 +66,12 @@ async function main(): Promise<void> {
       for (const [name, key] of keys) {
         const bytes = (await latency(url, { authorization: `Bearer ${key}` }, 1, 1)).bytes;
         // A profile covers the listing only: the floor's requests would dilute it.
-        if (!profileDir) targets.push([`floor${name === "calls" ? "" : "Cost"}`, `${server.baseUrl}/internal/floor?bytes=${bytes}`, key]);
+        if (!profileDir)
+          targets.push([
+            `floor${name === "calls" ? "" : "Cost"}`,
+            `${server.baseUrl}/internal/floor?bytes=${bytes}`,
+            key,
+          ]);
         targets.push([name, url, key]);
       }
       for (const [, u, key] of targets) await throughput(u, { authorization: `Bearer ${key}` }, 2);
@@ -62,11 +82,17 @@ async function main(): Promise<void> {
           if (t.non2xx || t.errors) process.stderr.write(`${name}: ${t.non2xx} non-2xx, ${t.errors} errors\n`);
           rps.set(name, [...(rps.get(name) ?? []), t.rps]);
         }
-        process.stderr.write(`${engine} round ${r + 1}: ${targets.map(([n]) => `${n} ${rps.get(n)!.at(-1)}`).join(", ")}  (load ${os.loadavg()[0].toFixed(1)})\n`);
+        process.stderr.write(
+          `${engine} round ${r + 1}: ${targets.map(([n]) => `${n} ${rps.get(n)!.at(-1)}`).join(", ")}  (load ${os.loadavg()[0].toFixed(1)})\n`,
+        );
       }
       const m = (n: string) => median(rps.get(n)!);
-      const ratios = profileDir ? {} : Object.fromEntries(keys.map(([n]) => [n, round(m(n) / m(n === "calls" ? "floor" : "floorCost"), 3)]));
-      process.stdout.write(`${JSON.stringify({ engine, medianRps: Object.fromEntries(targets.map(([n]) => [n, m(n)])), ratios })}\n`);
+      const ratios = profileDir
+        ? {}
+        : Object.fromEntries(keys.map(([n]) => [n, round(m(n) / m(n === "calls" ? "floor" : "floorCost"), 3)]));
+      process.stdout.write(
+        `${JSON.stringify({ engine, medianRps: Object.fromEntries(targets.map(([n]) => [n, m(n)])), ratios })}\n`,
+      );
     } finally {
       await server?.stop();
       await created?.drop();

@@ -59,7 +59,12 @@ interface Page {
   meta: { hasMore: boolean };
 }
 
-export async function listing(server: BenchServer, seeded: Seeded, sizes: Sizes, log: (l: string) => void): Promise<ListingFigure[]> {
+export async function listing(
+  server: BenchServer,
+  seeded: Seeded,
+  sizes: Sizes,
+  log: (l: string) => void,
+): Promise<ListingFigure[]> {
   const filters: [string, Record<string, string>][] = [
     ["none", {}],
     ["direction", { direction: "inbound" }],
@@ -101,7 +106,10 @@ export async function listing(server: BenchServer, seeded: Seeded, sizes: Sizes,
       const first = await latency(url(pageSize), headers, sizes.latencySamples);
       const deep = deepCursor(pageSize);
       // A deep page must be at least two pages further than the first one to say anything.
-      const deepResult = deep && deep.rows >= pageSize * 2 ? await latency(url(pageSize, deep.cursor), headers, sizes.latencySamples) : null;
+      const deepResult =
+        deep && deep.rows >= pageSize * 2
+          ? await latency(url(pageSize, deep.cursor), headers, sizes.latencySamples)
+          : null;
       out.push({
         filter: name,
         pageSize,
@@ -126,7 +134,12 @@ export interface OverheadResult {
   callsBytes: number;
 }
 
-export async function httpOverhead(server: BenchServer, seeded: Seeded, sizes: Sizes, log: (l: string) => void): Promise<OverheadResult> {
+export async function httpOverhead(
+  server: BenchServer,
+  seeded: Seeded,
+  sizes: Sizes,
+  log: (l: string) => void,
+): Promise<OverheadResult> {
   const headers = auth(seeded.readKey);
   const ratesUrl = `${server.baseUrl}/v1/rates?destination=${seeded.rateDestinations[1]}`;
   const callsUrl = `${server.baseUrl}/v1/calls?pageSize=50`;
@@ -147,7 +160,11 @@ export async function httpOverhead(server: BenchServer, seeded: Seeded, sizes: S
       if (t.non2xx > 0 || t.errors > 0) log(`  ${name}: ${t.non2xx} non-2xx, ${t.errors} errors`);
       result[name].push(t);
     }
-    log(`  round ${r + 1}: ${Object.keys(targets).map((k) => `${k} ${result[k as keyof typeof targets].at(-1)!.rps}/s`).join(", ")}`);
+    log(
+      `  round ${r + 1}: ${Object.keys(targets)
+        .map((k) => `${k} ${result[k as keyof typeof targets].at(-1)!.rps}/s`)
+        .join(", ")}`,
+    );
   }
   return result;
 }
@@ -189,12 +206,18 @@ export interface RateRun {
 }
 
 async function postJson(url: string, key: string, body: unknown): Promise<Response> {
-  return fetch(url, { method: "POST", headers: { ...auth(key), "content-type": "application/json" }, body: JSON.stringify(body) });
+  return fetch(url, {
+    method: "POST",
+    headers: { ...auth(key), "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }
 
 /** Where an ingest case posts: POST /v1/cdrs, or the framework's floor answering `bytes` (the size /v1/cdrs answered). */
 function ingestUrl(server: BenchServer, floorBytes?: number): string {
-  return floorBytes === undefined ? `${server.baseUrl}/v1/cdrs` : `${server.baseUrl}/internal/floor?bytes=${floorBytes}`;
+  return floorBytes === undefined
+    ? `${server.baseUrl}/v1/cdrs`
+    : `${server.baseUrl}/internal/floor?bytes=${floorBytes}`;
 }
 
 /**
@@ -219,7 +242,8 @@ export async function ingestBatched(
     const res = await postJson(url, p.key, { cdrs });
     const text = await res.text();
     answerBytes = text.length;
-    if (res.status !== 201 && res.status !== 200) throw new Error(`POST ${url} batch answered ${res.status}: ${text.slice(0, 400)}`);
+    if (res.status !== 201 && res.status !== 200)
+      throw new Error(`POST ${url} batch answered ${res.status}: ${text.slice(0, 400)}`);
   };
   await Promise.all(posters.map((p) => post(p, -1))); // warm-up
   const perRound = Math.max(posters.length, Math.floor(sizes.ingestCalls / sizes.ingestRounds / 1000));
@@ -233,8 +257,14 @@ export async function ingestBatched(
       }),
     );
     const seconds = (performance.now() - t0) / 1000;
-    runs.push({ calls: perRound * 1000, seconds: round(seconds, 2), callsPerSecond: round((perRound * 1000) / seconds) });
-    log(`  POST batches${floorBytes === undefined ? "" : " (floor)"} round ${r + 1}: ${perRound * 1000} calls, ${runs.at(-1)!.callsPerSecond}/s`);
+    runs.push({
+      calls: perRound * 1000,
+      seconds: round(seconds, 2),
+      callsPerSecond: round((perRound * 1000) / seconds),
+    });
+    log(
+      `  POST batches${floorBytes === undefined ? "" : " (floor)"} round ${r + 1}: ${perRound * 1000} calls, ${runs.at(-1)!.callsPerSecond}/s`,
+    );
   }
   return { runs, answerBytes };
 }
@@ -267,11 +297,15 @@ export async function ingestImport(
   const run = (file: string) =>
     new Promise<{ seconds: number; summary: { inserted?: number; callsPerSecond?: number } }>((resolve, reject) => {
       const t0 = performance.now();
-      const child = spawn(process.execPath, ["--import", "tsx", "cli/admin.ts", "cdrs", "import", "--file", file, "--format", "native"], {
-        cwd: ROOT,
-        env,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", "cli/admin.ts", "cdrs", "import", "--file", file, "--format", "native"],
+        {
+          cwd: ROOT,
+          env,
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
       let out = "";
       let err = "";
       child.stdout.on("data", (d) => (out += d));
@@ -293,14 +327,19 @@ export async function ingestImport(
     const file = writeFile(`import-${r}.jsonl`, perRound);
     const { seconds, summary } = await run(file);
     fs.rmSync(file);
-    if (summary.inserted !== perRound) throw new Error(`admin cdrs import inserted ${summary.inserted} of ${perRound}: ${JSON.stringify(summary).slice(0, 400)}`);
+    if (summary.inserted !== perRound)
+      throw new Error(
+        `admin cdrs import inserted ${summary.inserted} of ${perRound}: ${JSON.stringify(summary).slice(0, 400)}`,
+      );
     runs.push({
       calls: perRound,
       seconds: round(seconds, 2),
       callsPerSecond: round(perRound / seconds),
       reportedCallsPerSecond: summary.callsPerSecond ?? null,
     });
-    log(`  admin cdrs import round ${r + 1}: ${perRound} calls, ${runs.at(-1)!.callsPerSecond}/s (wall, process start included)`);
+    log(
+      `  admin cdrs import round ${r + 1}: ${perRound} calls, ${runs.at(-1)!.callsPerSecond}/s (wall, process start included)`,
+    );
   }
   return runs;
 }
@@ -318,7 +357,14 @@ export interface SingleCallResult {
 }
 
 /** Case 2: each poster POSTs one CDR at a time for a fixed duration; posters share groups round-robin. */
-export async function ingestSingle(server: BenchServer, seeded: Seeded, posters: number, seconds: number, tag: string, floorBytes?: number): Promise<SingleCallResult> {
+export async function ingestSingle(
+  server: BenchServer,
+  seeded: Seeded,
+  posters: number,
+  seconds: number,
+  tag: string,
+  floorBytes?: number,
+): Promise<SingleCallResult> {
   const url = ingestUrl(server, floorBytes);
   let answerBytes = 0;
   let calls = 0;
@@ -349,5 +395,14 @@ export async function ingestSingle(server: BenchServer, seeded: Seeded, posters:
   const t0 = performance.now();
   await Promise.all(Array.from({ length: posters }, (_, n) => poster(n, t0 + seconds * 1000, true)));
   const elapsed = (performance.now() - t0) / 1000;
-  return { posters, groups, seconds: round(elapsed, 2), calls, callsPerSecond: round(calls / elapsed), errors, firstError, answerBytes };
+  return {
+    posters,
+    groups,
+    seconds: round(elapsed, 2),
+    calls,
+    callsPerSecond: round(calls / elapsed),
+    errors,
+    firstError,
+    answerBytes,
+  };
 }

@@ -9,7 +9,12 @@ export interface LatencyResult {
 }
 
 /** Sequential requests (concurrency 1) after a warm-up; latencies as the client sees them. */
-export async function latency(url: string, headers: Record<string, string>, samples: number, warmup = 5): Promise<LatencyResult> {
+export async function latency(
+  url: string,
+  headers: Record<string, string>,
+  samples: number,
+  warmup = 5,
+): Promise<LatencyResult> {
   const times: number[] = [];
   let bytes = 0;
   for (let i = 0; i < warmup + samples; i++) {
@@ -32,7 +37,11 @@ export interface ThroughputResult {
 }
 
 /** autocannon: 50 connections, fixed duration, loopback. */
-export async function throughput(url: string, headers: Record<string, string>, seconds: number): Promise<ThroughputResult> {
+export async function throughput(
+  url: string,
+  headers: Record<string, string>,
+  seconds: number,
+): Promise<ThroughputResult> {
   const r = await autocannon({ url, connections: 50, duration: seconds, headers });
   return { rps: round(r["2xx"] / r.duration), p50Ms: r.latency.p50, non2xx: r.non2xx, errors: r.errors };
 }

@@ -24,7 +24,9 @@ async function main() {
   const handle = dir ? await openDatabase({ dir, role: "cli" }) : await openTestDb(mode as Engine);
   try {
     const groups = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => createBillingGroup(handle.db, { name: `G${i}`, currency: "USD", openingBalanceMicros: 10n ** 12n })),
+      Array.from({ length: 4 }, (_, i) =>
+        createBillingGroup(handle.db, { name: `G${i}`, currency: "USD", openingBalanceMicros: 10n ** 12n }),
+      ),
     );
     let deck = "prefix,rate,increment\n";
     for (let p = 0; p < 20_000; p++) deck += `${44_000 + p},0.0${(p % 90) + 10},60/60\n`;
@@ -56,12 +58,16 @@ async function main() {
     await ingestCdrs(handle.db, cdrs.slice(0, 100));
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    const counts = await runConcurrentBatches(cdrs.slice(100), batchSize, concurrency, 1, (batch) => ingestCdrs(handle.db, batch));
+    const counts = await runConcurrentBatches(cdrs.slice(100), batchSize, concurrency, 1, (batch) =>
+      ingestCdrs(handle.db, batch),
+    );
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
     const t1 = performance.now();
-    const replay = await runConcurrentBatches(cdrs.slice(100), batchSize, concurrency, 2, (batch) => ingestCdrs(handle.db, batch));
+    const replay = await runConcurrentBatches(cdrs.slice(100), batchSize, concurrency, 2, (batch) =>
+      ingestCdrs(handle.db, batch),
+    );
     const replaySeconds = (performance.now() - t1) / 1000;
     console.log(
       JSON.stringify({

@@ -23,9 +23,20 @@ async function main() {
     const first = await findSellRate(handle.db, group.id, "1000007123");
     const loadMs = performance.now() - t;
     t = performance.now();
-    for (let i = 0; i < 1000; i++) await findSellRate(handle.db, group.id, `${1_000_000 + i * 7}123`, result.rateCardVersion);
+    for (let i = 0; i < 1000; i++)
+      await findSellRate(handle.db, group.id, `${1_000_000 + i * 7}123`, result.rateCardVersion);
     const cachedMs = (performance.now() - t) / 1000;
-    console.log(JSON.stringify({ engine, prefixes: result.imported, parseMs: Math.round(parseMs), importMs: Math.round(importMs), firstLookupWithCardLoadMs: Math.round(loadMs), cachedLookupMs: Math.round(cachedMs * 1000) / 1000, match: first?.prefix }));
+    console.log(
+      JSON.stringify({
+        engine,
+        prefixes: result.imported,
+        parseMs: Math.round(parseMs),
+        importMs: Math.round(importMs),
+        firstLookupWithCardLoadMs: Math.round(loadMs),
+        cachedLookupMs: Math.round(cachedMs * 1000) / 1000,
+        match: first?.prefix,
+      }),
+    );
   } finally {
     await handle.close();
   }

@@ -37,7 +37,10 @@ function main(): void {
   }
   // 3 in 4 destinations hit a prefix, 1 in 4 are random numbers (mostly misses), as in the rating module's own bench.
   const hits = destinationsFor(prefixes, 75_000);
-  const misses = Array.from({ length: 25_000 }, (_, i) => `+${String((i * 2_654_435_761 + 12_345) % 1e12).padStart(12, "0")}`);
+  const misses = Array.from(
+    { length: 25_000 },
+    (_, i) => `+${String((i * 2_654_435_761 + 12_345) % 1e12).padStart(12, "0")}`,
+  );
   const destinations = new Prng(7).shuffle([...hits, ...misses]);
 
   // CPU time beside wall time: on a shared machine wall time mostly measures the neighbours.

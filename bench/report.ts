@@ -20,7 +20,15 @@ function meets(f: Figure): string {
 const fmt = (n: number) => (Number.isInteger(n) ? n.toLocaleString("en-US") : String(n));
 
 /** A Markdown table (readable on stdout, pasted as is into the README). */
-export function printTable(report: { date: string; mode: string; command: string; machine: MachineInfo; loadAverageAtEnd: number; seconds: number; figures: Figure[] }): string {
+export function printTable(report: {
+  date: string;
+  mode: string;
+  command: string;
+  machine: MachineInfo;
+  loadAverageAtEnd: number;
+  seconds: number;
+  figures: Figure[];
+}): string {
   const m = report.machine;
   const lines = [
     `Bench ${report.date.slice(0, 10)} (${report.mode}, \`${report.command}\`, ${report.seconds} s): ${m.cores} cores ${m.cpuModel}, ` +
@@ -31,7 +39,9 @@ export function printTable(report: { date: string; mode: string; command: string
   ];
   for (const f of report.figures) {
     const target = f.target ? `${f.target[0]} ${fmt(f.target[1])}` : "(report)";
-    lines.push(`| ${f.case} | ${f.measure} | ${f.engine ?? "in process"} | ${fmt(f.value)} ${f.unit} | ${target} | ${meets(f)} |`);
+    lines.push(
+      `| ${f.case} | ${f.measure} | ${f.engine ?? "in process"} | ${fmt(f.value)} ${f.unit} | ${target} | ${meets(f)} |`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }

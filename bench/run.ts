@@ -78,16 +78,30 @@ function runRateLookup(sizes: Sizes): Promise<Record<string, number>> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ["--expose-gc", "--import", "tsx", "bench/rate-lookup.ts", String(sizes.ratePrefixes), String(sizes.lookups), "5"],
+      [
+        "--expose-gc",
+        "--import",
+        "tsx",
+        "bench/rate-lookup.ts",
+        String(sizes.ratePrefixes),
+        String(sizes.lookups),
+        "5",
+      ],
       { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
     );
     let out = "";
     child.stdout.on("data", (d) => (out += d));
-    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`rate-lookup exited ${code}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`rate-lookup exited ${code}`)),
+    );
   });
 }
 
-async function benchEngine(engine: Engine, sizes: Sizes, opts: { only: Set<string>; profile: boolean; resultsDir: string }): Promise<{ figures: Figure[]; detail: Record<string, unknown> }> {
+async function benchEngine(
+  engine: Engine,
+  sizes: Sizes,
+  opts: { only: Set<string>; profile: boolean; resultsDir: string },
+): Promise<{ figures: Figure[]; detail: Record<string, unknown> }> {
   const figures: Figure[] = [];
   const detail: Record<string, unknown> = {};
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `cb-bench-${engine}-`));
@@ -104,11 +118,15 @@ async function benchEngine(engine: Engine, sizes: Sizes, opts: { only: Set<strin
       databaseUrl = created.url;
       drop = created.drop;
     }
-    log(`${engine}: building data (${sizes.totalCalls} calls, ${sizes.listedCalls} in one group, ${sizes.ratePrefixes} prefixes)`);
+    log(
+      `${engine}: building data (${sizes.totalCalls} calls, ${sizes.listedCalls} in one group, ${sizes.ratePrefixes} prefixes)`,
+    );
     const handle = await openDatabase(databaseUrl ? { url: databaseUrl } : { dir: dataDir, role: "cli" });
     const seedStarted = performance.now();
     const usageCalls = opts.only.has("usage") ? sizes.usageCalls : 0;
-    const seeded = await seed(handle.db, { ...sizes, ingestGroups: 4, usageCalls }, (l) => log(`  ${l}`)).finally(() => handle.close());
+    const seeded = await seed(handle.db, { ...sizes, ingestGroups: 4, usageCalls }, (l) => log(`  ${l}`)).finally(() =>
+      handle.close(),
+    );
     detail.seedSeconds = round((performance.now() - seedStarted) / 1000, 1);
 
     server = await BenchServer.start({
@@ -122,33 +140,89 @@ async function benchEngine(engine: Engine, sizes: Sizes, opts: { only: Set<strin
     if (opts.only.has("read")) {
       const rates = await rateLatency(server, seeded, sizes.latencySamples);
       detail.ratesLatency = rates;
-      figures.push({ case: "4", measure: "GET /v1/rates p50, concurrency 1", engine, value: rates.p50Ms, unit: "ms", target: ["<", 5] });
+      figures.push({
+        case: "4",
+        measure: "GET /v1/rates p50, concurrency 1",
+        engine,
+        value: rates.p50Ms,
+        unit: "ms",
+        target: ["<", 5],
+      });
 
       log(`${engine}: listing`);
       const list = await listing(server, seeded, sizes, log);
       detail.listing = list;
       for (const f of list) {
         const limit = f.pageSize === 50 ? 15 : 60;
-        figures.push({ case: "3", measure: `calls ${f.filter}, ${f.pageSize} rows, first page p50`, engine, value: f.firstP50Ms, unit: "ms", target: ["<", f.filter === "to" ? 100 : limit] });
+        figures.push({
+          case: "3",
+          measure: `calls ${f.filter}, ${f.pageSize} rows, first page p50`,
+          engine,
+          value: f.firstP50Ms,
+          unit: "ms",
+          target: ["<", f.filter === "to" ? 100 : limit],
+        });
         if (f.deepP50Ms !== null) {
-          figures.push({ case: "3", measure: `calls ${f.filter}, ${f.pageSize} rows, ${f.deepRows} rows deep p50`, engine, value: f.deepP50Ms, unit: "ms", target: ["<", f.filter === "to" ? 100 : limit] });
-          figures.push({ case: "3", measure: `calls ${f.filter}, ${f.pageSize} rows, deep/first`, engine, value: f.ratio!, unit: "x", target: ["<=", 1.3] });
+          figures.push({
+            case: "3",
+            measure: `calls ${f.filter}, ${f.pageSize} rows, ${f.deepRows} rows deep p50`,
+            engine,
+            value: f.deepP50Ms,
+            unit: "ms",
+            target: ["<", f.filter === "to" ? 100 : limit],
+          });
+          figures.push({
+            case: "3",
+            measure: `calls ${f.filter}, ${f.pageSize} rows, deep/first`,
+            engine,
+            value: f.ratio!,
+            unit: "x",
+            target: ["<=", 1.3],
+          });
         }
       }
 
-      log(`${engine}: HTTP overhead (autocannon, 50 connections, ${sizes.httpRounds} x ${sizes.httpSeconds} s per target)`);
+      log(
+        `${engine}: HTTP overhead (autocannon, 50 connections, ${sizes.httpRounds} x ${sizes.httpSeconds} s per target)`,
+      );
       const overhead = await httpOverhead(server, seeded, sizes, log);
       detail.httpOverhead = overhead;
       const rates5 = medianRps(overhead.rates);
       const ratesFloor = medianRps(overhead.ratesFloor);
       const calls5 = medianRps(overhead.calls);
       const callsFloor = medianRps(overhead.callsFloor);
-      figures.push({ case: "5", measure: `floor, ${overhead.ratesBytes} B constant JSON`, engine, value: ratesFloor, unit: "req/s" });
+      figures.push({
+        case: "5",
+        measure: `floor, ${overhead.ratesBytes} B constant JSON`,
+        engine,
+        value: ratesFloor,
+        unit: "req/s",
+      });
       figures.push({ case: "5", measure: "GET /v1/rates", engine, value: rates5, unit: "req/s" });
-      figures.push({ case: "5", measure: "GET /v1/rates / floor", engine, value: round(rates5 / ratesFloor, 2), unit: "x", target: [">=", 0.85] });
-      figures.push({ case: "5", measure: `floor, ${overhead.callsBytes} B constant JSON`, engine, value: callsFloor, unit: "req/s" });
+      figures.push({
+        case: "5",
+        measure: "GET /v1/rates / floor",
+        engine,
+        value: round(rates5 / ratesFloor, 2),
+        unit: "x",
+        target: [">=", 0.85],
+      });
+      figures.push({
+        case: "5",
+        measure: `floor, ${overhead.callsBytes} B constant JSON`,
+        engine,
+        value: callsFloor,
+        unit: "req/s",
+      });
       figures.push({ case: "5", measure: "GET /v1/calls?pageSize=50", engine, value: calls5, unit: "req/s" });
-      figures.push({ case: "5", measure: "GET /v1/calls?pageSize=50 / floor", engine, value: round(calls5 / callsFloor, 2), unit: "x", target: [">=", 0.6] });
+      figures.push({
+        case: "5",
+        measure: "GET /v1/calls?pageSize=50 / floor",
+        engine,
+        value: round(calls5 / callsFloor, 2),
+        unit: "x",
+        target: [">=", 0.6],
+      });
 
       const mem = server.memory();
       detail.memoryAfterReadCases = mem;
@@ -163,14 +237,29 @@ async function benchEngine(engine: Engine, sizes: Sizes, opts: { only: Set<strin
     }
 
     if (opts.only.has("usage") && seeded.usage) {
-      log(`${engine}: GET /v1/usage, ${sizes.usageCalls} calls in one group over 90 days, rollup rows ${JSON.stringify(seeded.usage.rollupRows)}`);
+      log(
+        `${engine}: GET /v1/usage, ${sizes.usageCalls} calls in one group over 90 days, rollup rows ${JSON.stringify(seeded.usage.rollupRows)}`,
+      );
       const usage = await usageLatency(server, seeded.usage, sizes.latencySamples, log);
       detail.usage = { rollupRows: seeded.usage.rollupRows, cases: usage };
       for (const [table, rows] of Object.entries(seeded.usage.rollupRows)) {
-        figures.push({ case: "11", measure: `${table} rows for ${sizes.usageCalls} calls`, engine, value: rows, unit: "" });
+        figures.push({
+          case: "11",
+          measure: `${table} rows for ${sizes.usageCalls} calls`,
+          engine,
+          value: rows,
+          unit: "",
+        });
       }
       for (const u of usage) {
-        figures.push({ case: "11", measure: `GET /v1/usage ${u.name}, 90 days p50`, engine, value: u.p50Ms, unit: "ms", target: u.target === null ? undefined : ["<", u.target] });
+        figures.push({
+          case: "11",
+          measure: `GET /v1/usage ${u.name}, 90 days p50`,
+          engine,
+          value: u.p50Ms,
+          unit: "ms",
+          target: u.target === null ? undefined : ["<", u.target],
+        });
       }
     }
 
@@ -178,11 +267,24 @@ async function benchEngine(engine: Engine, sizes: Sizes, opts: { only: Set<strin
       log(`${engine}: ingest, POST /v1/cdrs batches of 1000`);
       const batched = await ingestBatched(server, seeded, sizes, `${engine}-b`, log);
       detail.ingestBatched = batched.runs;
-      figures.push({ case: "1", measure: "POST /v1/cdrs, batches of 1000, 2 posters", engine, value: round(median(batched.runs.map((r) => r.callsPerSecond))), unit: "calls/s", target: [">=", 10_000] });
+      figures.push({
+        case: "1",
+        measure: "POST /v1/cdrs, batches of 1000, 2 posters",
+        engine,
+        value: round(median(batched.runs.map((r) => r.callsPerSecond))),
+        unit: "calls/s",
+        target: [">=", 10_000],
+      });
       // The same bodies to the floor route: what Next.js alone allows this case on this machine.
       const batchedFloor = await ingestBatched(server, seeded, sizes, `${engine}-bf`, log, batched.answerBytes);
       detail.ingestBatchedFloor = batchedFloor.runs;
-      figures.push({ case: "1", measure: `  floor: the same batches to a constant ${batched.answerBytes} B answer`, engine, value: round(median(batchedFloor.runs.map((r) => r.callsPerSecond))), unit: "calls/s" });
+      figures.push({
+        case: "1",
+        measure: `  floor: the same batches to a constant ${batched.answerBytes} B answer`,
+        engine,
+        value: round(median(batchedFloor.runs.map((r) => r.callsPerSecond))),
+        unit: "calls/s",
+      });
 
       log(`${engine}: ingest, admin cdrs import`);
       const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_REQUESTS: "0" };
@@ -190,7 +292,14 @@ async function benchEngine(engine: Engine, sizes: Sizes, opts: { only: Set<strin
       if (databaseUrl) env.DATABASE_URL = databaseUrl;
       const imported = await ingestImport(seeded, sizes, env, workDir, `${engine}-i`, log);
       detail.ingestImport = imported;
-      figures.push({ case: "1", measure: "admin cdrs import (wall, process start included)", engine, value: round(median(imported.map((r) => r.callsPerSecond))), unit: "calls/s", target: [">=", 10_000] });
+      figures.push({
+        case: "1",
+        measure: "admin cdrs import (wall, process start included)",
+        engine,
+        value: round(median(imported.map((r) => r.callsPerSecond))),
+        unit: "calls/s",
+        target: [">=", 10_000],
+      });
 
       const single = [];
       for (const posters of [1, 8, 32]) {
@@ -198,13 +307,33 @@ async function benchEngine(engine: Engine, sizes: Sizes, opts: { only: Set<strin
         const r = await ingestSingle(server, seeded, posters, sizes.singleSeconds, `${engine}-s${posters}`);
         single.push(r);
         const target: Figure["target"] = posters === 32 ? [">=", engine === "postgres" ? 1000 : 500] : undefined;
-        figures.push({ case: "2", measure: `POST /v1/cdrs one call, ${posters} posters on ${r.groups} groups`, engine, value: r.callsPerSecond, unit: "calls/s", target });
-        figures.push({ case: "2", measure: `  errors, ${posters} posters`, engine, value: r.errors, unit: "", target: ["<=", 0] });
+        figures.push({
+          case: "2",
+          measure: `POST /v1/cdrs one call, ${posters} posters on ${r.groups} groups`,
+          engine,
+          value: r.callsPerSecond,
+          unit: "calls/s",
+          target,
+        });
+        figures.push({
+          case: "2",
+          measure: `  errors, ${posters} posters`,
+          engine,
+          value: r.errors,
+          unit: "",
+          target: ["<=", 0],
+        });
         if (posters === 32) {
           // The same posts to the floor route: the most 32 posters reach through Next.js on this machine.
           const floor = await ingestSingle(server, seeded, posters, sizes.singleSeconds, `${engine}-sf`, r.answerBytes);
           single.push({ ...floor, floor: true });
-          figures.push({ case: "2", measure: `  floor: the same posts to a constant ${r.answerBytes} B answer`, engine, value: floor.callsPerSecond, unit: "calls/s" });
+          figures.push({
+            case: "2",
+            measure: `  floor: the same posts to a constant ${r.answerBytes} B answer`,
+            engine,
+            value: floor.callsPerSecond,
+            unit: "calls/s",
+          });
         }
       }
       detail.ingestSingle = single;
@@ -244,7 +373,9 @@ async function main(): Promise<void> {
   const resultsDir = path.resolve(ROOT, process.env.BENCH_RESULTS_DIR || "bench/results");
   fs.mkdirSync(resultsDir, { recursive: true });
   const machine = machineInfo();
-  log(`machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, load ${machine.loadAverageAtStart}`);
+  log(
+    `machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, load ${machine.loadAverageAtStart}`,
+  );
 
   let engines: Engine[] = values.engines ? (values.engines.split(",") as Engine[]) : ["pglite", "postgres"];
   if (engines.includes("postgres") && !(await postgresAnswers())) {
@@ -258,8 +389,22 @@ async function main(): Promise<void> {
     log(`rate lookup in process: ${sizes.ratePrefixes} prefixes, ${sizes.lookups} lookups x 5 runs`);
     const r = await runRateLookup(sizes);
     detail.rateLookup = r;
-    figures.push({ case: "4", measure: `longest-prefix lookups, ${r.prefixes} prefixes`, engine: null, value: r.lookupsPerSecond, unit: "/s", target: [">=", 2_000_000] });
-    figures.push({ case: "4", measure: `card build, ${r.prefixes} prefixes`, engine: null, value: r.buildMs, unit: "ms", target: ["<", 1000] });
+    figures.push({
+      case: "4",
+      measure: `longest-prefix lookups, ${r.prefixes} prefixes`,
+      engine: null,
+      value: r.lookupsPerSecond,
+      unit: "/s",
+      target: [">=", 2_000_000],
+    });
+    figures.push({
+      case: "4",
+      measure: `card build, ${r.prefixes} prefixes`,
+      engine: null,
+      value: r.buildMs,
+      unit: "ms",
+      target: ["<", 1000],
+    });
     figures.push({ case: "4", measure: "card structure memory", engine: null, value: r.structureMiB, unit: "MiB" });
   }
   if (only.has("read") || only.has("ingest") || only.has("usage")) {

@@ -52,15 +52,22 @@ function rateRows(prefixes: string[], seed: number): RateRow[] {
   return prefixes.map((prefix, i) => ({
     prefix,
     rate: `0.${String(((i * 7919 + seed) % 99_000) + 1000).padStart(6, "0")}`,
-    increment: i % 3 === 0 ? { min: 60, interval: 60 } : i % 3 === 1 ? { min: 1, interval: 1 } : { min: 30, interval: 6 },
+    increment:
+      i % 3 === 0 ? { min: 60, interval: 60 } : i % 3 === 1 ? { min: 1, interval: 1 } : { min: 30, interval: 6 },
   }));
 }
 
 export async function seed(db: Db, sizes: SeedSizes, log: (line: string) => void): Promise<Seeded> {
-  const listed = await createBillingGroup(db, { name: "Bench listed", currency: "USD", openingBalanceMicros: 10n ** 15n });
+  const listed = await createBillingGroup(db, {
+    name: "Bench listed",
+    currency: "USD",
+    openingBalanceMicros: 10n ** 15n,
+  });
   const others = [];
   for (let i = 0; i < OTHER_GROUPS; i++) {
-    others.push(await createBillingGroup(db, { name: `Bench other ${i}`, currency: "EUR", openingBalanceMicros: 10n ** 15n }));
+    others.push(
+      await createBillingGroup(db, { name: `Bench other ${i}`, currency: "EUR", openingBalanceMicros: 10n ** 15n }),
+    );
   }
   const readKey = await createApiKey(db, { scopes: ["calls:read"], billingGroupId: listed.id, name: "bench read" });
 
@@ -76,15 +83,30 @@ export async function seed(db: Db, sizes: SeedSizes, log: (line: string) => void
   await importBuyRates(db, supplier.id, rateRows(ingestCard, 3));
   const ingest = [];
   for (let i = 0; i < sizes.ingestGroups; i++) {
-    const g = await createBillingGroup(db, { name: `Bench ingest ${i}`, currency: "USD", openingBalanceMicros: 10n ** 15n });
+    const g = await createBillingGroup(db, {
+      name: `Bench ingest ${i}`,
+      currency: "USD",
+      openingBalanceMicros: 10n ** 15n,
+    });
     await importSellRates(db, g.id, rateRows(ingestCard, 29 + i));
-    const k = await createApiKey(db, { scopes: ["cdrs:write", "calls:read"], billingGroupId: g.id, name: `bench ingest ${i}` });
+    const k = await createApiKey(db, {
+      scopes: ["cdrs:write", "calls:read"],
+      billingGroupId: g.id,
+      name: `bench ingest ${i}`,
+    });
     ingest.push({ groupId: g.id, key: k.key });
   }
 
   const usage = sizes.usageCalls ? await seedUsageGroup(db, sizes.usageCalls, 90, log) : undefined;
   t0 = performance.now();
-  await insertListingCalls(db, listed.id, others.map((g) => g.id), sizes, log, usage?.insert);
+  await insertListingCalls(
+    db,
+    listed.id,
+    others.map((g) => g.id),
+    sizes,
+    log,
+    usage?.insert,
+  );
   if (usage) usage.rollupRows = await countRollupRows(db, usage.groupId);
   log(`${sizes.totalCalls} listing calls inserted in ${Math.round(performance.now() - t0)} ms`);
 
@@ -97,7 +119,13 @@ export async function seed(db: Db, sizes: SeedSizes, log: (line: string) => void
     rateDestinations: destinationsFor(bigCard, 2_000),
     ingestDestinations: destinationsFor(ingestCard, 10_000),
     toFragment: "7183",
-    usage: usage && { groupId: usage.groupId, readKey: usage.readKey, costKey: usage.costKey, range: usage.range, rollupRows: usage.rollupRows },
+    usage: usage && {
+      groupId: usage.groupId,
+      readKey: usage.readKey,
+      costKey: usage.costKey,
+      range: usage.range,
+      rollupRows: usage.rollupRows,
+    },
     window: {
       // The middle fifth of the data.
       gte: new Date(LISTING_END - Math.floor(sizes.totalCalls * 0.6) * stepMs).toISOString(),
@@ -111,7 +139,14 @@ export async function seed(db: Db, sizes: SeedSizes, log: (line: string) => void
  * the listed group, the rest round-robin to the others, so the listed group's calls are spread over
  * the whole table as in real traffic. Inserted in chunks (bounded transactions, progress lines).
  */
-async function insertListingCalls(db: Db, listedId: string, otherIds: string[], sizes: SeedSizes, log: (line: string) => void, alsoInsert?: () => Promise<void>) {
+async function insertListingCalls(
+  db: Db,
+  listedId: string,
+  otherIds: string[],
+  sizes: SeedSizes,
+  log: (line: string) => void,
+  alsoInsert?: () => Promise<void>,
+) {
   const every = Math.max(1, Math.round(sizes.totalCalls / sizes.listedCalls));
   const others = `{${otherIds.join(",")}}`;
   // Indexes are built once after the load: much faster than maintaining five of them row by row.
@@ -144,8 +179,12 @@ async function insertListingCalls(db: Db, listedId: string, otherIds: string[], 
   await alsoInsert?.();
   // Calls of months outside the open window landed in calls_default: give those months their partitions (moves the
   // rows out), and name every call in call_uuids as ingest would (idempotency of the seeded uuids).
-  await db.execute(sql`SELECT ensure_call_partitions(min(start_time), max(start_time) + interval '1 millisecond') FROM calls_default HAVING count(*) > 0`);
-  await db.execute(sql`INSERT INTO call_uuids (billing_group_id, uuid, start_time, call_id) SELECT billing_group_id, uuid, start_time, id FROM calls ON CONFLICT DO NOTHING`);
+  await db.execute(
+    sql`SELECT ensure_call_partitions(min(start_time), max(start_time) + interval '1 millisecond') FROM calls_default HAVING count(*) > 0`,
+  );
+  await db.execute(
+    sql`INSERT INTO call_uuids (billing_group_id, uuid, start_time, call_id) SELECT billing_group_id, uuid, start_time, id FROM calls ON CONFLICT DO NOTHING`,
+  );
   for (const ddl of indexes) {
     const started = performance.now();
     await db.execute(sql.raw(ddl));

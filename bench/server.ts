@@ -48,7 +48,8 @@ function processTree(pid: number): number[] {
     }
     for (const tid of tasks) {
       try {
-        for (const c of fs.readFileSync(`${taskDir}/${tid}/children`, "utf8").trim().split(/\s+/)) if (c) out.push(Number(c));
+        for (const c of fs.readFileSync(`${taskDir}/${tid}/children`, "utf8").trim().split(/\s+/))
+          if (c) out.push(Number(c));
       } catch {
         // gone
       }
@@ -91,7 +92,10 @@ export class BenchServer {
       logFile: options.logFile,
       env: { RATE_LIMIT_RPS: "0", LOG_REQUESTS: "0", BENCH_FLOOR: "1" },
       // The V8 flags `npm start` runs the server with (scripts/start.mjs): measure the server as shipped.
-      nodeArgs: [...serverNodeFlags, ...(options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : [])],
+      nodeArgs: [
+        ...serverNodeFlags,
+        ...(options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : []),
+      ],
     });
     const server = new BenchServer(`http://127.0.0.1:${port}`, child);
     try {

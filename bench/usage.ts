@@ -23,7 +23,28 @@ export interface UsageSeeded {
 
 /** Newest usage call; calls go back evenly from here. */
 const USAGE_END = Date.UTC(2026, 9, 31, 23, 59, 0);
-const COUNTRIES = ["44", "1", "33", "49", "34", "39", "31", "32", "41", "43", "46", "47", "45", "48", "351", "353", "30", "36", "40", "420"];
+const COUNTRIES = [
+  "44",
+  "1",
+  "33",
+  "49",
+  "34",
+  "39",
+  "31",
+  "32",
+  "41",
+  "43",
+  "46",
+  "47",
+  "45",
+  "48",
+  "351",
+  "353",
+  "30",
+  "36",
+  "40",
+  "420",
+];
 /** 60 destinations: per country the country code, a mobile range and a capital range. */
 const PREFIXES = COUNTRIES.flatMap((c) => [c, `${c}7`, `${c}20`]);
 
@@ -31,13 +52,38 @@ const PREFIXES = COUNTRIES.flatMap((c) => [c, `${c}7`, `${c}20`]);
  * Creates the usage group, its cards and keys; `insert` adds the calls (the caller runs it while the
  * secondary indexes of calls are dropped, like the listing data).
  */
-export async function seedUsageGroup(db: Db, calls: number, days: number, log: (line: string) => void): Promise<UsageSeeded & { insert: () => Promise<void> }> {
-  const group = await createBillingGroup(db, { name: "Bench usage", currency: "USD", openingBalanceMicros: 10n ** 15n });
-  const readKey = await createApiKey(db, { scopes: ["calls:read"], billingGroupId: group.id, name: "bench usage read" });
-  const costKey = await createApiKey(db, { scopes: ["calls:read", "calls:read_cost"], billingGroupId: group.id, name: "bench usage cost" });
-  const rows = PREFIXES.map((prefix, i) => ({ prefix, rate: `0.0${String(1000 + i * 37).padStart(4, "0")}`, increment: { min: 1, interval: 1 }, description: `Destination ${prefix}` }));
+export async function seedUsageGroup(
+  db: Db,
+  calls: number,
+  days: number,
+  log: (line: string) => void,
+): Promise<UsageSeeded & { insert: () => Promise<void> }> {
+  const group = await createBillingGroup(db, {
+    name: "Bench usage",
+    currency: "USD",
+    openingBalanceMicros: 10n ** 15n,
+  });
+  const readKey = await createApiKey(db, {
+    scopes: ["calls:read"],
+    billingGroupId: group.id,
+    name: "bench usage read",
+  });
+  const costKey = await createApiKey(db, {
+    scopes: ["calls:read", "calls:read_cost"],
+    billingGroupId: group.id,
+    name: "bench usage cost",
+  });
+  const rows = PREFIXES.map((prefix, i) => ({
+    prefix,
+    rate: `0.0${String(1000 + i * 37).padStart(4, "0")}`,
+    increment: { min: 1, interval: 1 },
+    description: `Destination ${prefix}`,
+  }));
   await importSellRates(db, group.id, rows);
-  const suppliers = [await createSupplier(db, { name: "Usage carrier 1" }), await createSupplier(db, { name: "Usage carrier 2" })];
+  const suppliers = [
+    await createSupplier(db, { name: "Usage carrier 1" }),
+    await createSupplier(db, { name: "Usage carrier 2" }),
+  ];
   for (const s of suppliers) await importBuyRates(db, s.id, rows);
 
   const stepMs = (days * 86_400_000) / calls;
@@ -69,7 +115,9 @@ export async function seedUsageGroup(db: Db, calls: number, days: number, log: (
             FROM (SELECT i, (i * 2654435761) % 1000000007 AS k FROM generate_series(${from}::bigint, ${to}::bigint) AS i) AS a
           ) AS b
         ) AS c`);
-      log(`  usage calls ${to + 1}/${calls} (${Math.round(performance.now() - started)} ms for this chunk, rollup trigger included)`);
+      log(
+        `  usage calls ${to + 1}/${calls} (${Math.round(performance.now() - started)} ms for this chunk, rollup trigger included)`,
+      );
     }
     // Statistics as autovacuum would gather them on a live system (seed.ts analyses calls the same way).
     await db.execute(sql`ANALYZE usage_hourly, usage_quarter, usage_daily`);
@@ -78,13 +126,23 @@ export async function seedUsageGroup(db: Db, calls: number, days: number, log: (
   endDay.setUTCHours(0, 0, 0, 0);
   const lte = new Date(endDay.getTime() + 86_400_000 - 1);
   const gte = new Date(lte.getTime() + 1 - 90 * 86_400_000);
-  return { groupId: group.id, readKey: readKey.key, costKey: costKey.key, range: { gte: gte.toISOString(), lte: lte.toISOString() }, rollupRows: {}, insert };
+  return {
+    groupId: group.id,
+    readKey: readKey.key,
+    costKey: costKey.key,
+    range: { gte: gte.toISOString(), lte: lte.toISOString() },
+    rollupRows: {},
+    insert,
+  };
 }
 
 export async function countRollupRows(db: Db, groupId: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const table of ["usage_hourly", "usage_quarter", "usage_daily"]) {
-    const [r] = await queryRows<{ n: string }>(db, sql`SELECT count(*)::text AS n FROM ${sql.raw(table)} WHERE billing_group_id = ${groupId}`);
+    const [r] = await queryRows<{ n: string }>(
+      db,
+      sql`SELECT count(*)::text AS n FROM ${sql.raw(table)} WHERE billing_group_id = ${groupId}`,
+    );
     out[table] = Number(r.n);
   }
   return out;
@@ -99,7 +157,12 @@ export interface UsageFigure {
   target: number | null;
 }
 
-export async function usageLatency(server: BenchServer, seeded: UsageSeeded, samples: number, log: (l: string) => void): Promise<UsageFigure[]> {
+export async function usageLatency(
+  server: BenchServer,
+  seeded: UsageSeeded,
+  samples: number,
+  log: (l: string) => void,
+): Promise<UsageFigure[]> {
   const range = { "startTime[gte]": seeded.range.gte, "startTime[lte]": seeded.range.lte };
   // 90 local days in London and Kolkata: bounds at local midnight, not on UTC days.
   const localRange = (offsetHours: number) => ({
@@ -109,10 +172,25 @@ export async function usageLatency(server: BenchServer, seeded: UsageSeeded, sam
   const cases: [string, Record<string, string>, string, number | null][] = [
     ["day, UTC", { groupBy: "day", ...range }, seeded.readKey, 50],
     ["day, Europe/London", { groupBy: "day", timeZone: "Europe/London", ...localRange(0) }, seeded.readKey, 50],
-    ["day, Asia/Kolkata (+05:30)", { groupBy: "day", timeZone: "Asia/Kolkata", ...localRange(5.5) }, seeded.readKey, 50],
-    ["month, America/New_York", { groupBy: "month", timeZone: "America/New_York", ...localRange(-5) }, seeded.readKey, 50],
+    [
+      "day, Asia/Kolkata (+05:30)",
+      { groupBy: "day", timeZone: "Asia/Kolkata", ...localRange(5.5) },
+      seeded.readKey,
+      50,
+    ],
+    [
+      "month, America/New_York",
+      { groupBy: "month", timeZone: "America/New_York", ...localRange(-5) },
+      seeded.readKey,
+      50,
+    ],
     ["destination", { groupBy: "destination", ...range }, seeded.readKey, 50],
-    ["destination, ragged bounds", { groupBy: "destination", "startTime[gte]": "2026-08-02T10:17:33Z", "startTime[lte]": "2026-10-31T13:42:10Z" }, seeded.readKey, 50],
+    [
+      "destination, ragged bounds",
+      { groupBy: "destination", "startTime[gte]": "2026-08-02T10:17:33Z", "startTime[lte]": "2026-10-31T13:42:10Z" },
+      seeded.readKey,
+      50,
+    ],
     ["hangupCause, outbound", { groupBy: "hangupCause", direction: "outbound", ...range }, seeded.readKey, 50],
     ["supplier (cost key)", { groupBy: "supplier", ...range }, seeded.costKey, 50],
     ["day, to filter (calls, slow path)", { groupBy: "day", to: "4420", ...range }, seeded.readKey, null],
@@ -127,7 +205,9 @@ export async function usageLatency(server: BenchServer, seeded: UsageSeeded, sam
   // of the server and database.
   const rows: number[] = [];
   for (const [, params, key] of cases) {
-    const body = (await (await fetch(url(params), { headers: { authorization: `Bearer ${key}` } })).json()) as { rows: unknown[] };
+    const body = (await (await fetch(url(params), { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      rows: unknown[];
+    };
     rows.push(body.rows.length);
   }
   for (const [i, [name, params, key, target]] of cases.entries()) {

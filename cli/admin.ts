@@ -42,14 +42,20 @@ async function viaServer(port: number, token: string, argv: string[]): Promise<o
     headers: { "content-type": "application/json", "x-admin-token": token },
     body: JSON.stringify({ argv }),
   });
-  if (!response.ok || !response.body) throw new Error(`the running server refused the admin command (HTTP ${response.status})`);
+  if (!response.ok || !response.body)
+    throw new Error(`the running server refused the admin command (HTTP ${response.status})`);
   const decoder = new TextDecoder();
   let buffered = "";
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     buffered += decoder.decode(chunk, { stream: true });
     let nl: number;
     while ((nl = buffered.indexOf("\n")) >= 0) {
-      const line = JSON.parse(buffered.slice(0, nl)) as { progress?: ProgressEvent; result?: object; error?: string; usage?: boolean };
+      const line = JSON.parse(buffered.slice(0, nl)) as {
+        progress?: ProgressEvent;
+        result?: object;
+        error?: string;
+        usage?: boolean;
+      };
       buffered = buffered.slice(nl + 1);
       if (line.progress) drawProgress(line.progress);
       if (line.result) return line.result;

@@ -11,7 +11,10 @@ const VIEWPORTS = [
 const READY: Record<string, (page: Page) => Promise<void>> = {
   "/": async (page) => {
     await expect(page.getByTestId("balance-amount")).toBeVisible();
-    await expect(page.getByTestId("latest-calls").locator("tbody tr").first()).not.toHaveAttribute("aria-hidden", "true");
+    await expect(page.getByTestId("latest-calls").locator("tbody tr").first()).not.toHaveAttribute(
+      "aria-hidden",
+      "true",
+    );
   },
   "/calls": async (page) => {
     await expect(page.locator("[data-call-id]").first()).toBeVisible();
@@ -25,15 +28,25 @@ const READY: Record<string, (page: Page) => Promise<void>> = {
 };
 
 async function seriousFindings(page: Page) {
-  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  const result = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
+    .analyze();
   return result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) }));
+    .map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
+    }));
 }
 
 for (const kind of ["cost", "platform"] as KeyKind[]) {
   for (const vp of VIEWPORTS) {
-    test(`axe: no serious or critical findings on the portal pages, ${kind} session, ${vp.name}`, async ({ page, signIn }) => {
+    test(`axe: no serious or critical findings on the portal pages, ${kind} session, ${vp.name}`, async ({
+      page,
+      signIn,
+    }) => {
       await page.setViewportSize({ width: vp.width, height: vp.height });
       await signIn(kind);
       for (const path of Object.keys(READY)) {

@@ -7,7 +7,13 @@ async function firstRows(page: Page) {
 }
 
 /** Rows after a filter change: different from before, and the URL carries the filter. */
-async function expectFiltered(page: Page, before: string[], param: string, value: string, check: (cells: Record<string, string>) => boolean) {
+async function expectFiltered(
+  page: Page,
+  before: string[],
+  param: string,
+  value: string,
+  check: (cells: Record<string, string>) => boolean,
+) {
   await expect.poll(() => new URL(page.url()).searchParams.get(param)).toBe(value);
   await expect.poll(async () => (await firstRows(page)).map((r) => r.id).join()).not.toBe(before.join());
   let rows = await firstRows(page);
@@ -58,7 +64,9 @@ test.describe("call log filters", () => {
   test("date range, typed and quick", async ({ page }) => {
     const before = (await firstRows(page)).map((r) => r.id);
     // A day well inside the data, in the viewer's zone (America/New_York).
-    const day = new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York" }).format(new Date(calls[Math.floor(calls.length / 3)].startTime));
+    const day = new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York" }).format(
+      new Date(calls[Math.floor(calls.length / 3)].startTime),
+    );
     await page.getByLabel("From", { exact: true }).fill(day);
     await page.getByLabel("Until").fill(day);
     await expectFiltered(page, before, "until", day, (c) => c.startTime.startsWith(day));

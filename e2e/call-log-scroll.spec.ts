@@ -12,9 +12,11 @@ test("scrolling loads every page to the end, in order, without duplicates", asyn
   // Row position -> id, as rendered while scrolling a viewport at a time.
   const seen = new Map<number, string>();
   for (let step = 0; step < 2000; step++) {
-    const rendered = await page.locator("tr[data-call-id]").evaluateAll((rows) =>
-      rows.map((r) => [Number(r.getAttribute("aria-rowindex")), (r as HTMLElement).dataset.callId!] as const),
-    );
+    const rendered = await page
+      .locator("tr[data-call-id]")
+      .evaluateAll((rows) =>
+        rows.map((r) => [Number(r.getAttribute("aria-rowindex")), (r as HTMLElement).dataset.callId!] as const),
+      );
     // Never the same call twice on screen.
     expect(new Set(rendered.map(([, id]) => id)).size).toBe(rendered.length);
     for (const [index, id] of rendered) {
@@ -36,7 +38,9 @@ test("scrolling loads every page to the end, in order, without duplicates", asyn
   }
 
   await expect(page.getByTestId("end-of-log")).toBeVisible();
-  await expect(page.getByTestId("call-count")).toHaveText(`${expected.length.toLocaleString("en-US")} calls loaded · all calls loaded`);
+  await expect(page.getByTestId("call-count")).toHaveText(
+    `${expected.length.toLocaleString("en-US")} calls loaded · all calls loaded`,
+  );
   const ids = [...seen.entries()].sort(([a], [b]) => a - b).map(([, id]) => id);
   expect(new Set(ids).size).toBe(ids.length);
   expect(ids).toEqual(expected.map((c) => c.id));

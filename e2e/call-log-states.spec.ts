@@ -23,7 +23,12 @@ test("error state with retry when the API fails", async ({ page }) => {
       await route.fulfill({
         status: 503,
         contentType: "application/problem+json",
-        body: JSON.stringify({ code: "unavailable", status: 503, title: "Service unavailable", detail: "The database is unreachable. Retry shortly." }),
+        body: JSON.stringify({
+          code: "unavailable",
+          status: 503,
+          title: "Service unavailable",
+          detail: "The database is unreachable. Retry shortly.",
+        }),
       });
     } else {
       await route.continue();

@@ -1,4 +1,13 @@
-import { allCalls, apiMicros, displayedMicros, expect, renderedRows, screenshot, test, type CallJson } from "./fixtures";
+import {
+  allCalls,
+  apiMicros,
+  displayedMicros,
+  expect,
+  renderedRows,
+  screenshot,
+  test,
+  type CallJson,
+} from "./fixtures";
 
 const COST_WORDS = /buyCost|margin|supplierId/;
 const COST_HEADERS = ["Buy cost", "Margin", "Supplier"];
@@ -22,7 +31,9 @@ test("a calls:read session never sees or receives cost data", async ({ page, sig
 
   const headers = await page.locator("thead th").allInnerTexts();
   expect(headers.map((h) => h.toLowerCase())).toEqual(
-    ["Start time (EST)", "Direction", "From", "To", "Duration", "Billed", "Hangup cause", "Price"].map((h) => h.toLowerCase()),
+    ["Start time (EST)", "Direction", "From", "To", "Duration", "Billed", "Hangup cause", "Price"].map((h) =>
+      h.toLowerCase(),
+    ),
   );
   for (const h of COST_HEADERS) await expect(page.getByRole("columnheader", { name: h })).toHaveCount(0);
 
@@ -43,7 +54,11 @@ test("a calls:read session never sees or receives cost data", async ({ page, sig
   await page.goto("/");
   await expect(page.getByTestId("latest-calls").locator("tbody tr").first()).toBeVisible();
 
-  const kinds = new Set(bodies.map((b) => (b.url.includes("/v1/") ? "v1" : b.url.startsWith("RSC") || b.body.startsWith("0:") ? "rsc" : "page")));
+  const kinds = new Set(
+    bodies.map((b) =>
+      b.url.includes("/v1/") ? "v1" : b.url.startsWith("RSC") || b.body.startsWith("0:") ? "rsc" : "page",
+    ),
+  );
   expect(kinds).toEqual(new Set(["v1", "rsc", "page"]));
   expect(bodies.filter((b) => b.url.includes("/v1/calls")).length).toBeGreaterThanOrEqual(3);
   for (const { url, body } of bodies) expect(body, `cost data in ${url}`).not.toMatch(COST_WORDS);
@@ -84,9 +99,13 @@ test("a calls:read_cost session sees buy cost, exact margin and supplier", async
   }
   // Start times follow the viewer's zone (the suite runs in America/New_York).
   const first = byId.get(rows[0].id)!;
-  const local = new Intl.DateTimeFormat("en-US", { timeZone: "America/New_York", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }).format(
-    new Date(first.startTime),
-  );
+  const local = new Intl.DateTimeFormat("en-US", {
+    timeZone: "America/New_York",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hourCycle: "h23",
+  }).format(new Date(first.startTime));
   expect(rows[0].cells.startTime).toContain(local);
   test.info().annotations.push({ type: "negative margins on screen", description: String(negative) });
 

@@ -9,7 +9,9 @@ test("dashboard: balance, 30 days of spend and the latest calls", async ({ page,
   await page.goto("/");
   await expect(page.getByTestId("balance-amount")).toBeVisible();
   // Balances show the currency's own decimals (USD/EUR: 2), rounded from the exact amount.
-  expect(displayedMicros(await page.getByTestId("balance-amount").innerText())).toBe(roundedMicros(apiMicros(balance.balance), 2));
+  expect(displayedMicros(await page.getByTestId("balance-amount").innerText())).toBe(
+    roundedMicros(apiMicros(balance.balance), 2),
+  );
 
   // The chart's total is the sum of the prices of the last 30 UTC days, in the currency's decimals.
   const now = new Date();
@@ -26,14 +28,19 @@ test("dashboard: balance, 30 days of spend and the latest calls", async ({ page,
 });
 
 test("platform session: account switcher shows the chosen group's balance", async ({ page, signIn, api }) => {
-  const { accounts } = await api<{ accounts: { id: string; name: string; balance: number; currency: string }[] }>("platform", "/v1/accounts");
+  const { accounts } = await api<{ accounts: { id: string; name: string; balance: number; currency: string }[] }>(
+    "platform",
+    "/v1/accounts",
+  );
   expect(accounts.length).toBeGreaterThan(1);
   await signIn("platform");
   await expect(page.getByTestId("balance-amount")).toBeVisible();
   const other = accounts[accounts.length - 1];
   await page.getByLabel("Account", { exact: true }).selectOption(other.id);
   await expect(page.getByTestId("balance-widget")).toContainText(other.id);
-  expect(displayedMicros(await page.getByTestId("balance-amount").innerText())).toBe(roundedMicros(apiMicros(other.balance), 2));
+  expect(displayedMicros(await page.getByTestId("balance-amount").innerText())).toBe(
+    roundedMicros(apiMicros(other.balance), 2),
+  );
   await screenshot(page, "dashboard-platform");
 });
 

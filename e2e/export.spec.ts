@@ -6,7 +6,10 @@ for (const kind of ["read", "cost"] as KeyKind[]) {
     const [expected] = await Promise.all([allCalls(api, kind, "direction=inbound"), signIn(kind)]);
     await page.goto("/calls?direction=inbound");
     await expect(page.locator("tr[data-call-id]").first()).toBeVisible();
-    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export CSV" }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "Export CSV" }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^calls-.*\.csv$/);
     const csv = fs.readFileSync(await download.path(), "utf8");
     const lines = csv.trimEnd().split("\r\n");

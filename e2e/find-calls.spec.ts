@@ -20,7 +20,9 @@ test.describe("finding calls", () => {
     const expected = await allCalls(api, "read", `from=${prefix}`);
     await page.getByLabel("Search", { exact: true }).fill(prefix);
     await expect.poll(() => new URL(page.url()).searchParams.get("q")).toBe(prefix);
-    await expect.poll(async () => (await settledRows(page)).map((r) => r.id).slice(0, 5)).toEqual(expected.slice(0, 5).map((c) => c.id));
+    await expect
+      .poll(async () => (await settledRows(page)).map((r) => r.id).slice(0, 5))
+      .toEqual(expected.slice(0, 5).map((c) => c.id));
     for (const r of await settledRows(page)) expect(r.cells.from.startsWith(prefix)).toBe(true);
     await screenshot(page, "call-log-search-caller");
 
@@ -54,7 +56,9 @@ test.describe("finding calls", () => {
     const rows = await settledRows(page);
     expect(rows.map((r) => r.id)).toEqual(expected.slice(0, rows.length).map((c) => c.id));
     for (const r of rows) expect(r.cells.to.startsWith(prefix)).toBe(true);
-    await expect(page.getByTestId("call-count")).toContainText(expected.length < 500 ? `${expected.length}` : "more available");
+    await expect(page.getByTestId("call-count")).toContainText(
+      expected.length < 500 ? `${expected.length}` : "more available",
+    );
   });
 
   test("every call has a linkable page; another group's call is not found", async ({ page, api }) => {

@@ -41,7 +41,7 @@ export const test = base.extend<Fixtures, { e2e: E2EState }>({
   },
   api: async ({ playwright, e2e }, provide) => {
     const contexts: APIRequestContext[] = [];
-    await provide(async <T,>(kind: KeyKind, path: string) => {
+    await provide(async <T>(kind: KeyKind, path: string) => {
       const ctx = await playwright.request.newContext({
         baseURL: e2e.baseURL,
         extraHTTPHeaders: { authorization: `Bearer ${e2e.keys[kind].key}` },
@@ -59,7 +59,10 @@ export { expect };
 
 /** `npm run admin -- ...` on the suite's data directory: the CLI sends it to the running server. */
 export function adminCli(e2e: E2EState, args: string[]): Record<string, unknown> {
-  const r = spawnSync("npm", ["run", "-s", "admin", "--", ...args], { env: { ...process.env, DATA_DIR: e2e.dataDir, DATABASE_URL: "" }, encoding: "utf8" });
+  const r = spawnSync("npm", ["run", "-s", "admin", "--", ...args], {
+    env: { ...process.env, DATA_DIR: e2e.dataDir, DATABASE_URL: "" },
+    encoding: "utf8",
+  });
   if (r.status !== 0) throw new Error(`admin ${args.join(" ")} failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as Record<string, unknown>;
 }
@@ -98,7 +101,9 @@ export function apiMicros(value: number): bigint {
 }
 
 /** The rows the call log currently renders, in order: id and each column's text. */
-export async function renderedRows(page: Page): Promise<{ id: string; index: number; cells: Record<string, string> }[]> {
+export async function renderedRows(
+  page: Page,
+): Promise<{ id: string; index: number; cells: Record<string, string> }[]> {
   return page.locator("tr[data-call-id]").evaluateAll((rows) =>
     rows.map((tr) => {
       const cells: Record<string, string> = {};

@@ -1,6 +1,10 @@
 import { allCalls, expect, renderedRows, screenshot, test } from "./fixtures";
 
-test("prices: fixed decimals in a column, and Unrated rather than 0.00 for unrated calls", async ({ page, signIn, api }) => {
+test("prices: fixed decimals in a column, and Unrated rather than 0.00 for unrated calls", async ({
+  page,
+  signIn,
+  api,
+}) => {
   const [calls] = await Promise.all([allCalls(api, "read"), signIn("read")]);
   await page.goto("/calls");
   await expect(page.locator("tr[data-call-id]").first()).toBeVisible();
@@ -27,7 +31,11 @@ test("balances in the currency's own decimals", async ({ page, signIn }) => {
   await expect(page.getByTestId("balance-amount")).toHaveText(/^-?[$€]\d[\d,]*\.\d{2}$/);
 });
 
-test("one date format, the zone named, and a switch between the viewer's zone and UTC that persists", async ({ page, signIn, api }) => {
+test("one date format, the zone named, and a switch between the viewer's zone and UTC that persists", async ({
+  page,
+  signIn,
+  api,
+}) => {
   const [calls] = await Promise.all([allCalls(api, "read"), signIn("read")]);
   await page.goto("/calls");
   await expect(page.locator("tr[data-call-id]").first()).toBeVisible();
@@ -36,7 +44,16 @@ test("one date format, the zone named, and a switch between the viewer's zone an
   const first = calls[0];
   const inZone = (tz: string) => {
     const p = Object.fromEntries(
-      new Intl.DateTimeFormat("en-US", { timeZone: tz, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" })
+      new Intl.DateTimeFormat("en-US", {
+        timeZone: tz,
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit",
+        hourCycle: "h23",
+      })
         .formatToParts(new Date(first.startTime))
         .map((x) => [x.type, x.value]),
     );
@@ -65,7 +82,10 @@ test("one date format, the zone named, and a switch between the viewer's zone an
 
 test("the rate calculator clears an old result when the input changes or is invalid", async ({ page, signIn, api }) => {
   await signIn("read");
-  const { calls } = await api<{ calls: { to: string; rated: boolean }[] }>("read", "/v1/calls?pageSize=50&direction=outbound");
+  const { calls } = await api<{ calls: { to: string; rated: boolean }[] }>(
+    "read",
+    "/v1/calls?pageSize=50&direction=outbound",
+  );
   const destination = calls.find((c) => c.rated)!.to;
   await page.goto("/rates");
   await page.getByLabel("Destination number").fill(destination);

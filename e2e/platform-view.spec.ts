@@ -1,5 +1,15 @@
 import fs from "node:fs";
-import { allCalls, apiMicros, displayedMicros, expect, renderedRows, roundedMicros, screenshot, test, type CallJson } from "./fixtures";
+import {
+  allCalls,
+  apiMicros,
+  displayedMicros,
+  expect,
+  renderedRows,
+  roundedMicros,
+  screenshot,
+  test,
+  type CallJson,
+} from "./fixtures";
 
 interface AccountJson {
   id: string;
@@ -8,8 +18,15 @@ interface AccountJson {
   currency: string;
 }
 
-test("platform call log: an account column, an account filter, and the CSV of that filter", async ({ page, signIn, api }) => {
-  const [{ accounts }] = await Promise.all([api<{ accounts: AccountJson[] }>("platform", "/v1/accounts"), signIn("platform")]);
+test("platform call log: an account column, an account filter, and the CSV of that filter", async ({
+  page,
+  signIn,
+  api,
+}) => {
+  const [{ accounts }] = await Promise.all([
+    api<{ accounts: AccountJson[] }>("platform", "/v1/accounts"),
+    signIn("platform"),
+  ]);
   const names = new Map(accounts.map((a) => [a.id, a.name]));
   await page.goto("/calls");
   await expect(page.locator("tr[data-call-id]").first()).toBeVisible();
@@ -21,14 +38,22 @@ test("platform call log: an account column, an account filter, and the CSV of th
   const chosen = accounts[1];
   await page.getByLabel("Account", { exact: true }).selectOption(chosen.id);
   await expect.poll(() => new URL(page.url()).searchParams.get("account")).toBe(chosen.id);
-  await expect.poll(async () => new Set((await renderedRows(page)).map((r) => r.cells.account))).toEqual(new Set([chosen.name]));
+  await expect
+    .poll(async () => new Set((await renderedRows(page)).map((r) => r.cells.account)))
+    .toEqual(new Set([chosen.name]));
   rows = await renderedRows(page);
   const expected = await allCalls(api, "platform", `billingGroupId=${chosen.id}`);
   expect(rows.map((r) => r.id)).toEqual(expected.slice(0, rows.length).map((c) => c.id));
   await screenshot(page, "platform-call-log-account");
 
-  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export CSV" }).click()]);
-  const lines = fs.readFileSync(await download.path(), "utf8").trimEnd().split("\r\n");
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("link", { name: "Export CSV" }).click(),
+  ]);
+  const lines = fs
+    .readFileSync(await download.path(), "utf8")
+    .trimEnd()
+    .split("\r\n");
   const header = lines[0].split(",");
   const col = header.indexOf("billingGroupId");
   expect(col).toBeGreaterThan(0);
@@ -37,7 +62,10 @@ test("platform call log: an account column, an account filter, and the CSV of th
 });
 
 test("platform dashboard: spend and latest calls follow the account switcher", async ({ page, signIn, api }) => {
-  const [{ accounts }] = await Promise.all([api<{ accounts: AccountJson[] }>("platform", "/v1/accounts"), signIn("platform")]);
+  const [{ accounts }] = await Promise.all([
+    api<{ accounts: AccountJson[] }>("platform", "/v1/accounts"),
+    signIn("platform"),
+  ]);
   await expect(page.getByTestId("balance-amount")).toBeVisible();
   const chosen = accounts.find((a) => a.currency !== accounts[0].currency) ?? accounts[accounts.length - 1];
   await page.getByLabel("Account", { exact: true }).selectOption(chosen.id);
@@ -66,7 +94,10 @@ test("platform rate calculator: pick an account, get that account's rate", async
   const readGroup = e2e.keys.read.billingGroupId!;
   const { calls } = await api<{ calls: CallJson[] }>("read", "/v1/calls?pageSize=50&direction=outbound");
   const destination = calls.find((c) => c.rated)!.to;
-  const rate = await api<{ matchedPrefix: string; sellRate: number; currency: string }>("read", `/v1/rates?destination=${destination}`);
+  const rate = await api<{ matchedPrefix: string; sellRate: number; currency: string }>(
+    "read",
+    `/v1/rates?destination=${destination}`,
+  );
   await signIn("platform");
   await page.goto("/rates");
   await page.getByLabel("Account").selectOption(readGroup);
@@ -87,7 +118,9 @@ test("cost session: suppliers by name in the log and the call's detail", async (
   await expect(cell).toHaveText(/Northwind Carrier Services|Blue Ocean Voice/);
   await expect(cell.locator("span")).toHaveAttribute("title", withSupplier.supplierId!);
   await row.click();
-  await expect(page.getByTestId("call-detail")).toContainText(/Supplier\s*(Northwind Carrier Services|Blue Ocean Voice)/);
+  await expect(page.getByTestId("call-detail")).toContainText(
+    /Supplier\s*(Northwind Carrier Services|Blue Ocean Voice)/,
+  );
   await screenshot(page, "call-detail-supplier-name");
 });
 

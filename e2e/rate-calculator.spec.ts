@@ -16,7 +16,11 @@ function expectedCharge(rate: number, increment: string, answered: number): { se
   return { seconds, micros: (numerator * 2n + 60n) / 120n };
 }
 
-test("a known destination gives its prefix, rate and the cost of the call; an unknown one a message", async ({ page, signIn, api }) => {
+test("a known destination gives its prefix, rate and the cost of the call; an unknown one a message", async ({
+  page,
+  signIn,
+  api,
+}) => {
   await signIn("read");
   const { calls } = await api<{ calls: CallJson[] }>("read", "/v1/calls?pageSize=50&direction=outbound");
   const destination = calls[0].to;
@@ -51,7 +55,10 @@ test("a known destination gives its prefix, rate and the cost of the call; an un
   await screenshot(page, "rate-calculator-no-rate");
 });
 
-test("a rate with a connect fee and a minimum charge prices the call part by part (README price rule)", async ({ page, signIn }) => {
+test("a rate with a connect fee and a minimum charge prices the call part by part (README price rule)", async ({
+  page,
+  signIn,
+}) => {
   await signIn("read");
   // The demo cards carry no fees: answer this lookup with a rate that has them, as GET /v1/rates would.
   await page.route(/\/v1\/rates\?destination=/, (route) =>

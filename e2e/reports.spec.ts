@@ -2,8 +2,24 @@ import fs from "node:fs";
 import { allCalls, apiMicros, displayedMicros, expect, roundedMicros, screenshot, test } from "./fixtures";
 
 interface UsageJson {
-  rows: { key: string | null; label: string | null; currency: string; calls: number; billedSeconds: number; price: number; buyCost?: number; margin?: number }[];
-  totals: { currency: string; calls: number; billedSeconds: number; price: number; buyCost?: number; margin?: number }[];
+  rows: {
+    key: string | null;
+    label: string | null;
+    currency: string;
+    calls: number;
+    billedSeconds: number;
+    price: number;
+    buyCost?: number;
+    margin?: number;
+  }[];
+  totals: {
+    currency: string;
+    calls: number;
+    billedSeconds: number;
+    price: number;
+    buyCost?: number;
+    margin?: number;
+  }[];
 }
 
 const COST_WORDS = /buyCost|margin|supplierId/;
@@ -21,10 +37,15 @@ test("cost session: report by destination with margin, losses marked, sortable, 
   // Sort by margin, ascending: the worst destination first, marked as a loss.
   await page.getByRole("button", { name: /Margin/ }).click();
   await expect(page.getByRole("columnheader", { name: /Margin/ })).toHaveAttribute("aria-sort", /ascending|descending/);
-  if ((await page.getByRole("columnheader", { name: /Margin/ }).getAttribute("aria-sort")) === "descending") await page.getByRole("button", { name: /Margin/ }).click();
-  const worst = [...usage.rows].filter((r) => r.margin !== undefined).sort((a, b) => (apiMicros(a.margin!) < apiMicros(b.margin!) ? -1 : 1))[0];
+  if ((await page.getByRole("columnheader", { name: /Margin/ }).getAttribute("aria-sort")) === "descending")
+    await page.getByRole("button", { name: /Margin/ }).click();
+  const worst = [...usage.rows]
+    .filter((r) => r.margin !== undefined)
+    .sort((a, b) => (apiMicros(a.margin!) < apiMicros(b.margin!) ? -1 : 1))[0];
   const firstRow = page.getByTestId("report-row").first();
-  expect(displayedMicros(await firstRow.locator('td[data-column="margin"]').innerText())).toBe(roundedMicros(apiMicros(worst.margin!), 2));
+  expect(displayedMicros(await firstRow.locator('td[data-column="margin"]').innerText())).toBe(
+    roundedMicros(apiMicros(worst.margin!), 2),
+  );
   if (apiMicros(worst.margin!) < 0n) {
     await expect(firstRow).toHaveAttribute("data-loss", "true");
     await expect(firstRow.locator('td[data-column="margin"]')).toContainText("▼");
@@ -36,7 +57,10 @@ test("cost session: report by destination with margin, losses marked, sortable, 
   await expect(page.getByTestId("report-totals")).toContainText(total.calls.toLocaleString("en-US"));
 
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("report-csv").click()]);
-  const csv = fs.readFileSync(await download.path(), "utf8").trimEnd().split("\r\n");
+  const csv = fs
+    .readFileSync(await download.path(), "utf8")
+    .trimEnd()
+    .split("\r\n");
   expect(csv[0]).toBe("destination,label,currency,calls,answeredCalls,unratedCalls,billedSeconds,price,buyCost,margin");
   expect(csv).toHaveLength(usage.rows.length + 1);
 
@@ -45,7 +69,10 @@ test("cost session: report by destination with margin, losses marked, sortable, 
   await screenshot(page, "reports-supplier-cost");
 });
 
-test("calls:read session: the report has no cost columns, and no cost data reaches the page", async ({ page, signIn }) => {
+test("calls:read session: the report has no cost columns, and no cost data reaches the page", async ({
+  page,
+  signIn,
+}) => {
   const bodies: { url: string; body: string }[] = [];
   page.on("response", async (response) => {
     const url = new URL(response.url());
@@ -75,7 +102,9 @@ test("call log totals for the current filter; the cost dashboard shows margin", 
   await expect(totals.getByTestId("totals-calls")).toHaveText(inbound.length.toLocaleString("en-US"));
   const spend = inbound.reduce((s, c) => s + apiMicros(c.price), 0n);
   expect(displayedMicros(await totals.getByTestId("totals-spend").innerText())).toBe(roundedMicros(spend, 2));
-  const margin = inbound.filter((c) => c.margin !== null && c.margin !== undefined).reduce((s, c) => s + apiMicros(c.margin!), 0n);
+  const margin = inbound
+    .filter((c) => c.margin !== null && c.margin !== undefined)
+    .reduce((s, c) => s + apiMicros(c.margin!), 0n);
   expect(displayedMicros(await totals.getByTestId("totals-margin").innerText())).toBe(roundedMicros(margin, 2));
   await screenshot(page, "call-log-totals-cost");
 
@@ -86,6 +115,11 @@ test("call log totals for the current filter; the cost dashboard shows margin", 
   await page.goto("/");
   const shown = page.getByTestId("summary-margin");
   await expect(shown).toBeVisible();
-  expect(displayedMicros(await shown.innerText())).toBe(roundedMicros(recent.reduce((s, c) => s + apiMicros(c.margin!), 0n), 2));
+  expect(displayedMicros(await shown.innerText())).toBe(
+    roundedMicros(
+      recent.reduce((s, c) => s + apiMicros(c.margin!), 0n),
+      2,
+    ),
+  );
   await screenshot(page, "dashboard-cost-margin");
 });

@@ -1,8 +1,19 @@
 import { adminCli, expect, test } from "./fixtures";
 
-test("the session cookie is signed, httpOnly and Lax, never the key; revoking the key ends the session", async ({ page, signIn, e2e }) => {
+test("the session cookie is signed, httpOnly and Lax, never the key; revoking the key ends the session", async ({
+  page,
+  signIn,
+  e2e,
+}) => {
   test.skip(!e2e.dataDir, "needs the suite's own server (its data directory) to revoke a key");
-  const created = adminCli(e2e, ["keys", "create", "--scopes", "calls:read", "--group", e2e.keys.read.billingGroupId!]) as { id: string; key: string };
+  const created = adminCli(e2e, [
+    "keys",
+    "create",
+    "--scopes",
+    "calls:read",
+    "--group",
+    e2e.keys.read.billingGroupId!,
+  ]) as { id: string; key: string };
 
   await signIn({ key: created.key });
   const [cookie] = await page.context().cookies();
@@ -33,7 +44,12 @@ test("a wrong key is refused with a message, and no cookie is set", async ({ pag
   expect(await page.context().cookies()).toEqual([]);
 });
 
-test("signing out ends the session on the server: a saved copy of the cookie no longer works", async ({ page, signIn, browser, e2e }) => {
+test("signing out ends the session on the server: a saved copy of the cookie no longer works", async ({
+  page,
+  signIn,
+  browser,
+  e2e,
+}) => {
   await signIn("read");
   const [saved] = await page.context().cookies();
   expect(saved.name).toBe("cb_session");
@@ -55,7 +71,10 @@ test("signing out ends the session on the server: a saved copy of the cookie no 
   }
 });
 
-test("an ingest-only key (cdrs:write) is refused with a message that says why, and no cookie is set", async ({ page, e2e }) => {
+test("an ingest-only key (cdrs:write) is refused with a message that says why, and no cookie is set", async ({
+  page,
+  e2e,
+}) => {
   expect(e2e.keys.ingest.scopes).toEqual(["cdrs:write"]);
   await page.goto("/sign-in?next=%2F");
   await page.getByLabel("API key").fill(e2e.keys.ingest.key);

@@ -17,6 +17,7 @@ export interface E2EState {
 
 export function readState(): E2EState {
   const file = process.env.CALLBOOK_E2E_STATE;
-  if (!file) throw new Error("CALLBOOK_E2E_STATE is not set: run the suite through playwright.config.ts (its globalSetup)");
+  if (!file)
+    throw new Error("CALLBOOK_E2E_STATE is not set: run the suite through playwright.config.ts (its globalSetup)");
   return JSON.parse(fs.readFileSync(file, "utf8")) as E2EState;
 }

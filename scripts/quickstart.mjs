@@ -52,7 +52,10 @@ if (stale) {
 
 if (!fs.existsSync(keysFile)) {
   step("Filling the demo database (first run)");
-  const r = spawnSync("npm", ["run", "-s", "admin", "--", "demo"], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+  const r = spawnSync("npm", ["run", "-s", "admin", "--", "demo"], {
+    stdio: ["ignore", "pipe", "inherit"],
+    encoding: "utf8",
+  });
   if (r.status !== 0) {
     console.error("✖ demo data could not be created");
     process.exit(r.status ?? 1);
@@ -66,7 +69,10 @@ const port = process.env.PORT || "3000";
 try {
   const demo = JSON.parse(fs.readFileSync(keysFile, "utf8"));
   step("Demo API keys (also in " + path.relative(root, keysFile) + ")");
-  for (const [name, k] of Object.entries(demo.keys ?? {})) console.log(`  ${name.padEnd(12)} ${k.key}  ${k.scopes.join(",")}${k.billingGroupId ? `  group ${k.billingGroupId}` : "  platform"}`);
+  for (const [name, k] of Object.entries(demo.keys ?? {}))
+    console.log(
+      `  ${name.padEnd(12)} ${k.key}  ${k.scopes.join(",")}${k.billingGroupId ? `  group ${k.billingGroupId}` : "  platform"}`,
+    );
 } catch {
   // keys file unreadable: the product still runs
 }

@@ -11,9 +11,13 @@ import fs from "node:fs";
 const nodeFlags = JSON.parse(fs.readFileSync(new URL("./server-node-flags.json", import.meta.url), "utf8"));
 
 const port = process.env.PORT || "3000";
-const child = spawn(process.execPath, [...nodeFlags, "node_modules/next/dist/bin/next", "start", "-p", port, "-H", process.env.HOST || "0.0.0.0"], {
-  stdio: "inherit",
-  env: { ...process.env, PORT: port, NODE_ENV: "production" },
-});
+const child = spawn(
+  process.execPath,
+  [...nodeFlags, "node_modules/next/dist/bin/next", "start", "-p", port, "-H", process.env.HOST || "0.0.0.0"],
+  {
+    stdio: "inherit",
+    env: { ...process.env, PORT: port, NODE_ENV: "production" },
+  },
+);
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

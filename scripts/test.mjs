@@ -6,14 +6,21 @@ import fs from "node:fs";
 
 const steps = [
   ["lockfile (npm ci on every platform)", ["node", "scripts/complete-lockfile.mjs", "--check"]],
+  ["format (prettier --check; `npm run format` writes)", ["npx", "prettier", "--check", ".", "--log-level=warn"]],
   ["lint", ["npx", "eslint", ".", "--max-warnings=0"]],
   ["typecheck", ["npx", "tsc", "--noEmit"]],
   ["unit + data layer (vitest, PGlite and PostgreSQL)", ["npx", "vitest", "run", "--project", "unit"]],
   ["production build", ["npx", "next", "build"]],
 ];
-if (fs.existsSync("tests/api/global-setup.ts")) steps.push(["HTTP API (vitest, PGlite and PostgreSQL)", ["npx", "vitest", "run", "--project", "api"]]);
-if (fs.existsSync("tests/reliability")) steps.push(["reliability (vitest: fuzzing, kill -9, connection loss, soak, sessions)", ["npx", "vitest", "run", "--project", "reliability"]]);
-if (fs.readdirSync("e2e").some((f) => f.endsWith(".spec.ts"))) steps.push(["portal e2e (Playwright, Chromium)", ["npx", "playwright", "test"]]);
+if (fs.existsSync("tests/api/global-setup.ts"))
+  steps.push(["HTTP API (vitest, PGlite and PostgreSQL)", ["npx", "vitest", "run", "--project", "api"]]);
+if (fs.existsSync("tests/reliability"))
+  steps.push([
+    "reliability (vitest: fuzzing, kill -9, connection loss, soak, sessions)",
+    ["npx", "vitest", "run", "--project", "reliability"],
+  ]);
+if (fs.readdirSync("e2e").some((f) => f.endsWith(".spec.ts")))
+  steps.push(["portal e2e (Playwright, Chromium)", ["npx", "playwright", "test"]]);
 
 const only = process.argv[2];
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };

@@ -11,14 +11,26 @@ import { cardClass } from "@/components/ui/card";
 
 export const metadata: Metadata = { title: "Dashboard" };
 
-export default async function DashboardPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function DashboardPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { account } = await searchParams;
-  const { session, principal } = await requirePortalSession(typeof account === "string" ? `/?account=${encodeURIComponent(account)}` : "/");
+  const { session, principal } = await requirePortalSession(
+    typeof account === "string" ? `/?account=${encodeURIComponent(account)}` : "/",
+  );
   const db = await getDb();
   // A platform session looks at one account at a time: the switcher's choice (in the URL), else the first.
   const options = await accountOptions(db, principal);
-  const selected = options ? (options.find((a) => a.id === account)?.id ?? options[0]?.id ?? null) : principal.billingGroupId;
-  const spend = await spendPerDay(db, { billingGroupId: selected ?? principal.billingGroupId }, { withCost: session.canReadCost });
+  const selected = options
+    ? (options.find((a) => a.id === account)?.id ?? options[0]?.id ?? null)
+    : principal.billingGroupId;
+  const spend = await spendPerDay(
+    db,
+    { billingGroupId: selected ?? principal.billingGroupId },
+    { withCost: session.canReadCost },
+  );
   return (
     <div className="flex flex-col gap-6">
       <h1 className="text-2xl font-semibold tracking-tight">Dashboard</h1>

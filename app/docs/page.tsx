@@ -46,7 +46,11 @@ function TypeOf({ schema }: { schema: JsonSchema | undefined }): ReactNode {
     );
   }
   const alternatives = (schema.oneOf ?? schema.anyOf) as JsonSchema[] | undefined;
-  if (alternatives) return join(alternatives.map((s, i) => <TypeOf key={i} schema={s} />), " | ");
+  if (alternatives)
+    return join(
+      alternatives.map((s, i) => <TypeOf key={i} schema={s} />),
+      " | ",
+    );
   if (Array.isArray(schema.allOf)) return <TypeOf schema={(schema.allOf as JsonSchema[])[0]} />;
   if (Array.isArray(schema.enum)) return (schema.enum as unknown[]).map((v) => JSON.stringify(v)).join(" | ");
   if ("const" in schema) return JSON.stringify(schema.const);
@@ -80,7 +84,8 @@ function constraints(schema: JsonSchema): string {
   if (schema.maximum !== undefined) out.push(`max ${schema.maximum}`);
   if (schema.maxLength !== undefined) out.push(`max length ${schema.maxLength}`);
   // The control-character guard is a pattern too; it says nothing a reader needs.
-  if (typeof schema.pattern === "string" && !schema.pattern.startsWith("^[^\\u0000")) out.push(`pattern ${schema.pattern}`);
+  if (typeof schema.pattern === "string" && !schema.pattern.startsWith("^[^\\u0000"))
+    out.push(`pattern ${schema.pattern}`);
   return out.join(", ");
 }
 
@@ -88,7 +93,9 @@ function Operation({ method, path, op }: { method: string; path: string; op: Ope
   return (
     <section id={op.operationId} className="scroll-mt-6 rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
       <h3 className="flex flex-wrap items-center gap-3 text-lg font-semibold">
-        <span className={`rounded px-2 py-0.5 font-mono text-xs uppercase ${METHOD_STYLE[method] ?? "bg-slate-100"}`}>{method}</span>
+        <span className={`rounded px-2 py-0.5 font-mono text-xs uppercase ${METHOD_STYLE[method] ?? "bg-slate-100"}`}>
+          {method}
+        </span>
         <span className="font-mono">{path}</span>
         <span className="text-base font-normal text-slate-500">{op.summary}</span>
       </h3>
@@ -107,7 +114,9 @@ function Operation({ method, path, op }: { method: string; path: string; op: Ope
 
       {op.parameters && op.parameters.length > 0 && (
         <table className="mt-4 w-full text-left text-sm">
-          <caption className="mb-1 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">Parameters</caption>
+          <caption className="mb-1 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
+            Parameters
+          </caption>
           <thead className="text-xs text-slate-500">
             <tr>
               <th className="py-1 pr-3 font-medium">name</th>
@@ -129,7 +138,9 @@ function Operation({ method, path, op }: { method: string; path: string; op: Ope
                 </td>
                 <td className="py-1.5 text-slate-700">
                   {p.description && <Prose text={p.description} />}
-                  {constraints(p.schema) && <span className="block text-xs text-slate-500">{constraints(p.schema)}</span>}
+                  {constraints(p.schema) && (
+                    <span className="block text-xs text-slate-500">{constraints(p.schema)}</span>
+                  )}
                 </td>
               </tr>
             ))}
@@ -147,13 +158,19 @@ function Operation({ method, path, op }: { method: string; path: string; op: Ope
       )}
 
       <table className="mt-4 w-full text-left text-sm">
-        <caption className="mb-1 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">Responses</caption>
+        <caption className="mb-1 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">
+          Responses
+        </caption>
         <tbody className="divide-y divide-slate-100">
           {Object.entries(op.responses).map(([status, r]) => {
             const [contentType, media] = Object.entries(r.content ?? {})[0] ?? [];
             return (
               <tr key={status} className="align-top">
-                <td className={`w-14 py-1.5 pr-3 font-mono ${status.startsWith("2") ? "text-emerald-700" : "text-rose-700"}`}>{status}</td>
+                <td
+                  className={`w-14 py-1.5 pr-3 font-mono ${status.startsWith("2") ? "text-emerald-700" : "text-rose-700"}`}
+                >
+                  {status}
+                </td>
                 <td className="py-1.5 pr-3 text-slate-700">
                   <Prose text={r.description} />
                 </td>
@@ -193,7 +210,9 @@ function SchemaTable({ name, schema }: { name: string; schema: JsonSchema }) {
                 <td className="w-56 py-1.5 pr-3 font-mono text-xs">
                   <TypeOf schema={s} />
                 </td>
-                <td className="py-1.5 text-slate-700">{typeof s.description === "string" && <Prose text={s.description} />}</td>
+                <td className="py-1.5 text-slate-700">
+                  {typeof s.description === "string" && <Prose text={s.description} />}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -7,9 +7,13 @@ import { isSameOriginPost, openPortalSession, safeReturnPath, signInFormSchema }
 export async function POST(request: Request): Promise<Response> {
   const form = await request.formData().catch(() => null);
   const rawNext = form?.get("next");
-  const parsed = signInFormSchema.safeParse({ key: form?.get("key") ?? "", next: typeof rawNext === "string" ? rawNext : undefined });
+  const parsed = signInFormSchema.safeParse({
+    key: form?.get("key") ?? "",
+    next: typeof rawNext === "string" ? rawNext : undefined,
+  });
   const next = safeReturnPath(parsed.success ? parsed.data.next : undefined);
-  const back = (error: string) => redirect(`/sign-in?error=${error}${next !== "/" ? `&next=${encodeURIComponent(next)}` : ""}`);
+  const back = (error: string) =>
+    redirect(`/sign-in?error=${error}${next !== "/" ? `&next=${encodeURIComponent(next)}` : ""}`);
   if (!isSameOriginPost(request)) return back("origin");
   if (!parsed.success) return back("missing");
   const db = await getDb();

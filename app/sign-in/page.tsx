@@ -15,7 +15,11 @@ const MESSAGES: Record<string, string> = {
   origin: "The sign-in request came from another site and was refused.",
 };
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
   const next = safeReturnPath(typeof params.next === "string" ? params.next : undefined);
   const error = typeof params.error === "string" ? MESSAGES[params.error] : undefined;
@@ -32,17 +36,15 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         </div>
         <div className="rounded-2xl border border-slate-200 bg-white p-6 shadow-sm sm:p-8">
           <h1 className="text-lg font-semibold">Sign in to your account</h1>
-          <p className="mt-1 text-sm text-slate-600">Paste the API key you were given. The portal shows what that key may see.</p>
+          <p className="mt-1 text-sm text-slate-600">
+            Paste the API key you were given. The portal shows what that key may see.
+          </p>
           {params.signedOut ? (
             <p role="status" className="mt-4 rounded-lg bg-slate-100 px-3 py-2 text-sm text-slate-700">
               You have signed out.
             </p>
           ) : null}
-          {error ? (
-            <ErrorState className="mt-4">
-              {error}
-            </ErrorState>
-          ) : null}
+          {error ? <ErrorState className="mt-4">{error}</ErrorState> : null}
           <form action="/session" method="post" className="mt-6 space-y-4">
             <input type="hidden" name="next" value={next} />
             <div>
@@ -65,10 +67,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
                 Only a signed session cookie is kept in this browser, never the key itself.
               </p>
             </div>
-            <button
-              type="submit"
-              className={primaryButtonClass({ block: true })}
-            >
+            <button type="submit" className={primaryButtonClass({ block: true })}>
               Sign in
             </button>
           </form>

@@ -47,7 +47,12 @@ function OwnBalance() {
       ) : balance.isError ? (
         <LoadError error={balance.error} onRetry={() => void balance.refetch()} />
       ) : (
-        <BalanceFigure balance={balance.data.balance} currency={balance.data.currency} disabled={balance.data.disabled} caption={balance.data.billingGroupId} />
+        <BalanceFigure
+          balance={balance.data.balance}
+          currency={balance.data.currency}
+          disabled={balance.data.disabled}
+          caption={balance.data.billingGroupId}
+        />
       )}
     </Card>
   );
@@ -96,19 +101,37 @@ function PlatformBalance({ accounts, selectedId }: { accounts: AccountChoice[]; 
       ) : !account.data ? (
         <BalanceSkeleton />
       ) : (
-        <BalanceFigure balance={account.data.balance} currency={account.data.currency} disabled={account.data.disabled} caption={account.data.id} />
+        <BalanceFigure
+          balance={account.data.balance}
+          currency={account.data.currency}
+          disabled={account.data.disabled}
+          caption={account.data.id}
+        />
       )}
     </Card>
   );
 }
 
-function BalanceFigure({ balance, currency, disabled, caption }: { balance: number; currency: string; disabled: boolean; caption: string }) {
+function BalanceFigure({
+  balance,
+  currency,
+  disabled,
+  caption,
+}: {
+  balance: number;
+  currency: string;
+  disabled: boolean;
+  caption: string;
+}) {
   const micros = toMicros(balance);
   const status = balanceStatus(micros, disabled);
   return (
     <div className="mt-2">
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
-        <p className={`text-3xl font-semibold tabular-nums tracking-tight ${micros < 0n ? "text-red-700" : "text-slate-900"}`} data-testid="balance-amount">
+        <p
+          className={`text-3xl font-semibold tabular-nums tracking-tight ${micros < 0n ? "text-red-700" : "text-slate-900"}`}
+          data-testid="balance-amount"
+        >
           {formatAmount(micros, currency)}
         </p>
         <span className="text-sm font-medium text-slate-600">{currency}</span>

@@ -12,7 +12,17 @@ export type CallRow = Call & Partial<Pick<CallWithCost, "buyCost" | "margin" | "
 export type NameMap = Record<string, string>;
 
 /** An amount, with a loss (below zero) marked for sight and screen readers when `signed`. */
-function Signed({ micros, text, signed, className = "" }: { micros: bigint; text: string; signed: boolean; className?: string }) {
+function Signed({
+  micros,
+  text,
+  signed,
+  className = "",
+}: {
+  micros: bigint;
+  text: string;
+  signed: boolean;
+  className?: string;
+}) {
   if (signed && micros < 0n) {
     return (
       <span className={`${className} text-red-700`.trim()}>
@@ -26,7 +36,15 @@ function Signed({ micros, text, signed, className = "" }: { micros: bigint; text
 }
 
 /** A per-call amount with fixed decimals (so a column lines up); losses marked when `signed`. */
-export function Money({ value, currency, signed = false }: { value: number | null | undefined; currency: string; signed?: boolean }) {
+export function Money({
+  value,
+  currency,
+  signed = false,
+}: {
+  value: number | null | undefined;
+  currency: string;
+  signed?: boolean;
+}) {
   if (value === null || value === undefined) return <span className="text-slate-500">—</span>;
   const micros = toMicros(value);
   return <Signed micros={micros} text={formatPrice(micros, currency)} signed={signed} className="font-medium" />;
@@ -41,7 +59,10 @@ export function Amount({ micros, currency, signed = false }: { micros: bigint; c
 export function Price({ call }: { call: Pick<Call, "price" | "currency" | "rated"> }) {
   if (!call.rated) {
     return (
-      <span className="rounded bg-amber-50 px-1.5 py-0.5 text-xs font-medium text-amber-800" title="No rate matched: not charged yet, re-rated once a rate exists">
+      <span
+        className="rounded bg-amber-50 px-1.5 py-0.5 text-xs font-medium text-amber-800"
+        title="No rate matched: not charged yet, re-rated once a rate exists"
+      >
         Unrated
       </span>
     );
@@ -97,26 +118,54 @@ export function buildColumnDefs(ctx: ColumnContext): Record<CallColumnId, Column
     startTime: {
       id: "startTime",
       header: `Start time (${ctx.zoneLabel})`,
-      cell: ({ row }) => <time dateTime={row.original.startTime}>{formatDateTime(row.original.startTime, { timeZone: ctx.timeZone })}</time>,
+      cell: ({ row }) => (
+        <time dateTime={row.original.startTime}>
+          {formatDateTime(row.original.startTime, { timeZone: ctx.timeZone })}
+        </time>
+      ),
     },
     account: {
       id: "account",
       header: "Account",
-      cell: ({ row }) => <span title={row.original.billingGroupId}>{ctx.accounts[row.original.billingGroupId] ?? row.original.billingGroupId}</span>,
+      cell: ({ row }) => (
+        <span title={row.original.billingGroupId}>
+          {ctx.accounts[row.original.billingGroupId] ?? row.original.billingGroupId}
+        </span>
+      ),
     },
-    direction: { id: "direction", header: "Direction", cell: ({ row }) => <DirectionBadge direction={row.original.direction} /> },
-    from: { id: "from", header: "From", cell: ({ row }) => <span className="font-mono text-xs">{row.original.from}</span> },
+    direction: {
+      id: "direction",
+      header: "Direction",
+      cell: ({ row }) => <DirectionBadge direction={row.original.direction} />,
+    },
+    from: {
+      id: "from",
+      header: "From",
+      cell: ({ row }) => <span className="font-mono text-xs">{row.original.from}</span>,
+    },
     to: { id: "to", header: "To", cell: ({ row }) => <span className="font-mono text-xs">{row.original.to}</span> },
     duration: { id: "duration", header: "Duration", cell: ({ row }) => formatDuration(row.original.duration) },
-    billDuration: { id: "billDuration", header: "Billed", cell: ({ row }) => formatDuration(row.original.billDuration) },
+    billDuration: {
+      id: "billDuration",
+      header: "Billed",
+      cell: ({ row }) => formatDuration(row.original.billDuration),
+    },
     hangupCause: {
       id: "hangupCause",
       header: "Hangup cause",
       cell: ({ row }) => <span className="text-xs text-slate-600">{row.original.hangupCause ?? "—"}</span>,
     },
     price: { id: "price", header: "Price", cell: ({ row }) => <Price call={row.original} /> },
-    buyCost: { id: "buyCost", header: "Buy cost", cell: ({ row }) => <Money value={row.original.buyCost} currency={row.original.currency} /> },
-    margin: { id: "margin", header: "Margin", cell: ({ row }) => <Money value={row.original.margin} currency={row.original.currency} signed /> },
+    buyCost: {
+      id: "buyCost",
+      header: "Buy cost",
+      cell: ({ row }) => <Money value={row.original.buyCost} currency={row.original.currency} />,
+    },
+    margin: {
+      id: "margin",
+      header: "Margin",
+      cell: ({ row }) => <Money value={row.original.margin} currency={row.original.currency} signed />,
+    },
     supplierId: {
       id: "supplierId",
       header: "Supplier",

@@ -53,23 +53,44 @@ export function CallDetailDialog({
         </h2>
         <div className="flex items-center gap-1">
           {callId ? (
-            <Link href={`/calls/${encodeURIComponent(callId)}`} className="rounded-md px-2 py-1 text-sm font-medium text-brand-700 hover:bg-slate-100" data-testid="call-permalink">
+            <Link
+              href={`/calls/${encodeURIComponent(callId)}`}
+              className="rounded-md px-2 py-1 text-sm font-medium text-brand-700 hover:bg-slate-100"
+              data-testid="call-permalink"
+            >
               Open page
             </Link>
           ) : null}
-          <button type="button" onClick={onClose} className="rounded-md px-2 py-1 text-sm text-slate-600 hover:bg-slate-100" aria-label="Close call detail">
+          <button
+            type="button"
+            onClick={onClose}
+            className="rounded-md px-2 py-1 text-sm text-slate-600 hover:bg-slate-100"
+            aria-label="Close call detail"
+          >
             Close
           </button>
         </div>
       </div>
       {/* Scrolls when the record is taller than the screen: focusable, so the keyboard can scroll it. */}
-      <div className="max-h-[70dvh] overflow-y-auto px-5 py-4" data-testid="call-detail" role="region" aria-label="Call record" tabIndex={0}>
+      <div
+        className="max-h-[70dvh] overflow-y-auto px-5 py-4"
+        data-testid="call-detail"
+        role="region"
+        aria-label="Call record"
+        tabIndex={0}
+      >
         {detail.isPending ? (
           <p className="py-8 text-center text-sm text-slate-500">Loading call…</p>
         ) : detail.isError ? (
           <div role="alert" className="py-8 text-center text-sm">
-            <p className="text-red-800">{detail.error instanceof ApiProblem ? detail.error.detail : "The call could not be loaded."}</p>
-            <button type="button" onClick={() => void detail.refetch()} className="mt-3 rounded-lg bg-slate-900 px-3 py-1.5 text-white">
+            <p className="text-red-800">
+              {detail.error instanceof ApiProblem ? detail.error.detail : "The call could not be loaded."}
+            </p>
+            <button
+              type="button"
+              onClick={() => void detail.refetch()}
+              className="mt-3 rounded-lg bg-slate-900 px-3 py-1.5 text-white"
+            >
               Retry
             </button>
           </div>
@@ -95,7 +116,9 @@ function Row({ label, children, mono = false }: { label: string; children: React
   return (
     <div className="grid grid-cols-[10rem_1fr] gap-3 py-1.5">
       <dt className="text-sm text-slate-600">{label}</dt>
-      <dd className={`min-w-0 break-words text-sm ${mono ? "font-mono text-[13px]" : ""}`}>{children ?? <span className="text-slate-500">—</span>}</dd>
+      <dd className={`min-w-0 break-words text-sm ${mono ? "font-mono text-[13px]" : ""}`}>
+        {children ?? <span className="text-slate-500">—</span>}
+      </dd>
     </div>
   );
 }
@@ -110,7 +133,15 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
 }
 
 /** The full record of a call: in the dialog, and on the call's own page (/calls/{id}). */
-export function CallDetailBody({ call, accounts = {}, suppliers = {} }: { call: Detail; accounts?: NameMap; suppliers?: NameMap }) {
+export function CallDetailBody({
+  call,
+  accounts = {},
+  suppliers = {},
+}: {
+  call: Detail;
+  accounts?: NameMap;
+  suppliers?: NameMap;
+}) {
   const cost = "buyCost" in call;
   const zone = useTimeZone();
   return (
@@ -140,7 +171,9 @@ export function CallDetailBody({ call, accounts = {}, suppliers = {} }: { call: 
         <Row label="Hangup cause" mono>
           {call.hangupCause}
         </Row>
-        <Row label="Q.850 cause">{call.q850Cause === null ? null : <span className="tabular-nums">{call.q850Cause}</span>}</Row>
+        <Row label="Q.850 cause">
+          {call.q850Cause === null ? null : <span className="tabular-nums">{call.q850Cause}</span>}
+        </Row>
         <Row label="PDD">{call.pdd === null ? null : <span className="tabular-nums">{call.pdd} s</span>}</Row>
       </Section>
       <Section title="Billing">
@@ -152,7 +185,9 @@ export function CallDetailBody({ call, accounts = {}, suppliers = {} }: { call: 
         <Row label="Matched prefix" mono>
           {call.matchedPrefix}
         </Row>
-        <Row label="Sell rate">{call.sellRate === null ? null : formatRate(toMicros(call.sellRate), call.currency)}</Row>
+        <Row label="Sell rate">
+          {call.sellRate === null ? null : formatRate(toMicros(call.sellRate), call.currency)}
+        </Row>
         <Row label="Billing increment" mono>
           {call.billingIncrement}
         </Row>
@@ -173,12 +208,15 @@ export function CallDetailBody({ call, accounts = {}, suppliers = {} }: { call: 
           )}
         </Row>
         <Row label="Minimum charge">
-          {call.minCharge === null ? null : <span className="tabular-nums">{formatPrice(toMicros(call.minCharge), call.currency)}</span>}
+          {call.minCharge === null ? null : (
+            <span className="tabular-nums">{formatPrice(toMicros(call.minCharge), call.currency)}</span>
+          )}
         </Row>
         <Row label="Account">
           {accounts[call.billingGroupId] ? (
             <>
-              {accounts[call.billingGroupId]} <span className="font-mono text-[13px] text-slate-600">({call.billingGroupId})</span>
+              {accounts[call.billingGroupId]}{" "}
+              <span className="font-mono text-[13px] text-slate-600">({call.billingGroupId})</span>
             </>
           ) : (
             <span className="font-mono text-[13px]">{call.billingGroupId}</span>
@@ -186,7 +224,11 @@ export function CallDetailBody({ call, accounts = {}, suppliers = {} }: { call: 
         </Row>
         {cost ? (
           <>
-            <Row label="Buy rate">{call.buyRate === null || call.buyRate === undefined ? null : formatRate(toMicros(call.buyRate), call.currency)}</Row>
+            <Row label="Buy rate">
+              {call.buyRate === null || call.buyRate === undefined
+                ? null
+                : formatRate(toMicros(call.buyRate), call.currency)}
+            </Row>
             <Row label="Buy cost">
               <Money value={call.buyCost} currency={call.currency} />
             </Row>
@@ -197,7 +239,9 @@ export function CallDetailBody({ call, accounts = {}, suppliers = {} }: { call: 
               {call.supplierId ? (
                 <>
                   {suppliers[call.supplierId] ?? call.supplierId}{" "}
-                  {suppliers[call.supplierId] ? <span className="font-mono text-[13px] text-slate-600">({call.supplierId})</span> : null}
+                  {suppliers[call.supplierId] ? (
+                    <span className="font-mono text-[13px] text-slate-600">({call.supplierId})</span>
+                  ) : null}
                 </>
               ) : null}
             </Row>
@@ -216,7 +260,12 @@ export function CallDetailBody({ call, accounts = {}, suppliers = {} }: { call: 
         </Row>
         <Row label="Recording">
           {call.recordingUrl && isWebUrl(call.recordingUrl) ? (
-            <a href={call.recordingUrl} className="text-brand-600 underline hover:text-brand-700" target="_blank" rel="noreferrer noopener">
+            <a
+              href={call.recordingUrl}
+              className="text-brand-600 underline hover:text-brand-700"
+              target="_blank"
+              rel="noreferrer noopener"
+            >
               Open recording
             </a>
           ) : call.recordingUrl ? (

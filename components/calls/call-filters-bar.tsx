@@ -40,7 +40,8 @@ const labelClass = fieldLabelClass;
 
 export function CallFiltersBar({ filters, accounts }: { filters: CallFilters; accounts?: AccountOption[] }) {
   const id = useId();
-  const set = (patch: Partial<CallFilters>, mode: "push" | "replace" = "push") => navigateFilters({ ...filters, ...patch }, mode);
+  const set = (patch: Partial<CallFilters>, mode: "push" | "replace" = "push") =>
+    navigateFilters({ ...filters, ...patch }, mode);
 
   // Destination is typed: keep the text locally and write the URL once typing pauses.
   const [destination, setDestination] = useState(filters.destination ?? "");
@@ -66,7 +67,8 @@ export function CallFiltersBar({ filters, accounts }: { filters: CallFilters; ac
   }
   const commitCause = () => {
     const value = cause.trim().toUpperCase();
-    if (value !== (filters.hangupCause ?? "") && /^[A-Z0-9_]{0,64}$/.test(value)) set({ hangupCause: value || undefined });
+    if (value !== (filters.hangupCause ?? "") && /^[A-Z0-9_]{0,64}$/.test(value))
+      set({ hangupCause: value || undefined });
   };
 
   // Search: one box, read as the chosen field; written to the URL once typing pauses and it is valid.
@@ -84,20 +86,35 @@ export function CallFiltersBar({ filters, accounts }: { filters: CallFilters; ac
     const wantedBy = searchField === "caller" ? undefined : searchField;
     if (!(search === "" || validSearch(search, searchField))) return;
     if ((search || undefined) === filters.search && (search ? wantedBy : undefined) === filters.searchBy) return;
-    const t = setTimeout(() => navigateFilters({ ...filters, search: search || undefined, searchBy: search ? wantedBy : undefined }, "replace"), 350);
+    const t = setTimeout(
+      () =>
+        navigateFilters(
+          { ...filters, search: search || undefined, searchBy: search ? wantedBy : undefined },
+          "replace",
+        ),
+      350,
+    );
     return () => clearTimeout(t);
   }, [search, searchField, filters]);
 
   const [showAll, setShowAll] = useState(false);
-  const activeCount = [filters.from || filters.until, filters.direction, filters.destination, filters.hangupCause, filters.account].filter(Boolean).length;
+  const activeCount = [
+    filters.from || filters.until,
+    filters.direction,
+    filters.destination,
+    filters.hangupCause,
+    filters.account,
+  ].filter(Boolean).length;
 
   // "Today" depends on the viewer's clock and time zone: decided in the browser only.
   const isClient = useIsClient();
   const zone = useTimeZone();
-  const activeRange = isClient && QUICK_RANGES.find((r) => {
-    const range = quickRange(r.days, new Date(), zone.mode);
-    return filters.from === range.from && filters.until === range.until;
-  })?.id;
+  const activeRange =
+    isClient &&
+    QUICK_RANGES.find((r) => {
+      const range = quickRange(r.days, new Date(), zone.mode);
+      return filters.from === range.from && filters.until === range.until;
+    })?.id;
 
   return (
     <form
@@ -131,7 +148,13 @@ export function CallFiltersBar({ filters, accounts }: { filters: CallFilters; ac
             type="search"
             autoComplete="off"
             inputMode={searchField === "uuid" ? "text" : "numeric"}
-            placeholder={searchField === "caller" ? "Caller number starts with…" : searchField === "id" ? "Exact call ID" : "Exact call UUID"}
+            placeholder={
+              searchField === "caller"
+                ? "Caller number starts with…"
+                : searchField === "id"
+                  ? "Exact call ID"
+                  : "Exact call UUID"
+            }
             value={search}
             onChange={(e) => setSearch(e.target.value.trim())}
             aria-invalid={!searchValid}
@@ -141,7 +164,11 @@ export function CallFiltersBar({ filters, accounts }: { filters: CallFilters; ac
         </div>
         {searchValid ? null : (
           <p id={`${id}-search-error`} className="mt-1 text-xs text-red-700">
-            {searchField === "caller" ? "Digits only, optionally starting with +." : searchField === "id" ? "A call ID is digits only." : "Up to 128 characters."}
+            {searchField === "caller"
+              ? "Digits only, optionally starting with +."
+              : searchField === "id"
+                ? "A call ID is digits only."
+                : "Up to 128 characters."}
           </p>
         )}
       </div>
@@ -192,7 +219,15 @@ export function CallFiltersBar({ filters, accounts }: { filters: CallFilters; ac
           )}
         </div>
         <DirectionField id={id} value={filters.direction} onChange={(direction) => set({ direction })} />
-        {accounts ? <AccountField id={id} accounts={accounts} value={filters.account} onChange={(account) => set({ account })} className="col-span-2 sm:col-span-1" /> : null}
+        {accounts ? (
+          <AccountField
+            id={id}
+            accounts={accounts}
+            value={filters.account}
+            onChange={(account) => set({ account })}
+            className="col-span-2 sm:col-span-1"
+          />
+        ) : null}
         <fieldset className="col-span-2">
           <legend className={labelClass}>Quick range</legend>
           <div className="mt-1 inline-flex rounded-lg border border-slate-300 bg-white p-0.5" role="group">

@@ -58,11 +58,14 @@ export function CallLogCards(props: BodyProps) {
                   <div className="flex items-center justify-between gap-2 text-xs text-slate-600">
                     <span className="flex min-w-0 items-center gap-2">
                       <DirectionBadge direction={c.direction} />
-                      <span className="truncate">{showAccount ? (accounts[c.billingGroupId] ?? c.billingGroupId) : `from ${c.from}`}</span>
+                      <span className="truncate">
+                        {showAccount ? (accounts[c.billingGroupId] ?? c.billingGroupId) : `from ${c.from}`}
+                      </span>
                     </span>
                     {showCost ? (
                       <span className="shrink-0 truncate">
-                        {c.supplierId ? (suppliers[c.supplierId] ?? c.supplierId) : "—"} · <Money value={c.margin} currency={c.currency} signed />
+                        {c.supplierId ? (suppliers[c.supplierId] ?? c.supplierId) : "—"} ·{" "}
+                        <Money value={c.margin} currency={c.currency} signed />
                       </span>
                     ) : (
                       <span className="truncate">{c.hangupCause ?? ""}</span>
@@ -73,7 +76,9 @@ export function CallLogCards(props: BodyProps) {
             })}
           </ul>
         )}
-        {calls.isFetchNextPageError ? <LoadErrorState error={calls.error} onRetry={() => void calls.fetchNextPage()} compact /> : null}
+        {calls.isFetchNextPageError ? (
+          <LoadErrorState error={calls.error} onRetry={() => void calls.fetchNextPage()} compact />
+        ) : null}
         {calls.data && rows.length > 0 && !calls.hasNextPage ? (
           <p className="py-4 text-center text-xs text-slate-500" data-testid="end-of-log">
             End of the call log
@@ -83,4 +88,3 @@ export function CallLogCards(props: BodyProps) {
     </div>
   );
 }
-

@@ -26,9 +26,13 @@ export function SkeletonRows({ columns, count = 12 }: { columns: CallColumnId[];
 export function EmptyState({ filtered }: { filtered: boolean }) {
   return (
     <div className="flex flex-col items-center gap-2 px-6 py-16 text-center" data-testid="empty-state">
-      <p className="text-base font-medium text-slate-900">{filtered ? "No calls match these filters" : "No calls yet"}</p>
+      <p className="text-base font-medium text-slate-900">
+        {filtered ? "No calls match these filters" : "No calls yet"}
+      </p>
       <p className="max-w-sm text-sm text-slate-600">
-        {filtered ? "Widen the date range or clear a filter to see more calls." : "Calls appear here as soon as they complete."}
+        {filtered
+          ? "Widen the date range or clear a filter to see more calls."
+          : "Calls appear here as soon as they complete."}
       </p>
       {filtered ? (
         <button
@@ -43,13 +47,28 @@ export function EmptyState({ filtered }: { filtered: boolean }) {
   );
 }
 
-export function LoadErrorState({ error, onRetry, compact = false }: { error: unknown; onRetry: () => void; compact?: boolean }) {
+export function LoadErrorState({
+  error,
+  onRetry,
+  compact = false,
+}: {
+  error: unknown;
+  onRetry: () => void;
+  compact?: boolean;
+}) {
   const detail = error instanceof ApiProblem ? error.detail : "The network request failed.";
   return (
-    <div role="alert" className={`flex flex-col items-center gap-2 text-center ${compact ? "px-4 py-4" : "px-6 py-16"}`}>
+    <div
+      role="alert"
+      className={`flex flex-col items-center gap-2 text-center ${compact ? "px-4 py-4" : "px-6 py-16"}`}
+    >
       <p className="font-medium text-red-800">Calls could not be loaded</p>
       <p className="max-w-md text-sm text-slate-600">{detail}</p>
-      <button type="button" onClick={onRetry} className="mt-1 rounded-lg bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700">
+      <button
+        type="button"
+        onClick={onRetry}
+        className="mt-1 rounded-lg bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700"
+      >
         Retry
       </button>
     </div>

@@ -22,7 +22,12 @@ export function CallLogTable(props: BodyProps) {
   const windowRows = useMemo(() => rows.slice(firstVisible, lastVisible + 1), [rows, firstVisible, lastVisible]);
   // TanStack Table keeps mutable state outside React; it is used as documented.
   // eslint-disable-next-line react-hooks/incompatible-library
-  const table = useReactTable({ data: windowRows, columns: columnDefs, getCoreRowModel: getCoreRowModel(), getRowId: (r) => r.id });
+  const table = useReactTable({
+    data: windowRows,
+    columns: columnDefs,
+    getCoreRowModel: getCoreRowModel(),
+    getRowId: (r) => r.id,
+  });
   const tableRows = table.getRowModel().rows;
   const loaded = rows.length;
 
@@ -103,7 +108,11 @@ export function CallLogTable(props: BodyProps) {
                       {row.getVisibleCells().map((cell) => {
                         const layout = COLUMN_LAYOUT[cell.column.id as CallColumnId];
                         return (
-                          <td key={cell.id} data-column={cell.column.id} className={`truncate border-b border-slate-100 px-2.5 ${layout.numeric ? "num" : ""}`}>
+                          <td
+                            key={cell.id}
+                            data-column={cell.column.id}
+                            className={`truncate border-b border-slate-100 px-2.5 ${layout.numeric ? "num" : ""}`}
+                          >
                             {flexRender(cell.column.columnDef.cell, cell.getContext())}
                           </td>
                         );
@@ -126,7 +135,11 @@ export function CallLogTable(props: BodyProps) {
                 ) : null}
                 {!calls.hasNextPage ? (
                   <tr>
-                    <td colSpan={columns.length} className="py-4 text-center text-xs text-slate-500" data-testid="end-of-log">
+                    <td
+                      colSpan={columns.length}
+                      className="py-4 text-center text-xs text-slate-500"
+                      data-testid="end-of-log"
+                    >
                       End of the call log
                     </td>
                   </tr>
@@ -139,4 +152,3 @@ export function CallLogTable(props: BodyProps) {
     </div>
   );
 }
-

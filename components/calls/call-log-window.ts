@@ -53,7 +53,9 @@ export function useCallWindow(props: BodyProps, scrollRef: RefObject<HTMLDivElem
   const pendingFocus = useRef<number | null>(null);
   const focusPending = () => {
     if (pendingFocus.current === null) return;
-    const el = scrollRef.current?.querySelector<HTMLElement>(`[aria-rowindex="${pendingFocus.current + 2}"], [data-index="${pendingFocus.current}"]`);
+    const el = scrollRef.current?.querySelector<HTMLElement>(
+      `[aria-rowindex="${pendingFocus.current + 2}"], [data-index="${pendingFocus.current}"]`,
+    );
     if (el) {
       el.focus({ preventScroll: true });
       pendingFocus.current = null;
@@ -78,6 +80,11 @@ export function useCallWindow(props: BodyProps, scrollRef: RefObject<HTMLDivElem
 
   const paddingTop = virtualRows.length ? virtualRows[0].start : 0;
   const paddingBottom = virtualRows.length ? virtualizer.getTotalSize() - virtualRows[virtualRows.length - 1].end : 0;
-  return { virtualizer: virtualizer as Virtualizer<HTMLDivElement, Element>, virtualRows, paddingTop, paddingBottom, onKey };
+  return {
+    virtualizer: virtualizer as Virtualizer<HTMLDivElement, Element>,
+    virtualRows,
+    paddingTop,
+    paddingBottom,
+    onKey,
+  };
 }
-

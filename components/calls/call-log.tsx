@@ -101,17 +101,18 @@ export function CallLog({ columns, accounts = {}, accountOptions, suppliers = {}
           >
             Refresh
           </button>
-          <a
-            href={exportHref}
-            download
-            className={primaryButtonClass({ compact: true })}
-          >
+          <a href={exportHref} download className={primaryButtonClass({ compact: true })}>
             Export CSV
           </a>
         </div>
       </div>
       {phone ? <CallLogCards {...body} /> : <CallLogTable {...body} />}
-      <CallDetailDialog callId={openCallId} onClose={() => setOpenCallId(null)} accounts={accounts} suppliers={suppliers} />
+      <CallDetailDialog
+        callId={openCallId}
+        onClose={() => setOpenCallId(null)}
+        accounts={accounts}
+        suppliers={suppliers}
+      />
     </div>
   );
 }

@@ -16,14 +16,19 @@ export function CallTotals({ apiQuery, canReadCost }: { apiQuery: string; canRea
   if (usage === null) {
     return (
       <p className="text-sm text-slate-600" data-testid="call-totals">
-        Totals are shown for date, direction, destination, cause and account filters; a search by caller, call ID or UUID lists its calls only.
+        Totals are shown for date, direction, destination, cause and account filters; a search by caller, call ID or
+        UUID lists its calls only.
       </p>
     );
   }
   if (report.isError) return null; // the list itself still works; totals are a convenience
   const totals = (report.data?.totals ?? []) as (UsageReport["totals"][number] & Partial<UsageTotalWithCost>)[];
   return (
-    <section aria-label="Totals for this filter" className="rounded-xl border border-slate-200 bg-white px-4 py-3 shadow-sm" data-testid="call-totals">
+    <section
+      aria-label="Totals for this filter"
+      className="rounded-xl border border-slate-200 bg-white px-4 py-3 shadow-sm"
+      data-testid="call-totals"
+    >
       {report.isPending ? (
         <p className="text-sm text-slate-600">Adding up the calls of this filter…</p>
       ) : totals.length === 0 ? (
@@ -31,7 +36,11 @@ export function CallTotals({ apiQuery, canReadCost }: { apiQuery: string; canRea
       ) : (
         <ul className="flex flex-col gap-2">
           {totals.map((t) => (
-            <li key={t.currency} className="flex flex-wrap gap-x-6 gap-y-1 text-sm" data-testid={`call-totals-${t.currency}`}>
+            <li
+              key={t.currency}
+              className="flex flex-wrap gap-x-6 gap-y-1 text-sm"
+              data-testid={`call-totals-${t.currency}`}
+            >
               <Figure label="Calls" testId="totals-calls">
                 {formatCount(t.calls)}
               </Figure>

@@ -12,7 +12,10 @@ import { Skeleton } from "@/components/ui/skeleton";
 /** The newest calls (of the chosen account, for a platform session), from the same GET /v1/calls the call log pages through. */
 export function LatestCalls({ account }: { account?: string }) {
   const query = `/v1/calls?pageSize=8${account ? `&billingGroupId=${encodeURIComponent(account)}` : ""}`;
-  const page = useQuery({ queryKey: ["latest-calls", account], queryFn: ({ signal }) => apiGet<CallPage>(query, signal) });
+  const page = useQuery({
+    queryKey: ["latest-calls", account],
+    queryFn: ({ signal }) => apiGet<CallPage>(query, signal),
+  });
   const zone = useTimeZone();
   return (
     <section aria-labelledby="latest-title" className="rounded-xl border border-slate-200 bg-white shadow-sm">
@@ -20,7 +23,10 @@ export function LatestCalls({ account }: { account?: string }) {
         <h2 id="latest-title" className="text-sm font-medium text-slate-600">
           Latest calls
         </h2>
-        <Link href={account ? `/calls?account=${encodeURIComponent(account)}` : "/calls"} className="text-sm font-medium text-brand-700 hover:text-brand-600">
+        <Link
+          href={account ? `/calls?account=${encodeURIComponent(account)}` : "/calls"}
+          className="text-sm font-medium text-brand-700 hover:text-brand-600"
+        >
           View all →
         </Link>
       </div>

@@ -12,7 +12,10 @@ function share(value: bigint, max: bigint): number {
 export function SpendChart({ series }: { series: SpendSeries[] }) {
   if (series.length === 0) {
     return (
-      <div className="grid h-48 place-items-center rounded-lg bg-slate-50 text-sm text-slate-600" data-testid="spend-empty">
+      <div
+        className="grid h-48 place-items-center rounded-lg bg-slate-50 text-sm text-slate-600"
+        data-testid="spend-empty"
+      >
         No calls in the last 30 days.
       </div>
     );
@@ -30,11 +33,20 @@ export function SpendChart({ series }: { series: SpendSeries[] }) {
               <span className="text-lg font-semibold tabular-nums">{formatAmount(s.totalMicros, s.currency)}</span>
             </figcaption>
             <div className="relative">
-              <div className="pointer-events-none absolute inset-x-0 top-0 border-t border-dashed border-slate-200" aria-hidden />
-              <span className="absolute -top-2.5 right-0 bg-white pl-1 text-[11px] tabular-nums text-slate-600" aria-hidden>
+              <div
+                className="pointer-events-none absolute inset-x-0 top-0 border-t border-dashed border-slate-200"
+                aria-hidden
+              />
+              <span
+                className="absolute -top-2.5 right-0 bg-white pl-1 text-[11px] tabular-nums text-slate-600"
+                aria-hidden
+              >
                 {formatAmount(max, s.currency)}
               </span>
-              <ol className="flex h-44 items-end gap-[3px] border-b border-slate-300 pt-3" aria-label={`Daily spend in ${s.currency}`}>
+              <ol
+                className="flex h-44 items-end gap-[3px] border-b border-slate-300 pt-3"
+                aria-label={`Daily spend in ${s.currency}`}
+              >
                 {s.days.map((d) => {
                   const label = `${DAY_LABEL.format(new Date(`${d.day}T00:00:00Z`))}: ${formatAmount(d.spendMicros, s.currency)} over ${d.calls} ${d.calls === 1 ? "call" : "calls"}`;
                   return (

@@ -23,10 +23,16 @@ export function SpendSummary({ series, showCost = false }: { series: SpendSeries
             const average = calls === 0 ? 0n : (s.totalMicros * 2n + BigInt(calls)) / (2n * BigInt(calls));
             const cost = showCost ? s.cost : undefined;
             return (
-              <dl key={s.currency} className="grid grid-cols-2 gap-x-3 gap-y-2 border-t border-slate-100 pt-3 first:border-0 first:pt-0" data-testid={`summary-${s.currency}`}>
+              <dl
+                key={s.currency}
+                className="grid grid-cols-2 gap-x-3 gap-y-2 border-t border-slate-100 pt-3 first:border-0 first:pt-0"
+                data-testid={`summary-${s.currency}`}
+              >
                 <div className="col-span-2">
                   <dt className="text-xs text-slate-600">Spend ({s.currency})</dt>
-                  <dd className="mt-0.5 text-xl font-semibold tabular-nums">{formatAmount(s.totalMicros, s.currency)}</dd>
+                  <dd className="mt-0.5 text-xl font-semibold tabular-nums">
+                    {formatAmount(s.totalMicros, s.currency)}
+                  </dd>
                 </div>
                 <div>
                   <dt className="text-xs text-slate-600">Calls</dt>

@@ -25,19 +25,46 @@ export function DateRangeFields({
   return (
     <>
       <Field id={`${id}-from`} label={`From${suffix}`}>
-        <input id={`${id}-from`} type="date" value={from ?? ""} max={until} onChange={(e) => onChange({ from: e.target.value || undefined })} className={controlClass} />
+        <input
+          id={`${id}-from`}
+          type="date"
+          value={from ?? ""}
+          max={until}
+          onChange={(e) => onChange({ from: e.target.value || undefined })}
+          className={controlClass}
+        />
       </Field>
       <Field id={`${id}-until`} label={`Until${suffix}`}>
-        <input id={`${id}-until`} type="date" value={until ?? ""} min={from} onChange={(e) => onChange({ until: e.target.value || undefined })} className={controlClass} />
+        <input
+          id={`${id}-until`}
+          type="date"
+          value={until ?? ""}
+          min={from}
+          onChange={(e) => onChange({ until: e.target.value || undefined })}
+          className={controlClass}
+        />
       </Field>
     </>
   );
 }
 
-export function DirectionField({ id, value, onChange }: { id: string; value?: Direction; onChange: (direction: Direction | undefined) => void }) {
+export function DirectionField({
+  id,
+  value,
+  onChange,
+}: {
+  id: string;
+  value?: Direction;
+  onChange: (direction: Direction | undefined) => void;
+}) {
   return (
     <Field id={`${id}-direction`} label="Direction">
-      <select id={`${id}-direction`} value={value ?? ""} onChange={(e) => onChange((e.target.value || undefined) as Direction | undefined)} className={controlClass}>
+      <select
+        id={`${id}-direction`}
+        value={value ?? ""}
+        onChange={(e) => onChange((e.target.value || undefined) as Direction | undefined)}
+        className={controlClass}
+      >
         <option value="">Any direction</option>
         <option value="outbound">Outbound</option>
         <option value="inbound">Inbound</option>
@@ -62,7 +89,12 @@ export function AccountField({
 }) {
   return (
     <Field id={`${id}-account`} label="Account" className={className}>
-      <select id={`${id}-account`} value={value ?? ""} onChange={(e) => onChange(e.target.value || undefined)} className={controlClass}>
+      <select
+        id={`${id}-account`}
+        value={value ?? ""}
+        onChange={(e) => onChange(e.target.value || undefined)}
+        className={controlClass}
+      >
         <option value="">All accounts</option>
         {accounts.map((a) => (
           <option key={a.id} value={a.id}>

@@ -11,11 +11,18 @@ function sessionLabel(session: PortalSession): string {
 export function PortalHeader({ session }: { session: PortalSession }) {
   return (
     <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/90 backdrop-blur">
-      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-4 focus:top-2 focus:rounded focus:bg-white focus:px-3 focus:py-1">
+      <a
+        href="#main"
+        className="sr-only focus:not-sr-only focus:absolute focus:left-4 focus:top-2 focus:rounded focus:bg-white focus:px-3 focus:py-1"
+      >
         Skip to content
       </a>
       <div className="mx-auto flex min-h-14 max-w-screen-2xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-1.5 sm:px-6">
-        <Link href="/" aria-label="Callbook dashboard" className="flex shrink-0 items-center gap-2 font-semibold tracking-tight text-slate-900">
+        <Link
+          href="/"
+          aria-label="Callbook dashboard"
+          className="flex shrink-0 items-center gap-2 font-semibold tracking-tight text-slate-900"
+        >
           <span aria-hidden className="grid size-7 place-items-center rounded-lg bg-brand-600 text-sm text-white">
             C
           </span>
@@ -24,11 +31,17 @@ export function PortalHeader({ session }: { session: PortalSession }) {
         <NavLinks />
         <div className="ml-auto flex items-center gap-2 sm:gap-3">
           <TimeZoneSwitch />
-          <span className="hidden rounded-full bg-slate-100 px-2.5 py-1 text-xs font-medium text-slate-600 md:inline" title={session.scopes.join(", ")}>
+          <span
+            className="hidden rounded-full bg-slate-100 px-2.5 py-1 text-xs font-medium text-slate-600 md:inline"
+            title={session.scopes.join(", ")}
+          >
             {sessionLabel(session)}
           </span>
           <form action="/session/sign-out" method="post">
-            <button type="submit" className="rounded-md px-2.5 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900">
+            <button
+              type="submit"
+              className="rounded-md px-2.5 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900"
+            >
               Sign out
             </button>
           </form>

@@ -71,7 +71,12 @@ export function TimeZoneSwitch() {
   const zone = useTimeZone();
   const local = useIsClient() ? timeZoneName() : null;
   return (
-    <div role="group" aria-label="Time zone" className="inline-flex rounded-lg border border-slate-300 bg-white p-0.5 text-xs" data-testid="tz-switch">
+    <div
+      role="group"
+      aria-label="Time zone"
+      className="inline-flex rounded-lg border border-slate-300 bg-white p-0.5 text-xs"
+      data-testid="tz-switch"
+    >
       <button
         type="button"
         aria-pressed={zone.mode === "local"}

@@ -37,15 +37,25 @@ export function RateCalculator({
   const id = useId();
   const [destinationText, setDestinationText] = useState(initialDestination);
   const [secondsText, setSecondsText] = useState(String(initialSeconds));
-  const [account, setAccount] = useState(accounts ? (accounts.find((a) => a.id === initialAccount)?.id ?? accounts[0]?.id ?? "") : "");
-  const [submitted, setSubmitted] = useState(DESTINATION.test(initialDestination) && (!accounts || account) ? { destination: initialDestination, account } : null);
+  const [account, setAccount] = useState(
+    accounts ? (accounts.find((a) => a.id === initialAccount)?.id ?? accounts[0]?.id ?? "") : "",
+  );
+  const [submitted, setSubmitted] = useState(
+    DESTINATION.test(initialDestination) && (!accounts || account)
+      ? { destination: initialDestination, account }
+      : null,
+  );
   const [touched, setTouched] = useState(false);
 
   const destinationValid = DESTINATION.test(destinationText);
   const showDestinationError = !destinationValid && (touched || destinationText !== "");
   const seconds = /^\d{1,6}$/.test(secondsText) ? Number(secondsText) : null;
   // A result belongs to the inputs it was looked up for: once they change (or turn invalid) it is stale.
-  const current = submitted !== null && submitted.destination === destinationText && submitted.account === account && seconds !== null;
+  const current =
+    submitted !== null &&
+    submitted.destination === destinationText &&
+    submitted.account === account &&
+    seconds !== null;
 
   const rate = useQuery({
     queryKey: ["rate", submitted?.account ?? "", submitted?.destination ?? ""],
@@ -86,7 +96,13 @@ export function RateCalculator({
               <label htmlFor={`${id}-account`} className="block text-sm font-medium text-slate-700">
                 Account
               </label>
-              <select id={`${id}-account`} name="account" value={account} onChange={(e) => setAccount(e.target.value)} className={inputClass}>
+              <select
+                id={`${id}-account`}
+                name="account"
+                value={account}
+                onChange={(e) => setAccount(e.target.value)}
+                className={inputClass}
+              >
                 {accounts.map((a) => (
                   <option key={a.id} value={a.id}>
                     {a.name} ({a.currency})
@@ -111,7 +127,10 @@ export function RateCalculator({
               aria-describedby={`${id}-destination-help`}
               className={`${inputClass} font-mono`}
             />
-            <p id={`${id}-destination-help`} className={`mt-1 text-xs ${showDestinationError ? "text-red-700" : "text-slate-600"}`}>
+            <p
+              id={`${id}-destination-help`}
+              className={`mt-1 text-xs ${showDestinationError ? "text-red-700" : "text-slate-600"}`}
+            >
               Full number with country code: digits, optionally starting with +.
             </p>
           </div>
@@ -130,13 +149,17 @@ export function RateCalculator({
               value={secondsText}
               onChange={(e) => {
                 setSecondsText(e.target.value);
-                if (submitted && /^\d{1,6}$/.test(e.target.value)) syncUrl(submitted.destination, e.target.value, submitted.account);
+                if (submitted && /^\d{1,6}$/.test(e.target.value))
+                  syncUrl(submitted.destination, e.target.value, submitted.account);
               }}
               aria-invalid={seconds === null}
               aria-describedby={`${id}-seconds-help`}
               className={`${inputClass} tabular-nums`}
             />
-            <p id={`${id}-seconds-help`} className={`mt-1 text-xs ${seconds === null ? "text-red-700" : "text-slate-600"}`}>
+            <p
+              id={`${id}-seconds-help`}
+              className={`mt-1 text-xs ${seconds === null ? "text-red-700" : "text-slate-600"}`}
+            >
               {seconds === null ? "A whole number of seconds, 0 or more." : `${formatDuration(seconds)} of talk time.`}
             </p>
           </div>
@@ -148,7 +171,9 @@ export function RateCalculator({
 
       <section aria-live="polite" aria-label="Rate and cost" className={cardClass} data-testid="rate-result">
         {submitted === null ? (
-          <p className="text-sm text-slate-600">Enter a destination to see the rate that applies and what a call of that length costs.</p>
+          <p className="text-sm text-slate-600">
+            Enter a destination to see the rate that applies and what a call of that length costs.
+          </p>
         ) : !current ? (
           <p className="text-sm text-slate-600" data-testid="rate-stale">
             {!destinationValid || seconds === null
@@ -176,7 +201,8 @@ function RateError({ error, destination, onRetry }: { error: unknown; destinatio
       <div role="alert" data-testid="no-rate">
         <p className="font-medium text-slate-900">No rate for {destination}</p>
         <p className="mt-1 text-sm text-slate-600">
-          No prefix of this number is in your rate card, so calls to it cannot be rated. Check the country code, or ask us to add the destination.
+          No prefix of this number is in your rate card, so calls to it cannot be rated. Check the country code, or ask
+          us to add the destination.
         </p>
       </div>
     );
@@ -184,7 +210,9 @@ function RateError({ error, destination, onRetry }: { error: unknown; destinatio
   return (
     <div role="alert">
       <p className="font-medium text-red-800">The rate could not be looked up</p>
-      <p className="mt-1 text-sm text-slate-600">{error instanceof ApiProblem ? error.detail : "The network request failed."}</p>
+      <p className="mt-1 text-sm text-slate-600">
+        {error instanceof ApiProblem ? error.detail : "The network request failed."}
+      </p>
       <button type="button" onClick={onRetry} className="mt-3 rounded-lg bg-slate-900 px-3 py-1.5 text-sm text-white">
         Retry
       </button>
@@ -209,11 +237,14 @@ function RateResult({ rate, seconds }: { rate: Rate; seconds: number | null }) {
   const connectFee = rate.connectFee === null ? null : toMicros(rate.connectFee);
   const minCharge = rate.minCharge === null ? null : toMicros(rate.minCharge);
   const charge =
-    increment.success && seconds !== null ? priceCall(rateMicros, increment.data, seconds, { connectFeeMicros: connectFee, minChargeMicros: minCharge }) : null;
+    increment.success && seconds !== null
+      ? priceCall(rateMicros, increment.data, seconds, { connectFeeMicros: connectFee, minChargeMicros: minCharge })
+      : null;
   return (
     <div>
       <p className="text-sm text-slate-600">
-        <span className="font-mono">{rate.destination}</span> matches prefix <span className="font-mono font-semibold text-slate-900">{rate.matchedPrefix}</span>
+        <span className="font-mono">{rate.destination}</span> matches prefix{" "}
+        <span className="font-mono font-semibold text-slate-900">{rate.matchedPrefix}</span>
       </p>
       <dl className="mt-4 grid gap-3 sm:grid-cols-2 xl:grid-cols-3">
         <Figure label="Matched prefix" testId="rate-prefix">

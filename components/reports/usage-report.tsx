@@ -1,6 +1,13 @@
 "use client";
 
-import { createColumnHelper, flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type SortingState } from "@tanstack/react-table";
+import {
+  createColumnHelper,
+  flexRender,
+  getCoreRowModel,
+  getSortedRowModel,
+  useReactTable,
+  type SortingState,
+} from "@tanstack/react-table";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useId, useMemo, useState } from "react";
 import { formatAmount, formatCount, formatMinutes, toMicros } from "@/lib/portal/format";
@@ -81,7 +88,12 @@ export function UsageReport({ canReadCost, accounts }: { canReadCost: boolean; a
         className="grid grid-cols-2 gap-3 rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:grid-cols-3 lg:grid-cols-6 lg:items-end"
       >
         <Field id={`${id}-group`} label="Group by">
-          <select id={`${id}-group`} value={groupBy} onChange={(e) => set({ groupBy: e.target.value as UsageGroupBy })} className={inputClass}>
+          <select
+            id={`${id}-group`}
+            value={groupBy}
+            onChange={(e) => set({ groupBy: e.target.value as UsageGroupBy })}
+            className={inputClass}
+          >
             {groups.map((g) => (
               <option key={g.id} value={g.id}>
                 {g.label}
@@ -91,7 +103,9 @@ export function UsageReport({ canReadCost, accounts }: { canReadCost: boolean; a
         </Field>
         <DateRangeFields id={id} from={filters.from} until={filters.until} zone={zone.short} onChange={set} />
         <DirectionField id={id} value={filters.direction} onChange={(direction) => set({ direction })} />
-        {accounts ? <AccountField id={id} accounts={accounts} value={filters.account} onChange={(account) => set({ account })} /> : null}
+        {accounts ? (
+          <AccountField id={id} accounts={accounts} value={filters.account} onChange={(account) => set({ account })} />
+        ) : null}
         <div className="flex items-end">
           {csvHref ? (
             <a
@@ -113,20 +127,35 @@ export function UsageReport({ canReadCost, accounts }: { canReadCost: boolean; a
       ) : report.isError ? (
         <div role="alert" className="rounded-xl border border-slate-200 bg-white p-6 text-sm shadow-sm">
           <p className="font-medium text-red-800">The report could not be loaded</p>
-          <p className="mt-1 text-slate-600">{report.error instanceof ApiProblem ? report.error.detail : "The network request failed."}</p>
-          <button type="button" onClick={() => void report.refetch()} className="mt-3 rounded-lg bg-slate-900 px-3 py-1.5 text-white">
+          <p className="mt-1 text-slate-600">
+            {report.error instanceof ApiProblem ? report.error.detail : "The network request failed."}
+          </p>
+          <button
+            type="button"
+            onClick={() => void report.refetch()}
+            className="mt-3 rounded-lg bg-slate-900 px-3 py-1.5 text-white"
+          >
             Retry
           </button>
         </div>
       ) : rows.length === 0 ? (
-        <p className="rounded-xl border border-slate-200 bg-white p-6 text-sm text-slate-600 shadow-sm" data-testid="report-empty">
+        <p
+          className="rounded-xl border border-slate-200 bg-white p-6 text-sm text-slate-600 shadow-sm"
+          data-testid="report-empty"
+        >
           No calls match this report&apos;s filters.
         </p>
       ) : (
         <>
           <ReportTotals report={report.data} canReadCost={canReadCost} />
           <ReportChart rows={rows} groupLabel={groupLabel} timeKeys={groupBy === "day" || groupBy === "month"} />
-          <ReportTable rows={rows} groupLabel={groupLabel} canReadCost={canReadCost} timeKeys={groupBy === "day" || groupBy === "month"} zoneName={zone.name} />
+          <ReportTable
+            rows={rows}
+            groupLabel={groupLabel}
+            canReadCost={canReadCost}
+            timeKeys={groupBy === "day" || groupBy === "month"}
+            zoneName={zone.name}
+          />
         </>
       )}
     </div>
@@ -207,12 +236,18 @@ function ReportChart({ rows, groupLabel, timeKeys }: { rows: Row[]; groupLabel: 
           const top = max.get(r.currency) ?? 0n;
           const share = top === 0n ? 0 : Number((m * 1000n) / top) / 10;
           return (
-            <li key={`${r.key}|${r.currency}`} className="grid grid-cols-[minmax(6rem,14rem)_1fr_auto] items-center gap-3 text-sm">
+            <li
+              key={`${r.key}|${r.currency}`}
+              className="grid grid-cols-[minmax(6rem,14rem)_1fr_auto] items-center gap-3 text-sm"
+            >
               <span className="truncate text-slate-800" title={keyText(r)}>
                 {keyText(r)}
               </span>
               <span className="h-3 rounded-sm bg-slate-100" aria-hidden>
-                <span className="block h-3 rounded-sm bg-brand-600" style={{ width: `${Math.max(share, m > 0n ? 0.5 : 0)}%` }} />
+                <span
+                  className="block h-3 rounded-sm bg-brand-600"
+                  style={{ width: `${Math.max(share, m > 0n ? 0.5 : 0)}%` }}
+                />
               </span>
               <span className="tabular-nums text-slate-800">{formatAmount(m, r.currency)}</span>
             </li>
@@ -225,7 +260,19 @@ function ReportChart({ rows, groupLabel, timeKeys }: { rows: Row[]; groupLabel: 
 
 const column = createColumnHelper<Row>();
 
-function ReportTable({ rows, groupLabel, canReadCost, timeKeys, zoneName }: { rows: Row[]; groupLabel: string; canReadCost: boolean; timeKeys: boolean; zoneName: string }) {
+function ReportTable({
+  rows,
+  groupLabel,
+  canReadCost,
+  timeKeys,
+  zoneName,
+}: {
+  rows: Row[];
+  groupLabel: string;
+  canReadCost: boolean;
+  timeKeys: boolean;
+  zoneName: string;
+}) {
   const [sorting, setSorting] = useState<SortingState>(timeKeys ? [] : [{ id: "price", desc: true }]);
   const columns = useMemo(
     () => [
@@ -235,7 +282,11 @@ function ReportTable({ rows, groupLabel, canReadCost, timeKeys, zoneName }: { ro
         cell: (c) => <span className={c.row.original.key === null ? "text-slate-600" : ""}>{c.getValue()}</span>,
       }),
       column.accessor("calls", { header: "Calls", cell: (c) => formatCount(c.getValue()), meta: { numeric: true } }),
-      column.accessor("billedSeconds", { header: "Billed minutes", cell: (c) => formatMinutes(c.getValue()), meta: { numeric: true } }),
+      column.accessor("billedSeconds", {
+        header: "Billed minutes",
+        cell: (c) => formatMinutes(c.getValue()),
+        meta: { numeric: true },
+      }),
       column.accessor("price", {
         header: "Spend",
         sortingFn: (a, b) => byMicros(a.original.price, b.original.price),
@@ -249,14 +300,20 @@ function ReportTable({ rows, groupLabel, canReadCost, timeKeys, zoneName }: { ro
               id: "buyCost",
               header: "Buy cost",
               sortingFn: (a, b) => byMicros(a.original.buyCost, b.original.buyCost),
-              cell: (c) => (c.getValue() === undefined ? "—" : formatAmount(toMicros(c.getValue()!), c.row.original.currency)),
+              cell: (c) =>
+                c.getValue() === undefined ? "—" : formatAmount(toMicros(c.getValue()!), c.row.original.currency),
               meta: { numeric: true },
             }),
             column.accessor((r) => r.margin, {
               id: "margin",
               header: "Margin",
               sortingFn: (a, b) => byMicros(a.original.margin, b.original.margin),
-              cell: (c) => (c.getValue() === undefined ? "—" : <Amount micros={toMicros(c.getValue()!)} currency={c.row.original.currency} signed />),
+              cell: (c) =>
+                c.getValue() === undefined ? (
+                  "—"
+                ) : (
+                  <Amount micros={toMicros(c.getValue()!)} currency={c.row.original.currency} signed />
+                ),
               meta: { numeric: true },
             }),
           ]
@@ -274,7 +331,12 @@ function ReportTable({ rows, groupLabel, canReadCost, timeKeys, zoneName }: { ro
     getSortedRowModel: getSortedRowModel(),
   });
   return (
-    <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm" role="region" aria-label="Report table" tabIndex={0}>
+    <div
+      className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm"
+      role="region"
+      aria-label="Report table"
+      tabIndex={0}
+    >
       <table className="w-full min-w-[36rem] text-sm" data-testid="report-table">
         <thead>
           {table.getHeaderGroups().map((g) => (
@@ -289,7 +351,11 @@ function ReportTable({ rows, groupLabel, canReadCost, timeKeys, zoneName }: { ro
                     aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : "none"}
                     className={`px-4 py-2 text-xs font-semibold uppercase tracking-wide text-slate-600 ${numeric ? "text-right" : "text-left"}`}
                   >
-                    <button type="button" onClick={h.column.getToggleSortingHandler()} className="inline-flex items-center gap-1 uppercase hover:text-slate-900">
+                    <button
+                      type="button"
+                      onClick={h.column.getToggleSortingHandler()}
+                      className="inline-flex items-center gap-1 uppercase hover:text-slate-900"
+                    >
                       {flexRender(h.column.columnDef.header, h.getContext())}
                       <span aria-hidden>{sorted === "asc" ? "▲" : sorted === "desc" ? "▼" : "↕"}</span>
                     </button>
@@ -301,9 +367,15 @@ function ReportTable({ rows, groupLabel, canReadCost, timeKeys, zoneName }: { ro
         </thead>
         <tbody>
           {table.getRowModel().rows.map((r) => {
-            const loss = r.original.margin !== undefined && r.original.margin !== null && toMicros(r.original.margin) < 0n;
+            const loss =
+              r.original.margin !== undefined && r.original.margin !== null && toMicros(r.original.margin) < 0n;
             return (
-              <tr key={r.id} className={`border-b border-slate-100 last:border-0 ${loss ? "bg-red-50/60" : ""}`} data-loss={loss ? "true" : undefined} data-testid="report-row">
+              <tr
+                key={r.id}
+                className={`border-b border-slate-100 last:border-0 ${loss ? "bg-red-50/60" : ""}`}
+                data-loss={loss ? "true" : undefined}
+                data-testid="report-row"
+              >
                 {r.getVisibleCells().map((c) => {
                   const numeric = (c.column.columnDef.meta as { numeric?: boolean } | undefined)?.numeric;
                   return (

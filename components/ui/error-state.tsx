@@ -6,6 +6,18 @@ const TONES = {
 } as const;
 
 /** An inline alert box (a failed action, a warning); announced to screen readers. */
-export function ErrorState({ children, tone = "error", className = "" }: { children: ReactNode; tone?: keyof typeof TONES; className?: string }) {
-  return <p role="alert" className={`${className ? `${className} ` : ""}rounded-lg border ${TONES[tone]} px-3 py-2 text-sm`}>{children}</p>;
+export function ErrorState({
+  children,
+  tone = "error",
+  className = "",
+}: {
+  children: ReactNode;
+  tone?: keyof typeof TONES;
+  className?: string;
+}) {
+  return (
+    <p role="alert" className={`${className ? `${className} ` : ""}rounded-lg border ${TONES[tone]} px-3 py-2 text-sm`}>
+      {children}
+    </p>
+  );
 }

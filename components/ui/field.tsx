@@ -9,7 +9,17 @@ export function inputClass({ roomy = false }: { roomy?: boolean } = {}): string 
 export const fieldLabelClass = "block text-xs font-medium text-slate-600";
 
 /** A labelled control: the label above, the control (given `id`) below it; `className` places it in its form's grid. */
-export function Field({ id, label, children, className }: { id: string; label: ReactNode; children: ReactNode; className?: string }) {
+export function Field({
+  id,
+  label,
+  children,
+  className,
+}: {
+  id: string;
+  label: ReactNode;
+  children: ReactNode;
+  className?: string;
+}) {
   return (
     <div className={className}>
       <label htmlFor={id} className={fieldLabelClass}>

@@ -14,7 +14,9 @@ export async function handleAdminRequest(request: Request): Promise<Response> {
   const token = request.headers.get("x-admin-token") ?? "";
   const expected = handle.lock?.adminToken ?? "";
   const ok =
-    expected.length > 0 && token.length === expected.length && timingSafeEqual(Buffer.from(token), Buffer.from(expected));
+    expected.length > 0 &&
+    token.length === expected.length &&
+    timingSafeEqual(Buffer.from(token), Buffer.from(expected));
   if (!ok) return new Response("Not found", { status: 404 });
 
   let argv: string[];
@@ -30,7 +32,9 @@ export async function handleAdminRequest(request: Request): Promise<Response> {
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
       const send = (line: object) =>
-        controller.enqueue(encoder.encode(`${JSON.stringify(line, (_k, v) => (typeof v === "bigint" ? v.toString() : v))}\n`));
+        controller.enqueue(
+          encoder.encode(`${JSON.stringify(line, (_k, v) => (typeof v === "bigint" ? v.toString() : v))}\n`),
+        );
       try {
         const result = await runAdminCommand(handle.db, argv, (event: ProgressEvent) => send({ progress: event }));
         send({ result });

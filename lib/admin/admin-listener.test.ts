@@ -16,7 +16,8 @@ function post(port: number, path: string, headers: Record<string, string> = {}):
 describe("admin listener", () => {
   it("knows loopback peers by address", () => {
     for (const a of ["127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"]) expect(isLoopbackAddress(a), a).toBe(true);
-    for (const a of ["10.0.0.1", "::ffff:10.0.0.1", "192.168.1.127", "fe80::1", "::", "0.0.0.0", "", undefined]) expect(isLoopbackAddress(a), String(a)).toBe(false);
+    for (const a of ["10.0.0.1", "::ffff:10.0.0.1", "192.168.1.127", "fe80::1", "::", "0.0.0.0", "", undefined])
+      expect(isLoopbackAddress(a), String(a)).toBe(false);
   });
 
   it("listens on 127.0.0.1 only and answers nothing but the admin path, never to a browser", async () => {

@@ -25,7 +25,12 @@ async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promi
   // Bound to loopback already; the socket is checked again in case the bind ever changes. A browser
   // (Origin header) is refused too: a page must not drive the channel through DNS rebinding.
   const path = (req.url ?? "").split("?", 1)[0];
-  if (!isLoopbackAddress(req.socket.remoteAddress) || req.headers.origin !== undefined || req.method !== "POST" || path !== ADMIN_PATH) {
+  if (
+    !isLoopbackAddress(req.socket.remoteAddress) ||
+    req.headers.origin !== undefined ||
+    req.method !== "POST" ||
+    path !== ADMIN_PATH
+  ) {
     req.resume();
     return notFound(res);
   }
@@ -56,7 +61,9 @@ export interface AdminListener {
 export async function listenAdminChannel(): Promise<AdminListener> {
   const server = http.createServer((req, res) => {
     serve(req, res).catch((e: unknown) => {
-      process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), event: "admin channel error", error: String(e) })}\n`);
+      process.stderr.write(
+        `${JSON.stringify({ time: new Date().toISOString(), event: "admin channel error", error: String(e) })}\n`,
+      );
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" }).end("Internal error");
       else res.destroy();
     });

@@ -34,7 +34,8 @@ export const cdrsImportCommands: AdminCommand[] = [
       let batchSize = 1000;
       if (flags.batch !== undefined) {
         batchSize = Number(flags.batch);
-        if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 5000) throw new UsageError("--batch must be a whole number from 1 to 5000");
+        if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 5000)
+          throw new UsageError("--batch must be a whole number from 1 to 5000");
       }
 
       const timeZone = typeof flags.timezone === "string" ? flags.timezone : "UTC";
@@ -45,11 +46,13 @@ export const cdrsImportCommands: AdminCommand[] = [
       }
 
       const direction = flags.direction ?? "outbound";
-      if (direction !== "outbound" && direction !== "inbound") throw new UsageError("--direction must be outbound or inbound");
+      if (direction !== "outbound" && direction !== "inbound")
+        throw new UsageError("--direction must be outbound or inbound");
 
       // An explicit --group charges every line, whatever accountcode the PBX wrote (e.g. ast_h323).
       const billingGroupId = typeof flags.group === "string" ? flags.group : undefined;
-      if (billingGroupId && !(await getBillingGroup(db, billingGroupId))) throw new UsageError(`--group: no billing group ${billingGroupId}`);
+      if (billingGroupId && !(await getBillingGroup(db, billingGroupId)))
+        throw new UsageError(`--group: no billing group ${billingGroupId}`);
 
       return importCdrFile(db, file, { format, batchSize, timeZone, direction, billingGroupId, progress });
     },

@@ -41,13 +41,19 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2
  * An instant flag (--effective-from, --since): ISO 8601 naming its zone, so it means the same
  * instant wherever the operator is, or a date (UTC midnight). Undefined when the flag is absent.
  */
-export function instantFlag(flags: Record<string, string | boolean | undefined>, name: string, usage: string): Date | undefined {
+export function instantFlag(
+  flags: Record<string, string | boolean | undefined>,
+  name: string,
+  usage: string,
+): Date | undefined {
   const v = flags[name];
   if (v === undefined) return undefined;
   const text = typeof v === "string" ? v.trim() : "";
   const date = new Date(/T/i.test(text) ? text : `${text}T00:00:00Z`);
   if (!INSTANT.test(text) || Number.isNaN(date.getTime()) || date.getTime() < 0) {
-    throw new UsageError(`--${name} must be an ISO 8601 instant with a zone (2026-12-01T00:00:00Z) or a date (UTC midnight), from 1970 on\nusage: ${usage}`);
+    throw new UsageError(
+      `--${name} must be an ISO 8601 instant with a zone (2026-12-01T00:00:00Z) or a date (UTC midnight), from 1970 on\nusage: ${usage}`,
+    );
   }
   return date;
 }

@@ -9,7 +9,15 @@ import { demoCommands } from "./demo-command";
 import { webhookCommands } from "./webhook-commands";
 
 /** Every admin command (docs/contract.md §7). Each module contributes its own. */
-export const ADMIN_COMMANDS: AdminCommand[] = [...groupCommands, ...keyCommands, ...ratingCommands, ...rerateCommands, ...cdrsImportCommands, ...demoCommands, ...webhookCommands];
+export const ADMIN_COMMANDS: AdminCommand[] = [
+  ...groupCommands,
+  ...keyCommands,
+  ...ratingCommands,
+  ...rerateCommands,
+  ...cdrsImportCommands,
+  ...demoCommands,
+  ...webhookCommands,
+];
 
 export function usageText(): string {
   return ["usage: npm run admin -- <command>", "", ...ADMIN_COMMANDS.map((c) => `  ${c.usage}`)].join("\n");
@@ -24,7 +32,11 @@ export function findCommand(argv: string[]): { command: AdminCommand; rest: stri
   throw new UsageError(`unknown command "${argv.slice(0, 2).join(" ")}"\n\n${usageText()}`);
 }
 
-export async function runAdminCommand(db: Db, argv: string[], progress: ProgressReporter = () => undefined): Promise<object> {
+export async function runAdminCommand(
+  db: Db,
+  argv: string[],
+  progress: ProgressReporter = () => undefined,
+): Promise<object> {
   const { command, rest } = findCommand(argv);
   const flags = parseFlags(command, rest);
   return command.run(db, flags, progress);

@@ -5,7 +5,8 @@ const usage = "demo [--calls 50000] [--seed N]";
 
 function positiveInt(value: string | boolean | undefined, name: string, fallback: number, max: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "string" || !/^\d+$/.test(value.trim())) throw new UsageError(`--${name} must be a whole number\nusage: ${usage}`);
+  if (typeof value !== "string" || !/^\d+$/.test(value.trim()))
+    throw new UsageError(`--${name} must be a whole number\nusage: ${usage}`);
   const n = Number(value);
   if (n < 0 || n > max) throw new UsageError(`--${name} must be between 0 and ${max}\nusage: ${usage}`);
   return n;

@@ -1,4 +1,9 @@
-import { createBillingGroup, setBillingGroupDisabledByOperator, topUpBillingGroup, type BillingGroup } from "@/lib/billing/groups";
+import {
+  createBillingGroup,
+  setBillingGroupDisabledByOperator,
+  topUpBillingGroup,
+  type BillingGroup,
+} from "@/lib/billing/groups";
 import { currencySchema } from "@/lib/billing/schemas";
 import { formatMicros, parseMicros } from "@/lib/money/micros";
 import { requireFlag, UsageError, type AdminCommand } from "./command";
@@ -68,17 +73,15 @@ export const groupCommands: AdminCommand[] = [
       return groupJson(group);
     },
   },
-  ...(["disable", "enable"] as const).map(
-    (verb): AdminCommand => ({
-      name: `groups ${verb}`,
-      usage: `groups ${verb} --group ID`,
-      options: { group: { type: "string" } },
-      async run(db, flags) {
-        const id = requireFlag(flags, "group", this.usage);
-        const group = await setBillingGroupDisabledByOperator(db, id, verb === "disable");
-        if (!group) throw new UsageError(`no billing group ${id}`);
-        return groupJson(group);
-      },
-    }),
-  ),
+  ...(["disable", "enable"] as const).map((verb): AdminCommand => ({
+    name: `groups ${verb}`,
+    usage: `groups ${verb} --group ID`,
+    options: { group: { type: "string" } },
+    async run(db, flags) {
+      const id = requireFlag(flags, "group", this.usage);
+      const group = await setBillingGroupDisabledByOperator(db, id, verb === "disable");
+      if (!group) throw new UsageError(`no billing group ${id}`);
+      return groupJson(group);
+    },
+  })),
 ];

@@ -20,7 +20,11 @@ export const keyCommands: AdminCommand[] = [
       }
       const groupId = typeof flags.group === "string" ? flags.group : null;
       if (groupId && !(await getBillingGroup(db, groupId))) throw new UsageError(`no billing group ${groupId}`);
-      return createApiKey(db, { scopes, billingGroupId: groupId, name: typeof flags.name === "string" ? flags.name : undefined });
+      return createApiKey(db, {
+        scopes,
+        billingGroupId: groupId,
+        name: typeof flags.name === "string" ? flags.name : undefined,
+      });
     },
   },
   {

@@ -24,15 +24,37 @@ describeOnEngines("rates import and rerate commands", (handle, engine) => {
     return file;
   };
   const decks = async (id: string) =>
-    (await queryRows<{ n: number }>(handle().db, sql`SELECT count(*)::int AS n FROM rate_decks WHERE billing_group_id = ${id}`))[0].n;
+    (
+      await queryRows<{ n: number }>(
+        handle().db,
+        sql`SELECT count(*)::int AS n FROM rate_decks WHERE billing_group_id = ${id}`,
+      )
+    )[0].n;
 
   it("imports dated decks, dry-runs a diff without writing, and refuses a bad --effective-from", async () => {
     const group = await createBillingGroup(handle().db, { name: "CLI", currency: "USD" });
-    const first = await runAdminCommand(handle().db, ["rates", "import", "--group", group.id, "--file", deck("a", "prefix,rate,increment\n44,0.02,1/1\n33,0.05,60/60\n")]);
+    const first = await runAdminCommand(handle().db, [
+      "rates",
+      "import",
+      "--group",
+      group.id,
+      "--file",
+      deck("a", "prefix,rate,increment\n44,0.02,1/1\n33,0.05,60/60\n"),
+    ]);
     expect(first).toMatchObject({ billingGroupId: group.id, imported: 2, effectiveFrom: "1970-01-01T00:00:00.000Z" });
 
     const file = deck("b", "prefix,rate,increment,connectFee,minCharge\n44,0.03,1/1,0.01,\n49,0.01,1/1,,\n");
-    const dry = await runAdminCommand(handle().db, ["rates", "import", "--group", group.id, "--file", file, "--effective-from", "2026-12-01T00:00:00Z", "--dry-run"]);
+    const dry = await runAdminCommand(handle().db, [
+      "rates",
+      "import",
+      "--group",
+      group.id,
+      "--file",
+      file,
+      "--effective-from",
+      "2026-12-01T00:00:00Z",
+      "--dry-run",
+    ]);
     expect(dry).toMatchObject({
       dryRun: true,
       effectiveFrom: "2026-12-01T00:00:00.000Z",
@@ -43,20 +65,53 @@ describeOnEngines("rates import and rerate commands", (handle, engine) => {
     });
     expect(await decks(group.id)).toBe(1);
 
-    const real = await runAdminCommand(handle().db, ["rates", "import", "--group", group.id, "--file", file, "--effective-from", "2026-12-01"]);
+    const real = await runAdminCommand(handle().db, [
+      "rates",
+      "import",
+      "--group",
+      group.id,
+      "--file",
+      file,
+      "--effective-from",
+      "2026-12-01",
+    ]);
     expect(real).toMatchObject({ effectiveFrom: "2026-12-01T00:00:00.000Z", imported: 2 });
     expect(await decks(group.id)).toBe(2);
-    await expect(runAdminCommand(handle().db, ["rates", "import", "--group", group.id, "--file", file, "--effective-from", "2026-12-01"])).rejects.toThrow(
-      /already effective from/,
-    );
-    await expect(runAdminCommand(handle().db, ["rates", "import", "--group", group.id, "--file", file, "--effective-from", "next week"])).rejects.toBeInstanceOf(
-      UsageError,
-    );
+    await expect(
+      runAdminCommand(handle().db, [
+        "rates",
+        "import",
+        "--group",
+        group.id,
+        "--file",
+        file,
+        "--effective-from",
+        "2026-12-01",
+      ]),
+    ).rejects.toThrow(/already effective from/);
+    await expect(
+      runAdminCommand(handle().db, [
+        "rates",
+        "import",
+        "--group",
+        group.id,
+        "--file",
+        file,
+        "--effective-from",
+        "next week",
+      ]),
+    ).rejects.toBeInstanceOf(UsageError);
     await expect(runAdminCommand(handle().db, ["rerate", "--since", "yesterday"])).rejects.toBeInstanceOf(UsageError);
     // --since reads instants as --effective-from does: with a zone, or a date at UTC midnight.
-    await expect(runAdminCommand(handle().db, ["rerate", "--since", "2026-01-01T00:00:00+0100"])).rejects.toBeInstanceOf(UsageError);
-    expect(await runAdminCommand(handle().db, ["rerate", "--group", group.id, "--since", "2026-01-01"])).toMatchObject({ since: "2026-01-01T00:00:00.000Z" });
-    expect(await runAdminCommand(handle().db, ["rerate", "--group", group.id, "--since", "2026-01-01T00:00:00Z"])).toMatchObject({
+    await expect(
+      runAdminCommand(handle().db, ["rerate", "--since", "2026-01-01T00:00:00+0100"]),
+    ).rejects.toBeInstanceOf(UsageError);
+    expect(await runAdminCommand(handle().db, ["rerate", "--group", group.id, "--since", "2026-01-01"])).toMatchObject({
+      since: "2026-01-01T00:00:00.000Z",
+    });
+    expect(
+      await runAdminCommand(handle().db, ["rerate", "--group", group.id, "--since", "2026-01-01T00:00:00Z"]),
+    ).toMatchObject({
       examined: 0,
       rerated: 0,
       adjusted: "0",

@@ -1,7 +1,13 @@
 import fs from "node:fs/promises";
 import { diffDeck } from "@/lib/rating/deck-diff";
 import type { CardSide } from "@/lib/rating/find-rate";
-import { importBuyRates, importSellRates, RateCardOwnerNotFoundError, RateDeckExistsError, type RateImportOptions } from "@/lib/rating/import-rates";
+import {
+  importBuyRates,
+  importSellRates,
+  RateCardOwnerNotFoundError,
+  RateDeckExistsError,
+  type RateImportOptions,
+} from "@/lib/rating/import-rates";
 import { parseRateCsv, RateCsvError } from "@/lib/rating/rate-csv";
 import type { RateRow } from "@/lib/rating/schemas";
 import { createSupplier } from "@/lib/rating/suppliers";
@@ -23,18 +29,28 @@ async function readDeck(file: string): Promise<RateRow[]> {
   }
 }
 
-async function runImport(db: Db, side: CardSide, ownerId: string, flags: Record<string, string | boolean | undefined>, usage: string, progress: ProgressReporter) {
+async function runImport(
+  db: Db,
+  side: CardSide,
+  ownerId: string,
+  flags: Record<string, string | boolean | undefined>,
+  usage: string,
+  progress: ProgressReporter,
+) {
   const started = performance.now();
   const file = requireFlag(flags, "file", usage);
   const effectiveFrom = instantFlag(flags, "effective-from", usage);
   const rows = await readDeck(file);
   try {
     // Dry run: the diff against the card in force when the deck would start, and the margin guard; nothing written.
-    if (flags["dry-run"] === true) return { dryRun: true, file, ...(await diffDeck(db, side, ownerId, rows, effectiveFrom)) };
+    if (flags["dry-run"] === true)
+      return { dryRun: true, file, ...(await diffDeck(db, side, ownerId, rows, effectiveFrom)) };
     const options: RateImportOptions = { effectiveFrom };
     const report = (done: number, total: number) => progress({ phase: "importing rates", done, total });
     const result =
-      side === "sell" ? await importSellRates(db, ownerId, rows, report, options) : await importBuyRates(db, ownerId, rows, report, options);
+      side === "sell"
+        ? await importSellRates(db, ownerId, rows, report, options)
+        : await importBuyRates(db, ownerId, rows, report, options);
     return {
       [side === "sell" ? "billingGroupId" : "supplierId"]: result.ownerId,
       deckId: result.deckId,
@@ -54,8 +70,13 @@ async function runImport(db: Db, side: CardSide, ownerId: string, flags: Record<
 const COLUMNS_HELP = "header prefix,rate,increment[,description][,connectFee][,minCharge]";
 const ratesUsage = `rates import --group ID --file rates.csv [--effective-from ISO] [--dry-run]  (${COLUMNS_HELP}; adds a dated deck, history stays; --dry-run prints the diff and margin warnings, writes nothing)`;
 const supplierUsage = "suppliers create --name N [--gateway G]";
-const buyUsage = "suppliers rates import --supplier ID --file buy.csv [--effective-from ISO] [--dry-run]  (same columns and rules)";
-const importOptions = { file: { type: "string" }, "effective-from": { type: "string" }, "dry-run": { type: "boolean" } } as const;
+const buyUsage =
+  "suppliers rates import --supplier ID --file buy.csv [--effective-from ISO] [--dry-run]  (same columns and rules)";
+const importOptions = {
+  file: { type: "string" },
+  "effective-from": { type: "string" },
+  "dry-run": { type: "boolean" },
+} as const;
 
 export const ratingCommands: AdminCommand[] = [
   {

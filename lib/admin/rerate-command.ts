@@ -18,7 +18,8 @@ export const rerateCommands: AdminCommand[] = [
       const result = await rerateCalls(db, {
         billingGroupId: group,
         since,
-        progress: (done, total) => progress({ phase: since ? "re-rating calls" : "rerating unrated calls", done, total }),
+        progress: (done, total) =>
+          progress({ phase: since ? "re-rating calls" : "rerating unrated calls", done, total }),
       });
       return {
         billingGroupId: group ?? null,
@@ -27,7 +28,9 @@ export const rerateCommands: AdminCommand[] = [
         rated: result.rated,
         stillUnrated: result.stillUnrated,
         debited: formatMicros(result.debitedMicros),
-        ...(since ? { rerated: result.rerated, adjusted: formatMicros(result.adjustedMicros), unmatched: result.unmatched } : {}),
+        ...(since
+          ? { rerated: result.rerated, adjusted: formatMicros(result.adjustedMicros), unmatched: result.unmatched }
+          : {}),
       };
     },
   },

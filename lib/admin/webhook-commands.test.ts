@@ -28,14 +28,22 @@ describe("admin: webhooks and group thresholds", () => {
     const listed = (await run(["webhooks", "list"])).endpoints as { id: string; secrets: { secret: string }[] }[];
     expect(listed.find((e) => e.id === added.id)?.secrets[0].secret).toBe(`${secrets[0].secret.slice(0, 10)}...`);
     const rotated = await run(["webhooks", "rotate-secret", "--id", String(added.id), "--overlap-hours", "1"]);
-    expect((rotated.secrets as { secret: string; expiresAt: string | null }[]).map((s) => s.expiresAt === null)).toEqual([false, true]);
-    await expect(run(["webhooks", "add", "--url", "http://x/", "--group", "bg_missing"])).rejects.toThrow(/no billing group/);
+    expect(
+      (rotated.secrets as { secret: string; expiresAt: string | null }[]).map((s) => s.expiresAt === null),
+    ).toEqual([false, true]);
+    await expect(run(["webhooks", "add", "--url", "http://x/", "--group", "bg_missing"])).rejects.toThrow(
+      /no billing group/,
+    );
     expect(await run(["webhooks", "remove", "--id", String(added.id)])).toEqual({ id: added.id, removed: true });
     await expect(run(["webhooks", "remove", "--id", String(added.id)])).rejects.toThrow(UsageError);
   });
 
   it("sets, lists and clears a group's thresholds; each starts crossed when the balance is already at or below it", async () => {
-    const group = await createBillingGroup(handle.db, { name: "T", currency: "USD", openingBalanceMicros: 20_000_000n });
+    const group = await createBillingGroup(handle.db, {
+      name: "T",
+      currency: "USD",
+      openingBalanceMicros: 20_000_000n,
+    });
     expect(await run(["groups", "thresholds", "--group", group.id, "--set", "10, 50,20"])).toEqual({
       billingGroupId: group.id,
       thresholds: [

@@ -1,4 +1,13 @@
-import { AlertsInputError, addWebhookEndpoint, listBalanceThresholds, listWebhookEndpoints, removeWebhookEndpoint, rotateWebhookSecret, setBalanceThresholds, type WebhookEndpointInfo } from "@/lib/alerts/webhooks";
+import {
+  AlertsInputError,
+  addWebhookEndpoint,
+  listBalanceThresholds,
+  listWebhookEndpoints,
+  removeWebhookEndpoint,
+  rotateWebhookSecret,
+  setBalanceThresholds,
+  type WebhookEndpointInfo,
+} from "@/lib/alerts/webhooks";
 import { WebhookTargetError } from "@/lib/alerts/url-guard";
 import { formatMicros, parseMicros } from "@/lib/money/micros";
 import { requireFlag, UsageError, type AdminCommand } from "./command";
@@ -104,7 +113,10 @@ export const webhookCommands: AdminCommand[] = [
       } else {
         thresholds = await listBalanceThresholds(db, group);
       }
-      return { billingGroupId: group, thresholds: thresholds.map((t) => ({ threshold: formatMicros(t.thresholdMicros), crossed: t.crossed })) };
+      return {
+        billingGroupId: group,
+        thresholds: thresholds.map((t) => ({ threshold: formatMicros(t.thresholdMicros), crossed: t.crossed })),
+      };
     },
   },
 ];

@@ -26,19 +26,30 @@ describeOnEngines("balance alerts (outbox trigger)", (handle, engine) => {
   });
 
   const events = (groupId: string) =>
-    queryRows<EventRow>(handle().db, sql`SELECT id, type, body FROM webhook_events WHERE billing_group_id = ${groupId} ORDER BY seq`);
+    queryRows<EventRow>(
+      handle().db,
+      sql`SELECT id, type, body FROM webhook_events WHERE billing_group_id = ${groupId} ORDER BY seq`,
+    );
   const summary = async (groupId: string) =>
     (await events(groupId)).map((e) => {
       const data = (JSON.parse(e.body) as { data: { threshold?: number; balance: number } }).data;
       return `${e.type}${data.threshold === undefined ? "" : `@${data.threshold}`} (${data.balance})`;
     });
   const setBalance = (groupId: string, micros: bigint) =>
-    handle().db.execute(sql`UPDATE billing_groups SET balance_micros = ${micros.toString()}::bigint WHERE id = ${groupId}`);
+    handle().db.execute(
+      sql`UPDATE billing_groups SET balance_micros = ${micros.toString()}::bigint WHERE id = ${groupId}`,
+    );
 
   it("fires balance.low once per downward crossing and balance.recovered once per upward one, never while the balance stays on one side", async () => {
-    const group = await createBillingGroup(handle().db, { name: "Alerts", currency: "USD", openingBalanceMicros: 100_000_000n, creditLimitMicros: 50_000_000n });
+    const group = await createBillingGroup(handle().db, {
+      name: "Alerts",
+      currency: "USD",
+      openingBalanceMicros: 100_000_000n,
+      creditLimitMicros: 50_000_000n,
+    });
     await setBalanceThresholds(handle().db, group.id, [50_000_000n, 10_000_000n]);
-    for (const balance of [60n, 40n, 30n, 50n, 5n, 4n, 20n, 15n, 8n, 10n]) await setBalance(group.id, balance * 1_000_000n);
+    for (const balance of [60n, 40n, 30n, 50n, 5n, 4n, 20n, 15n, 8n, 10n])
+      await setBalance(group.id, balance * 1_000_000n);
     await topUpBillingGroup(handle().db, group.id, 190_000_000n);
     expect(await summary(group.id)).toEqual([
       "balance.low@50 (40)",
@@ -52,7 +63,12 @@ describeOnEngines("balance alerts (outbox trigger)", (handle, engine) => {
   });
 
   it("does not fire for a threshold the balance is already below when it is set; fires at its next crossing", async () => {
-    const group = await createBillingGroup(handle().db, { name: "Below", currency: "USD", openingBalanceMicros: 5_000_000n, creditLimitMicros: 100_000_000n });
+    const group = await createBillingGroup(handle().db, {
+      name: "Below",
+      currency: "USD",
+      openingBalanceMicros: 5_000_000n,
+      creditLimitMicros: 100_000_000n,
+    });
     expect((await setBalanceThresholds(handle().db, group.id, [10_000_000n]))[0].crossed).toBe(true);
     await setBalance(group.id, 1_000_000n);
     expect(await summary(group.id)).toEqual([]);
@@ -61,14 +77,23 @@ describeOnEngines("balance alerts (outbox trigger)", (handle, engine) => {
   });
 
   it("fires group.disabled / group.enabled when `disabled` flips (credit limit reached, top-up, operator)", async () => {
-    const group = await createBillingGroup(handle().db, { name: "Flip", currency: "EUR", openingBalanceMicros: 1_000_000n });
+    const group = await createBillingGroup(handle().db, {
+      name: "Flip",
+      currency: "EUR",
+      openingBalanceMicros: 1_000_000n,
+    });
     await setBalance(group.id, 0n);
     await setBalance(group.id, -1n);
     await topUpBillingGroup(handle().db, group.id, 2n);
     await setBillingGroupDisabledByOperator(handle().db, group.id, true);
     await setBillingGroupDisabledByOperator(handle().db, group.id, true);
     await setBillingGroupDisabledByOperator(handle().db, group.id, false);
-    expect(await summary(group.id)).toEqual(["group.disabled (0)", "group.enabled (0.000001)", "group.disabled (0.000001)", "group.enabled (0.000001)"]);
+    expect(await summary(group.id)).toEqual([
+      "group.disabled (0)",
+      "group.enabled (0.000001)",
+      "group.disabled (0.000001)",
+      "group.enabled (0.000001)",
+    ]);
     const [first] = await events(group.id);
     expect(JSON.parse(first.body)).toEqual({
       type: "group.disabled",
@@ -79,11 +104,15 @@ describeOnEngines("balance alerts (outbox trigger)", (handle, engine) => {
   });
 
   it("writes the event in the debit's transaction: an ingest crossing a threshold writes it, a rolled-back one writes nothing", async () => {
-    const group = await createBillingGroup(handle().db, { name: "Ingest", currency: "USD", openingBalanceMicros: 1_000_000n });
+    const group = await createBillingGroup(handle().db, {
+      name: "Ingest",
+      currency: "USD",
+      openingBalanceMicros: 1_000_000n,
+    });
     await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment\n44,0.60,1/1\n"));
     await setBalanceThresholds(handle().db, group.id, [500_000n]);
-    await handle().db
-      .transaction(async (tx) => {
+    await handle()
+      .db.transaction(async (tx) => {
         await tx.execute(sql`UPDATE billing_groups SET balance_micros = 0 WHERE id = ${group.id}`);
         throw new Error("rollback");
       })

@@ -40,7 +40,10 @@ describeOnEngines("webhook delivery with the receiver killed mid-delivery,", (ha
 
   async function startReceiver(port: number, secret: string, env: Record<string, string> = {}): Promise<ChildProcess> {
     fs.rmSync(path.join(stateDir, "listening"), { force: true });
-    const child = spawn(process.execPath, [RECEIVER, String(port), stateDir, secret], { env: { ...process.env, ...env }, stdio: "ignore" });
+    const child = spawn(process.execPath, [RECEIVER, String(port), stateDir, secret], {
+      env: { ...process.env, ...env },
+      stdio: "ignore",
+    });
     children.push(child);
     await until("the receiver to listen", () => lines(path.join(stateDir, "listening")).length > 0, 20_000);
     return child;
@@ -48,21 +51,35 @@ describeOnEngines("webhook delivery with the receiver killed mid-delivery,", (ha
 
   it("loses nothing and processes nothing twice: each webhook-id is processed exactly once, the interrupted one is redelivered", async () => {
     const port = await freePort();
-    const group = await createBillingGroup(handle().db, { name: "Kill", currency: "USD", openingBalanceMicros: 10_000_000n, creditLimitMicros: 100_000_000n });
-    const endpoint = await addWebhookEndpoint(handle().db, { url: `http://127.0.0.1:${port}/hook`, billingGroupId: group.id });
+    const group = await createBillingGroup(handle().db, {
+      name: "Kill",
+      currency: "USD",
+      openingBalanceMicros: 10_000_000n,
+      creditLimitMicros: 100_000_000n,
+    });
+    const endpoint = await addWebhookEndpoint(handle().db, {
+      url: `http://127.0.0.1:${port}/hook`,
+      billingGroupId: group.id,
+    });
     const secret = endpoint.secrets[0].secret;
     await setBalanceThresholds(handle().db, group.id, [5_000_000n]);
     let low = false;
     const crossings = async (n: number) => {
       for (let i = 0; i < n; i++) {
         low = !low;
-        await handle().db.execute(sql`UPDATE billing_groups SET balance_micros = ${low ? 1_000_000 : 9_000_000} WHERE id = ${group.id}`);
+        await handle().db.execute(
+          sql`UPDATE billing_groups SET balance_micros = ${low ? 1_000_000 : 9_000_000} WHERE id = ${group.id}`,
+        );
       }
     };
     await crossings(20);
 
     const first = await startReceiver(port, secret, { HANG_AT: "5" });
-    const worker = startWebhookWorker(handle().db, { retryBaseMs: 100, retryCapMs: 400, maxAttempts: 1000, leaseMs: 120_000, timeoutMs: 60_000, batchSize: 2 }, 50);
+    const worker = startWebhookWorker(
+      handle().db,
+      { retryBaseMs: 100, retryCapMs: 400, maxAttempts: 1000, leaseMs: 120_000, timeoutMs: 60_000, batchSize: 2 },
+      50,
+    );
     try {
       // The 5th message is processed, then the receiver dies before answering it.
       await until("the receiver to hang on a message", () => lines(path.join(stateDir, "hanging")).length > 0);
@@ -71,14 +88,20 @@ describeOnEngines("webhook delivery with the receiver killed mid-delivery,", (ha
       await crossings(10); // events while the receiver is down: refused connections, retried
       await startReceiver(port, secret);
       await until("every delivery to succeed", async () => {
-        const [row] = await queryRows<{ open: number | bigint }>(handle().db, sql`SELECT count(*) AS open FROM webhook_deliveries WHERE endpoint_id = ${endpoint.id} AND delivered_at IS NULL`);
+        const [row] = await queryRows<{ open: number | bigint }>(
+          handle().db,
+          sql`SELECT count(*) AS open FROM webhook_deliveries WHERE endpoint_id = ${endpoint.id} AND delivered_at IS NULL`,
+        );
         return Number(row.open) === 0;
       });
     } finally {
       await worker.stop();
     }
 
-    const events = await queryRows<{ id: string }>(handle().db, sql`SELECT id FROM webhook_events WHERE billing_group_id = ${group.id}`);
+    const events = await queryRows<{ id: string }>(
+      handle().db,
+      sql`SELECT id FROM webhook_events WHERE billing_group_id = ${group.id}`,
+    );
     expect(events).toHaveLength(30);
     const processed = lines(path.join(stateDir, "processed"));
     expect(processed).toHaveLength(30); // nothing doubled

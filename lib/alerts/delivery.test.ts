@@ -30,12 +30,21 @@ async function receiver(statuses: number[] = []) {
   return { url, received, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-const FAST: DeliveryOptions = { retryBaseMs: 0, retryCapMs: 0, maxAttempts: 3, leaseMs: 30_000, timeoutMs: 5_000, batchSize: 16 };
+const FAST: DeliveryOptions = {
+  retryBaseMs: 0,
+  retryCapMs: 0,
+  maxAttempts: 3,
+  leaseMs: 30_000,
+  timeoutMs: 5_000,
+  batchSize: 16,
+};
 
 describe("retryDelayMs", () => {
   it("doubles per attempt from the base, caps, and jitters within 50-100% of the step", () => {
     const options = { retryBaseMs: 1000, retryCapMs: 60_000 };
-    expect([1, 2, 3, 4, 7, 20].map((n) => retryDelayMs(n, options, () => 0.999999))).toEqual([1000, 2000, 4000, 8000, 60_000, 60_000]);
+    expect([1, 2, 3, 4, 7, 20].map((n) => retryDelayMs(n, options, () => 0.999999))).toEqual([
+      1000, 2000, 4000, 8000, 60_000, 60_000,
+    ]);
     expect([1, 2, 3].map((n) => retryDelayMs(n, options, () => 0))).toEqual([500, 1000, 2000]);
   });
 });
@@ -53,18 +62,32 @@ describeOnEngines("webhook delivery", (handle) => {
   /** A group with one threshold and an endpoint; each call of `cross()` makes one event. */
   async function setup(url: string) {
     process.env.WEBHOOKS_ALLOW_PRIVATE = "1";
-    const group = await createBillingGroup(handle().db, { name: "W", currency: "USD", openingBalanceMicros: 10_000_000n, creditLimitMicros: 100_000_000n });
+    const group = await createBillingGroup(handle().db, {
+      name: "W",
+      currency: "USD",
+      openingBalanceMicros: 10_000_000n,
+      creditLimitMicros: 100_000_000n,
+    });
     const endpoint = await addWebhookEndpoint(handle().db, { url, billingGroupId: group.id });
     await setBalanceThresholds(handle().db, group.id, [5_000_000n]);
     let low = false;
     const cross = () => {
       low = !low;
-      return handle().db.execute(sql`UPDATE billing_groups SET balance_micros = ${low ? 1_000_000 : 9_000_000} WHERE id = ${group.id}`);
+      return handle().db.execute(
+        sql`UPDATE billing_groups SET balance_micros = ${low ? 1_000_000 : 9_000_000} WHERE id = ${group.id}`,
+      );
     };
     return { group, endpoint, cross };
   }
   const deliveries = (endpointId: string) =>
-    queryRows<{ event_id: string; attempts: number; delivered: boolean; failed: boolean; last_error: string | null; due_in_ms: number }>(
+    queryRows<{
+      event_id: string;
+      attempts: number;
+      delivered: boolean;
+      failed: boolean;
+      last_error: string | null;
+      due_in_ms: number;
+    }>(
       handle().db,
       sql`SELECT event_id, attempts, delivered_at IS NOT NULL AS delivered, failed_at IS NOT NULL AS failed, last_error,
             (extract(epoch FROM next_attempt_at - now()) * 1000)::float8 AS due_in_ms
@@ -78,7 +101,10 @@ describeOnEngines("webhook delivery", (handle) => {
     expect(await deliverDueWebhooks(handle().db, FAST)).toMatchObject({ delivered: 1 });
     expect(r.received).toHaveLength(1);
     const [got] = r.received;
-    const [event] = await queryRows<{ id: string; body: string }>(handle().db, sql`SELECT e.id, e.body FROM webhook_events e JOIN webhook_deliveries d ON d.event_id = e.id WHERE d.endpoint_id = ${endpoint.id}`);
+    const [event] = await queryRows<{ id: string; body: string }>(
+      handle().db,
+      sql`SELECT e.id, e.body FROM webhook_events e JOIN webhook_deliveries d ON d.event_id = e.id WHERE d.endpoint_id = ${endpoint.id}`,
+    );
     expect(got.headers["webhook-id"]).toBe(event.id);
     expect(got.body).toBe(event.body);
     expect(got.headers["content-type"]).toBe("application/json");
@@ -100,7 +126,9 @@ describeOnEngines("webhook delivery", (handle) => {
     expect(afterFirst.due_in_ms).toBeGreaterThan(1_700_000);
     expect(afterFirst.due_in_ms).toBeLessThanOrEqual(3_600_000);
     expect(await deliverDueWebhooks(handle().db, slow)).toMatchObject({ claimed: 0 });
-    await handle().db.execute(sql`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = ${endpoint.id}`);
+    await handle().db.execute(
+      sql`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = ${endpoint.id}`,
+    );
     expect(await deliverDueWebhooks(handle().db, FAST)).toMatchObject({ claimed: 1, delivered: 0 });
     expect(await deliverDueWebhooks(handle().db, FAST)).toMatchObject({ claimed: 1, delivered: 1 });
     expect(new Set(r.received.map((x) => x.headers["webhook-id"])).size).toBe(1);
@@ -129,11 +157,17 @@ describeOnEngines("webhook delivery", (handle) => {
       await cross();
       await deliverDueWebhooks(handle().db, FAST);
       const message = r.received.at(-1)!;
-      return { signatures: message.headers["webhook-signature"].split(" ").length, verifies: secrets.map((s) => verifyWebhook(s, message.headers, message.body)) };
+      return {
+        signatures: message.headers["webhook-signature"].split(" ").length,
+        verifies: secrets.map((s) => verifyWebhook(s, message.headers, message.body)),
+      };
     };
     expect(await deliverOne([oldSecret, newSecret])).toEqual({ signatures: 2, verifies: [true, true] });
     const [current] = (await rotateWebhookSecret(handle().db, endpoint.id, 0)).secrets.map((s) => s.secret);
-    expect(await deliverOne([oldSecret, newSecret, current])).toEqual({ signatures: 1, verifies: [false, false, true] });
+    expect(await deliverOne([oldSecret, newSecret, current])).toEqual({
+      signatures: 1,
+      verifies: [false, false, true],
+    });
     expect(r.received).toHaveLength(2);
     const [, , newest] = (await rotateWebhookSecret(handle().db, endpoint.id, 3600)).secrets.map((s) => s.secret);
     expect(newest).toBeUndefined(); // the expired two are gone: only the last rotation's and the newest remain
@@ -156,12 +190,16 @@ describeOnEngines("webhook delivery", (handle) => {
     const { endpoint, cross } = await setup(r.url);
     await cross();
     // Another process claimed it (attempt 1) and is still within its lease.
-    await handle().db.execute(sql`UPDATE webhook_deliveries SET attempts = 1, leased_until = now() + interval '1 hour' WHERE endpoint_id = ${endpoint.id}`);
+    await handle().db.execute(
+      sql`UPDATE webhook_deliveries SET attempts = 1, leased_until = now() + interval '1 hour' WHERE endpoint_id = ${endpoint.id}`,
+    );
     await deliverDueWebhooks(handle().db, FAST);
     expect(r.received).toHaveLength(0);
     expect((await deliveries(endpoint.id))[0]).toMatchObject({ delivered: false, attempts: 1 });
     // It died: the lease lapses and this worker sends the message again, as attempt 2 with the same webhook-id.
-    await handle().db.execute(sql`UPDATE webhook_deliveries SET leased_until = now() - interval '1 second' WHERE endpoint_id = ${endpoint.id}`);
+    await handle().db.execute(
+      sql`UPDATE webhook_deliveries SET leased_until = now() - interval '1 second' WHERE endpoint_id = ${endpoint.id}`,
+    );
     await deliverDueWebhooks(handle().db, FAST);
     expect(r.received).toHaveLength(1);
     expect((await deliveries(endpoint.id))[0]).toMatchObject({ delivered: true, attempts: 2 });

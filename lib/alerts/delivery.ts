@@ -37,7 +37,11 @@ export function deliveryOptionsFromEnv(): DeliveryOptions {
 }
 
 /** Delay before the next attempt after `attempts` failed ones: exponential, capped, with jitter. */
-export function retryDelayMs(attempts: number, options: Pick<DeliveryOptions, "retryBaseMs" | "retryCapMs">, random = Math.random): number {
+export function retryDelayMs(
+  attempts: number,
+  options: Pick<DeliveryOptions, "retryBaseMs" | "retryCapMs">,
+  random = Math.random,
+): number {
   const step = Math.min(options.retryCapMs, options.retryBaseMs * 2 ** Math.max(0, attempts - 1));
   return Math.round(step * (0.5 + random() * 0.5));
 }
@@ -79,7 +83,12 @@ export interface PostResult {
 }
 
 /** One POST; no redirects followed, the response body drained and dropped. */
-export function postWebhook(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostResult> {
+export function postWebhook(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<PostResult> {
   const target = new URL(url);
   // Node connects to an IP literal without calling `lookup`: check it here.
   const host = target.hostname.replace(/^\[|\]$/g, "");
@@ -93,7 +102,12 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
         method: "POST",
         lookup: guardedLookup as never,
         timeout: timeoutMs,
-        headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "Callbook-Webhooks/1" },
+        headers: {
+          ...headers,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          "user-agent": "Callbook-Webhooks/1",
+        },
       },
       (response) => {
         response.on("data", () => undefined);
@@ -112,7 +126,12 @@ async function deliverOne(db: Db, c: Claimed, options: DeliveryOptions): Promise
   const result: PostResult =
     secrets.length === 0
       ? { status: null, error: "the endpoint has no live secret" }
-      : await postWebhook(c.url, { ...webhookHeaders(secrets, c.event_id, Math.floor(Date.now() / 1000), c.body) }, c.body, options.timeoutMs);
+      : await postWebhook(
+          c.url,
+          { ...webhookHeaders(secrets, c.event_id, Math.floor(Date.now() / 1000), c.body) },
+          c.body,
+          options.timeoutMs,
+        );
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
   const attempts = Number(c.attempts);
   // `attempts = claimed` fences the update: a worker whose lease lapsed and was re-claimed writes nothing.
@@ -131,7 +150,10 @@ async function deliverOne(db: Db, c: Claimed, options: DeliveryOptions): Promise
 }
 
 /** One round: claims due deliveries and sends them. Answers how many were claimed and how many succeeded. */
-export async function deliverDueWebhooks(db: Db, options: DeliveryOptions = deliveryOptionsFromEnv()): Promise<{ claimed: number; delivered: number }> {
+export async function deliverDueWebhooks(
+  db: Db,
+  options: DeliveryOptions = deliveryOptionsFromEnv(),
+): Promise<{ claimed: number; delivered: number }> {
   const claimed = await claim(db, options);
   const results = await Promise.all(claimed.map((c) => deliverOne(db, c, options)));
   return { claimed: claimed.length, delivered: results.filter(Boolean).length };
@@ -145,7 +167,11 @@ export interface WebhookWorker {
  * Polls the outbox every `pollMs` (and at once again while rounds come back full) until stopped. A failing round
  * (database unreachable) is logged and retried at the next tick; the worker never crashes the process.
  */
-export function startWebhookWorker(db: Db, options: DeliveryOptions = deliveryOptionsFromEnv(), pollMs = intFromEnv("WEBHOOK_POLL_MS", 1_000)): WebhookWorker {
+export function startWebhookWorker(
+  db: Db,
+  options: DeliveryOptions = deliveryOptionsFromEnv(),
+  pollMs = intFromEnv("WEBHOOK_POLL_MS", 1_000),
+): WebhookWorker {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -164,7 +190,9 @@ export function startWebhookWorker(db: Db, options: DeliveryOptions = deliveryOp
         if (error !== lastError || Date.now() - lastLoggedAt > 60_000) {
           lastError = error;
           lastLoggedAt = Date.now();
-          process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), event: "webhook delivery round failed", error })}\n`);
+          process.stderr.write(
+            `${JSON.stringify({ time: new Date().toISOString(), event: "webhook delivery round failed", error })}\n`,
+          );
         }
       }
       if (!stopped) {

@@ -31,7 +31,12 @@ export interface WebhookHeaders {
 }
 
 /** The three headers of one delivery attempt, signed with every given secret. */
-export function webhookHeaders(secrets: readonly string[], id: string, timestampSeconds: number, body: string): WebhookHeaders {
+export function webhookHeaders(
+  secrets: readonly string[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): WebhookHeaders {
   if (secrets.length === 0) throw new RangeError("an endpoint needs at least one secret");
   return {
     "webhook-id": id,
@@ -47,7 +52,12 @@ export const TIMESTAMP_TOLERANCE_SECONDS = 5 * 60;
  * A receiver's check (used by our tests, and a reference for customers): true when one of the `v1` signatures of
  * the header matches `secret` and the timestamp is within the tolerance of `nowSeconds`.
  */
-export function verifyWebhook(secret: string, headers: Record<string, string | undefined>, body: string, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
+export function verifyWebhook(
+  secret: string,
+  headers: Record<string, string | undefined>,
+  body: string,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): boolean {
   const id = headers["webhook-id"];
   const timestamp = headers["webhook-timestamp"];
   const signatures = headers["webhook-signature"];

@@ -9,7 +9,25 @@ describe("webhook target guard", () => {
   });
 
   it("blocks loopback, private, link-local, CGNAT, unique-local and mapped addresses", () => {
-    for (const a of ["127.0.0.1", "127.1.2.3", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "::", "fc00::1", "fd12::1", "fe80::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "224.0.0.1"]) {
+    for (const a of [
+      "127.0.0.1",
+      "127.1.2.3",
+      "10.1.2.3",
+      "172.16.0.1",
+      "172.31.255.255",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "::1",
+      "::",
+      "fc00::1",
+      "fd12::1",
+      "fe80::1",
+      "::ffff:127.0.0.1",
+      "::ffff:10.0.0.1",
+      "224.0.0.1",
+    ]) {
       expect(isBlockedAddress(a), a).toBe(true);
     }
     for (const a of ["8.8.8.8", "1.1.1.1", "172.32.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"]) {
@@ -19,7 +37,13 @@ describe("webhook target guard", () => {
 
   it("refuses private targets unless WEBHOOKS_ALLOW_PRIVATE=1", async () => {
     delete process.env.WEBHOOKS_ALLOW_PRIVATE;
-    for (const url of ["http://127.0.0.1:8080/hook", "http://[::1]/hook", "https://localhost/hook", "http://169.254.169.254/latest", "http://10.0.0.5/"]) {
+    for (const url of [
+      "http://127.0.0.1:8080/hook",
+      "http://[::1]/hook",
+      "https://localhost/hook",
+      "http://169.254.169.254/latest",
+      "http://10.0.0.5/",
+    ]) {
       await expect(checkWebhookUrl(url), url).rejects.toThrow(WebhookTargetError);
     }
     await expect(checkWebhookUrl("https://8.8.8.8/hook")).resolves.toBeInstanceOf(URL);

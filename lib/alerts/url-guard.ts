@@ -60,18 +60,28 @@ export async function checkWebhookUrl(raw: string): Promise<URL> {
   } catch {
     throw new WebhookTargetError(`"${raw}" is not a URL`);
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw new WebhookTargetError("a webhook URL is http:// or https://");
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw new WebhookTargetError("a webhook URL is http:// or https://");
   if (url.username || url.password) throw new WebhookTargetError("a webhook URL must not carry credentials");
   if (privateTargetsAllowed()) return url;
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  const addresses = net.isIP(host) ? [host] : (await dns.promises.lookup(host, { all: true }).catch(() => [])).map((a) => a.address);
+  const addresses = net.isIP(host)
+    ? [host]
+    : (await dns.promises.lookup(host, { all: true }).catch(() => [])).map((a) => a.address);
   if (addresses.length === 0) throw new WebhookTargetError(`${host} does not resolve`);
   const blocked = addresses.find(isBlockedAddress);
-  if (blocked) throw new WebhookTargetError(`${host} resolves to ${blocked}, a loopback, private or link-local address (set WEBHOOKS_ALLOW_PRIVATE=1 only for tests and development)`);
+  if (blocked)
+    throw new WebhookTargetError(
+      `${host} resolves to ${blocked}, a loopback, private or link-local address (set WEBHOOKS_ALLOW_PRIVATE=1 only for tests and development)`,
+    );
   return url;
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 
 /** dns.lookup for http.request: answers only public addresses, so the connection itself is guarded. */
 export function guardedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
@@ -80,7 +90,10 @@ export function guardedLookup(hostname: string, options: dns.LookupOptions, call
     const list = addresses as dns.LookupAddress[];
     const allowed = privateTargetsAllowed() ? list : list.filter((a) => !isBlockedAddress(a.address));
     if (allowed.length === 0) {
-      const refused = Object.assign(new Error(`${hostname} resolves only to loopback, private or link-local addresses`), { code: "EBLOCKED" });
+      const refused = Object.assign(
+        new Error(`${hostname} resolves only to loopback, private or link-local addresses`),
+        { code: "EBLOCKED" },
+      );
       return callback(refused, []);
     }
     if (options.all) return callback(null, allowed);

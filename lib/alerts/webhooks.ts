@@ -44,7 +44,12 @@ export async function addWebhookEndpoint(
   return db.transaction(async (tx) => {
     const [endpoint] = await tx
       .insert(webhookEndpoints)
-      .values({ id: newEndpointId(), url: url.toString(), billingGroupId: options.billingGroupId ?? null, description: options.description ?? null })
+      .values({
+        id: newEndpointId(),
+        url: url.toString(),
+        billingGroupId: options.billingGroupId ?? null,
+        description: options.description ?? null,
+      })
       .returning();
     const [row] = await tx.insert(webhookSecrets).values({ endpointId: endpoint.id, secret }).returning();
     return { ...endpoint, secrets: [{ secret, createdAt: row.createdAt, expiresAt: null }] };
@@ -54,11 +59,16 @@ export async function addWebhookEndpoint(
 const liveSecret = (now: Date) => or(isNull(webhookSecrets.expiresAt), gt(webhookSecrets.expiresAt, now));
 
 export async function listWebhookEndpoints(db: Executor): Promise<WebhookEndpointInfo[]> {
-  const endpoints = await db.select().from(webhookEndpoints).orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+  const endpoints = await db
+    .select()
+    .from(webhookEndpoints)
+    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
   const secrets = await db.select().from(webhookSecrets).where(liveSecret(new Date())).orderBy(asc(webhookSecrets.id));
   return endpoints.map((e) => ({
     ...e,
-    secrets: secrets.filter((s) => s.endpointId === e.id).map((s) => ({ secret: s.secret, createdAt: s.createdAt, expiresAt: s.expiresAt })),
+    secrets: secrets
+      .filter((s) => s.endpointId === e.id)
+      .map((s) => ({ secret: s.secret, createdAt: s.createdAt, expiresAt: s.expiresAt })),
   }));
 }
 
@@ -66,17 +76,31 @@ export async function listWebhookEndpoints(db: Executor): Promise<WebhookEndpoin
  * Adds a new secret and lets the current ones expire after `overlapSeconds` (default 24 h): during the overlap
  * every delivery carries one signature per secret, so receivers switch over without losing a message.
  */
-export async function rotateWebhookSecret(db: Db, endpointId: string, overlapSeconds = 86_400): Promise<WebhookEndpointInfo> {
-  if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0) throw new AlertsInputError("the overlap is a whole number of seconds >= 0");
+export async function rotateWebhookSecret(
+  db: Db,
+  endpointId: string,
+  overlapSeconds = 86_400,
+): Promise<WebhookEndpointInfo> {
+  if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0)
+    throw new AlertsInputError("the overlap is a whole number of seconds >= 0");
   const secret = newWebhookSecret();
   await db.transaction(async (tx) => {
-    const [endpoint] = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)).for("update");
+    const [endpoint] = await tx
+      .select({ id: webhookEndpoints.id })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.id, endpointId))
+      .for("update");
     if (!endpoint) throw new AlertsInputError(`no webhook endpoint ${endpointId}`);
     const expiresAt = new Date(Date.now() + overlapSeconds * 1000);
     await tx
       .update(webhookSecrets)
       .set({ expiresAt })
-      .where(and(eq(webhookSecrets.endpointId, endpointId), or(isNull(webhookSecrets.expiresAt), gt(webhookSecrets.expiresAt, expiresAt))));
+      .where(
+        and(
+          eq(webhookSecrets.endpointId, endpointId),
+          or(isNull(webhookSecrets.expiresAt), gt(webhookSecrets.expiresAt, expiresAt)),
+        ),
+      );
     await tx.insert(webhookSecrets).values({ endpointId, secret });
   });
   const [info] = (await listWebhookEndpoints(db)).filter((e) => e.id === endpointId);
@@ -85,7 +109,10 @@ export async function rotateWebhookSecret(db: Db, endpointId: string, overlapSec
 
 /** Removes an endpoint; its pending deliveries go with it (the events stay). */
 export async function removeWebhookEndpoint(db: Db, endpointId: string): Promise<boolean> {
-  const deleted = await db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)).returning({ id: webhookEndpoints.id });
+  const deleted = await db
+    .delete(webhookEndpoints)
+    .where(eq(webhookEndpoints.id, endpointId))
+    .returning({ id: webhookEndpoints.id });
   return deleted.length > 0;
 }
 
@@ -99,7 +126,11 @@ export interface ThresholdInfo {
  * group's row lock, so no debit slips between reading the balance and writing the state): a threshold the balance
  * is already below does not fire on creation, only at its next crossing.
  */
-export async function setBalanceThresholds(db: Db, billingGroupId: string, thresholds: readonly bigint[]): Promise<ThresholdInfo[]> {
+export async function setBalanceThresholds(
+  db: Db,
+  billingGroupId: string,
+  thresholds: readonly bigint[],
+): Promise<ThresholdInfo[]> {
   const unique = [...new Set(thresholds)].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
   return db.transaction(async (tx) => {
     const [group] = await queryRows<{ balance: string }>(
@@ -110,7 +141,9 @@ export async function setBalanceThresholds(db: Db, billingGroupId: string, thres
     const balance = BigInt(group.balance);
     await tx.delete(balanceAlertThresholds).where(eq(balanceAlertThresholds.billingGroupId, billingGroupId));
     if (unique.length > 0) {
-      await tx.insert(balanceAlertThresholds).values(unique.map((t) => ({ billingGroupId, thresholdMicros: t, crossed: balance <= t })));
+      await tx
+        .insert(balanceAlertThresholds)
+        .values(unique.map((t) => ({ billingGroupId, thresholdMicros: t, crossed: balance <= t })));
     }
     return unique.map((t) => ({ thresholdMicros: t, crossed: balance <= t }));
   });

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "@/lib/errors/api-error";
 import { MAX_BODY_BYTES, isJsonContentType, readJsonBody } from "./body";
 
-function post(body: BodyInit | null, headers: Record<string, string> = { "content-type": "application/json" }): Request {
+function post(
+  body: BodyInit | null,
+  headers: Record<string, string> = { "content-type": "application/json" },
+): Request {
   return new Request("http://127.0.0.1/v1/cdrs", { method: "POST", body, headers, duplex: "half" } as RequestInit);
 }
 
@@ -46,7 +49,9 @@ describe("readJsonBody", () => {
   it("answers 422 for bad JSON, an empty body, absurd nesting and other content types", async () => {
     expect(await codeOf(readJsonBody(post('{"a":')))).toBe("422 invalid_body");
     expect(await codeOf(readJsonBody(post("")))).toBe("422 invalid_body");
-    expect(await codeOf(readJsonBody(post("[".repeat(200_000) + "]".repeat(200_000))))).toMatch(/^(ok|422 invalid_body)$/);
+    expect(await codeOf(readJsonBody(post("[".repeat(200_000) + "]".repeat(200_000))))).toMatch(
+      /^(ok|422 invalid_body)$/,
+    );
     expect(await codeOf(readJsonBody(post('{"a":1}', { "content-type": "text/plain" })))).toBe("422 invalid_body");
     expect(await codeOf(readJsonBody(post('{"a":1}', {})))).toBe("422 invalid_body");
     expect(isJsonContentType("application/x-www-form-urlencoded")).toBe(false);

@@ -4,7 +4,10 @@ import { ApiError } from "@/lib/errors/api-error";
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 function tooLarge(maxBytes: number): ApiError {
-  return new ApiError("payload_too_large", `The request body exceeds ${maxBytes} bytes (${Math.round(maxBytes / 1024 / 1024)} MiB).`);
+  return new ApiError(
+    "payload_too_large",
+    `The request body exceeds ${maxBytes} bytes (${Math.round(maxBytes / 1024 / 1024)} MiB).`,
+  );
 }
 
 /** `application/json` or any `+json` type; a missing Content-Type is not accepted either. */
@@ -50,13 +53,17 @@ export async function readJsonBody(request: Request, maxBytes = MAX_BODY_BYTES):
   }
   const text = await readBodyText(request, maxBytes);
   if (text.trim() === "") {
-    throw new ApiError("invalid_body", "The request body is empty: send one CDR or `{ \"cdrs\": [...] }`.", [{ param: "(body)", message: "empty" }]);
+    throw new ApiError("invalid_body", 'The request body is empty: send one CDR or `{ "cdrs": [...] }`.', [
+      { param: "(body)", message: "empty" },
+    ]);
   }
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
     // RangeError for absurd nesting lands here too; the parser's message names the position only.
     const message = e instanceof SyntaxError ? e.message : "the JSON is nested too deeply";
-    throw new ApiError("invalid_body", "The request body is not valid JSON.", [{ param: "(body)", message: message.slice(0, 200) }]);
+    throw new ApiError("invalid_body", "The request body is not valid JSON.", [
+      { param: "(body)", message: message.slice(0, 200) },
+    ]);
   }
 }

@@ -57,7 +57,11 @@ export function apiRoute<QS extends z.ZodType | undefined = undefined, P = Recor
 ) {
   return async (request: Request, routeContext?: RouteContext<P>): Promise<Response> => {
     const started = performance.now();
-    const requestId = request.headers.get("x-request-id")?.slice(0, 64).replace(/[^\w.-]/g, "") || randomUUID();
+    const requestId =
+      request.headers
+        .get("x-request-id")
+        ?.slice(0, 64)
+        .replace(/[^\w.-]/g, "") || randomUUID();
     const url = new URL(request.url);
     let response: Response;
     let keyId: string | undefined;
@@ -88,12 +92,24 @@ export function apiRoute<QS extends z.ZodType | undefined = undefined, P = Recor
       if (options.query) {
         const parsed = options.query.safeParse(queryObject(url));
         if (!parsed.success) {
-          throw new ApiError("invalid_parameter", "One or more query parameters are invalid.", paramErrors(parsed.error.issues));
+          throw new ApiError(
+            "invalid_parameter",
+            "One or more query parameters are invalid.",
+            paramErrors(parsed.error.issues),
+          );
         }
         query = parsed.data as Infer<QS>;
       }
       const params = (routeContext ? await routeContext.params : {}) as P;
-      const result = await handler({ request, requestId, principal, db, readDb: () => readDbFor(db, principal), query, params });
+      const result = await handler({
+        request,
+        requestId,
+        principal,
+        db,
+        readDb: () => readDbFor(db, principal),
+        query,
+        params,
+      });
       response = result instanceof Response ? result : json(result);
       if (limitHeaders) for (const [k, v] of Object.entries(limitHeaders)) response.headers.set(k, v);
     } catch (error) {
@@ -115,7 +131,9 @@ export function apiRoute<QS extends z.ZodType | undefined = undefined, P = Recor
 export function toApiError(error: unknown, requestId: string): ApiError {
   if (error instanceof ApiError) return error;
   if (isDatabaseUnavailable(error)) {
-    return new ApiError("unavailable", "The database is unreachable. Retry shortly.", undefined, { "Retry-After": "1" });
+    return new ApiError("unavailable", "The database is unreachable. Retry shortly.", undefined, {
+      "Retry-After": "1",
+    });
   }
   // Never leak stack traces or SQL: the detail goes to the log, the client gets the request id.
   process.stderr.write(`${JSON.stringify({ requestId, error: String((error as Error)?.stack ?? error) })}\n`);

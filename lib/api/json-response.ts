@@ -12,7 +12,9 @@ export const COMPRESS_FROM_BYTES = 1024;
 /** The Cache-Control of an uncacheable answer with this body. */
 export function noStoreCacheControl(body: string): string {
   // A UTF-8 body is at least as long in bytes as in UTF-16 code units: measure only near the threshold.
-  const small = body.length < COMPRESS_FROM_BYTES && (body.length * 3 < COMPRESS_FROM_BYTES || Buffer.byteLength(body) < COMPRESS_FROM_BYTES);
+  const small =
+    body.length < COMPRESS_FROM_BYTES &&
+    (body.length * 3 < COMPRESS_FROM_BYTES || Buffer.byteLength(body) < COMPRESS_FROM_BYTES);
   return small ? "no-store, no-transform" : "no-store";
 }
 
@@ -22,13 +24,20 @@ export function json(body: unknown, status = 200, headers?: Record<string, strin
 
 /** A JSON answer whose body is JSON text already (e.g. built by the database), with json()'s headers. */
 export function jsonText(body: string, status = 200, headers?: Record<string, string>): Response {
-  return new Response(body, { status, headers: { "content-type": "application/json", "cache-control": noStoreCacheControl(body), ...headers } });
+  return new Response(body, {
+    status,
+    headers: { "content-type": "application/json", "cache-control": noStoreCacheControl(body), ...headers },
+  });
 }
 
 export function problemResponse(error: ApiError, requestId: string): Response {
   const body = JSON.stringify(problemBody(error, requestId));
   return new Response(body, {
     status: error.status,
-    headers: { "content-type": "application/problem+json", "cache-control": noStoreCacheControl(body), ...error.headers },
+    headers: {
+      "content-type": "application/problem+json",
+      "cache-control": noStoreCacheControl(body),
+      ...error.headers,
+    },
   });
 }

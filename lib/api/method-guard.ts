@@ -51,7 +51,8 @@ function pathTable(): PathMethods[] {
 /** The methods a /v1 path implements, or undefined for a path no route claims (the catch-all's 404). */
 export function allowedMethods(pathname: string): string[] | undefined {
   for (const entry of pathTable()) {
-    if (typeof entry.pattern === "string" ? entry.pattern === pathname : entry.pattern.test(pathname)) return entry.allow;
+    if (typeof entry.pattern === "string" ? entry.pattern === pathname : entry.pattern.test(pathname))
+      return entry.allow;
   }
   return undefined;
 }
@@ -90,7 +91,9 @@ function refuse(req: IncomingMessage, res: ServerResponse): boolean {
   res.end(req.method === "HEAD" ? undefined : body);
   if (process.env.LOG_REQUESTS !== "0") {
     const path = (req.url ?? "").split("?", 1)[0].slice(0, 200);
-    process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), requestId, method: req.method, path, status: 405, ms: 0 })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ time: new Date().toISOString(), requestId, method: req.method, path, status: 405, ms: 0 })}\n`,
+    );
   }
   return true;
 }

@@ -10,10 +10,18 @@ import type { OpenApiHelpers, OpenApiOperation } from "./openapi-types";
 const freeswitchCdrSchema = z
   .object({ variables: z.record(z.string(), z.unknown()).describe("Channel variables of mod_json_cdr") })
   .catchall(z.unknown())
-  .meta({ id: "FreeswitchCdr", description: "A FreeSWITCH mod_json_cdr document, recognised by its `variables` object" });
+  .meta({
+    id: "FreeswitchCdr",
+    description: "A FreeSWITCH mod_json_cdr document, recognised by its `variables` object",
+  });
 
 const cdrBatchSchema = z
-  .object({ cdrs: z.array(z.union([nativeCdrSchema, freeswitchCdrSchema])).min(1).max(MAX_CDRS_PER_REQUEST) })
+  .object({
+    cdrs: z
+      .array(z.union([nativeCdrSchema, freeswitchCdrSchema]))
+      .min(1)
+      .max(MAX_CDRS_PER_REQUEST),
+  })
   .meta({ id: "CdrBatch", description: `Up to ${MAX_CDRS_PER_REQUEST} CDRs in one request` });
 
 export const OPENAPI_INGEST = {
@@ -28,7 +36,7 @@ export const OPENAPI_INGEST = {
           operationId: "ingestCdrs",
           summary: "Report completed calls",
           description:
-            "A switch reports each completed call: one CDR, or `{ \"cdrs\": [...] }` with up to 1000. The call is rated " +
+            'A switch reports each completed call: one CDR, or `{ "cdrs": [...] }` with up to 1000. The call is rated ' +
             "and the billing group debited in the same transaction as the insert. Idempotent by `uuid`, which is unique per " +
             "billing group: posting a call again answers 200 with the stored record and debits nothing; a uuid another " +
             "group uses is a different call (never a conflict, never described). A CDR whose destination has no sell rate is " +
@@ -40,7 +48,11 @@ export const OPENAPI_INGEST = {
             content: { "application/json": { schema: oneOf("NativeCdr", "FreeswitchCdr", "CdrBatch") } },
           },
           responses: {
-            ...ok("Created: the stored call (single CDR, with a Location header), or the batch result when at least one call was new", answer, "201"),
+            ...ok(
+              "Created: the stored call (single CDR, with a Location header), or the batch result when at least one call was new",
+              answer,
+              "201",
+            ),
             ...ok("Replay: every call was already stored (header Idempotent-Replayed: true); nothing debited", answer),
             ...commonErrors({ "409": ["conflict"], "413": ["payload_too_large"], "422": ["invalid_body"] }),
           },

@@ -23,7 +23,10 @@ export interface OpenApiOperation {
   security?: Record<string, string[]>[];
   parameters?: OpenApiParameter[];
   requestBody?: { required: boolean; description?: string; content: Record<string, { schema: JsonSchema }> };
-  responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: JsonSchema }> }>;
+  responses: Record<
+    string,
+    { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: JsonSchema }> }
+  >;
   "x-scope"?: string;
 }
 

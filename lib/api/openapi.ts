@@ -69,16 +69,31 @@ function componentSchemas(io: "input" | "output", schemas: z.ZodType[]): Record<
 /** Query parameters from the handler's own query schema: names, required-ness, types, defaults. */
 function queryParameters(schema: ZodObjectLike): OpenApiParameter[] {
   return Object.entries(schema.shape).map(([name, field]) => {
-    const json = tidy(z.toJSONSchema(field as z.ZodType, { target: "draft-2020-12", io: "output", unrepresentable: "any" }) as JsonSchema);
+    const json = tidy(
+      z.toJSONSchema(field as z.ZodType, {
+        target: "draft-2020-12",
+        io: "output",
+        unrepresentable: "any",
+      }) as JsonSchema,
+    );
     const description = typeof json.description === "string" ? json.description : undefined;
     delete json.description;
-    return { name, in: "query", required: !(field as z.ZodType).safeParse(undefined).success, description, schema: json };
+    return {
+      name,
+      in: "query",
+      required: !(field as z.ZodType).safeParse(undefined).success,
+      description,
+      schema: json,
+    };
   });
 }
 
 const PROBLEM = "application/problem+json";
 
-function problem(status: number, codes: ErrorCode[]): { description: string; content: Record<string, { schema: JsonSchema }> } {
+function problem(
+  status: number,
+  codes: ErrorCode[],
+): { description: string; content: Record<string, { schema: JsonSchema }> } {
   const lines = codes.map((c) => `\`${c}\``).join(", ");
   return {
     description: `${ERROR_TABLE[codes[0]].title}: ${lines}`,
@@ -179,7 +194,9 @@ function buildDocument(): OpenApiDocument {
           "The cost columns are present only for `calls:read_cost` keys.",
         tags: ["Calls"],
         "x-scope": "calls:read",
-        parameters: queryParameters(listCallsQuerySchema as unknown as ZodObjectLike).filter((p) => p.name !== "cursor" && p.name !== "pageSize"),
+        parameters: queryParameters(listCallsQuerySchema as unknown as ZodObjectLike).filter(
+          (p) => p.name !== "cursor" && p.name !== "pageSize",
+        ),
         responses: {
           "200": {
             description: "CSV with a header row",
@@ -289,7 +306,12 @@ function buildDocument(): OpenApiDocument {
         description: "The OpenAPI 3.1 description of /v1, generated from the schemas the handlers use. No key needed.",
         tags: ["Meta"],
         security: [],
-        responses: { "200": { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } } },
+        responses: {
+          "200": {
+            description: "OpenAPI 3.1 document",
+            content: { "application/json": { schema: { type: "object" } } },
+          },
+        },
       },
     },
   };
@@ -325,8 +347,14 @@ function buildDocument(): OpenApiDocument {
         },
       },
       headers: {
-        "X-Request-Id": { description: "Id of this request; quote it when reporting a problem", schema: { type: "string" } },
-        "RateLimit-Limit": { description: "Burst size of the key's token bucket (absent when rate limiting is off)", schema: { type: "integer" } },
+        "X-Request-Id": {
+          description: "Id of this request; quote it when reporting a problem",
+          schema: { type: "string" },
+        },
+        "RateLimit-Limit": {
+          description: "Burst size of the key's token bucket (absent when rate limiting is off)",
+          schema: { type: "integer" },
+        },
         "RateLimit-Remaining": { description: "Requests left in the bucket", schema: { type: "integer" } },
         "RateLimit-Reset": { description: "Seconds until the bucket is full again", schema: { type: "integer" } },
         "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } },

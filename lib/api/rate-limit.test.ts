@@ -20,7 +20,10 @@ describe("in-memory token bucket", () => {
 });
 
 describe("Redis token bucket (shared across processes)", () => {
-  const redis = new Redis(process.env.REDIS_URL || "redis://127.0.0.1:6379", { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const redis = new Redis(process.env.REDIS_URL || "redis://127.0.0.1:6379", {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+  });
   afterAll(() => redis.disconnect());
 
   it("shares one bucket between two limiter instances", async () => {
@@ -35,7 +38,11 @@ describe("Redis token bucket (shared across processes)", () => {
   });
 
   it("admits requests when Redis is unreachable", async () => {
-    const down = new Redis("redis://127.0.0.1:1", { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+    const down = new Redis("redis://127.0.0.1:1", {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+    });
     down.on("error", () => undefined);
     const limiter = new RedisTokenBucket(down, 1, 1);
     expect((await limiter.take("x")).allowed).toBe(true);

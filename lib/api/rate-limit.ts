@@ -106,10 +106,13 @@ export class RedisTokenBucket implements RateLimiter {
 
   async take(key: string): Promise<RateLimitDecision> {
     try {
-      const [allowed, tokens] = (await this.redis.eval(TAKE_SCRIPT, 1, this.prefix + key, this.ratePerSecond, this.burst)) as [
-        number,
-        string,
-      ];
+      const [allowed, tokens] = (await this.redis.eval(
+        TAKE_SCRIPT,
+        1,
+        this.prefix + key,
+        this.ratePerSecond,
+        this.burst,
+      )) as [number, string];
       return decision(allowed === 1, Number(tokens), this.ratePerSecond, this.burst);
     } catch {
       return decision(true, this.burst - 1, this.ratePerSecond, this.burst);

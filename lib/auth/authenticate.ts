@@ -34,7 +34,10 @@ export async function authenticate(request: Request, db: Executor, cache?: Princ
     const principal = claims ? await findSessionPrincipal(db, claims.sessionId, cache) : null;
     if (!principal) throw unauthorized("The session has ended, expired or its key was revoked. Sign in again.");
     if (isUnsafeMethod(request.method) && !isSameOrigin(request, { allowMissing: false })) {
-      throw new ApiError("cross_origin", "A request authenticated by the portal's session cookie must come from the portal itself.");
+      throw new ApiError(
+        "cross_origin",
+        "A request authenticated by the portal's session cookie must come from the portal itself.",
+      );
     }
     return principal;
   }

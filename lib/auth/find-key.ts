@@ -54,7 +54,11 @@ export async function findKeyBySecret(db: Executor, secret: string, cache?: Prin
  * nor expired, and its key not revoked. Ending a session or revoking a key NOTIFYs callbook_auth,
  * which drops the cache (migrations 0002 and 0003).
  */
-export async function findSessionPrincipal(db: Executor, sessionId: string, cache?: PrincipalCache): Promise<Principal | null> {
+export async function findSessionPrincipal(
+  db: Executor,
+  sessionId: string,
+  cache?: PrincipalCache,
+): Promise<Principal | null> {
   const cacheKey = `s:${sessionId}`;
   const cached = cache?.get(cacheKey);
   if (cached) return cached;

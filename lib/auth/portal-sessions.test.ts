@@ -68,10 +68,17 @@ describeOnEngines("portal sessions", (handle) => {
 
   it("an expired session is refused; sessions expired for over a day are purged at the next sign-in", async () => {
     const key = await readKey();
-    const old = await createPortalSession(handle().db, key.id, new Date(Date.now() - (SESSION_TTL_SECONDS + 2 * 86_400) * 1000));
+    const old = await createPortalSession(
+      handle().db,
+      key.id,
+      new Date(Date.now() - (SESSION_TTL_SECONDS + 2 * 86_400) * 1000),
+    );
     expect(await findSessionPrincipal(handle().db, old.id)).toBeNull();
     await createPortalSession(handle().db, key.id);
-    const [left] = await queryRows<{ n: number | bigint }>(handle().db, sql`SELECT count(*)::int AS n FROM portal_sessions WHERE id = ${old.id}`);
+    const [left] = await queryRows<{ n: number | bigint }>(
+      handle().db,
+      sql`SELECT count(*)::int AS n FROM portal_sessions WHERE id = ${old.id}`,
+    );
     expect(Number(left.n)).toBe(0);
   });
 });

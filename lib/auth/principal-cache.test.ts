@@ -44,7 +44,9 @@ describeOnEngines("principal cache", (handle, engine) => {
     const key = await createApiKey(handle().db, { scopes: ["calls:read"], billingGroupId: group.id });
     const v0 = (await findKeyBySecret(handle().db, key.key, cache))!.rateCardVersion;
     const before = cache.generation();
-    await importSellRates(handle().db, group.id, [{ prefix: "44", rate: "0.01", increment: { min: 60, interval: 60 } }]);
+    await importSellRates(handle().db, group.id, [
+      { prefix: "44", rate: "0.01", increment: { min: 60, interval: 60 } },
+    ]);
     await afterNotification(before);
     expect((await findKeyBySecret(handle().db, key.key, cache))!.rateCardVersion).toBe(v0! + 1);
   });

@@ -15,7 +15,10 @@ export function effectiveScopes(granted: readonly string[]): Set<Scope> {
 }
 
 export function parseScopeList(text: string): Scope[] {
-  const parts = text.split(",").map((s) => s.trim()).filter(Boolean);
+  const parts = text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (parts.length === 0) throw new RangeError("at least one scope is required");
   for (const p of parts) {
     if (!(SCOPES as readonly string[]).includes(p)) {

@@ -70,7 +70,11 @@ function toAuthorization(r: Row): Authorization {
 }
 
 /** One authorization as its group's keys see it; undefined when absent (or another group's). */
-export async function getAuthorization(db: Executor, billingGroupId: string, uuid: string): Promise<Authorization | undefined> {
+export async function getAuthorization(
+  db: Executor,
+  billingGroupId: string,
+  uuid: string,
+): Promise<Authorization | undefined> {
   const [row] = await queryRows<Row>(
     db,
     sql`SELECT ${SELECT_COLUMNS} FROM authorizations a JOIN billing_groups g ON g.id = a.billing_group_id
@@ -107,16 +111,21 @@ function notFoundGroup(id: string): ApiError {
  */
 export async function authorizeCall(db: Db, principal: Principal, body: unknown): Promise<AuthorizeOutcome> {
   const parsed = authorizationRequestSchema.safeParse(body);
-  if (!parsed.success) throw new ApiError("invalid_body", "The authorization request is invalid.", paramErrors(parsed.error.issues));
+  if (!parsed.success)
+    throw new ApiError("invalid_body", "The authorization request is invalid.", paramErrors(parsed.error.issues));
   const request = parsed.data;
   let groupId: string;
   if (principal.billingGroupId !== null) {
     // A bound key charges its own group; naming another answers like an unknown one (nothing leaks).
-    if (request.billingGroupId !== undefined && request.billingGroupId !== principal.billingGroupId) throw notFoundGroup(request.billingGroupId);
+    if (request.billingGroupId !== undefined && request.billingGroupId !== principal.billingGroupId)
+      throw notFoundGroup(request.billingGroupId);
     groupId = principal.billingGroupId;
   } else {
     if (request.billingGroupId === undefined) {
-      throw new ApiError("billing_group_required", "A platform key names the group to charge in `billingGroupId` (list them with GET /v1/accounts).");
+      throw new ApiError(
+        "billing_group_required",
+        "A platform key names the group to charge in `billingGroupId` (list them with GET /v1/accounts).",
+      );
     }
     groupId = request.billingGroupId;
   }
@@ -124,7 +133,12 @@ export async function authorizeCall(db: Db, principal: Principal, body: unknown)
   const cap = Math.min(request.maxDurationSeconds ?? Number.MAX_SAFE_INTEGER, maxCallSeconds());
 
   return db.transaction(async (tx) => {
-    const [group] = await queryRows<{ balance: string; credit_limit: string; disabled: boolean; version: number | bigint }>(
+    const [group] = await queryRows<{
+      balance: string;
+      credit_limit: string;
+      disabled: boolean;
+      version: number | bigint;
+    }>(
       tx,
       sql`SELECT balance_micros::text AS balance, credit_limit_micros::text AS credit_limit, disabled, rate_card_version AS version
           FROM billing_groups WHERE id = ${groupId} FOR UPDATE`,
@@ -141,20 +155,35 @@ export async function authorizeCall(db: Db, principal: Principal, body: unknown)
       return { created: false, authorization: existing };
     }
     // call_uuids holds every stored call's (group, uuid): its primary key answers without reading calls.
-    const [call] = await queryRows<{ id: string }>(tx, sql`SELECT call_id::text AS id FROM call_uuids WHERE billing_group_id = ${groupId} AND uuid = ${request.uuid}`);
-    if (call) throw new ApiError("conflict", `The call ${request.uuid} has already ended (its CDR is stored as call ${call.id}).`, [{ param: "uuid", message: "already completed" }]);
+    const [call] = await queryRows<{ id: string }>(
+      tx,
+      sql`SELECT call_id::text AS id FROM call_uuids WHERE billing_group_id = ${groupId} AND uuid = ${request.uuid}`,
+    );
+    if (call)
+      throw new ApiError(
+        "conflict",
+        `The call ${request.uuid} has already ended (its CDR is stored as call ${call.id}).`,
+        [{ param: "uuid", message: "already completed" }],
+      );
 
     const card = await getRateCard(tx, "sell", groupId, Number(group.version));
     const rate = card?.match(digits) ?? null;
-    if (!rate) throw new ApiError("no_rate", `No prefix of ${request.destination} is in the rate card of this billing group.`);
+    if (!rate)
+      throw new ApiError("no_rate", `No prefix of ${request.destination} is in the rate card of this billing group.`);
 
     if (group.disabled) {
-      throw new ApiError("insufficient_balance", "The billing group is disabled (by an operator, or its balance is at or below its credit limit).");
+      throw new ApiError(
+        "insufficient_balance",
+        "The billing group is disabled (by an operator, or its balance is at or below its credit limit).",
+      );
     }
     const available = BigInt(group.balance) + BigInt(group.credit_limit) - (await activeReservedMicros(tx, groupId));
     const seconds = maxAffordableSeconds((s) => priceForSeconds(rate, s), available, cap);
     if (seconds === 0) {
-      throw new ApiError("insufficient_balance", `The available balance (balance + credit limit - active reservations) does not cover one second to ${request.destination}.`);
+      throw new ApiError(
+        "insufficient_balance",
+        `The available balance (balance + credit limit - active reservations) does not cover one second to ${request.destination}.`,
+      );
     }
     const reserved = priceForSeconds(rate, seconds + 1);
     const ttl = `${seconds + ttlMarginSeconds()} seconds`;
@@ -173,4 +202,3 @@ export async function authorizeCall(db: Db, principal: Principal, body: unknown)
     return { created: true, authorization: toAuthorization(row) };
   });
 }
-

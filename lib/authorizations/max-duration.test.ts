@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import { priceCall } from "@/lib/rating/billing-math";
 import { maxAffordableSeconds } from "./max-duration";
 
-const priceOf = (rate: bigint, min: number, interval: number, connectFeeMicros = 0n, minChargeMicros = 0n) => (s: number) =>
-  priceCall(rate, { min, interval }, s, { connectFeeMicros, minChargeMicros }).micros;
+const priceOf =
+  (rate: bigint, min: number, interval: number, connectFeeMicros = 0n, minChargeMicros = 0n) =>
+  (s: number) =>
+    priceCall(rate, { min, interval }, s, { connectFeeMicros, minChargeMicros }).micros;
 
 /** The definition, by brute force. */
 function bruteForce(price: (s: number) => bigint, available: bigint, cap: number): number {
@@ -45,7 +47,14 @@ describe("maxAffordableSeconds", () => {
     let seed = 7;
     const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     for (let i = 0; i < 400; i++) {
-      const increment = [[1, 1], [60, 60], [30, 6], [0, 6], [60, 1], [6, 6]][rnd(6)];
+      const increment = [
+        [1, 1],
+        [60, 60],
+        [30, 6],
+        [0, 6],
+        [60, 1],
+        [6, 6],
+      ][rnd(6)];
       const rate = BigInt(1 + rnd(3_000_000));
       // Connect fee and minimum charge (issue 13 part 2) half of the time.
       const fees = rnd(2) === 0 ? [0n, 0n] : [BigInt(rnd(200_000)), BigInt(rnd(1_000_000))];

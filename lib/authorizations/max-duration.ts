@@ -7,7 +7,11 @@
  * `price` is the rating's own price of an answered duration (increments, fees): monotone in the seconds.
  * 0 when not even one second is affordable.
  */
-export function maxAffordableSeconds(price: (answeredSeconds: number) => bigint, available: bigint, cap: number): number {
+export function maxAffordableSeconds(
+  price: (answeredSeconds: number) => bigint,
+  available: bigint,
+  cap: number,
+): number {
   if (!Number.isInteger(cap) || cap < 1) throw new RangeError("cap must be a positive integer");
   if (available < 0n || price(2) > available) return 0;
   if (price(cap + 1) <= available) return cap;

@@ -9,18 +9,30 @@ export const authorizationRequestSchema = z
       .max(255)
       .regex(/^[^\u0000]*$/, "must not contain NUL")
       .describe("The call's uuid: the CDR posted when it ends carries the same one and settles this authorization"),
-    billingGroupId: z.string().min(1).max(64).optional().describe("Group to charge; required for platform keys, optional (its own) for bound keys"),
+    billingGroupId: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe("Group to charge; required for platform keys, optional (its own) for bound keys"),
     destination: z
       .string()
       .regex(/^\+?\d{1,32}$/, "must be 1-32 digits with an optional leading +")
       .describe("Dialled number: digits, optional leading `+` (ignored for matching)"),
-    from: z.string().max(64).regex(/^[^\u0000]*$/, "must not contain NUL").optional().describe("Caller number, kept for the record"),
+    from: z
+      .string()
+      .max(64)
+      .regex(/^[^\u0000]*$/, "must not contain NUL")
+      .optional()
+      .describe("Caller number, kept for the record"),
     maxDurationSeconds: z
       .number()
       .int()
       .min(1)
       .optional()
-      .describe("Longest duration wanted (e.g. the switch's own cap); the grant never exceeds it. Default and ceiling: MAX_CALL_SECONDS"),
+      .describe(
+        "Longest duration wanted (e.g. the switch's own cap); the grant never exceeds it. Default and ceiling: MAX_CALL_SECONDS",
+      ),
   })
   .strict()
   .meta({ id: "AuthorizationRequest" });
@@ -35,9 +47,16 @@ export const authorizationSchema = z
     from: z.string().nullable(),
     status: z
       .enum(["active", "settled", "expired"])
-      .describe("active: holding its reservation; settled: the call's CDR arrived (charged once, the rest released); expired: the TTL passed first"),
-    maxDurationSeconds: z.number().int().describe("Longest the call may last: its price at this duration fits the available balance"),
-    reserved: z.number().describe("Amount held while active: the price of a call of maxDurationSeconds (at most 6 decimals)"),
+      .describe(
+        "active: holding its reservation; settled: the call's CDR arrived (charged once, the rest released); expired: the TTL passed first",
+      ),
+    maxDurationSeconds: z
+      .number()
+      .int()
+      .describe("Longest the call may last: its price at this duration fits the available balance"),
+    reserved: z
+      .number()
+      .describe("Amount held while active: the price of a call of maxDurationSeconds (at most 6 decimals)"),
     currency: z.string(),
     matchedPrefix: z.string(),
     sellRate: z.number().describe("Sell rate per minute"),

@@ -18,7 +18,13 @@ const accountColumns = {
 type AccountRow = Pick<GroupRow, keyof typeof accountColumns>;
 
 function toAccount(row: AccountRow): Account {
-  return { id: row.id, name: row.name, balance: microsToNumber(row.balanceMicros), currency: row.currency, disabled: row.disabled };
+  return {
+    id: row.id,
+    name: row.name,
+    balance: microsToNumber(row.balanceMicros),
+    currency: row.currency,
+    disabled: row.disabled,
+  };
 }
 
 /** Raised for platform keys on endpoints that work on one group (docs/contract.md §3). */
@@ -44,7 +50,8 @@ export async function getAccount(db: Executor, principal: Principal, id: string)
   // Ids are `bg_` + base32; anything else (NUL bytes included) never reaches the database.
   const wellFormed = /^[A-Za-z0-9_-]{1,64}$/.test(id);
   const visible = principal.billingGroupId === null || principal.billingGroupId === id;
-  const [row] = visible && wellFormed ? await db.select(accountColumns).from(billingGroups).where(eq(billingGroups.id, id)) : [];
+  const [row] =
+    visible && wellFormed ? await db.select(accountColumns).from(billingGroups).where(eq(billingGroups.id, id)) : [];
   if (!row) throw new ApiError("not_found", `No account with id ${JSON.stringify(id.slice(0, 64))}.`);
   return toAccount(row);
 }
@@ -52,8 +59,16 @@ export async function getAccount(db: Executor, principal: Principal, id: string)
 /** GET /v1/balances: the balance of the key's own group. */
 export async function getBalance(db: Executor, principal: Principal): Promise<Balance> {
   if (principal.billingGroupId === null) throw billingGroupRequired("GET /v1/balances");
-  const [row] = await db.select(accountColumns).from(billingGroups).where(eq(billingGroups.id, principal.billingGroupId));
+  const [row] = await db
+    .select(accountColumns)
+    .from(billingGroups)
+    .where(eq(billingGroups.id, principal.billingGroupId));
   // A bound key's group is deleted only with the key (cascade); be explicit anyway.
   if (!row) throw new ApiError("not_found", "The key's billing group no longer exists.");
-  return { billingGroupId: row.id, balance: microsToNumber(row.balanceMicros), currency: row.currency, disabled: row.disabled };
+  return {
+    billingGroupId: row.id,
+    balance: microsToNumber(row.balanceMicros),
+    currency: row.currency,
+    disabled: row.disabled,
+  };
 }

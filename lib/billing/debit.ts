@@ -3,10 +3,14 @@ import type { StoredCall } from "@/lib/calls/stored-call";
 import { queryRows, type Executor } from "@/lib/db/client";
 
 /** Lowers each group's balance by the price of its rated calls (see debitGroups). */
-export async function debitBalances(tx: Executor, charged: Pick<StoredCall, "billingGroupId" | "rated" | "priceMicros">[]): Promise<void> {
+export async function debitBalances(
+  tx: Executor,
+  charged: Pick<StoredCall, "billingGroupId" | "rated" | "priceMicros">[],
+): Promise<void> {
   const totals = new Map<string, bigint>();
   for (const c of charged) {
-    if (c.rated && c.priceMicros > 0n) totals.set(c.billingGroupId, (totals.get(c.billingGroupId) ?? 0n) + c.priceMicros);
+    if (c.rated && c.priceMicros > 0n)
+      totals.set(c.billingGroupId, (totals.get(c.billingGroupId) ?? 0n) + c.priceMicros);
   }
   await debitGroups(tx, totals);
 }
@@ -18,6 +22,10 @@ export async function debitBalances(tx: Executor, charged: Pick<StoredCall, "bil
 export async function debitGroups(tx: Executor, amounts: ReadonlyMap<string, bigint>): Promise<void> {
   for (const groupId of [...amounts.keys()].sort()) {
     const amount = amounts.get(groupId)!;
-    if (amount !== 0n) await queryRows(tx, sql`UPDATE billing_groups SET balance_micros = balance_micros - ${amount.toString()}::bigint WHERE id = ${groupId}`);
+    if (amount !== 0n)
+      await queryRows(
+        tx,
+        sql`UPDATE billing_groups SET balance_micros = balance_micros - ${amount.toString()}::bigint WHERE id = ${groupId}`,
+      );
   }
 }

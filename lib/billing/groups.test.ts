@@ -1,13 +1,16 @@
 import { sql } from "drizzle-orm";
-import {expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { queryRows } from "@/lib/db/client";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { createBillingGroup, getBillingGroup, setBillingGroupDisabledByOperator, topUpBillingGroup } from "./groups";
 
 describeOnEngines("billing groups", (handle) => {
-
   it("records the opening balance and top-ups in the ledger, exactly", async () => {
-    const group = await createBillingGroup(handle().db, { name: "Acme", currency: "EUR", openingBalanceMicros: 100_000_001n });
+    const group = await createBillingGroup(handle().db, {
+      name: "Acme",
+      currency: "EUR",
+      openingBalanceMicros: 100_000_001n,
+    });
     await topUpBillingGroup(handle().db, group.id, 2_500_000n);
     const reloaded = await getBillingGroup(handle().db, group.id);
     expect(reloaded?.balanceMicros).toBe(102_500_001n);
@@ -19,7 +22,11 @@ describeOnEngines("billing groups", (handle) => {
   });
 
   it("derives disabled from the operator flag and the credit limit", async () => {
-    const group = await createBillingGroup(handle().db, { name: "Zero", currency: "USD", creditLimitMicros: 5_000_000n });
+    const group = await createBillingGroup(handle().db, {
+      name: "Zero",
+      currency: "USD",
+      creditLimitMicros: 5_000_000n,
+    });
     expect(group.disabled).toBe(false);
     await handle().db.execute(sql`UPDATE billing_groups SET balance_micros = -5000000 WHERE id = ${group.id}`);
     expect((await getBillingGroup(handle().db, group.id))?.disabled).toBe(true);

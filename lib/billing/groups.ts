@@ -46,7 +46,12 @@ export async function getBillingGroup(db: Executor, id: string): Promise<Billing
 }
 
 /** Ledger entry and balance change in one transaction; the update is atomic in SQL. */
-export async function topUpBillingGroup(db: Db, id: string, amountMicros: bigint, description = "Top-up"): Promise<BillingGroup | undefined> {
+export async function topUpBillingGroup(
+  db: Db,
+  id: string,
+  amountMicros: bigint,
+  description = "Top-up",
+): Promise<BillingGroup | undefined> {
   if (amountMicros <= 0n) throw new RangeError("a top-up amount must be positive");
   return db.transaction(async (tx) => {
     const [group] = await tx
@@ -60,7 +65,11 @@ export async function topUpBillingGroup(db: Db, id: string, amountMicros: bigint
   });
 }
 
-export async function setBillingGroupDisabledByOperator(db: Db, id: string, disabled: boolean): Promise<BillingGroup | undefined> {
+export async function setBillingGroupDisabledByOperator(
+  db: Db,
+  id: string,
+  disabled: boolean,
+): Promise<BillingGroup | undefined> {
   const [group] = await db
     .update(billingGroups)
     .set({ disabledByOperator: disabled })

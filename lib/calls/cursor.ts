@@ -20,13 +20,19 @@ function sign(payload: string): Buffer {
  * principal's reach. A cursor carries it so it cannot be replayed on another filter set or key scope.
  */
 export function scopeHash(parts: Record<string, string | null | undefined>): string {
-  const canonical = JSON.stringify(Object.keys(parts).sort().map((k) => [k, parts[k] ?? null]));
+  const canonical = JSON.stringify(
+    Object.keys(parts)
+      .sort()
+      .map((k) => [k, parts[k] ?? null]),
+  );
   return createHash("sha256").update(canonical).digest("base64url").slice(0, 16);
 }
 
 /** Opaque, signed: base64url(JSON payload) "." base64url(HMAC). */
 export function encodeCursor(position: CursorPosition, hash: string): string {
-  const payload = Buffer.from(JSON.stringify({ t: position.startTime.getTime(), i: position.id.toString(), h: hash })).toString("base64url");
+  const payload = Buffer.from(
+    JSON.stringify({ t: position.startTime.getTime(), i: position.id.toString(), h: hash }),
+  ).toString("base64url");
   return `${payload}.${sign(payload).toString("base64url")}`;
 }
 
@@ -52,11 +58,18 @@ export function decodeCursor(cursor: string, hash: string): CursorPosition {
   } catch {
     throw invalid("The cursor is malformed.");
   }
-  if (typeof data.t !== "number" || !Number.isSafeInteger(data.t) || typeof data.i !== "string" || !/^\d{1,19}$/.test(data.i)) {
+  if (
+    typeof data.t !== "number" ||
+    !Number.isSafeInteger(data.t) ||
+    typeof data.i !== "string" ||
+    !/^\d{1,19}$/.test(data.i)
+  ) {
     throw invalid("The cursor is malformed.");
   }
   if (data.h !== hash) {
-    throw invalid("The cursor was issued for other filters or another key. Keep the filters of the request that returned it.");
+    throw invalid(
+      "The cursor was issued for other filters or another key. Keep the filters of the request that returned it.",
+    );
   }
   return { startTime: new Date(data.t), id: BigInt(data.i) };
 }

@@ -31,12 +31,14 @@ describeOnEngines("CSV export", (handle) => {
     await handle().db.execute(sql`INSERT INTO suppliers (id, name) VALUES ('sup_x', 'Carrier')`);
     for (let i = 0; i < 7; i++) {
       const start = new Date(Date.UTC(2026, 10, 1, 12, 0, i)).toISOString();
-      await handle().db.execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
+      await handle().db
+        .execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
           duration, bill_duration, currency, rated, price_micros, buy_cost_micros, supplier_id, hangup_cause)
         VALUES (${`u${i}`}, ${groupId}, 'outbound', '100', ${`4420${i}`}, ${start}::timestamptz, ${start}::timestamptz,
           60, 60, 'USD', true, ${1_000n + BigInt(i)}, 2000, 'sup_x', ${i === 3 ? "a,b" : "NORMAL_CLEARING"})`);
     }
-    await handle().db.execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
+    await handle().db
+      .execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
         duration, bill_duration, currency, rated, price_micros)
       VALUES ('other', ${otherId}, 'inbound', '1', '2', now(), now(), 1, 1, 'USD', true, 5)`);
   });
@@ -55,7 +57,9 @@ describeOnEngines("CSV export", (handle) => {
   });
 
   it("adds buy cost, exact margin and supplier for calls:read_cost", async () => {
-    const csv = await readAll(await exportCallsCsv(handle().db, testPrincipal(groupId, ["calls:read_cost"]), { direction: "outbound" }, 3));
+    const csv = await readAll(
+      await exportCallsCsv(handle().db, testPrincipal(groupId, ["calls:read_cost"]), { direction: "outbound" }, 3),
+    );
     const [header, first] = csv.split("\r\n");
     expect(header.endsWith(",buyCost,margin,supplierId")).toBe(true);
     expect(first.endsWith(",0.002,-0.000994,sup_x")).toBe(true);
@@ -68,13 +72,19 @@ describeOnEngines("CSV export", (handle) => {
         throw Object.assign(new Error("connection refused"), { code: "ECONNREFUSED" });
       },
     });
-    await expect(exportCallsCsv(broken, testPrincipal(groupId, ["calls:read"]), {})).rejects.toThrow("connection refused");
+    await expect(exportCallsCsv(broken, testPrincipal(groupId, ["calls:read"]), {})).rejects.toThrow(
+      "connection refused",
+    );
   });
 
   it("applies the filters and the key's reach", async () => {
-    const platform = await readAll(await exportCallsCsv(handle().db, testPrincipal(null, ["calls:read"]), { direction: "inbound" }));
+    const platform = await readAll(
+      await exportCallsCsv(handle().db, testPrincipal(null, ["calls:read"]), { direction: "inbound" }),
+    );
     expect(platform.trimEnd().split("\r\n")).toHaveLength(2);
-    const none = await readAll(await exportCallsCsv(handle().db, testPrincipal(groupId, ["calls:read"]), { direction: "inbound" }));
+    const none = await readAll(
+      await exportCallsCsv(handle().db, testPrincipal(groupId, ["calls:read"]), { direction: "inbound" }),
+    );
     expect(none.trimEnd().split("\r\n")).toHaveLength(1);
   });
 });

@@ -16,7 +16,11 @@ function notFound(id: string): ApiError {
  * One call by id. Unknown, malformed and other groups' ids all answer the same 404, so a key
  * cannot learn that another group's call exists (docs/contract.md §3).
  */
-export async function getCall(db: Executor, principal: Principal, id: string): Promise<CallDetail | CallDetailWithCost> {
+export async function getCall(
+  db: Executor,
+  principal: Principal,
+  id: string,
+): Promise<CallDetail | CallDetailWithCost> {
   if (!/^\d{1,19}$/.test(id) || BigInt(id) > MAX_BIGINT) throw notFound(id);
   const where =
     principal.billingGroupId === null

@@ -52,10 +52,17 @@ describeOnEngines("listCallsJson", (handle) => {
     groupA = (await createBillingGroup(db, { name: "A", currency: "USD" })).id;
     groupB = (await createBillingGroup(db, { name: "B", currency: "EUR" })).id;
     const supplier = await createSupplier(db, { name: "Carrier" });
-    const rows = Array.from({ length: 30 }, (_, i) => call(i % 3 ? groupA : groupB, i, { supplierId: i % 2 ? supplier.id : null }));
+    const rows = Array.from({ length: 30 }, (_, i) =>
+      call(i % 3 ? groupA : groupB, i, { supplierId: i % 2 ? supplier.id : null }),
+    );
     // Text the JSON must escape: quotes, backslashes, control characters, non-ASCII, a line separator.
     rows.push(
-      call(groupA, 30, { uuid: 'j-"q"\\b\\', fromNumber: "1\n2\t3\u0001\u001f\u007f", hangupCause: "é 😀 \u2028 </script>", readCodec: "" }),
+      call(groupA, 30, {
+        uuid: 'j-"q"\\b\\',
+        fromNumber: "1\n2\t3\u0001\u001f\u007f",
+        hangupCause: "é 😀 \u2028 </script>",
+        readCodec: "",
+      }),
     );
     await db.insert(calls).values(rows);
     await claimCallUuids(db);
@@ -90,7 +97,8 @@ describeOnEngines("listCallsJson", (handle) => {
       const filters: CallFilters = {};
       const everything = await walkBoth(p, filters, 50);
       expect(everything, name).toBe(p.billingGroupId === null ? 31 : 21);
-      for (const pageSize of [1, 4]) expect(await walkBoth(p, filters, pageSize), `${name}, pages of ${pageSize}`).toBe(everything);
+      for (const pageSize of [1, 4])
+        expect(await walkBoth(p, filters, pageSize), `${name}, pages of ${pageSize}`).toBe(everything);
       await walkBoth(p, { direction: "inbound", hangupCause: "normal_clearing" }, 3);
       await walkBoth(p, { billingGroupId: groupB }, 2);
     }
@@ -99,7 +107,9 @@ describeOnEngines("listCallsJson", (handle) => {
   it("writes amounts beyond 15 significant digits exactly: a JSON reader gets the number serializeCall gives", async () => {
     // In a group of its own, which the other tests never list.
     const groupC = (await createBillingGroup(handle().db, { name: "C", currency: "USD" })).id;
-    await handle().db.insert(calls).values(call(groupC, 40, { uuid: "j-big", priceMicros: 123_456_789_012_345_678n, buyCostMicros: 1n }));
+    await handle()
+      .db.insert(calls)
+      .values(call(groupC, 40, { uuid: "j-big", priceMicros: 123_456_789_012_345_678n, buyCostMicros: 1n }));
     await claimCallUuids(handle().db);
     const cost = testPrincipal(groupC, ["calls:read", "calls:read_cost"]);
     const text = await listCallsJson(handle().db, cost, { uuid: "j-big" }, { pageSize: 1 });

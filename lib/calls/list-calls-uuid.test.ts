@@ -47,7 +47,10 @@ describeOnEngines("uuid filter through call_uuids", (handle) => {
     );
     for (const r of placed) partitionOf.set(`${r.uuid}/${r.g === groups.a ? "a" : "b"}`, r.part);
     partitions = await callPartitionNames(db);
-    const counts = await queryRows<{ part: string; n: number }>(db, sql`SELECT tableoid::regclass::text AS part, count(*)::int AS n FROM calls GROUP BY 1`);
+    const counts = await queryRows<{ part: string; n: number }>(
+      db,
+      sql`SELECT tableoid::regclass::text AS part, count(*)::int AS n FROM calls GROUP BY 1`,
+    );
     rowsPerPartition = new Map(counts.map((r) => [r.part, r.n]));
   }, 120_000);
 
@@ -66,11 +69,17 @@ describeOnEngines("uuid filter through call_uuids", (handle) => {
     throw new Error("did not end");
   }
   const jsonUuids = async (p: Principal, filters: CallFilters) =>
-    (JSON.parse((await listCallsJson(handle().db, p, filters, { pageSize: 50 })).callsJson) as { uuid: string; billingGroupId: string }[]).map(
-      (c) => [c.uuid, c.billingGroupId],
-    );
+    (
+      JSON.parse((await listCallsJson(handle().db, p, filters, { pageSize: 50 })).callsJson) as {
+        uuid: string;
+        billingGroupId: string;
+      }[]
+    ).map((c) => [c.uuid, c.billingGroupId]);
   const csvLines = async (p: Principal, filters: CallFilters) =>
-    (await new Response(await exportCallsCsv(handle().db, p, filters, 1)).text()).split("\r\n").filter(Boolean).slice(1);
+    (await new Response(await exportCallsCsv(handle().db, p, filters, 1)).text())
+      .split("\r\n")
+      .filter(Boolean)
+      .slice(1);
 
   /**
    * GET /v1/calls's statement, run under EXPLAIN (ANALYZE, FORMAT JSON): call_uuids is read by an index, and no
@@ -86,7 +95,9 @@ describeOnEngines("uuid filter through call_uuids", (handle) => {
   }
 
   function expectLookups(nodes: PlanNode[], expectedPartitions: string[]) {
-    const described = nodes.map((n) => `${n["Node Type"]} ${n["Relation Name"] ?? ""} ${n["Index Name"] ?? ""} loops=${n["Actual Loops"]}`).join("\n");
+    const described = nodes
+      .map((n) => `${n["Node Type"]} ${n["Relation Name"] ?? ""} ${n["Index Name"] ?? ""} loops=${n["Actual Loops"]}`)
+      .join("\n");
     const onUuids = nodes.filter((n) => n["Relation Name"] === "call_uuids");
     expect(onUuids.length, described).toBeGreaterThan(0);
     for (const n of onUuids) {
@@ -95,7 +106,9 @@ describeOnEngines("uuid filter through call_uuids", (handle) => {
     }
     const onCalls = nodes.filter((n) => n["Relation Name"] !== undefined && partitions.includes(n["Relation Name"]));
     // No partition holding rows is planned as a Seq Scan.
-    const seqOnRows = onCalls.filter((n) => n["Node Type"] === "Seq Scan" && (rowsPerPartition.get(n["Relation Name"]!) ?? 0) > 100);
+    const seqOnRows = onCalls.filter(
+      (n) => n["Node Type"] === "Seq Scan" && (rowsPerPartition.get(n["Relation Name"]!) ?? 0) > 100,
+    );
     expect(seqOnRows, described).toEqual([]);
     // What ran: one index lookup by (start_time, id) in each partition holding a call found, nothing else.
     const ran = onCalls.filter((n) => (n["Actual Loops"] ?? 0) > 0);
@@ -114,7 +127,8 @@ describeOnEngines("uuid filter through call_uuids", (handle) => {
     const used = new Set(partitionOf.values());
     expect(used).toContain("calls_default");
     expect(used.size).toBeGreaterThanOrEqual(5);
-    for (const part of ["calls_p202501", "calls_p202502", "calls_p202503"]) expect(rowsPerPartition.get(part), part).toBeGreaterThan(1000);
+    for (const part of ["calls_p202501", "calls_p202502", "calls_p202503"])
+      expect(rowsPerPartition.get(part), part).toBeGreaterThan(1000);
     for (const p of PLACED.filter((x) => x.uuid !== "shared")) {
       const expected: [string, string, string][] = [[p.uuid, groups[p.group], p.start]];
       expect(await listed(bound(p.group), { uuid: p.uuid }), p.uuid).toEqual(expected);
@@ -122,7 +136,10 @@ describeOnEngines("uuid filter through call_uuids", (handle) => {
       expect(await listed(platform(), { uuid: p.uuid, billingGroupId: groups[p.group] }), p.uuid).toEqual(expected);
       // With the other filters too: a range around its start, and one that leaves it out.
       const at = Date.parse(p.start);
-      expect(await listed(bound(p.group), { uuid: p.uuid, startTimeGte: new Date(at), startTimeLte: new Date(at) }), p.uuid).toEqual(expected);
+      expect(
+        await listed(bound(p.group), { uuid: p.uuid, startTimeGte: new Date(at), startTimeLte: new Date(at) }),
+        p.uuid,
+      ).toEqual(expected);
       expect(await listed(bound(p.group), { uuid: p.uuid, startTimeGte: new Date(at + 1) }), p.uuid).toEqual([]);
       expect(await jsonUuids(bound(p.group), { uuid: p.uuid }), p.uuid).toEqual([[p.uuid, groups[p.group]]]);
       const lines = await csvLines(bound(p.group), { uuid: p.uuid });
@@ -160,7 +177,9 @@ describeOnEngines("uuid filter through call_uuids", (handle) => {
     expect(await listed(bound("b"), { uuid: "shared" })).toEqual([b]);
     expect(await listed(bound("a"), { uuid: "shared", billingGroupId: groups.b })).toEqual([]);
     // Each call read in its own partition; a bound key's lookup reads only its group's call.
-    expect(await read(platform(), { uuid: "shared" })).toEqual([partitionOf.get("shared/a"), partitionOf.get("shared/b")].sort());
+    expect(await read(platform(), { uuid: "shared" })).toEqual(
+      [partitionOf.get("shared/a"), partitionOf.get("shared/b")].sort(),
+    );
     expect(await read(bound("a"), { uuid: "shared" })).toEqual([partitionOf.get("shared/a")]);
   });
 
@@ -176,6 +195,8 @@ describeOnEngines("uuid filter through call_uuids", (handle) => {
   it("EXPLAIN: a platform key's uuid listing reads call_uuids by index (call_uuids_uuid_idx) and each call's partition by its key", async () => {
     const nodes = await plan(platform(), { uuid: "shared" });
     expectLookups(nodes, [partitionOf.get("shared/a")!, partitionOf.get("shared/b")!]);
-    expect(nodes.filter((n) => n["Relation Name"] === "call_uuids").map((n) => n["Index Name"])).toEqual(["call_uuids_uuid_idx"]);
+    expect(nodes.filter((n) => n["Relation Name"] === "call_uuids").map((n) => n["Index Name"])).toEqual([
+      "call_uuids_uuid_idx",
+    ]);
   });
 });

@@ -51,24 +51,40 @@ describe("pageOrigin", () => {
   const request = (headers: Record<string, string>) => new Request("http://localhost:3000/v1/calls", { headers });
   const none = new Set<string>();
   it("prefers PUBLIC_BASE_URL, then a Host this server answers for, then its own listen address", () => {
-    expect(pageOrigin(request({ host: "127.0.0.1:4000" }), "https://api.example.com", none)).toBe("https://api.example.com");
-    expect(pageOrigin(request({ host: "127.0.0.1:3000" }), undefined, none)).toBe("http://127.0.0.1:3000");
-    expect(pageOrigin(request({ host: "[::1]:3000" }), undefined, none)).toBe("http://[::1]:3000");
-    expect(pageOrigin(request({ host: "api.example.com", "x-forwarded-proto": "https" }), undefined, new Set(["api.example.com"]))).toBe(
+    expect(pageOrigin(request({ host: "127.0.0.1:4000" }), "https://api.example.com", none)).toBe(
       "https://api.example.com",
     );
+    expect(pageOrigin(request({ host: "127.0.0.1:3000" }), undefined, none)).toBe("http://127.0.0.1:3000");
+    expect(pageOrigin(request({ host: "[::1]:3000" }), undefined, none)).toBe("http://[::1]:3000");
+    expect(
+      pageOrigin(
+        request({ host: "api.example.com", "x-forwarded-proto": "https" }),
+        undefined,
+        new Set(["api.example.com"]),
+      ),
+    ).toBe("https://api.example.com");
     expect(pageOrigin(request({ host: "evil.com/path?" }), undefined, none)).toBe("http://localhost:3000");
   });
 
   it("never echoes a Host that is not allowed (issue 10.9)", () => {
-    for (const host of ["evil.example", "evil.example:3000", "127.0.0.1:4000", "localhost.evil.example:3000", "api.example.com.evil:443"]) {
+    for (const host of [
+      "evil.example",
+      "evil.example:3000",
+      "127.0.0.1:4000",
+      "localhost.evil.example:3000",
+      "api.example.com.evil:443",
+    ]) {
       expect(pageOrigin(request({ host }), undefined, new Set(["api.example.com"]))).toBe("http://localhost:3000");
     }
   });
 });
 
-
-const row = (overrides: Partial<StoredCall> = {}): StoredCall => ({ id: 7n, createdAt: new Date(), ...storedCallValues(), ...overrides });
+const row = (overrides: Partial<StoredCall> = {}): StoredCall => ({
+  id: 7n,
+  createdAt: new Date(),
+  ...storedCallValues(),
+  ...overrides,
+});
 
 describe("serializeCall", () => {
   it("omits every cost field (absent, not null) without calls:read_cost", () => {
@@ -79,8 +95,20 @@ describe("serializeCall", () => {
 
   it("adds cost fields for calls:read_cost, with margin = price - buyCost exactly", () => {
     const out = serializeCallDetail(row(), principal("bg_a", ["calls:read_cost", "calls:read"]));
-    expect(out).toMatchObject({ price: 100.000001, buyCost: 300.000007, margin: -200.000006, supplierId: "sup_1", buyRate: 0.004 });
-    expect(out).toMatchObject({ pdd: 1.25, sellRate: 0.012, billingIncrement: "60/60", answerTime: "2026-01-05T10:00:02.000Z", id: "7" });
+    expect(out).toMatchObject({
+      price: 100.000001,
+      buyCost: 300.000007,
+      margin: -200.000006,
+      supplierId: "sup_1",
+      buyRate: 0.004,
+    });
+    expect(out).toMatchObject({
+      pdd: 1.25,
+      sellRate: 0.012,
+      billingIncrement: "60/60",
+      answerTime: "2026-01-05T10:00:02.000Z",
+      id: "7",
+    });
   });
 });
 
@@ -92,19 +120,21 @@ describeOnEngines("listCalls", (handle) => {
     groupB = (await createBillingGroup(handle().db, { name: "B", currency: "USD" })).id;
     const base = Date.parse("2026-01-05T00:00:00Z");
     const tos = ["44%1", "44_1", "4411", "44\\1"];
-    await handle().db.insert(calls).values(
-      Array.from({ length: 24 }, (_, i) => {
-        return {
-          ...storedCallValues(),
-          supplierId: null,
-          uuid: `u-${i}`,
-          billingGroupId: i % 2 ? groupA : groupB,
-          toNumber: tos[i % 4],
-          hangupCause: i % 3 ? "NORMAL_CLEARING" : "user_busy",
-          startTime: new Date(base + Math.floor(i / 4) * 1000),
-        };
-      }),
-    );
+    await handle()
+      .db.insert(calls)
+      .values(
+        Array.from({ length: 24 }, (_, i) => {
+          return {
+            ...storedCallValues(),
+            supplierId: null,
+            uuid: `u-${i}`,
+            billingGroupId: i % 2 ? groupA : groupB,
+            toNumber: tos[i % 4],
+            hangupCause: i % 3 ? "NORMAL_CLEARING" : "user_busy",
+            startTime: new Date(base + Math.floor(i / 4) * 1000),
+          };
+        }),
+      );
   });
 
   async function all(p: Principal, filters: CallFilters, pageSize: number) {
@@ -135,8 +165,12 @@ describeOnEngines("listCalls", (handle) => {
 
   it("refuses a cursor on other filters or another group", async () => {
     const first = await listCalls(handle().db, principal(groupA), {}, { pageSize: 2 });
-    await expect(listCalls(handle().db, principal(groupB), {}, { pageSize: 2, cursor: first.nextCursor })).rejects.toMatchObject({ code: "invalid_cursor" });
-    await expect(listCalls(handle().db, principal(groupA), { direction: "inbound" }, { pageSize: 2, cursor: first.nextCursor })).rejects.toMatchObject({
+    await expect(
+      listCalls(handle().db, principal(groupB), {}, { pageSize: 2, cursor: first.nextCursor }),
+    ).rejects.toMatchObject({ code: "invalid_cursor" });
+    await expect(
+      listCalls(handle().db, principal(groupA), { direction: "inbound" }, { pageSize: 2, cursor: first.nextCursor }),
+    ).rejects.toMatchObject({
       code: "invalid_cursor",
     });
   });
@@ -144,18 +178,47 @@ describeOnEngines("listCalls", (handle) => {
 
 describe("search filters of the query", () => {
   it("reads caller and destination prefixes without the +, and refuses non-digits", () => {
-    const q = listCallsQuerySchema.parse({ from: "+1555", toPrefix: "+44", id: "12", uuid: "abc-1", billingGroupId: "bg_x" });
-    expect(callFiltersFromQuery(q)).toMatchObject({ fromPrefix: "1555", toPrefix: "44", id: "12", uuid: "abc-1", billingGroupId: "bg_x" });
+    const q = listCallsQuerySchema.parse({
+      from: "+1555",
+      toPrefix: "+44",
+      id: "12",
+      uuid: "abc-1",
+      billingGroupId: "bg_x",
+    });
+    expect(callFiltersFromQuery(q)).toMatchObject({
+      fromPrefix: "1555",
+      toPrefix: "44",
+      id: "12",
+      uuid: "abc-1",
+      billingGroupId: "bg_x",
+    });
     for (const bad of [{ from: "15a" }, { toPrefix: "44%" }, { id: "-1" }, { id: "1".repeat(20) }]) {
       expect(listCallsQuerySchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
-    expect(callFiltersFromQuery(listCallsQuerySchema.parse({ from: "", id: "" }))).toMatchObject({ fromPrefix: undefined, id: undefined });
+    expect(callFiltersFromQuery(listCallsQuerySchema.parse({ from: "", id: "" }))).toMatchObject({
+      fromPrefix: undefined,
+      id: undefined,
+    });
   });
 
   it("carries every new filter in nextPageUrl", () => {
-    const q = listCallsQuerySchema.parse({ pageSize: "5", from: "1555", toPrefix: "44", id: "3", uuid: "u", billingGroupId: "bg_x" });
+    const q = listCallsQuerySchema.parse({
+      pageSize: "5",
+      from: "1555",
+      toPrefix: "44",
+      id: "3",
+      uuid: "u",
+      billingGroupId: "bg_x",
+    });
     const url = new URL(nextPageUrl("http://h", q, "c.s"));
-    for (const [k, v] of Object.entries({ from: "1555", toPrefix: "44", id: "3", uuid: "u", billingGroupId: "bg_x", cursor: "c.s" })) {
+    for (const [k, v] of Object.entries({
+      from: "1555",
+      toPrefix: "44",
+      id: "3",
+      uuid: "u",
+      billingGroupId: "bg_x",
+      cursor: "c.s",
+    })) {
       expect(url.searchParams.get(k), k).toBe(v);
     }
   });
@@ -169,8 +232,8 @@ describeOnEngines("listCalls search", (handle) => {
     groupA = (await createBillingGroup(handle().db, { name: "A", currency: "USD" })).id;
     groupB = (await createBillingGroup(handle().db, { name: "B", currency: "USD" })).id;
     const base = Date.parse("2026-01-05T00:00:00Z");
-    const rows = await handle().db
-      .insert(calls)
+    const rows = await handle()
+      .db.insert(calls)
       .values(
         Array.from({ length: 12 }, (_, i) => ({
           ...storedCallValues(),
@@ -187,7 +250,8 @@ describeOnEngines("listCalls search", (handle) => {
     await claimCallUuids(handle().db);
   });
 
-  const uuids = async (p: Principal, filters: CallFilters) => (await listCalls(handle().db, p, filters, { pageSize: 50 })).page.map((c) => c.uuid).sort();
+  const uuids = async (p: Principal, filters: CallFilters) =>
+    (await listCalls(handle().db, p, filters, { pageSize: 50 })).page.map((c) => c.uuid).sort();
 
   it("finds calls by caller prefix (a full number exactly) and destination prefix, literally", async () => {
     expect(await uuids(principal(null), { fromPrefix: "1555000" })).toEqual(["s-0", "s-1", "s-4", "s-5", "s-8", "s-9"]);
@@ -195,7 +259,9 @@ describeOnEngines("listCalls search", (handle) => {
     expect(await uuids(principal(null), { fromPrefix: "1%" })).toEqual(["s-11", "s-3", "s-7"]);
     expect(await uuids(principal(null), { toPrefix: "44" })).toEqual(["s-0", "s-1", "s-4", "s-5", "s-8", "s-9"].sort());
     // a substring that is not a prefix is not found by toPrefix
-    expect(await uuids(principal(null), { toPrefix: "442" })).toEqual(["s-0", "s-1", "s-4", "s-5", "s-8", "s-9"].sort());
+    expect(await uuids(principal(null), { toPrefix: "442" })).toEqual(
+      ["s-0", "s-1", "s-4", "s-5", "s-8", "s-9"].sort(),
+    );
     expect(await uuids(principal(null), { toPrefix: "1442" })).toEqual(["s-11", "s-3", "s-7"]);
     expect(await uuids(principal(null), { toPrefix: "4420%" })).toEqual(["s-1", "s-5", "s-9"]);
   });
@@ -218,12 +284,27 @@ describeOnEngines("listCalls search", (handle) => {
 
   it("binds the cursor to the new filters", async () => {
     const first = await listCalls(handle().db, principal(null), { billingGroupId: groupA }, { pageSize: 2 });
-    for (const other of [{}, { billingGroupId: groupB }, { billingGroupId: groupA, fromPrefix: "1" }, { billingGroupId: groupA, toPrefix: "4" }, { billingGroupId: groupA, uuid: "s-1" }, { billingGroupId: groupA, id: "1" }]) {
-      await expect(listCalls(handle().db, principal(null), other, { pageSize: 2, cursor: first.nextCursor }), JSON.stringify(other)).rejects.toMatchObject({
+    for (const other of [
+      {},
+      { billingGroupId: groupB },
+      { billingGroupId: groupA, fromPrefix: "1" },
+      { billingGroupId: groupA, toPrefix: "4" },
+      { billingGroupId: groupA, uuid: "s-1" },
+      { billingGroupId: groupA, id: "1" },
+    ]) {
+      await expect(
+        listCalls(handle().db, principal(null), other, { pageSize: 2, cursor: first.nextCursor }),
+        JSON.stringify(other),
+      ).rejects.toMatchObject({
         code: "invalid_cursor",
       });
     }
-    const second = await listCalls(handle().db, principal(null), { billingGroupId: groupA }, { pageSize: 2, cursor: first.nextCursor });
+    const second = await listCalls(
+      handle().db,
+      principal(null),
+      { billingGroupId: groupA },
+      { pageSize: 2, cursor: first.nextCursor },
+    );
     expect(second.page).toHaveLength(2);
   });
 

@@ -75,7 +75,8 @@ export function callMatchConditions(filters: CallFilters, c: MatchColumns, group
   if (filters.to) conditions.push(sql`${c.toNumber} LIKE ${`%${escapeLike(filters.to)}%`} ESCAPE '\\'`);
   // Prefixes as LIKE 'p%': the trigram index on to_number serves it (see README on from_number).
   if (filters.toPrefix) conditions.push(sql`${c.toNumber} LIKE ${`${escapeLike(filters.toPrefix)}%`} ESCAPE '\\'`);
-  if (filters.fromPrefix) conditions.push(sql`${c.fromNumber} LIKE ${`${escapeLike(filters.fromPrefix)}%`} ESCAPE '\\'`);
+  if (filters.fromPrefix)
+    conditions.push(sql`${c.fromNumber} LIKE ${`${escapeLike(filters.fromPrefix)}%`} ESCAPE '\\'`);
   if (filters.id !== undefined) {
     // An id beyond bigint matches nothing (and must not reach the database as a cast error).
     const id = BigInt(filters.id);
@@ -122,7 +123,11 @@ export interface CallListing {
 }
 
 /** The rows a page may hold: the key's reach, the filters, and after the cursor; with the hash the cursor is bound to. */
-function listingWhere(principal: Principal, filters: CallFilters, cursor: string | undefined): { where: SQL | undefined; hash: string } {
+function listingWhere(
+  principal: Principal,
+  filters: CallFilters,
+  cursor: string | undefined,
+): { where: SQL | undefined; hash: string } {
   const hash = listingHash(principal, filters);
   const conditions: (SQL | undefined)[] = [];
   if (principal.billingGroupId !== null) conditions.push(eq(calls.billingGroupId, principal.billingGroupId));
@@ -147,7 +152,12 @@ function listingWhere(principal: Principal, filters: CallFilters, cursor: string
  * (billing_group_id, start_time, id), scanned backwards, (bound key) and calls_start_id_idx (platform key) serve it, and
  * pageSize + 1 rows tell whether more exist without counting. New inserts never shift a page.
  */
-export async function listCalls(db: Executor, principal: Principal, filters: CallFilters, page: PageRequest): Promise<CallListing> {
+export async function listCalls(
+  db: Executor,
+  principal: Principal,
+  filters: CallFilters,
+  page: PageRequest,
+): Promise<CallListing> {
   const { where, hash } = listingWhere(principal, filters, page.cursor);
   const rows = await db
     .select()
@@ -179,7 +189,12 @@ export interface CallListingJson {
  * That decoding was most of a listing request's time (issue 12): Drizzle selected and mapped all 37 columns, and
  * PGlite copies and decodes every field on its own.
  */
-export async function listCallsJson(db: Executor, principal: Principal, filters: CallFilters, page: PageRequest): Promise<CallListingJson> {
+export async function listCallsJson(
+  db: Executor,
+  principal: Principal,
+  filters: CallFilters,
+  page: PageRequest,
+): Promise<CallListingJson> {
   const { query, hash } = listCallsJsonQuery(principal, filters, page);
   // On `db`, never planOnce(db): planned for its values at every call. A reused generic plan of a plain page was 5x
   // slower with many groups' calls over several partitions (28 vs 5 ms p50, issue 12), and a number search's
@@ -198,7 +213,11 @@ export async function listCallsJson(db: Executor, principal: Principal, filters:
 }
 
 /** listCallsJson's statement (GET /v1/calls's), and the hash its cursors are bound to; the plan tests EXPLAIN it. */
-export function listCallsJsonQuery(principal: Principal, filters: CallFilters, page: PageRequest): { query: SQL; hash: string } {
+export function listCallsJsonQuery(
+  principal: Principal,
+  filters: CallFilters,
+  page: PageRequest,
+): { query: SQL; hash: string } {
   const { where, hash } = listingWhere(principal, filters, page.cursor);
   // Qualified ORDER BY: the select list's "id" is the id as text.
   const query = sql`SELECT row_to_json(c)::text AS call FROM (SELECT ${callJsonColumns(principal)} FROM ${calls} WHERE ${where ?? sql`true`}
@@ -216,7 +235,11 @@ const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
  * let whoever sends the request choose where the client's next request (with its key) goes.
  * Otherwise the server's own listen address, which Next puts in `request.url` (never taken from Host).
  */
-export function pageOrigin(request: Request, publicBaseUrl: string | undefined, hosts: ReadonlySet<string> = allowedHosts()): string {
+export function pageOrigin(
+  request: Request,
+  publicBaseUrl: string | undefined,
+  hosts: ReadonlySet<string> = allowedHosts(),
+): string {
   if (publicBaseUrl) return publicBaseUrl;
   const url = new URL(request.url);
   const host = request.headers.get("host")?.toLowerCase();
@@ -224,7 +247,9 @@ export function pageOrigin(request: Request, publicBaseUrl: string | undefined, 
   const protocol = proto === "https" || proto === "http" ? proto : url.protocol.replace(":", "");
   if (!host || !HOST.test(host)) return url.origin;
   const ownPort = url.port || (url.protocol === "https:" ? "443" : "80");
-  const ownLoopback = LOOPBACK_NAMES.some((name) => host === `${name}:${ownPort}` || (host === name && url.port === ""));
+  const ownLoopback = LOOPBACK_NAMES.some(
+    (name) => host === `${name}:${ownPort}` || (host === name && url.port === ""),
+  );
   return hosts.has(host) || ownLoopback ? `${protocol}://${host}` : url.origin;
 }
 
@@ -232,7 +257,18 @@ export function pageOrigin(request: Request, publicBaseUrl: string | undefined, 
 export function nextPageUrl(origin: string, query: ListCallsQuery, cursor: string): string {
   const url = new URL("/v1/calls", origin);
   url.searchParams.set("pageSize", String(query.pageSize));
-  for (const name of ["startTime[gte]", "startTime[lte]", "direction", "to", "toPrefix", "from", "hangupCause", "id", "uuid", "billingGroupId"] as const) {
+  for (const name of [
+    "startTime[gte]",
+    "startTime[lte]",
+    "direction",
+    "to",
+    "toPrefix",
+    "from",
+    "hangupCause",
+    "id",
+    "uuid",
+    "billingGroupId",
+  ] as const) {
     const value = query[name];
     if (value !== undefined && value !== "") url.searchParams.set(name, value);
   }

@@ -50,13 +50,23 @@ const detailFields = {
   sellRate: z.number().nullable().describe("Sell rate per minute applied"),
   billingIncrement: z.string().nullable().describe("`minimum/interval` in seconds applied to the sell side"),
   // The parts of `price` (README, rating): price = minChargeApplied ? minCharge : connectFee charged + usageCharge.
-  connectFee: z.number().nullable().describe("Connect fee of the matched rate (charged only when billDuration > 0); null when none"),
-  minCharge: z.number().nullable().describe("Minimum charge of the matched rate (applies only when billDuration > 0); null when none"),
+  connectFee: z
+    .number()
+    .nullable()
+    .describe("Connect fee of the matched rate (charged only when billDuration > 0); null when none"),
+  minCharge: z
+    .number()
+    .nullable()
+    .describe("Minimum charge of the matched rate (applies only when billDuration > 0); null when none"),
   usageCharge: z
     .number()
     .nullable()
-    .describe("sellRate x billDuration / 60, rounded half-up to 6 decimals: the per-minute part of price; null when unrated"),
-  minChargeApplied: z.boolean().describe("true when the minimum charge raised the price above connect fee + usage charge"),
+    .describe(
+      "sellRate x billDuration / 60, rounded half-up to 6 decimals: the per-minute part of price; null when unrated",
+    ),
+  minChargeApplied: z
+    .boolean()
+    .describe("true when the minimum charge raised the price above connect fee + usage charge"),
 };
 
 export const callDetailSchema = callSchema
@@ -149,15 +159,21 @@ export const listCallsQuerySchema = z
       .default(DEFAULT_PAGE_SIZE)
       .describe(`Records per page, 1..${MAX_PAGE_SIZE}`),
     cursor: z.string().optional().describe("Opaque cursor taken from nextPageUrl; pass it unmodified"),
-    "startTime[gte]": isoDateParam("Keep calls started at or after this instant (inclusive); a date alone means 00:00:00Z of that day"),
-    "startTime[lte]": isoDateParam("Keep calls started at or before this instant (inclusive); a date alone means 00:00:00Z of that day"),
+    "startTime[gte]": isoDateParam(
+      "Keep calls started at or after this instant (inclusive); a date alone means 00:00:00Z of that day",
+    ),
+    "startTime[lte]": isoDateParam(
+      "Keep calls started at or before this instant (inclusive); a date alone means 00:00:00Z of that day",
+    ),
     direction: z
       .enum(["inbound", "outbound"], { error: "must be inbound or outbound" })
       .optional()
       .describe("Filter by direction"),
     to: filterText(64, "Literal substring of the called number (`%` and `_` are ordinary characters)"),
     toPrefix: phoneParam("Called number starts with these digits (a leading `+` is ignored)"),
-    from: phoneParam("Caller number starts with these digits (a leading `+` is ignored); a full number matches exactly"),
+    from: phoneParam(
+      "Caller number starts with these digits (a leading `+` is ignored); a full number matches exactly",
+    ),
     hangupCause: filterText(64, "Exact hangup cause, case-insensitive"),
     id: z
       .string()
@@ -165,7 +181,10 @@ export const listCallsQuerySchema = z
       .optional()
       .describe("Exact call id: the listing holds that call when the key may see it and the other filters keep it"),
     uuid: filterText(128, "Exact call UUID as reported by the switch"),
-    billingGroupId: filterText(64, "Calls of this billing group (account) only; for platform keys, which see every group"),
+    billingGroupId: filterText(
+      64,
+      "Calls of this billing group (account) only; for platform keys, which see every group",
+    ),
   })
   .superRefine((q, ctx) => {
     const gte = q["startTime[gte]"];

@@ -114,7 +114,10 @@ export function callJsonColumns(principal: Principal): SQL {
 function priceParts(row: StoredCall) {
   const parts =
     row.rated && row.sellRateMicros !== null
-      ? priceBilledSeconds(row.sellRateMicros, row.billDuration, { connectFeeMicros: row.connectFeeMicros, minChargeMicros: row.minChargeMicros })
+      ? priceBilledSeconds(row.sellRateMicros, row.billDuration, {
+          connectFeeMicros: row.connectFeeMicros,
+          minChargeMicros: row.minChargeMicros,
+        })
       : null;
   return {
     connectFee: money(row.connectFeeMicros),
@@ -134,7 +137,9 @@ export function serializeCallDetail(row: StoredCall, principal: Principal): Call
     matchedPrefix: row.matchedPrefix,
     sellRate: money(row.sellRateMicros),
     billingIncrement:
-      row.incrementMin === null || row.incrementInterval === null ? null : `${row.incrementMin}/${row.incrementInterval}`,
+      row.incrementMin === null || row.incrementInterval === null
+        ? null
+        : `${row.incrementMin}/${row.incrementInterval}`,
     ...priceParts(row),
   };
   if (!canReadCost(principal)) return detail;

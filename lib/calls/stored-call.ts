@@ -11,7 +11,11 @@ type CallTableColumn = (typeof CALL_TABLE_COLUMNS)[number];
 const selectList = (columns: readonly CallTableColumn[]): SQL =>
   sql.raw(
     columns
-      .map(([key, column]) => (column.columnType === "PgBigInt64" ? `calls."${column.name}"::text AS "${key}"` : `calls."${column.name}" AS "${key}"`))
+      .map(([key, column]) =>
+        column.columnType === "PgBigInt64"
+          ? `calls."${column.name}"::text AS "${key}"`
+          : `calls."${column.name}" AS "${key}"`,
+      )
       .join(", "),
   );
 
@@ -54,7 +58,12 @@ const recordsetColumn = ([key, column]: CallTableColumn) => ({
   key: key as keyof NewStoredCall,
   name: column.name,
   type: recordsetType(column),
-  encode: column.columnType === "PgTimestamp" ? ("toIso" as const) : column.columnType === "PgBigInt64" ? ("toText" as const) : null,
+  encode:
+    column.columnType === "PgTimestamp"
+      ? ("toIso" as const)
+      : column.columnType === "PgBigInt64"
+        ? ("toText" as const)
+        : null,
 });
 
 const INSERT_COLUMNS = CALL_TABLE_COLUMNS.filter(([, column]) => !column.hasDefault).map(recordsetColumn);
@@ -90,7 +99,10 @@ function encoderFor(parts: CallParts): PartsEncoder {
       const read = `p[${at}][${JSON.stringify(key)}]`;
       return `${JSON.stringify(name)}: ${encode === null ? read : `${encode}(${read})`}`;
     });
-    encoder = new Function("toIso", "toText", `return (p) => ({ ${fields.join(", ")} });`)(toIso, toText) as PartsEncoder;
+    encoder = new Function("toIso", "toText", `return (p) => ({ ${fields.join(", ")} });`)(
+      toIso,
+      toText,
+    ) as PartsEncoder;
     encoders.set(shape, encoder);
   }
   return encoder;

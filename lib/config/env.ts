@@ -22,7 +22,11 @@ export function publicBaseUrl(): string | undefined {
 export function allowedHosts(): ReadonlySet<string> {
   const out = new Set<string>();
   for (const raw of (process.env.ALLOWED_HOSTS ?? "").split(",")) {
-    const entry = raw.trim().toLowerCase().replace(/^[a-z][a-z0-9+.-]*:\/\//, "").replace(/\/.*$/, "");
+    const entry = raw
+      .trim()
+      .toLowerCase()
+      .replace(/^[a-z][a-z0-9+.-]*:\/\//, "")
+      .replace(/\/.*$/, "");
     if (entry) out.add(entry);
   }
   return out;

@@ -52,7 +52,9 @@ export async function ensureCallMonths(db: AnyDb, startsMs: Iterable<number>): P
     if (!set.has(m)) missing.add(m);
   }
   for (const m of [...missing].sort((a, b) => a - b)) {
-    await db.execute(sql`SELECT ensure_call_partitions(${new Date(m).toISOString()}::timestamptz, ${new Date(utcMonthStart(m, 1)).toISOString()}::timestamptz)`);
+    await db.execute(
+      sql`SELECT ensure_call_partitions(${new Date(m).toISOString()}::timestamptz, ${new Date(utcMonthStart(m, 1)).toISOString()}::timestamptz)`,
+    );
     set.add(m);
   }
 }

@@ -112,7 +112,10 @@ async function openPostgres(url: string): Promise<DbHandle> {
   const db = drizzle({ client: pool, schema }) as unknown as Db;
   // Connections are opened on first use: a process that never asks for planOnce(db) opens none.
   // Named in pg_stat_activity, so an operator (and the API test) can tell its connections apart.
-  const planOncePool = openPool({ options: "-c plan_cache_mode=force_generic_plan", application_name: "callbook-plan-once" });
+  const planOncePool = openPool({
+    options: "-c plan_cache_mode=force_generic_plan",
+    application_name: "callbook-plan-once",
+  });
   // Marks what namedStatement names statements on: the pool itself, and each client it checks out (a transaction's).
   markPlanOnce(planOncePool);
   planOncePool.on("connect", markPlanOnce);
@@ -127,7 +130,8 @@ async function openPostgres(url: string): Promise<DbHandle> {
  */
 const PLAN_ONCE = Symbol.for("callbook.planOnce");
 const PLAN_ONCE_CONNECTION = Symbol.for("callbook.planOnceConnection");
-const markPlanOnce = (poolOrClient: object) => void Object.defineProperty(poolOrClient, PLAN_ONCE_CONNECTION, { value: true });
+const markPlanOnce = (poolOrClient: object) =>
+  void Object.defineProperty(poolOrClient, PLAN_ONCE_CONNECTION, { value: true });
 
 /**
  * The same PostgreSQL database, on connections that plan each named statement once and reuse that plan
@@ -142,7 +146,7 @@ const markPlanOnce = (poolOrClient: object) => void Object.defineProperty(poolOr
  */
 export function planOnce<E extends Executor>(db: E): E {
   if (!preparedStatementsEnabled()) return db;
-  return ((db as unknown as { [PLAN_ONCE]?: E })[PLAN_ONCE]) ?? db;
+  return (db as unknown as { [PLAN_ONCE]?: E })[PLAN_ONCE] ?? db;
 }
 
 async function openPglite(options: OpenOptions): Promise<DbHandle> {
@@ -205,7 +209,12 @@ const statementNames = new Map<string, string>();
 const MAX_NAMED_STATEMENTS = 500;
 
 interface DrizzleSession {
-  prepareQuery(query: { sql: string; params: unknown[] }, fields: undefined, name: string, arrayMode: false): { execute(): Promise<unknown> };
+  prepareQuery(
+    query: { sql: string; params: unknown[] },
+    fields: undefined,
+    name: string,
+    arrayMode: false,
+  ): { execute(): Promise<unknown> };
 }
 
 /**
@@ -217,7 +226,8 @@ interface DrizzleSession {
 function namedStatement(db: Executor, query: SQL): { execute(): Promise<unknown> } | undefined {
   const session = (db as unknown as { session?: DrizzleSession & { client?: object } }).session;
   // node-postgres only; PGlite's session would ignore the name.
-  if (!session || (session.constructor as unknown as Record<symbol, unknown>)[entityKind] !== "NodePgSession") return undefined;
+  if (!session || (session.constructor as unknown as Record<symbol, unknown>)[entityKind] !== "NodePgSession")
+    return undefined;
   if (!session.client || !(PLAN_ONCE_CONNECTION in session.client)) return undefined;
   const compiled = dialect.sqlToQuery(query);
   let name = statementNames.get(compiled.sql);
@@ -236,7 +246,9 @@ interface PgliteClient {
 }
 function pgliteClientOf(db: Executor): PgliteClient | undefined {
   const client = (db as { $client?: unknown }).$client;
-  return typeof client === "object" && client !== null && "execProtocol" in client ? (client as PgliteClient) : undefined;
+  return typeof client === "object" && client !== null && "execProtocol" in client
+    ? (client as PgliteClient)
+    : undefined;
 }
 
 /** The embedded engine (PGlite: one statement at a time, in this process), as opposed to a PostgreSQL pool. */

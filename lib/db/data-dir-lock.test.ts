@@ -3,7 +3,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { acquireLock, DataDirBusyError, lockFile, readLock, releaseLock, socketFile, type DataDirLock } from "./data-dir-lock";
+import {
+  acquireLock,
+  DataDirBusyError,
+  lockFile,
+  readLock,
+  releaseLock,
+  socketFile,
+  type DataDirLock,
+} from "./data-dir-lock";
 
 const ROOT = path.resolve(__dirname, "../..");
 const HOLDER = path.join(__dirname, "data-dir-lock.holder.ts");
@@ -30,10 +38,16 @@ interface Holder {
  * A process taking the lock. With `unreaped`, it runs under a parent that never reaps children
  * (sh exec'ing sleep), so once killed it stays a zombie, as under an init that does not reap.
  */
-function startHolder(dir: string, options: { kind?: "abstract" | "file"; at?: number; unreaped?: boolean } = {}): Holder {
+function startHolder(
+  dir: string,
+  options: { kind?: "abstract" | "file"; at?: number; unreaped?: boolean } = {},
+): Holder {
   const args = [HOLDER, dir, options.kind ?? "abstract", String(options.at ?? 0)];
   const child = options.unreaped
-    ? spawn("sh", ["-c", `"$0" --import tsx "$@" & exec sleep 300`, process.execPath, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] })
+    ? spawn("sh", ["-c", `"$0" --import tsx "$@" & exec sleep 300`, process.execPath, ...args], {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "inherit"],
+      })
     : spawn(process.execPath, ["--import", "tsx", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
   const exited = new Promise((r) => child.once("exit", r));
   cleanup.push(async () => {
@@ -111,7 +125,10 @@ describe.each(["abstract", "file"] as const)("data directory lock (%s socket)", 
     const winners = lines.filter((l) => l.startsWith("held "));
     expect(winners, lines.join(", ")).toHaveLength(1);
     const winner = winners[0].split(" ")[1];
-    expect(lines.filter((l) => l === `busy ${winner}`), lines.join(", ")).toHaveLength(3);
+    expect(
+      lines.filter((l) => l === `busy ${winner}`),
+      lines.join(", "),
+    ).toHaveLength(3);
     expect(readLock(dir)?.pid).toBe(Number(winner));
   });
 

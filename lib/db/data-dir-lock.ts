@@ -153,7 +153,9 @@ function ping(address: string, timeoutMs: number): Promise<LockHolder | "refused
         done("silent");
       }
     });
-    socket.on("error", (e: NodeJS.ErrnoException) => done(e.code === "ECONNREFUSED" || e.code === "ENOENT" ? "refused" : "silent"));
+    socket.on("error", (e: NodeJS.ErrnoException) =>
+      done(e.code === "ECONNREFUSED" || e.code === "ENOENT" ? "refused" : "silent"),
+    );
   });
 }
 
@@ -188,7 +190,11 @@ function writeLockFile(dir: string, lock: DataDirLock): void {
 }
 
 /** Takes the directory for this process, or throws DataDirBusyError naming the live holder. */
-export async function acquireLock(dir: string, role: DataDirLock["role"], options: AcquireOptions = {}): Promise<DataDirLock> {
+export async function acquireLock(
+  dir: string,
+  role: DataDirLock["role"],
+  options: AcquireOptions = {},
+): Promise<DataDirLock> {
   const key = path.resolve(dir);
   const mine = held.get(key);
   if (mine) return mine.lock;

@@ -43,7 +43,9 @@ async function apply(conn: Conn, tag: string) {
   for (const statement of text.split("--> statement-breakpoint")) if (statement.trim()) await conn.exec(statement);
 }
 
-const TAGS: string[] = JSON.parse(fs.readFileSync(path.join(migrationsFolder(), "meta/_journal.json"), "utf8")).entries.map((e: { tag: string }) => e.tag);
+const TAGS: string[] = JSON.parse(
+  fs.readFileSync(path.join(migrationsFolder(), "meta/_journal.json"), "utf8"),
+).entries.map((e: { tag: string }) => e.tag);
 
 describe.each(ENGINES)("migration 0006_rate_decks on %s", (engine) => {
   it("turns each existing card into deck #1 effective from the epoch, keeping every rate", async () => {
@@ -74,12 +76,18 @@ describe.each(ENGINES)("migration 0006_rate_decks on %s", (engine) => {
         { g: "g1", prefix: "4420", rate: "20000", min: 60, iv: 60, d: null, fee: null, own: true },
         { g: "g2", prefix: "1", rate: "5000", min: 30, iv: 6, d: null, fee: null, own: true },
       ]);
-      expect(await conn.rows(`SELECT supplier_id, prefix FROM buy_rates WHERE deck_id IS NOT NULL`)).toEqual([{ supplier_id: "s1", prefix: "44" }]);
+      expect(await conn.rows(`SELECT supplier_id, prefix FROM buy_rates WHERE deck_id IS NOT NULL`)).toEqual([
+        { supplier_id: "s1", prefix: "44" },
+      ]);
       // One debit per call still; an adjustment for the same call is allowed.
-      await conn.exec(`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id) VALUES ('g1', 'adjustment', 2, 7)`);
-      await expect(conn.exec(`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id) VALUES ('g1', 'debit', -5, 7)`)).rejects.toThrow(
-        /ledger_call_debit_key/,
+      await conn.exec(
+        `INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id) VALUES ('g1', 'adjustment', 2, 7)`,
       );
+      await expect(
+        conn.exec(
+          `INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id) VALUES ('g1', 'debit', -5, 7)`,
+        ),
+      ).rejects.toThrow(/ledger_call_debit_key/);
     } finally {
       await conn.close();
     }

@@ -44,7 +44,9 @@ async function apply(conn: Conn, tag: string) {
   for (const statement of text.split("--> statement-breakpoint")) if (statement.trim()) await conn.exec(statement);
 }
 
-const TAGS: string[] = JSON.parse(fs.readFileSync(path.join(migrationsFolder(), "meta/_journal.json"), "utf8")).entries.map((e: { tag: string }) => e.tag);
+const TAGS: string[] = JSON.parse(
+  fs.readFileSync(path.join(migrationsFolder(), "meta/_journal.json"), "utf8"),
+).entries.map((e: { tag: string }) => e.tag);
 
 const CALL = `INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, answer_time, end_time, duration,
   bill_duration, hangup_cause, currency, rated, matched_prefix, sell_rate_micros, increment_min, increment_interval, price_micros,
@@ -95,15 +97,19 @@ describe.each(ENGINES)("migration 0008_partition_calls on %s", (engine) => {
       await apply(conn, "0008_partition_calls");
 
       expect(await contents(conn)).toEqual(before);
-      expect(await conn.rows(`SELECT k.billing_group_id, k.uuid, call_id::text AS id, (c.start_time = k.start_time AND c.billing_group_id = k.billing_group_id AND c.uuid = k.uuid) AS same_start
-          FROM call_uuids k JOIN calls c ON c.id = k.call_id ORDER BY call_id`)).toEqual([
+      expect(
+        await conn.rows(`SELECT k.billing_group_id, k.uuid, call_id::text AS id, (c.start_time = k.start_time AND c.billing_group_id = k.billing_group_id AND c.uuid = k.uuid) AS same_start
+          FROM call_uuids k JOIN calls c ON c.id = k.call_id ORDER BY call_id`),
+      ).toEqual([
         { billing_group_id: "g1", uuid: "u1", id: "1", same_start: true },
         { billing_group_id: "g2", uuid: "u1", id: "3", same_start: true },
         { billing_group_id: "g1", uuid: "u-auth", id: "4", same_start: true },
         { billing_group_id: "g1", uuid: "u3", id: "5", same_start: true },
       ]);
       // Each call sits in its UTC month's partition (2019-03-31 23:59:59.999 is still March).
-      const parts = await conn.rows<{ uuid: string; part: string }>(`SELECT uuid, tableoid::regclass::text AS part FROM calls WHERE start_time < '2025-01-01' ORDER BY id`);
+      const parts = await conn.rows<{ uuid: string; part: string }>(
+        `SELECT uuid, tableoid::regclass::text AS part FROM calls WHERE start_time < '2025-01-01' ORDER BY id`,
+      );
       expect(parts).toEqual([
         { uuid: "u1", part: "calls_p201903" },
         { uuid: "u1", part: "calls_p202402" },
@@ -112,24 +118,35 @@ describe.each(ENGINES)("migration 0008_partition_calls on %s", (engine) => {
       expect(await conn.rows(`SELECT count(*)::int AS n FROM calls_default`)).toEqual([{ n: 0 }]);
 
       // New calls: the id continues past the old identity; the rollup and settlement triggers fire on the parent.
-      const [{ id }] = await conn.rows<{ id: string }>(`${CALL} VALUES ('u-open', 'g1', 'outbound', '4930', '4420', '2019-04-02T00:00:00Z',
+      const [{ id }] = await conn.rows<{
+        id: string;
+      }>(`${CALL} VALUES ('u-open', 'g1', 'outbound', '4930', '4420', '2019-04-02T00:00:00Z',
           '2019-04-02T00:00:00Z', '2019-04-02T00:01:00Z', 60, 60, 'NORMAL_CLEARING', 'USD', true, '44', 1000, 1, 1, 1000, NULL, NULL, 1, NULL) RETURNING id::text AS id`);
       expect(id).toBe("6");
-      expect(await conn.rows(`SELECT call_id::text AS id FROM authorizations WHERE uuid = 'u-open'`)).toEqual([{ id: "6" }]);
-      expect(await conn.rows(`SELECT calls::int AS n, price_micros::int AS p FROM usage_hourly WHERE billing_group_id = 'g1' AND hour = '2019-04-02T00:00:00Z'`)).toEqual([
-        { n: 1, p: 1000 },
+      expect(await conn.rows(`SELECT call_id::text AS id FROM authorizations WHERE uuid = 'u-open'`)).toEqual([
+        { id: "6" },
       ]);
+      expect(
+        await conn.rows(
+          `SELECT calls::int AS n, price_micros::int AS p FROM usage_hourly WHERE billing_group_id = 'g1' AND hour = '2019-04-02T00:00:00Z'`,
+        ),
+      ).toEqual([{ n: 1, p: 1000 }]);
       await conn.exec(`UPDATE calls SET price_micros = 1500 WHERE id = 6`);
       await conn.exec(`DELETE FROM calls WHERE id = 5`);
-      expect(await conn.rows(`SELECT hour, calls::int AS n, price_micros::int AS p FROM usage_hourly WHERE billing_group_id = 'g1' AND hour >= '2019-04-01' AND hour < '2019-05-01' ORDER BY hour`)).toEqual([
-        expect.objectContaining({ n: 0, p: 0 }),
-        expect.objectContaining({ n: 1, p: 1500 }),
-      ]);
+      expect(
+        await conn.rows(
+          `SELECT hour, calls::int AS n, price_micros::int AS p FROM usage_hourly WHERE billing_group_id = 'g1' AND hour >= '2019-04-01' AND hour < '2019-05-01' ORDER BY hour`,
+        ),
+      ).toEqual([expect.objectContaining({ n: 0, p: 0 }), expect.objectContaining({ n: 1, p: 1500 })]);
       // (group, uuid) stays unique in call_uuids; the ledger's keys now lead with the group and still refuse a second debit.
-      await expect(conn.exec(`INSERT INTO call_uuids VALUES ('g1', 'u1', '2030-01-01', 99)`)).rejects.toThrow(/call_uuids_pkey/);
-      await expect(conn.exec(`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id) VALUES ('g1', 'debit', -5, 1)`)).rejects.toThrow(
-        /ledger_call_debit_key/,
+      await expect(conn.exec(`INSERT INTO call_uuids VALUES ('g1', 'u1', '2030-01-01', 99)`)).rejects.toThrow(
+        /call_uuids_pkey/,
       );
+      await expect(
+        conn.exec(
+          `INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id) VALUES ('g1', 'debit', -5, 1)`,
+        ),
+      ).rejects.toThrow(/ledger_call_debit_key/);
     } finally {
       await conn.close();
     }

@@ -53,7 +53,8 @@ describe("queryRows on PostgreSQL: named prepared statements on planOnce's conne
   });
 
   it("planOnce(db) runs on connections that reuse one plan per statement; db itself keeps planning each call", async () => {
-    const mode = async (db: typeof handle.db) => (await queryRows<{ m: string }>(db, sql`SELECT current_setting('plan_cache_mode') AS m`))[0].m;
+    const mode = async (db: typeof handle.db) =>
+      (await queryRows<{ m: string }>(db, sql`SELECT current_setting('plan_cache_mode') AS m`))[0].m;
     expect(await mode(handle.db)).toBe("auto");
     expect(await mode(planOnce(handle.db))).toBe("force_generic_plan");
     const group = sql`SELECT count(*)::int AS n FROM billing_groups WHERE id = ${"bg_nobody"} AND '-named-4' <> ''`;
@@ -68,7 +69,10 @@ describe("queryRows on PostgreSQL: named prepared statements on planOnce's conne
   it("the listing is never a prepared statement: planned for its values at every call, on either pool", async () => {
     const platform = testPrincipal(null);
     const listingStatements = (db: typeof handle.db) =>
-      queryRows(db, sql`SELECT name FROM pg_prepared_statements WHERE statement LIKE '%row_to_json%' AND statement NOT LIKE '%pg_prepared_statements%'`);
+      queryRows(
+        db,
+        sql`SELECT name FROM pg_prepared_statements WHERE statement LIKE '%row_to_json%' AND statement NOT LIKE '%pg_prepared_statements%'`,
+      );
     for (let i = 0; i < 3; i++) {
       await listCallsJson(handle.db, platform, { direction: "inbound" }, { pageSize: 7 });
       await listCallsJson(handle.db, platform, { to: "4420" }, { pageSize: 7 });

@@ -113,11 +113,23 @@ function router(maxLagMs = 10_000) {
   const primary = fakePool("primary", primaryLsn, log);
   const replica = fakePool("replica", replayLsn, log);
   const primaryDb = { name: "primaryDb" } as unknown as Db;
-  let fallbackPool: { query(text: string): Promise<{ rows: { from: string }[] }>; connect(): Promise<{ query(text: string): Promise<{ rows: { from: string }[] }>; release(): void }> } | undefined;
-  const r = new ReadRouter(primaryDb, primary.pool, replica.pool, new MemoryWriteMarks(maxLagMs + 1_000), maxLagMs, (client) => {
-    fallbackPool = client as typeof fallbackPool;
-    return { name: "replicaDb" } as unknown as Db;
-  });
+  let fallbackPool:
+    | {
+        query(text: string): Promise<{ rows: { from: string }[] }>;
+        connect(): Promise<{ query(text: string): Promise<{ rows: { from: string }[] }>; release(): void }>;
+      }
+    | undefined;
+  const r = new ReadRouter(
+    primaryDb,
+    primary.pool,
+    replica.pool,
+    new MemoryWriteMarks(maxLagMs + 1_000),
+    maxLagMs,
+    (client) => {
+      fallbackPool = client as typeof fallbackPool;
+      return { name: "replicaDb" } as unknown as Db;
+    },
+  );
   return { r, log, primaryLsn, replayLsn, primary, replica, primaryDb, fallback: () => fallbackPool! };
 }
 

@@ -278,7 +278,9 @@ export class ReadRouter {
   private markDown(reason: unknown): void {
     if (this.state !== null || !this.probed) {
       // once per outage: when a replica that answered (or the first probe) fails
-      process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), replica: "skipped", reason: String((reason as Error)?.message ?? reason) })}\n`);
+      process.stderr.write(
+        `${JSON.stringify({ time: new Date().toISOString(), replica: "skipped", reason: String((reason as Error)?.message ?? reason) })}\n`,
+      );
     }
     this.downUntil = Date.now() + DOWN_BACKOFF_MS;
     this.state = null;
@@ -291,7 +293,10 @@ export class ReadRouter {
       this.lastProbeStart = at;
       const [primary, replica] = await Promise.allSettled([
         this.primaryPool.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn"),
-        this.replicaPool.query<{ lsn: string | null }>({ text: "SELECT pg_last_wal_replay_lsn()::text AS lsn", query_timeout: 2_000 } as QueryConfig),
+        this.replicaPool.query<{ lsn: string | null }>({
+          text: "SELECT pg_last_wal_replay_lsn()::text AS lsn",
+          query_timeout: 2_000,
+        } as QueryConfig),
       ]);
       if (primary.status === "fulfilled") this.clock.addPrimary(at, parseLsn(primary.value.rows[0].lsn));
       const replay = replica.status === "fulfilled" ? replica.value.rows[0]?.lsn : null;
@@ -323,7 +328,9 @@ export class ReadRouter {
 
   private usable(): boolean {
     const now = Date.now();
-    return this.state !== null && now >= this.downUntil && this.clock.staleness(this.state.replay, now) <= this.maxLagMs;
+    return (
+      this.state !== null && now >= this.downUntil && this.clock.staleness(this.state.replay, now) <= this.maxLagMs
+    );
   }
 
   /** After a write by `principal` committed: its group's readers (every reader, for a platform key) must see it. */
@@ -408,7 +415,14 @@ async function createRouter(primaryDb: Db, url: string): Promise<ReadRouter> {
     const { rows } = await primaryPool.query<{ db: string }>("SELECT current_database() AS db");
     marks = new RedisWriteMarks(redis, local, ttl, `${REDIS_PREFIX}${rows[0].db}:`);
   }
-  return new ReadRouter(primaryDb, primaryPool, replicaPool, marks, maxLag, (client) => drizzle({ client: client as Pool, schema }) as unknown as Db);
+  return new ReadRouter(
+    primaryDb,
+    primaryPool,
+    replicaPool,
+    marks,
+    maxLag,
+    (client) => drizzle({ client: client as Pool, schema }) as unknown as Db,
+  );
 }
 
 /** The executor for a listing read: the replica when configured and fit (see ReadRouter.readDb), else `db`. */

@@ -22,7 +22,15 @@ import { testPrincipal } from "@/lib/testing/test-principal";
 // the reads that span every group on purpose (platform keys, operator-wide rerate) are listed below as fan-outs.
 
 /** Tables distributed by billing_group_id; their unique keys must hold it. */
-const DISTRIBUTED = ["call_uuids", "ledger_entries", "usage_hourly", "usage_quarter", "usage_daily", "authorizations", "balance_alert_thresholds"];
+const DISTRIBUTED = [
+  "call_uuids",
+  "ledger_entries",
+  "usage_hourly",
+  "usage_quarter",
+  "usage_daily",
+  "authorizations",
+  "balance_alert_thresholds",
+];
 
 /**
  * Domain calls whose statements on calls may span every group: intentional multi-shard fan-outs, each for a reason.
@@ -32,7 +40,8 @@ const FAN_OUT_ALLOWED: Record<string, string> = {
   "list, platform key":
     "a platform key lists every group's calls, newest first (GET /v1/calls without billingGroupId); its uuid search reads call_uuids by uuid (call_uuids_uuid_idx) on every shard, then each call found by its primary key (a colocated join)",
   "get-call, platform key": "a platform key may open any call by id; the id alone does not say its group",
-  "usage, platform key": "a platform key's usage report spans every group (groupBy=account among others); with a uuid, as the listing's uuid search",
+  "usage, platform key":
+    "a platform key's usage report spans every group (groupBy=account among others); with a uuid, as the listing's uuid search",
   "rerate, all groups": "the operator's `rerate` without --group re-rates every group's calls, in id order",
 };
 
@@ -63,7 +72,15 @@ describeOnEngines("scale-out readiness (Citus)", (handle, engine) => {
     );
     const names = indexes.map((i) => i.idx);
     // The parent's key, a partition's copy of it, the default partition's, and call_uuids' own: the check has material.
-    expect(names).toEqual(expect.arrayContaining(["calls_pkey", "calls_default_pkey", "call_uuids_pkey", "ledger_entries_pkey", "ledger_call_debit_key"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "calls_pkey",
+        "calls_default_pkey",
+        "call_uuids_pkey",
+        "ledger_entries_pkey",
+        "ledger_call_debit_key",
+      ]),
+    );
     expect(indexes.filter((i) => i.is_calls).length).toBeGreaterThan(2);
     for (const index of indexes) {
       expect(index.cols, index.idx).toContain("billing_group_id");
@@ -73,7 +90,11 @@ describeOnEngines("scale-out readiness (Citus)", (handle, engine) => {
 
   it("every statement on calls of the domain functions names the billing group, except the listed platform fan-outs", async () => {
     const rec = await recordingDb(handle(), engine);
-    const g = await createBillingGroup(handle().db, { name: "Scale", currency: "USD", openingBalanceMicros: 10_000_000n });
+    const g = await createBillingGroup(handle().db, {
+      name: "Scale",
+      currency: "USD",
+      openingBalanceMicros: 10_000_000n,
+    });
     const other = await createBillingGroup(handle().db, { name: "Other", currency: "USD", openingBalanceMicros: 0n });
     const bound = testPrincipal(g.id, ["calls:read", "calls:read_cost", "cdrs:write"]);
     const platform = testPrincipal(null, ["calls:read", "calls:read_cost", "cdrs:write"]);
@@ -95,45 +116,95 @@ describeOnEngines("scale-out readiness (Citus)", (handle, engine) => {
     await rec.during("ingest replay", () => ingestCdrs(rec.db, cdrs, { restrictToBillingGroupId: g.id }));
     await importSellRates(handle().db, g.id, parseRateCsv("prefix,rate,increment\n44,0.06,1/1\n")); // first deck: from the epoch
     await rec.during("rerate, one group", () => rerateCalls(rec.db, { billingGroupId: g.id }));
-    await rec.during("rerate --since, one group", () => rerateCalls(rec.db, { billingGroupId: g.id, since: new Date("2025-01-01T00:00:00Z") }));
+    await rec.during("rerate --since, one group", () =>
+      rerateCalls(rec.db, { billingGroupId: g.id, since: new Date("2025-01-01T00:00:00Z") }),
+    );
     await rec.during("rerate, all groups", () => rerateCalls(rec.db, {}));
     const page = await rec.during("list, bound key", () => listCalls(rec.db, bound, {}, { pageSize: 1 }));
     await rec.during("list, bound key", () => listCalls(rec.db, bound, {}, { pageSize: 1, cursor: page.nextCursor }));
     await rec.during("list, bound key", () =>
-      listCalls(rec.db, bound, { to: "207", toPrefix: "44", fromPrefix: "49", hangupCause: "normal_clearing", uuid: cdrs[0].uuid, id: String(first.call.id) }, { pageSize: 10 }),
+      listCalls(
+        rec.db,
+        bound,
+        {
+          to: "207",
+          toPrefix: "44",
+          fromPrefix: "49",
+          hangupCause: "normal_clearing",
+          uuid: cdrs[0].uuid,
+          id: String(first.call.id),
+        },
+        { pageSize: 10 },
+      ),
     );
     // GET /v1/calls's own statement (JSON built in SQL); on PGlite it goes around Drizzle and so its logger
     // (queryTextColumn), so only PostgreSQL records it. Its WHERE is listCalls's (listingWhere).
     const jsonPage = await rec.during("list JSON, bound key", () => listCallsJson(rec.db, bound, {}, { pageSize: 1 }));
-    await rec.during("list JSON, bound key", () => listCallsJson(rec.db, bound, {}, { pageSize: 1, cursor: jsonPage.nextCursor }));
-    await rec.during("list JSON, bound key", () => listCallsJson(rec.db, bound, { uuid: cdrs[0].uuid }, { pageSize: 10 }));
+    await rec.during("list JSON, bound key", () =>
+      listCallsJson(rec.db, bound, {}, { pageSize: 1, cursor: jsonPage.nextCursor }),
+    );
+    await rec.during("list JSON, bound key", () =>
+      listCallsJson(rec.db, bound, { uuid: cdrs[0].uuid }, { pageSize: 10 }),
+    );
     await rec.during("list, platform key", () => listCalls(rec.db, platform, {}, { pageSize: 10 }));
-    await rec.during("list, platform key naming a group", () => listCalls(rec.db, platform, { billingGroupId: g.id }, { pageSize: 10 }));
+    await rec.during("list, platform key naming a group", () =>
+      listCalls(rec.db, platform, { billingGroupId: g.id }, { pageSize: 10 }),
+    );
     await rec.during("list, platform key", () => listCalls(rec.db, platform, { uuid: cdrs[0].uuid }, { pageSize: 10 }));
-    await rec.during("list, platform key naming a group", () => listCalls(rec.db, platform, { billingGroupId: g.id, uuid: cdrs[0].uuid }, { pageSize: 10 }));
+    await rec.during("list, platform key naming a group", () =>
+      listCalls(rec.db, platform, { billingGroupId: g.id, uuid: cdrs[0].uuid }, { pageSize: 10 }),
+    );
     await rec.during("get-call, bound key", () => getCall(rec.db, bound, String(first.call.id)));
     await rec.during("get-call, platform key", () => getCall(rec.db, platform, String(first.call.id)));
     for (const groupBy of ["day", "destination", "hangupCause"] as const) {
       await rec.during("usage, bound key", () =>
-        summarizeUsage(rec.db, bound, { startTimeGte: new Date("2025-04-01T10:00:30Z"), startTimeLte: new Date("2025-06-01T10:30:00Z") }, { groupBy }),
+        summarizeUsage(
+          rec.db,
+          bound,
+          { startTimeGte: new Date("2025-04-01T10:00:30Z"), startTimeLte: new Date("2025-06-01T10:30:00Z") },
+          { groupBy },
+        ),
       );
     }
-    await rec.during("usage, bound key", () => summarizeUsage(rec.db, bound, { fromPrefix: "4930", uuid: cdrs[1].uuid }, { groupBy: "day" }));
-    await rec.during("usage, platform key naming a group", () => summarizeUsage(rec.db, platform, { account: g.id, to: "20" }, { groupBy: "account" }));
-    await rec.during("usage, platform key", () => summarizeUsage(rec.db, platform, { to: "20" }, { groupBy: "account" }));
-    await rec.during("usage, platform key", () => summarizeUsage(rec.db, platform, { uuid: cdrs[1].uuid }, { groupBy: "account" }));
-    await rec.during("usage, platform key naming a group", () => summarizeUsage(rec.db, platform, { account: g.id, uuid: cdrs[1].uuid }, { groupBy: "day" }));
-    await rec.during("authorize", () => authorizeCall(rec.db, bound, { uuid: cdrs[0].uuid, destination: "4420712345" }).catch(() => undefined));
+    await rec.during("usage, bound key", () =>
+      summarizeUsage(rec.db, bound, { fromPrefix: "4930", uuid: cdrs[1].uuid }, { groupBy: "day" }),
+    );
+    await rec.during("usage, platform key naming a group", () =>
+      summarizeUsage(rec.db, platform, { account: g.id, to: "20" }, { groupBy: "account" }),
+    );
+    await rec.during("usage, platform key", () =>
+      summarizeUsage(rec.db, platform, { to: "20" }, { groupBy: "account" }),
+    );
+    await rec.during("usage, platform key", () =>
+      summarizeUsage(rec.db, platform, { uuid: cdrs[1].uuid }, { groupBy: "account" }),
+    );
+    await rec.during("usage, platform key naming a group", () =>
+      summarizeUsage(rec.db, platform, { account: g.id, uuid: cdrs[1].uuid }, { groupBy: "day" }),
+    );
+    await rec.during("authorize", () =>
+      authorizeCall(rec.db, bound, { uuid: cdrs[0].uuid, destination: "4420712345" }).catch(() => undefined),
+    );
     await rec.during("authorize", () => authorizeCall(rec.db, bound, { uuid: "scale-new", destination: "4420712345" }));
     await rec.during("CSV export", async () => new Response(await exportCallsCsv(rec.db, bound, {}, 1)).text());
     await rec.during("ingest, other group", () =>
-      ingestCdrs(rec.db, [nativeCdrSchema.parse({ ...cdrs[0], billingGroupId: other.id })], { restrictToBillingGroupId: other.id }),
+      ingestCdrs(rec.db, [nativeCdrSchema.parse({ ...cdrs[0], billingGroupId: other.id })], {
+        restrictToBillingGroupId: other.id,
+      }),
     );
 
     const onCalls = rec.log.filter((s) => touchesCalls(s.query));
     // Every phase that reads or writes calls was recorded (a renamed table or a silent logger would pass vacuously).
     const phases = new Set(onCalls.map((s) => s.phase));
-    const keyedPhases = ["ingest", "ingest replay", "rerate, one group", "rerate --since, one group", "list, bound key", "get-call, bound key", "usage, bound key", "CSV export"];
+    const keyedPhases = [
+      "ingest",
+      "ingest replay",
+      "rerate, one group",
+      "rerate --since, one group",
+      "list, bound key",
+      "get-call, bound key",
+      "usage, bound key",
+      "CSV export",
+    ];
     if (engine === "postgres") keyedPhases.push("list JSON, bound key");
     for (const phase of keyedPhases) {
       expect(phases, phase).toContain(phase);

@@ -27,8 +27,12 @@ export const billingGroups = pgTable(
     id: text("id").primaryKey(),
     name: text("name").notNull(),
     currency: char("currency", { length: 3 }).notNull(),
-    balanceMicros: micros("balance_micros").notNull().default(sql`0`),
-    creditLimitMicros: micros("credit_limit_micros").notNull().default(sql`0`),
+    balanceMicros: micros("balance_micros")
+      .notNull()
+      .default(sql`0`),
+    creditLimitMicros: micros("credit_limit_micros")
+      .notNull()
+      .default(sql`0`),
     accountcode: text("accountcode"),
     disabledByOperator: boolean("disabled_by_operator").notNull().default(false),
     // Derived so it can never disagree with the balance: docs/contract.md §2.
@@ -97,7 +101,10 @@ export const sellRates = pgTable(
       .references(() => billingGroups.id, { onDelete: "cascade" }),
     ...rateColumns,
   },
-  (t) => [primaryKey({ columns: [t.deckId, t.prefix] }), index("sell_rates_group_prefix_idx").on(t.billingGroupId, t.prefix)],
+  (t) => [
+    primaryKey({ columns: [t.deckId, t.prefix] }),
+    index("sell_rates_group_prefix_idx").on(t.billingGroupId, t.prefix),
+  ],
 );
 
 export const buyRates = pgTable(
@@ -111,7 +118,10 @@ export const buyRates = pgTable(
       .references(() => suppliers.id, { onDelete: "cascade" }),
     ...rateColumns,
   },
-  (t) => [primaryKey({ columns: [t.deckId, t.prefix] }), index("buy_rates_supplier_prefix_idx").on(t.supplierId, t.prefix)],
+  (t) => [
+    primaryKey({ columns: [t.deckId, t.prefix] }),
+    index("buy_rates_supplier_prefix_idx").on(t.supplierId, t.prefix),
+  ],
 );
 
 export const apiKeys = pgTable(
@@ -150,7 +160,13 @@ export const portalSessions = pgTable(
 // Call ids: a plain sequence default, not an identity column: identity on partitioned tables changed in PostgreSQL 17
 // (partitions share it, ATTACH checks it) while a sequence default behaves the same on 15 and PGlite (17). Ingest draws
 // the ids itself (nextval in the claim statement) so call_uuids can name the call before it is inserted.
-export const callsIdSeq = pgSequence("calls_id_seq", { startWith: 1, increment: 1, minValue: 1, maxValue: "9223372036854775807", cache: 1 });
+export const callsIdSeq = pgSequence("calls_id_seq", {
+  startWith: 1,
+  increment: 1,
+  minValue: 1,
+  maxValue: "9223372036854775807",
+  cache: 1,
+});
 
 // Partitioned by month on start_time (migration 0008; drizzle cannot express PARTITION BY, the SQL holds it):
 // calls_pYYYYMM for each UTC month, created by ensure_call_partitions(from, to) (at open for 12 months back to 3
@@ -224,7 +240,9 @@ export const calls = pgTable(
     // The listing's `to` (substring) and `toPrefix` filters.
     index("calls_to_trgm_idx").using("gin", sql`${t.toNumber} gin_trgm_ops`),
     // rerate: the unrated calls (few; an index entry only for them).
-    index("calls_unrated_idx").on(t.billingGroupId).where(sql`NOT ${t.rated}`),
+    index("calls_unrated_idx")
+      .on(t.billingGroupId)
+      .where(sql`NOT ${t.rated}`),
   ],
 );
 
@@ -268,7 +286,9 @@ export const ledgerEntries = pgTable(
     index("ledger_group_idx").on(t.billingGroupId, t.createdAt),
     // One debit per call; re-rating (rerate --since) adds 'adjustment' entries for the same call. Call ids are
     // unique on their own: the group only makes the key distributable.
-    uniqueIndex("ledger_call_debit_key").on(t.billingGroupId, t.callId).where(sql`${t.kind} = 'debit'`),
+    uniqueIndex("ledger_call_debit_key")
+      .on(t.billingGroupId, t.callId)
+      .where(sql`${t.kind} = 'debit'`),
   ],
 );
 
@@ -329,7 +349,9 @@ export const usageDaily = pgTable(
     ...usageFigures,
   },
   (t) => [
-    unique("usage_daily_key").on(t.billingGroupId, t.day, t.direction, t.matchedPrefix, t.supplierId, t.currency).nullsNotDistinct(),
+    unique("usage_daily_key")
+      .on(t.billingGroupId, t.day, t.direction, t.matchedPrefix, t.supplierId, t.currency)
+      .nullsNotDistinct(),
     index("usage_daily_day_idx").on(t.day),
   ],
 );
@@ -411,7 +433,9 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.eventId, t.endpointId] }),
-    index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`delivered_at IS NULL AND failed_at IS NULL`),
+    index("webhook_deliveries_due_idx")
+      .on(t.nextAttemptAt)
+      .where(sql`delivered_at IS NULL AND failed_at IS NULL`),
   ],
 );
 
@@ -440,6 +464,8 @@ export const authorizations = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.billingGroupId, t.uuid] }),
-    index("authorizations_active_idx").on(t.billingGroupId, t.expiresAt).where(sql`settled_at IS NULL`),
+    index("authorizations_active_idx")
+      .on(t.billingGroupId, t.expiresAt)
+      .where(sql`settled_at IS NULL`),
   ],
 );

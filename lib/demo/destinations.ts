@@ -30,7 +30,17 @@ const c = (
   fixed: string[],
   mobile: string[],
   expand = 1,
-): Country => ({ cc, name, region, nsnLength, fixedRate, mobileRate, fixed: fixed.map((p) => cc + p), mobile: mobile.map((p) => cc + p), expand });
+): Country => ({
+  cc,
+  name,
+  region,
+  nsnLength,
+  fixedRate,
+  mobileRate,
+  fixed: fixed.map((p) => cc + p),
+  mobile: mobile.map((p) => cc + p),
+  expand,
+});
 
 // US area codes (NPAs), a large real subset; Canada's separately (they price differently).
 const US_NPAS =
@@ -38,7 +48,9 @@ const US_NPAS =
     " ",
   );
 const CANADA_NPAS =
-  "204 226 236 249 250 289 306 343 365 403 416 418 431 437 438 450 506 514 519 548 579 581 587 604 613 639 647 672 705 709 778 780 782 807 819 825 867 873 902 905".split(" ");
+  "204 226 236 249 250 289 306 343 365 403 416 418 431 437 438 450 506 514 519 548 579 581 587 604 613 639 647 672 705 709 778 780 782 807 819 825 867 873 902 905".split(
+    " ",
+  );
 /** Big-city NPAs listed down to the exchange (NPA-NXX), as US decks do. */
 const US_NXX_SPLIT = ["212", "213", "305", "312", "415", "646", "702", "713", "718", "917"];
 const NANP_OTHER: [string, string, number][] = [
@@ -85,16 +97,90 @@ export const TOLL_FREE: [string, string, number][] = [
 ];
 
 export const COUNTRIES: Country[] = [
-  c("44", "United Kingdom", "europe", 10, 0.0125, 0.0245, ["1", "2", "20", "113", "114", "115", "116", "117", "118", "121", "131", "141", "151", "161", "191", "28", "29", "3"], ["71", "72", "73", "74", "75", "77", "78", "79"]),
-  c("49", "Germany", "europe", 11, 0.0148, 0.0455, ["30", "40", "69", "89", "211", "221", "228", "231", "341", "351", "421", "511", "711", "911"], ["151", "152", "155", "157", "159", "160", "162", "163", "170", "171", "172", "173", "174", "175", "176", "177", "178", "179"]),
+  c(
+    "44",
+    "United Kingdom",
+    "europe",
+    10,
+    0.0125,
+    0.0245,
+    [
+      "1",
+      "2",
+      "20",
+      "113",
+      "114",
+      "115",
+      "116",
+      "117",
+      "118",
+      "121",
+      "131",
+      "141",
+      "151",
+      "161",
+      "191",
+      "28",
+      "29",
+      "3",
+    ],
+    ["71", "72", "73", "74", "75", "77", "78", "79"],
+  ),
+  c(
+    "49",
+    "Germany",
+    "europe",
+    11,
+    0.0148,
+    0.0455,
+    ["30", "40", "69", "89", "211", "221", "228", "231", "341", "351", "421", "511", "711", "911"],
+    [
+      "151",
+      "152",
+      "155",
+      "157",
+      "159",
+      "160",
+      "162",
+      "163",
+      "170",
+      "171",
+      "172",
+      "173",
+      "174",
+      "175",
+      "176",
+      "177",
+      "178",
+      "179",
+    ],
+  ),
   c("33", "France", "europe", 9, 0.0139, 0.0352, ["1", "2", "3", "4", "5", "9"], ["6", "7"], 2),
   c("34", "Spain", "europe", 9, 0.0118, 0.0298, ["91", "93", "95", "96"], ["6", "7"], 2),
   c("39", "Italy", "europe", 10, 0.0152, 0.0398, ["02", "06", "011", "055", "081"], ["3"], 2),
   c("31", "Netherlands", "europe", 9, 0.0181, 0.0612, ["10", "20", "30", "70"], ["6"], 2),
   c("32", "Belgium", "europe", 9, 0.0196, 0.0718, ["2", "3", "9"], ["46", "47", "48", "49"]),
   c("41", "Switzerland", "europe", 9, 0.0248, 0.1495, ["22", "31", "44", "61"], ["75", "76", "77", "78", "79"]),
-  c("43", "Austria", "europe", 10, 0.0205, 0.0912, ["1", "316", "512", "662", "732"], ["650", "660", "664", "676", "680", "681", "688", "699"]),
-  c("48", "Poland", "europe", 9, 0.0151, 0.0248, ["12", "22", "58", "61", "71"], ["50", "51", "53", "57", "60", "66", "69", "72", "73", "78", "79", "88"]),
+  c(
+    "43",
+    "Austria",
+    "europe",
+    10,
+    0.0205,
+    0.0912,
+    ["1", "316", "512", "662", "732"],
+    ["650", "660", "664", "676", "680", "681", "688", "699"],
+  ),
+  c(
+    "48",
+    "Poland",
+    "europe",
+    9,
+    0.0151,
+    0.0248,
+    ["12", "22", "58", "61", "71"],
+    ["50", "51", "53", "57", "60", "66", "69", "72", "73", "78", "79", "88"],
+  ),
   c("353", "Ireland", "europe", 9, 0.0178, 0.0496, ["1", "21", "61", "91"], ["83", "85", "86", "87", "89"]),
   c("351", "Portugal", "europe", 9, 0.0149, 0.0402, ["21", "22"], ["91", "92", "93", "96"]),
   c("46", "Sweden", "europe", 9, 0.0146, 0.0301, ["8", "31", "40"], ["70", "72", "73", "76", "79"]),
@@ -118,8 +204,26 @@ export const COUNTRIES: Country[] = [
   c("55", "Brazil", "latam", 11, 0.0201, 0.0598, ["11", "21", "31", "61"], ["119", "219", "319"]),
   c("57", "Colombia", "latam", 10, 0.0298, 0.0602, ["1", "2", "4"], ["3"], 2),
   c("54", "Argentina", "latam", 10, 0.0302, 0.0798, ["11", "351"], ["9"], 2),
-  c("234", "Nigeria", "africa", 10, 0.1799, 0.2198, ["1", "9"], ["703", "706", "803", "806", "810", "813", "816", "903", "906"]),
-  c("27", "South Africa", "africa", 9, 0.0398, 0.1196, ["10", "11", "21", "31"], ["72", "73", "74", "76", "82", "83", "84"]),
+  c(
+    "234",
+    "Nigeria",
+    "africa",
+    10,
+    0.1799,
+    0.2198,
+    ["1", "9"],
+    ["703", "706", "803", "806", "810", "813", "816", "903", "906"],
+  ),
+  c(
+    "27",
+    "South Africa",
+    "africa",
+    9,
+    0.0398,
+    0.1196,
+    ["10", "11", "21", "31"],
+    ["72", "73", "74", "76", "82", "83", "84"],
+  ),
   c("20", "Egypt", "africa", 10, 0.1402, 0.1598, ["2", "3"], ["10", "11", "12", "15"]),
   c("971", "United Arab Emirates", "mideast", 9, 0.1802, 0.2196, ["2", "4"], ["50", "52", "54", "55", "56", "58"]),
   c("966", "Saudi Arabia", "mideast", 9, 0.1498, 0.1996, ["11", "12"], ["5"]),
@@ -174,43 +278,123 @@ export function buildDestinations(): Destination[] {
   };
 
   // North America: a default row for the country code, then each area code.
-  add({ prefix: "1", rate: 0.0095, description: "USA/Canada", region: "nanp", mobile: false, length: 11, country: "US" });
+  add({
+    prefix: "1",
+    rate: 0.0095,
+    description: "USA/Canada",
+    region: "nanp",
+    mobile: false,
+    length: 11,
+    country: "US",
+  });
   for (const npa of US_NPAS) {
     const rate = 0.0068 + 0.003 * prefixJitter(`1${npa}`);
-    add({ prefix: `1${npa}`, rate, description: `USA ${npa}`, region: "nanp", mobile: false, length: 11, country: "US" });
+    add({
+      prefix: `1${npa}`,
+      rate,
+      description: `USA ${npa}`,
+      region: "nanp",
+      mobile: false,
+      length: 11,
+      country: "US",
+    });
   }
   for (const npa of ["907", "808"]) {
-    add({ prefix: `1${npa}`, rate: npa === "907" ? 0.0298 : 0.0198, description: npa === "907" ? "USA Alaska" : "USA Hawaii", region: "nanp", mobile: false, length: 11, country: "US" });
+    add({
+      prefix: `1${npa}`,
+      rate: npa === "907" ? 0.0298 : 0.0198,
+      description: npa === "907" ? "USA Alaska" : "USA Hawaii",
+      region: "nanp",
+      mobile: false,
+      length: 11,
+      country: "US",
+    });
   }
   for (const npa of US_NXX_SPLIT) {
     for (let nxx = 200; nxx < 1000; nxx += 37) {
       const prefix = `1${npa}${nxx}`;
-      add({ prefix, rate: 0.0062 + 0.0025 * prefixJitter(prefix), description: `USA ${npa}-${nxx}`, region: "nanp", mobile: false, length: 11, country: "US" });
+      add({
+        prefix,
+        rate: 0.0062 + 0.0025 * prefixJitter(prefix),
+        description: `USA ${npa}-${nxx}`,
+        region: "nanp",
+        mobile: false,
+        length: 11,
+        country: "US",
+      });
     }
   }
   for (const npa of CANADA_NPAS) {
-    add({ prefix: `1${npa}`, rate: 0.0079 + 0.003 * prefixJitter(`1${npa}`), description: `Canada ${npa}`, region: "nanp", mobile: false, length: 11, country: "CA" });
+    add({
+      prefix: `1${npa}`,
+      rate: 0.0079 + 0.003 * prefixJitter(`1${npa}`),
+      description: `Canada ${npa}`,
+      region: "nanp",
+      mobile: false,
+      length: 11,
+      country: "CA",
+    });
   }
   for (const [prefix, name, rate] of NANP_OTHER) {
     add({ prefix, rate, description: name, region: "nanp", mobile: false, length: 11, country: name });
   }
   for (const [prefix, name, rate] of TOLL_FREE) {
-    add({ prefix, rate, description: name, region: prefix.startsWith("1") ? "nanp" : "europe", mobile: false, length: prefix.startsWith("1") ? 11 : prefix.length + 7, country: "TF" });
+    add({
+      prefix,
+      rate,
+      description: name,
+      region: prefix.startsWith("1") ? "nanp" : "europe",
+      mobile: false,
+      length: prefix.startsWith("1") ? 11 : prefix.length + 7,
+      country: "TF",
+    });
   }
   // UK premium rate: expensive, so a few calls there stand out.
-  add({ prefix: "449", rate: 0.8495, description: "United Kingdom premium rate", region: "europe", mobile: false, length: 12, country: "United Kingdom" });
+  add({
+    prefix: "449",
+    rate: 0.8495,
+    description: "United Kingdom premium rate",
+    region: "europe",
+    mobile: false,
+    length: 12,
+    country: "United Kingdom",
+  });
 
   for (const country of COUNTRIES) {
     const length = country.cc.length + country.nsnLength;
-    add({ prefix: country.cc, rate: country.fixedRate, description: `${country.name} fixed`, region: country.region, mobile: false, length, country: country.name });
+    add({
+      prefix: country.cc,
+      rate: country.fixedRate,
+      description: `${country.name} fixed`,
+      region: country.region,
+      mobile: false,
+      length,
+      country: country.name,
+    });
     for (const prefix of country.fixed) {
-      add({ prefix, rate: country.fixedRate * (0.9 + 0.2 * prefixJitter(prefix)), description: `${country.name} fixed`, region: country.region, mobile: false, length, country: country.name });
+      add({
+        prefix,
+        rate: country.fixedRate * (0.9 + 0.2 * prefixJitter(prefix)),
+        description: `${country.name} fixed`,
+        region: country.region,
+        mobile: false,
+        length,
+        country: country.name,
+      });
     }
     for (const range of country.mobile) {
       for (const prefix of expandRange(range, country.expand)) {
         // Some operators charge noticeably more: a spread of about +-15 %.
         const rate = country.mobileRate * (0.85 + 0.3 * prefixJitter(prefix));
-        add({ prefix, rate, description: `${country.name} mobile`, region: country.region, mobile: true, length, country: country.name });
+        add({
+          prefix,
+          rate,
+          description: `${country.name} mobile`,
+          region: country.region,
+          mobile: true,
+          length,
+          country: country.name,
+        });
       }
     }
   }

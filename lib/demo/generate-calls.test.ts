@@ -52,7 +52,9 @@ describe("demo calls", () => {
     const causes = count((c) => c.hangupCause);
     expect(causes.size).toBeGreaterThanOrEqual(6);
     expect(Math.max(...causes.values())).toBe(causes.get("NORMAL_CLEARING"));
-    expect(cdrs.filter((c) => c.hangupCause === "NORMAL_CLEARING").every((c) => c.answerTime !== null && c.q850Cause === 16)).toBe(true);
+    expect(
+      cdrs.filter((c) => c.hangupCause === "NORMAL_CLEARING").every((c) => c.answerTime !== null && c.q850Cause === 16),
+    ).toBe(true);
     expect(cdrs.filter((c) => c.answerTime === null).length).toBeGreaterThan(400);
 
     expect(count((c) => c.direction).size).toBe(2);

@@ -40,7 +40,20 @@ export const DEMO_GROUPS: DemoGroupPlan[] = [
     accountcode: "ACME-001",
     weight: 40,
     markup: 1,
-    traffic: [["US", 58], ["CA", 8], ["United Kingdom", 6], ["Mexico", 6], ["India", 5], ["Philippines", 5], ["Germany", 3], ["Puerto Rico", 2], ["Dominican Republic", 2], ["Jamaica", 1], ["Brazil", 2], ["Colombia", 2]],
+    traffic: [
+      ["US", 58],
+      ["CA", 8],
+      ["United Kingdom", 6],
+      ["Mexico", 6],
+      ["India", 5],
+      ["Philippines", 5],
+      ["Germany", 3],
+      ["Puerto Rico", 2],
+      ["Dominican Republic", 2],
+      ["Jamaica", 1],
+      ["Brazil", 2],
+      ["Colombia", 2],
+    ],
     homeCountry: "US",
     utcOffsetHours: -5,
     recordingShare: 0.35,
@@ -56,7 +69,22 @@ export const DEMO_GROUPS: DemoGroupPlan[] = [
     weight: 25,
     markup: 0.86,
     increment: { min: 1, interval: 1 },
-    traffic: [["India", 18], ["Pakistan", 12], ["Bangladesh", 8], ["Nigeria", 8], ["Philippines", 10], ["Mexico", 8], ["Colombia", 6], ["Egypt", 5], ["Vietnam", 5], ["Indonesia", 5], ["China", 5], ["United Arab Emirates", 4], ["Saudi Arabia", 3], ["US", 3]],
+    traffic: [
+      ["India", 18],
+      ["Pakistan", 12],
+      ["Bangladesh", 8],
+      ["Nigeria", 8],
+      ["Philippines", 10],
+      ["Mexico", 8],
+      ["Colombia", 6],
+      ["Egypt", 5],
+      ["Vietnam", 5],
+      ["Indonesia", 5],
+      ["China", 5],
+      ["United Arab Emirates", 4],
+      ["Saudi Arabia", 3],
+      ["US", 3],
+    ],
     homeCountry: "US",
     utcOffsetHours: -5,
     recordingShare: 0.02,
@@ -71,7 +99,19 @@ export const DEMO_GROUPS: DemoGroupPlan[] = [
     accountcode: "INITECH-DE",
     weight: 20,
     markup: 1.05,
-    traffic: [["Germany", 55], ["Austria", 8], ["Switzerland", 8], ["Poland", 6], ["Netherlands", 4], ["United Kingdom", 4], ["France", 3], ["Italy", 3], ["Turkey", 4], ["Russia", 2], ["US", 3]],
+    traffic: [
+      ["Germany", 55],
+      ["Austria", 8],
+      ["Switzerland", 8],
+      ["Poland", 6],
+      ["Netherlands", 4],
+      ["United Kingdom", 4],
+      ["France", 3],
+      ["Italy", 3],
+      ["Turkey", 4],
+      ["Russia", 2],
+      ["US", 3],
+    ],
     homeCountry: "DE",
     utcOffsetHours: 1,
     recordingShare: 0.08,
@@ -86,7 +126,22 @@ export const DEMO_GROUPS: DemoGroupPlan[] = [
     accountcode: "UMBR-FR",
     weight: 10,
     markup: 1.1,
-    traffic: [["France", 45], ["Spain", 10], ["Italy", 8], ["Portugal", 5], ["Belgium", 6], ["United Kingdom", 6], ["US", 6], ["Thailand", 3], ["Japan", 3], ["Australia", 3], ["Ireland", 2], ["Sweden", 1], ["Norway", 1], ["Denmark", 1]],
+    traffic: [
+      ["France", 45],
+      ["Spain", 10],
+      ["Italy", 8],
+      ["Portugal", 5],
+      ["Belgium", 6],
+      ["United Kingdom", 6],
+      ["US", 6],
+      ["Thailand", 3],
+      ["Japan", 3],
+      ["Australia", 3],
+      ["Ireland", 2],
+      ["Sweden", 1],
+      ["Norway", 1],
+      ["Denmark", 1],
+    ],
     homeCountry: "FR",
     utcOffsetHours: 1,
     recordingShare: 0.05,
@@ -101,7 +156,15 @@ export const DEMO_GROUPS: DemoGroupPlan[] = [
     accountcode: "HOOLI-01",
     weight: 5,
     markup: 1.15,
-    traffic: [["US", 70], ["CA", 10], ["United Kingdom", 6], ["Israel", 5], ["Singapore", 3], ["Hong Kong", 3], ["South Korea", 3]],
+    traffic: [
+      ["US", 70],
+      ["CA", 10],
+      ["United Kingdom", 6],
+      ["Israel", 5],
+      ["Singapore", 3],
+      ["Hong Kong", 3],
+      ["South Korea", 3],
+    ],
     homeCountry: "US",
     utcOffsetHours: -8,
     recordingShare: 0.1,
@@ -132,7 +195,9 @@ const OUTCOMES: readonly (readonly [{ cause: string; q850: number; answered: boo
 ];
 
 /** Share of calls by hour of the customer's local day: office hours, a lunch dip, a quiet night. */
-const HOUR_WEIGHTS = [0.3, 0.2, 0.15, 0.1, 0.1, 0.2, 0.6, 1.5, 4, 7, 8, 8, 6, 6.5, 7.5, 7.5, 7, 5.5, 3.5, 2.2, 1.6, 1.2, 0.8, 0.5];
+const HOUR_WEIGHTS = [
+  0.3, 0.2, 0.15, 0.1, 0.1, 0.2, 0.6, 1.5, 4, 7, 8, 8, 6, 6.5, 7.5, 7.5, 7, 5.5, 3.5, 2.2, 1.6, 1.2, 0.8, 0.5,
+];
 const HOURS = HOUR_WEIGHTS.map((w, h) => [h, w] as const);
 
 export interface DemoSupplierPlan {
@@ -144,7 +209,12 @@ export interface DemoSupplierPlan {
 }
 
 export const DEMO_SUPPLIERS: DemoSupplierPlan[] = [
-  { key: "a", name: "Northwind Carrier Services", gatewayName: "carrier_a", strongRegions: ["europe", "africa", "mideast"] },
+  {
+    key: "a",
+    name: "Northwind Carrier Services",
+    gatewayName: "carrier_a",
+    strongRegions: ["europe", "africa", "mideast"],
+  },
   { key: "b", name: "Blue Ocean Voice", gatewayName: "carrier_b", strongRegions: ["nanp", "asia", "latam", "oceania"] },
 ];
 
@@ -171,7 +241,11 @@ function isoAt(ms: number): string {
  * Yields `count` calls. The destination index is grouped by country so a call picks a country by its
  * customer's traffic mix, then a range within it (mobile more often than fixed), then a full number.
  */
-export function* generateCalls(count: number, destinations: Destination[], options: CallGeneratorOptions): Generator<DemoCall> {
+export function* generateCalls(
+  count: number,
+  destinations: Destination[],
+  options: CallGeneratorOptions,
+): Generator<DemoCall> {
   const rng = new Prng(options.seed);
   const days = options.days ?? 90;
   const nowMs = options.now.getTime();
@@ -210,7 +284,17 @@ export function* generateCalls(count: number, destinations: Destination[], optio
       // A caller somewhere reaches one of the customer's freephone numbers.
       const tf = rng.pick(home.tollFree);
       const tfRow = TOLL_FREE.find(([p]) => p === tf);
-      destination = tfRow ? { prefix: tf, rate: tfRow[2], description: tfRow[1], region: tf.startsWith("1") ? "nanp" : "europe", mobile: false, length: 0, country: "TF" } : null;
+      destination = tfRow
+        ? {
+            prefix: tf,
+            rate: tfRow[2],
+            description: tfRow[1],
+            region: tf.startsWith("1") ? "nanp" : "europe",
+            mobile: false,
+            length: 0,
+            country: "TF",
+          }
+        : null;
       to = tf + rng.digits((tf.startsWith("1") ? 11 : tf.length + 6) - tf.length);
       const callerCountry = rng.weighted(group.traffic.filter(([, w]) => w > 0));
       const callerRanges = byCountry.get(callerCountry) ?? byCountry.get("US") ?? [];
@@ -218,7 +302,15 @@ export function* generateCalls(count: number, destinations: Destination[], optio
       from = r.prefix + rng.digits(Math.max(0, r.length - r.prefix.length));
     } else {
       const line = rng.pick(home.lines);
-      from = line + rng.digits(group.homeCountry === "US" ? 11 - line.length : group.homeCountry === "DE" ? 12 - line.length : 11 - line.length);
+      from =
+        line +
+        rng.digits(
+          group.homeCountry === "US"
+            ? 11 - line.length
+            : group.homeCountry === "DE"
+              ? 12 - line.length
+              : 11 - line.length,
+        );
       if (rng.chance(0.012)) {
         const unrated = rng.pick(UNRATED_RANGES);
         to = unrated.prefix + rng.digits(unrated.length - unrated.prefix.length);
@@ -246,7 +338,9 @@ export function* generateCalls(count: number, destinations: Destination[], optio
     if (outcome.answered) {
       answerMs = start + Math.round(pdd * 1000) + rng.int(1500, 18_000);
       // Talk time: mostly one to three minutes, a tail of long calls, some very short ones.
-      const talk = rng.chance(0.08) ? rng.int(1, 12) : Math.min(3 * 3600, Math.max(2, rng.logNormal(inbound ? 150 : 95, 1.0)));
+      const talk = rng.chance(0.08)
+        ? rng.int(1, 12)
+        : Math.min(3 * 3600, Math.max(2, rng.logNormal(inbound ? 150 : 95, 1.0)));
       end = answerMs + Math.round(talk * 1000) + rng.int(0, 999);
     } else if (outcome.cause === "NO_ANSWER" || outcome.cause === "NO_USER_RESPONSE") {
       end = start + Math.round(pdd * 1000) + rng.int(15_000, 60_000);
@@ -264,12 +358,30 @@ export function* generateCalls(count: number, destinations: Destination[], optio
     }
 
     const europe = group.homeCountry !== "US";
-    const codec = answerMs === null ? null : rng.weighted(europe ? [["PCMA", 62], ["G729", 20], ["OPUS", 15], ["PCMU", 3]] : [["PCMU", 58], ["G729", 22], ["OPUS", 12], ["PCMA", 8]]);
+    const codec =
+      answerMs === null
+        ? null
+        : rng.weighted(
+            europe
+              ? [
+                  ["PCMA", 62],
+                  ["G729", 20],
+                  ["OPUS", 15],
+                  ["PCMU", 3],
+                ]
+              : [
+                  ["PCMU", 58],
+                  ["G729", 22],
+                  ["OPUS", 12],
+                  ["PCMA", 8],
+                ],
+          );
     const writeCodec = codec && rng.chance(0.03) ? (codec === "OPUS" ? (europe ? "PCMA" : "PCMU") : "OPUS") : codec;
     const uuid = rng.uuid();
     const recorded = answerMs !== null && rng.chance(group.recordingShare);
     const startDate = new Date(start);
-    const supplier = destination && outcome.cause !== "UNALLOCATED_NUMBER" ? supplierByRegion(destination.region) : null;
+    const supplier =
+      destination && outcome.cause !== "UNALLOCATED_NUMBER" ? supplierByRegion(destination.region) : null;
 
     const cdr: NativeCdr = {
       uuid,

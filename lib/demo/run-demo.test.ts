@@ -14,7 +14,9 @@ describe("demo on pglite", () => {
 
   beforeAll(async () => {
     handle = await openTestDb("pglite");
-    result = (await runAdminCommand(handle.db, ["demo", "--calls", "1500"], (e) => progress.push(e.phase))) as DemoResult;
+    result = (await runAdminCommand(handle.db, ["demo", "--calls", "1500"], (e) =>
+      progress.push(e.phase),
+    )) as DemoResult;
   });
   afterAll(async () => {
     await handle?.close();

@@ -52,7 +52,12 @@ function sellIncrement(group: DemoGroupPlan, d: Destination): Increment {
 }
 
 export function sellCard(group: DemoGroupPlan, destinations: Destination[]): RateRow[] {
-  return destinations.map((d) => ({ prefix: d.prefix, rate: formatRate(sellRate(group, d)), increment: sellIncrement(group, d), description: d.description }));
+  return destinations.map((d) => ({
+    prefix: d.prefix,
+    rate: formatRate(sellRate(group, d)),
+    increment: sellIncrement(group, d),
+    description: d.description,
+  }));
 }
 
 /** A stable number in [0, 1) per supplier and prefix. */
@@ -71,8 +76,10 @@ export function buyCard(supplier: (typeof DEMO_SUPPLIERS)[number], destinations:
   return destinations.map((d) => {
     const u = unit(`${supplier.key}:${d.prefix}`);
     const strong = supplier.strongRegions.includes(d.region);
-    const factor = unit(`loss:${supplier.key}:${d.prefix}`) < 0.03 ? 1.05 + 0.25 * u : strong ? 0.52 + 0.2 * u : 0.68 + 0.2 * u;
-    const increment: Increment = d.region === "africa" || d.region === "mideast" ? { min: 60, interval: 60 } : { min: 1, interval: 1 };
+    const factor =
+      unit(`loss:${supplier.key}:${d.prefix}`) < 0.03 ? 1.05 + 0.25 * u : strong ? 0.52 + 0.2 * u : 0.68 + 0.2 * u;
+    const increment: Increment =
+      d.region === "africa" || d.region === "mideast" ? { min: 60, interval: 60 } : { min: 1, interval: 1 };
     return { prefix: d.prefix, rate: formatRate(d.rate * factor), increment, description: d.description };
   });
 }
@@ -111,7 +118,9 @@ export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoRe
   const batchSize = options.batchSize ?? 1000;
   const progress = options.progress ?? (() => undefined);
   if (!(await isDatabaseEmpty(db))) {
-    throw new DatabaseNotEmptyError("the database is not empty: demo only fills an empty database (use a fresh DATA_DIR or database)");
+    throw new DatabaseNotEmptyError(
+      "the database is not empty: demo only fills an empty database (use a fresh DATA_DIR or database)",
+    );
   }
 
   const destinations = buildDestinations();
@@ -128,7 +137,8 @@ export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoRe
       accountcode: plan.accountcode,
       openingBalanceMicros: BigInt(opening) * MICROS_PER_UNIT,
     });
-    if (funding > opening) await topUpBillingGroup(db, group.id, BigInt(funding - opening) * MICROS_PER_UNIT, "Top-up (card)");
+    if (funding > opening)
+      await topUpBillingGroup(db, group.id, BigInt(funding - opening) * MICROS_PER_UNIT, "Top-up (card)");
     groups.push({ plan, group });
   }
 
@@ -168,15 +178,36 @@ export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoRe
 
   const main = groups[0].group;
   const keys = {
-    read: await createApiKey(db, { scopes: ["calls:read"], billingGroupId: main.id, name: "Demo: customer portal / read" }),
-    cost: await createApiKey(db, { scopes: ["calls:read_cost"], billingGroupId: main.id, name: "Demo: reseller with cost" }),
-    platform: await createApiKey(db, { scopes: ["calls:read_cost"], billingGroupId: null, name: "Demo: platform (all groups)" }),
+    read: await createApiKey(db, {
+      scopes: ["calls:read"],
+      billingGroupId: main.id,
+      name: "Demo: customer portal / read",
+    }),
+    cost: await createApiKey(db, {
+      scopes: ["calls:read_cost"],
+      billingGroupId: main.id,
+      name: "Demo: reseller with cost",
+    }),
+    platform: await createApiKey(db, {
+      scopes: ["calls:read_cost"],
+      billingGroupId: null,
+      name: "Demo: platform (all groups)",
+    }),
     ingest: await createApiKey(db, { scopes: ["cdrs:write"], billingGroupId: null, name: "Demo: switch ingest" }),
   };
 
   return {
-    groups: groups.map(({ group }) => ({ id: group.id, name: group.name, currency: group.currency, accountcode: group.accountcode ?? "" })),
-    suppliers: suppliers.map(({ supplier, plan }) => ({ id: supplier.id, name: supplier.name, gatewayName: plan.gatewayName })),
+    groups: groups.map(({ group }) => ({
+      id: group.id,
+      name: group.name,
+      currency: group.currency,
+      accountcode: group.accountcode ?? "",
+    })),
+    suppliers: suppliers.map(({ supplier, plan }) => ({
+      id: supplier.id,
+      name: supplier.name,
+      gatewayName: plan.gatewayName,
+    })),
     rates: { sell: sellRows, buy: buyRows },
     calls: done,
     seconds: Math.round((performance.now() - started) / 10) / 100,

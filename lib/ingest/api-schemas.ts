@@ -5,7 +5,9 @@ export const cdrResultSchema = z
   .object({
     index: z.number().int().describe("Position of the CDR in the request's `cdrs` array"),
     uuid: z.string(),
-    status: z.enum(["created", "duplicate"]).describe("created: stored and debited now; duplicate: already stored, nothing debited"),
+    status: z
+      .enum(["created", "duplicate"])
+      .describe("created: stored and debited now; duplicate: already stored, nothing debited"),
     id: z.string().describe("Call id, for GET /v1/calls/{id}"),
     rated: z.boolean().describe("false: no sell rate matched; stored with price 0, not debited, re-rated later"),
     price: z.number().describe("Sell price of the call (at most 6 decimals)"),
@@ -26,7 +28,8 @@ export const cdrBatchResultSchema = z
   })
   .meta({
     id: "CdrBatchResult",
-    description: "Answer to a batch `{ cdrs: [...] }`: HTTP 201 when at least one call was created, else 200 (a pure replay).",
+    description:
+      "Answer to a batch `{ cdrs: [...] }`: HTTP 201 when at least one call was created, else 200 (a pure replay).",
   });
 
 export type CdrResult = z.infer<typeof cdrResultSchema>;

@@ -4,8 +4,14 @@ import { describe, expect, it } from "vitest";
 import { asteriskToNative, channelPeer, legUuid, lineHashUuid, localTimeToIso, splitCsvRecord } from "./asterisk";
 import { nativeCdrSchema } from "./schemas";
 
-const lines = fs.readFileSync(path.join(__dirname, "fixtures", "Master.csv"), "utf8").trimEnd().split("\n");
-const legLines = fs.readFileSync(path.join(__dirname, "fixtures", "Master-legs.csv"), "utf8").trimEnd().split("\n");
+const lines = fs
+  .readFileSync(path.join(__dirname, "fixtures", "Master.csv"), "utf8")
+  .trimEnd()
+  .split("\n");
+const legLines = fs
+  .readFileSync(path.join(__dirname, "fixtures", "Master-legs.csv"), "utf8")
+  .trimEnd()
+  .split("\n");
 
 function mapLine(line: string, timeZone = "Europe/Berlin") {
   const fields = splitCsvRecord(line);
@@ -61,7 +67,12 @@ describe("Asterisk Master.csv mapping", () => {
     expect(cdrs[0].uuid).toMatch(/^1735809300\.1-[0-9a-f]{12}$/);
     expect(cdrs[1]).toMatchObject({ answerTime: null, hangupCause: "NO_ANSWER", q850Cause: 19, gateway: "carrier_b" });
     expect(cdrs[2]).toMatchObject({ answerTime: null, hangupCause: "USER_BUSY", q850Cause: 17 });
-    expect(cdrs[3]).toMatchObject({ answerTime: null, hangupCause: "NORMAL_TEMPORARY_FAILURE", q850Cause: 41, gateway: null });
+    expect(cdrs[3]).toMatchObject({
+      answerTime: null,
+      hangupCause: "NORMAL_TEMPORARY_FAILURE",
+      q850Cause: 41,
+      gateway: null,
+    });
     // no uniqueid column: a stable hash of the line
     expect(cdrs[4].uuid).toBe(lineHashUuid(lines[4]));
     expect(cdrs[4].uuid).toMatch(/^ast-[0-9a-f]{32}$/);
@@ -76,7 +87,11 @@ describe("Asterisk Master.csv mapping", () => {
     expect(legLines.map((l) => mapLine(l, "UTC").uuid)).toEqual([first.uuid, second.uuid, other.uuid]);
     // the leg's identity, not the line's text: the time zone of the import does not change it
     expect(mapLine(legLines[1], "Europe/Berlin").uuid).toBe(second.uuid);
-    expect(second).toMatchObject({ accountcode: "ast_h323", gateway: "trunk_de2", answerTime: "2025-03-04T09:12:38.000Z" });
+    expect(second).toMatchObject({
+      accountcode: "ast_h323",
+      gateway: "trunk_de2",
+      answerTime: "2025-03-04T09:12:38.000Z",
+    });
   });
 
   it("uses the sequence column of newcdrcolumns (peeraccount, linkedid, sequence) when present", () => {
@@ -89,7 +104,10 @@ describe("Asterisk Master.csv mapping", () => {
 
   it("takes the direction from the options", () => {
     const fields = splitCsvRecord(lines[0]) ?? [];
-    expect(asteriskToNative(fields, lines[0], { direction: "inbound" })).toMatchObject({ direction: "inbound", gateway: null });
+    expect(asteriskToNative(fields, lines[0], { direction: "inbound" })).toMatchObject({
+      direction: "inbound",
+      gateway: null,
+    });
   });
 
   it("rejects a record with a wrong column count or disposition, naming it", () => {

@@ -182,7 +182,8 @@ export function asteriskToNative(fields: string[], rawLine: string, options: Ast
       `expected 16 to 21 columns (accountcode ... amaflags[, uniqueid[, userfield[, peeraccount, linkedid, sequence]]]), got ${fields.length}`,
     );
   }
-  const col = (name: (typeof ASTERISK_COLUMNS)[number]): string => (fields[ASTERISK_COLUMNS.indexOf(name)] ?? "").trim();
+  const col = (name: (typeof ASTERISK_COLUMNS)[number]): string =>
+    (fields[ASTERISK_COLUMNS.indexOf(name)] ?? "").trim();
   const timeZone = options.timeZone ?? "UTC";
 
   const src = col("src");
@@ -195,7 +196,9 @@ export function asteriskToNative(fields: string[], rawLine: string, options: Ast
   const disposition = col("disposition").toUpperCase();
   const cause = DISPOSITION_CAUSES[disposition];
   if (!cause) {
-    throw new Error(`disposition (column 15) must be one of ${Object.keys(DISPOSITION_CAUSES).join(", ")}; got "${col("disposition")}"`);
+    throw new Error(
+      `disposition (column 15) must be one of ${Object.keys(DISPOSITION_CAUSES).join(", ")}; got "${col("disposition")}"`,
+    );
   }
   const answerText = col("answer");
   const uniqueid = col("uniqueid");

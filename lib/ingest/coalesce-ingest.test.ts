@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import {expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createBillingGroup, getBillingGroup } from "@/lib/billing/groups";
 import { queryRows, type Db } from "@/lib/db/client";
 import { importSellRates } from "@/lib/rating/import-rates";
@@ -37,7 +37,6 @@ function recordingCoalescer() {
 }
 
 describeOnEngines("coalesced single-CDR ingest", (handle) => {
-
   async function group() {
     const g = await createBillingGroup(handle().db, { name: "G", currency: "EUR", openingBalanceMicros: OPENING });
     await importSellRates(handle().db, g.id, parseRateCsv("prefix,rate,increment\n44,0.02,1/1\n4420,0.0120,60/60\n"));
@@ -45,14 +44,25 @@ describeOnEngines("coalesced single-CDR ingest", (handle) => {
   }
   const balance = async (id: string) => (await getBillingGroup(handle().db, id))!.balanceMicros;
   const ledgerCount = async (id: string) =>
-    Number((await queryRows<{ n: bigint }>(handle().db, sql`SELECT count(*)::bigint AS n FROM ledger_entries WHERE billing_group_id = ${id} AND kind = 'debit'`))[0].n);
+    Number(
+      (
+        await queryRows<{ n: bigint }>(
+          handle().db,
+          sql`SELECT count(*)::bigint AS n FROM ledger_entries WHERE billing_group_id = ${id} AND kind = 'debit'`,
+        )
+      )[0].n,
+    );
 
   it("50 concurrent single ingests share transactions and each gets its own created outcome", async () => {
     const g = await group();
     const { coalescer, batchSizes } = recordingCoalescer();
     // Varying durations so the prices differ and a mix-up between callers would show.
     const inputs = Array.from({ length: 50 }, (_, i) =>
-      cdr({ billingGroupId: g.id, to: i % 2 ? "442071234567" : "441611234567", endTime: `2025-03-01T10:0${1 + (i % 8)}:0${i % 10}Z` }),
+      cdr({
+        billingGroupId: g.id,
+        to: i % 2 ? "442071234567" : "441611234567",
+        endTime: `2025-03-01T10:0${1 + (i % 8)}:0${i % 10}Z`,
+      }),
     );
     const outcomes = await Promise.all(inputs.map((c) => coalescer.ingestOne(handle().db, c)));
 
@@ -98,7 +108,9 @@ describeOnEngines("coalesced single-CDR ingest", (handle) => {
     const first = cdr({ billingGroupId: g.id });
     const other = { ...first, to: "441611234567" };
     // A leading CDR keeps the flush busy so both copies land in one merged batch.
-    const settled = await Promise.allSettled([cdr({ billingGroupId: g.id }), first, other].map((c) => coalescer.ingestOne(handle().db, c)));
+    const settled = await Promise.allSettled(
+      [cdr({ billingGroupId: g.id }), first, other].map((c) => coalescer.ingestOne(handle().db, c)),
+    );
 
     expect(settled[0].status).toBe("fulfilled");
     const pair = settled.slice(1);
@@ -115,9 +127,16 @@ describeOnEngines("coalesced single-CDR ingest", (handle) => {
     const g = await group();
     const { coalescer } = recordingCoalescer();
     const one = cdr({ billingGroupId: g.id });
-    const outcomes = await Promise.all([cdr({ billingGroupId: g.id }), one, { ...one }].map((c) => coalescer.ingestOne(handle().db, c)));
+    const outcomes = await Promise.all(
+      [cdr({ billingGroupId: g.id }), one, { ...one }].map((c) => coalescer.ingestOne(handle().db, c)),
+    );
 
-    expect(outcomes.slice(1).map((o) => o.status).sort()).toEqual(["created", "duplicate"]);
+    expect(
+      outcomes
+        .slice(1)
+        .map((o) => o.status)
+        .sort(),
+    ).toEqual(["created", "duplicate"]);
     expect(outcomes[1].call.id).toBe(outcomes[2].call.id);
     expect(await balance(g.id)).toBe(OPENING - outcomes[0].call.priceMicros - outcomes[1].call.priceMicros);
     expect(await ledgerCount(g.id)).toBe(2);
@@ -125,7 +144,12 @@ describeOnEngines("coalesced single-CDR ingest", (handle) => {
 
   it("a bound key's CDRs for its own group share batches with other posters'; another group's accountcode stays refused", async () => {
     const g = await group();
-    const other = await createBillingGroup(handle().db, { name: "Other", currency: "EUR", openingBalanceMicros: OPENING, accountcode: `ac-${seq}-${process.pid}` });
+    const other = await createBillingGroup(handle().db, {
+      name: "Other",
+      currency: "EUR",
+      openingBalanceMicros: OPENING,
+      accountcode: `ac-${seq}-${process.pid}`,
+    });
     const { coalescer, batchSizes } = recordingCoalescer();
     const bound = { restrictToBillingGroupId: g.id };
     const inputs: [NativeCdr, IngestOptions][] = [
@@ -148,6 +172,8 @@ describeOnEngines("coalesced single-CDR ingest", (handle) => {
 
   it("a lone caller's error propagates as is", async () => {
     const { coalescer } = recordingCoalescer();
-    await expect(coalescer.ingestOne(handle().db, cdr({ billingGroupId: "grp_missing" }))).rejects.toBeInstanceOf(CdrRejectedError);
+    await expect(coalescer.ingestOne(handle().db, cdr({ billingGroupId: "grp_missing" }))).rejects.toBeInstanceOf(
+      CdrRejectedError,
+    );
   });
 });

@@ -91,8 +91,14 @@ describe("FreeSWITCH mod_json_cdr mapping", () => {
 
   it("keeps FreeSWITCH's own causes beyond Q.850 (ORIGINATOR_CANCEL 487) without a Q.850 code", () => {
     const doc = fixture("freeswitch-unanswered.json");
-    Object.assign(doc.variables as Record<string, string>, { hangup_cause: "ORIGINATOR_CANCEL", hangup_cause_q850: "487" });
-    expect(nativeCdrSchema.parse(freeswitchToNative(doc))).toMatchObject({ hangupCause: "ORIGINATOR_CANCEL", q850Cause: null });
+    Object.assign(doc.variables as Record<string, string>, {
+      hangup_cause: "ORIGINATOR_CANCEL",
+      hangup_cause_q850: "487",
+    });
+    expect(nativeCdrSchema.parse(freeswitchToNative(doc))).toMatchObject({
+      hangupCause: "ORIGINATOR_CANCEL",
+      q850Cause: null,
+    });
   });
 
   it("keeps a value that is not valid percent-encoding as it is", () => {

@@ -110,7 +110,8 @@ function required<T>(value: T | null, field: string): T {
  * nativeCdrSchema). Throws an Error naming the field when a required one is missing or malformed.
  */
 export function freeswitchToNative(doc: unknown): NativeCdrInput {
-  if (!isObject(doc) || !isObject(doc.variables)) throw new Error("variables: a FreeSWITCH CDR needs a variables object");
+  if (!isObject(doc) || !isObject(doc.variables))
+    throw new Error("variables: a FreeSWITCH CDR needs a variables object");
   const profile = firstCallerProfile(doc);
   const r = new FieldReader(doc.variables, profile);
   const channelData = isObject(doc.channel_data) ? doc.channel_data : {};
@@ -127,7 +128,8 @@ export function freeswitchToNative(doc: unknown): NativeCdrInput {
   const q850Text = r.variable("hangup_cause_q850");
   let q850Cause: number | null = null;
   if (q850Text !== null) {
-    if (!/^\d{1,4}$/.test(q850Text)) throw new Error(`variables.hangup_cause_q850 must be an integer, got "${q850Text}"`);
+    if (!/^\d{1,4}$/.test(q850Text))
+      throw new Error(`variables.hangup_cause_q850 must be an integer, got "${q850Text}"`);
     // FreeSWITCH reports its own causes above Q.850's 0-127 (ORIGINATOR_CANCEL 487, MEDIA_TIMEOUT 604):
     // no Q.850 code then, the cause name still says what happened, and the call is not lost.
     const code = Number(q850Text);
@@ -137,8 +139,14 @@ export function freeswitchToNative(doc: unknown): NativeCdrInput {
   return {
     uuid: required(r.variable("uuid"), "variables.uuid"),
     direction,
-    from: required(r.variable("sip_from_user") ?? r.profileField("caller_id_number"), "variables.sip_from_user (or callflow[0].caller_profile.caller_id_number)"),
-    to: required(r.variable("sip_req_user") ?? r.profileField("destination_number"), "variables.sip_req_user (or callflow[0].caller_profile.destination_number)"),
+    from: required(
+      r.variable("sip_from_user") ?? r.profileField("caller_id_number"),
+      "variables.sip_from_user (or callflow[0].caller_profile.caller_id_number)",
+    ),
+    to: required(
+      r.variable("sip_req_user") ?? r.profileField("destination_number"),
+      "variables.sip_req_user (or callflow[0].caller_profile.destination_number)",
+    ),
     startTime: required(epochTime(r, "start"), "variables.start_epoch"),
     answerTime: epochTime(r, "answer"),
     endTime: required(epochTime(r, "end"), "variables.end_epoch"),

@@ -148,7 +148,12 @@ function asteriskSource(file: string, size: number, options: AsteriskOptions, de
     }
     if (text !== "") {
       const record = text;
-      yield { line: firstLine, parse: () => { throw new Error(`unterminated quoted field in ${record.length} characters`); } };
+      yield {
+        line: firstLine,
+        parse: () => {
+          throw new Error(`unterminated quoted field in ${record.length} characters`);
+        },
+      };
     }
   }
   return { records: records(), total: size, done: () => bytes, unit: "bytes" };
@@ -203,7 +208,8 @@ async function openSource(file: string, format: CdrFileFormat, options: ImportOp
   const stat = await fs.promises.stat(file);
   const defaults: CdrDefaults = { billingGroupId: options.billingGroupId };
   if (stat.isDirectory()) {
-    if (format !== "freeswitch") throw new Error(`${file} is a directory: only --format freeswitch reads a directory of .json documents`);
+    if (format !== "freeswitch")
+      throw new Error(`${file} is a directory: only --format freeswitch reads a directory of .json documents`);
     return freeswitchDirectorySource(file, defaults);
   }
   switch (format) {
@@ -277,7 +283,12 @@ export async function importCdrFile(db: Db, file: string, options: ImportOptions
   let batch: Item[] = [];
   const writeBatch = async (current: Item[]) => {
     try {
-      tally(await ingest(db, current.map((b) => b.cdr)));
+      tally(
+        await ingest(
+          db,
+          current.map((b) => b.cdr),
+        ),
+      );
     } catch (batchError) {
       // An unreachable database is no fault of the records: stop (batches already stored stay; a rerun skips them).
       if (isDatabaseUnavailable(batchError)) throw batchError;

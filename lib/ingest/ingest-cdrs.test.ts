@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
-import {expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createBillingGroup, getBillingGroup, topUpBillingGroup } from "@/lib/billing/groups";
 import { queryRows } from "@/lib/db/client";
 import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
@@ -27,25 +27,47 @@ function cdr(overrides: Partial<NativeCdrInput> = {}) {
 }
 
 describeOnEngines("ingestCdrs", (handle) => {
-
   async function groupWithCard(deck = "prefix,rate,increment\n44,0.02,1/1\n4420,0.0120,60/60\n", accountcode?: string) {
-    const group = await createBillingGroup(handle().db, { name: "G", currency: "EUR", openingBalanceMicros: 10_000_000n, accountcode });
+    const group = await createBillingGroup(handle().db, {
+      name: "G",
+      currency: "EUR",
+      openingBalanceMicros: 10_000_000n,
+      accountcode,
+    });
     await importSellRates(handle().db, group.id, parseRateCsv(deck));
     return group;
   }
   const balance = async (id: string) => (await getBillingGroup(handle().db, id))!.balanceMicros;
   const ledgerSum = async (id: string) =>
     BigInt(
-      (await queryRows<{ s: bigint }>(handle().db, sql`SELECT COALESCE(SUM(amount_micros), 0)::bigint AS s FROM ledger_entries WHERE billing_group_id = ${id}`))[0].s,
+      (
+        await queryRows<{ s: bigint }>(
+          handle().db,
+          sql`SELECT COALESCE(SUM(amount_micros), 0)::bigint AS s FROM ledger_entries WHERE billing_group_id = ${id}`,
+        )
+      )[0].s,
     );
   const callCount = async (id: string) =>
-    Number((await queryRows<{ n: bigint }>(handle().db, sql`SELECT count(*)::bigint AS n FROM calls WHERE billing_group_id = ${id}`))[0].n);
+    Number(
+      (
+        await queryRows<{ n: bigint }>(
+          handle().db,
+          sql`SELECT count(*)::bigint AS n FROM calls WHERE billing_group_id = ${id}`,
+        )
+      )[0].n,
+    );
 
   it("rates, stores and debits a new call; a replay is a duplicate that debits nothing", async () => {
     const group = await groupWithCard();
     const supplier = await createSupplier(handle().db, { name: "Carrier", gatewayName: `gw-${group.id}` });
     await importBuyRates(handle().db, supplier.id, parseRateCsv("prefix,rate,increment\n44,0.004,1/1\n"));
-    const input = cdr({ billingGroupId: group.id, gateway: `gw-${group.id}`, pdd: 1.5, q850Cause: 16, hangupCause: "NORMAL_CLEARING" });
+    const input = cdr({
+      billingGroupId: group.id,
+      gateway: `gw-${group.id}`,
+      pdd: 1.5,
+      q850Cause: 16,
+      hangupCause: "NORMAL_CLEARING",
+    });
 
     const [first] = await ingestCdrs(handle().db, [input]);
     expect(first.status).toBe("created");
@@ -100,7 +122,9 @@ describeOnEngines("ingestCdrs", (handle) => {
     expect(outcomes.map((o) => o.status)).toEqual(["created", "duplicate"]);
     expect(await balance(group.id)).toBe(10_000_000n - 24_000n);
     const other = cdr({ billingGroupId: group.id });
-    await expect(ingestCdrs(handle().db, [other, { ...other, to: "4420999" }])).rejects.toBeInstanceOf(CdrConflictError);
+    await expect(ingestCdrs(handle().db, [other, { ...other, to: "4420999" }])).rejects.toBeInstanceOf(
+      CdrConflictError,
+    );
   });
 
   it("keys idempotency by billing group: another group's uuid is neither a conflict nor an oracle", async () => {
@@ -111,11 +135,16 @@ describeOnEngines("ingestCdrs", (handle) => {
     // A key bound to `other` posts the owner's uuid with its own content: a new call of its own group.
     const mine = cdr({ uuid: theirs.uuid, billingGroupId: other.id });
     const [created] = await ingestCdrs(handle().db, [mine], { restrictToBillingGroupId: other.id });
-    expect(created).toMatchObject({ status: "created", call: { uuid: theirs.uuid, billingGroupId: other.id, toNumber: mine.to } });
+    expect(created).toMatchObject({
+      status: "created",
+      call: { uuid: theirs.uuid, billingGroupId: other.id, toNumber: mine.to },
+    });
     // Its replay is compared with its own record only: a change names what differs from *its* call.
     const [replay] = await ingestCdrs(handle().db, [mine], { restrictToBillingGroupId: other.id });
     expect(replay).toMatchObject({ status: "duplicate", call: { id: created.call.id } });
-    const conflict = await ingestCdrs(handle().db, [{ ...mine, to: "4420111" }], { restrictToBillingGroupId: other.id }).catch((e: unknown) => e);
+    const conflict = await ingestCdrs(handle().db, [{ ...mine, to: "4420111" }], {
+      restrictToBillingGroupId: other.id,
+    }).catch((e: unknown) => e);
     expect(conflict).toMatchObject({ fields: ["to"] });
     // The owner's call is untouched, and the owner can still replay it.
     const [ownerReplay] = await ingestCdrs(handle().db, [theirs], { restrictToBillingGroupId: owner.id });
@@ -129,8 +158,12 @@ describeOnEngines("ingestCdrs", (handle) => {
     const owner = await groupWithCard();
     const squatter = await groupWithCard();
     const uuid = `claimed-${Math.random().toString(36).slice(2)}`;
-    await ingestCdrs(handle().db, [cdr({ uuid, billingGroupId: squatter.id, to: "4499" })], { restrictToBillingGroupId: squatter.id });
-    const [o] = await ingestCdrs(handle().db, [cdr({ uuid, billingGroupId: owner.id })], { restrictToBillingGroupId: owner.id });
+    await ingestCdrs(handle().db, [cdr({ uuid, billingGroupId: squatter.id, to: "4499" })], {
+      restrictToBillingGroupId: squatter.id,
+    });
+    const [o] = await ingestCdrs(handle().db, [cdr({ uuid, billingGroupId: owner.id })], {
+      restrictToBillingGroupId: owner.id,
+    });
     expect(o).toMatchObject({ status: "created", call: { billingGroupId: owner.id, priceMicros: 24_000n } });
     expect(await balance(owner.id)).toBe(10_000_000n - 24_000n);
   });
@@ -159,15 +192,22 @@ describeOnEngines("ingestCdrs", (handle) => {
     const error = await ingestCdrs(handle().db, [good, cdr({ billingGroupId: "bg_nope" })]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CdrRejectedError);
     expect(error).toMatchObject({ index: 1, field: "billingGroupId" });
-    await expect(ingestCdrs(handle().db, [cdr({ accountcode: "no-such-code" })])).rejects.toMatchObject({ index: 0, field: "accountcode" });
-    await expect(ingestCdrs(handle().db, [cdr({ billingGroupId: group.id, supplierId: "sup_nope" })])).rejects.toMatchObject({ field: "supplierId" });
+    await expect(ingestCdrs(handle().db, [cdr({ accountcode: "no-such-code" })])).rejects.toMatchObject({
+      index: 0,
+      field: "accountcode",
+    });
+    await expect(
+      ingestCdrs(handle().db, [cdr({ billingGroupId: group.id, supplierId: "sup_nope" })]),
+    ).rejects.toMatchObject({ field: "supplierId" });
     expect(await callCount(group.id)).toBe(0);
     expect(await balance(group.id)).toBe(10_000_000n);
   });
 
   it("maps an accountcode to its group and stores unanswered calls free", async () => {
     const group = await groupWithCard(undefined, `ac-${Math.random()}`);
-    const [o] = await ingestCdrs(handle().db, [cdr({ accountcode: group.accountcode, answerTime: null, hangupCause: "NO_ANSWER" })]);
+    const [o] = await ingestCdrs(handle().db, [
+      cdr({ accountcode: group.accountcode, answerTime: null, hangupCause: "NO_ANSWER" }),
+    ]);
     expect(o.call).toMatchObject({ billingGroupId: group.id, rated: true, billDuration: 0, priceMicros: 0n });
     expect(await ledgerSum(group.id)).toBe(10_000_000n);
   });
@@ -182,16 +222,24 @@ describeOnEngines("ingestCdrs", (handle) => {
     expect((await rerateUnratedCalls(handle().db, { billingGroupId: group.id })).rated).toBe(0);
     // A deck effective only from now does not price a call that started before it.
     await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment\n44,0.02,1/1\n33,0.06,30/6\n"));
-    expect(await rerateUnratedCalls(handle().db, { billingGroupId: group.id })).toMatchObject({ rated: 0, stillUnrated: 1 });
+    expect(await rerateUnratedCalls(handle().db, { billingGroupId: group.id })).toMatchObject({
+      rated: 0,
+      stillUnrated: 1,
+    });
     // The operator adds the missing prefix in a deck effective from before the call.
     const csv = "prefix,rate,increment\n44,0.02,1/1\n33,0.06,30/6\n";
-    await importSellRates(handle().db, group.id, parseRateCsv(csv), undefined, { effectiveFrom: new Date("2020-01-01T00:00:00Z") });
+    await importSellRates(handle().db, group.id, parseRateCsv(csv), undefined, {
+      effectiveFrom: new Date("2020-01-01T00:00:00Z"),
+    });
     const [first, second] = await Promise.all([
       rerateUnratedCalls(handle().db, { billingGroupId: group.id }),
       rerateUnratedCalls(handle().db, { billingGroupId: group.id }),
     ]);
     expect(first.rated + second.rated).toBe(1);
-    expect(await rerateUnratedCalls(handle().db, { billingGroupId: group.id })).toMatchObject({ rated: 0, stillUnrated: 0 });
+    expect(await rerateUnratedCalls(handle().db, { billingGroupId: group.id })).toMatchObject({
+      rated: 0,
+      stillUnrated: 0,
+    });
     const price = 66_000n; // 62 s on 30/6 -> 66 s at 0.06/min = 0.066
     expect(await balance(group.id)).toBe(10_000_000n - price);
     expect(await ledgerSum(group.id)).toBe(10_000_000n - price);
@@ -224,7 +272,10 @@ describeOnEngines("ingestCdrs", (handle) => {
             }),
           );
           await ingestCdrs(handle().db, cdrs);
-          await ingestCdrs(handle().db, cdrs.filter((_, i) => items[i].replay));
+          await ingestCdrs(
+            handle().db,
+            cdrs.filter((_, i) => items[i].replay),
+          );
           if (items[0].topUp > 0) await topUpBillingGroup(handle().db, group.id, BigInt(items[0].topUp) * 1_000_001n);
           expect(await ledgerSum(group.id)).toBe(await balance(group.id));
         },

@@ -85,7 +85,10 @@ function differingFields(a: CallContent, b: CallContent): string[] {
   for (const key of COMPARED) {
     const x = a[key];
     const y = b[key];
-    const same = x instanceof Date || y instanceof Date ? (x as Date | null)?.getTime() === (y as Date | null)?.getTime() : x === y;
+    const same =
+      x instanceof Date || y instanceof Date
+        ? (x as Date | null)?.getTime() === (y as Date | null)?.getTime()
+        : x === y;
     if (!same) out.push(TO_PARAM[key] ?? key);
   }
   return out;
@@ -137,7 +140,11 @@ export interface IngestOptions {
  * Returns one outcome per input, in order. Throws CdrRejectedError (unknown group or supplier)
  * or CdrConflictError (a uuid stored for the same group with other content), writing nothing.
  */
-export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[], options: IngestOptions = {}): Promise<IngestOutcome[]> {
+export async function ingestCdrs(
+  db: Db,
+  cdrs: readonly NativeCdr[],
+  options: IngestOptions = {},
+): Promise<IngestOutcome[]> {
   if (cdrs.length === 0) return [];
   // Every statement of ingest has one best plan whatever its values: planned once per connection (planOnce).
   const writer = planOnce(db);
@@ -148,26 +155,34 @@ export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[], options: In
   const startsMs = new Set(startsMicros.map((us) => Math.floor(us / 1000)));
   const sellCards = new Map<string, DatedCards>();
   const buyCards = new Map<string, DatedCards>();
-  for (const g of new Set(groups.values())) sellCards.set(g.id, await loadDatedCards(db, "sell", g.id, Number(g.version), startsMs));
-  for (const s of suppliersById.values()) buyCards.set(s.id, await loadDatedCards(db, "buy", s.id, Number(s.version), startsMs));
+  for (const g of new Set(groups.values()))
+    sellCards.set(g.id, await loadDatedCards(db, "sell", g.id, Number(g.version), startsMs));
+  for (const s of suppliersById.values())
+    buyCards.set(s.id, await loadDatedCards(db, "buy", s.id, Number(s.version), startsMs));
 
   // Prepare every call in JS (pure); a uuid listed twice for one group in one batch is one call.
   const prepared: Prepared[] = [];
   const keys: string[] = [];
   const firstIndexOfKey = new Map<string, number>();
   cdrs.forEach((cdr, index) => {
-    const found = cdr.billingGroupId !== null ? groups.get(`id:${cdr.billingGroupId}`) : groups.get(`ac:${cdr.accountcode}`);
+    const found =
+      cdr.billingGroupId !== null ? groups.get(`id:${cdr.billingGroupId}`) : groups.get(`ac:${cdr.accountcode}`);
     const restrict = options.restrictToBillingGroupId;
     // Same answer as for an unknown group: a bound key learns nothing about other groups.
     const group = found && (!restrict || found.id === restrict) ? found : undefined;
     if (!group) {
       const field = cdr.billingGroupId !== null ? "billingGroupId" : "accountcode";
       const value = cdr.billingGroupId ?? cdr.accountcode;
-      throw new CdrRejectedError(index, field, `no billing group ${field === "accountcode" ? "has the accountcode" : "has the id"} "${value}"`);
+      throw new CdrRejectedError(
+        index,
+        field,
+        `no billing group ${field === "accountcode" ? "has the accountcode" : "has the id"} "${value}"`,
+      );
     }
     let supplierId: string | null = null;
     if (cdr.supplierId !== null) {
-      if (!suppliersById.has(cdr.supplierId)) throw new CdrRejectedError(index, "supplierId", `no supplier has the id "${cdr.supplierId}"`);
+      if (!suppliersById.has(cdr.supplierId))
+        throw new CdrRejectedError(index, "supplierId", `no supplier has the id "${cdr.supplierId}"`);
       supplierId = cdr.supplierId;
     } else if (cdr.gateway !== null) {
       // An unmapped gateway is not an error: the call is stored without buy cost rather than lost.
@@ -208,7 +223,13 @@ export async function ingestCdrs(db: Db, cdrs: readonly NativeCdr[], options: In
     const sellCard = sellCards.get(group.id)?.at(startMs) ?? null;
     const buyCard = supplierId ? (buyCards.get(supplierId)?.at(startMs) ?? null) : null;
     const rating = rateCall(cdr.to, answerMicros, endMicros, sellCard, buyCard);
-    prepared.push({ key, content, duration: elapsedSeconds(startMicros, endMicros), rating, currency: group.currency.trim() });
+    prepared.push({
+      key,
+      content,
+      duration: elapsedSeconds(startMicros, endMicros),
+      rating,
+      currency: group.currency.trim(),
+    });
   });
 
   const unique = [...firstIndexOfKey.values()].map((i) => prepared[i]);
@@ -324,7 +345,9 @@ async function resolveOwners(db: Executor, cdrs: readonly NativeCdr[]) {
  */
 async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]> {
   if (rows.length === 0) return [];
-  const json = callsToRecordsetJson(rows.map((p) => [p.content, p.rating, { duration: p.duration, currency: p.currency }]));
+  const json = callsToRecordsetJson(
+    rows.map((p) => [p.content, p.rating, { duration: p.duration, currency: p.currency }]),
+  );
   const inserted = await queryRows<{ id: string; uuid: string; billing_group_id: string; created_at: unknown }>(
     tx,
     sql`WITH x AS MATERIALIZED (
@@ -346,7 +369,11 @@ async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]
   );
   const byKey = new Map(rows.map((p) => [p.key, p]));
   return inserted.map((r) =>
-    storedCallOf(byKey.get(callKey(r.billing_group_id, r.uuid))!, BigInt(r.id), calls.createdAt.mapFromDriverValue(r.created_at as string) as Date),
+    storedCallOf(
+      byKey.get(callKey(r.billing_group_id, r.uuid))!,
+      BigInt(r.id),
+      calls.createdAt.mapFromDriverValue(r.created_at as string) as Date,
+    ),
   );
 }
 

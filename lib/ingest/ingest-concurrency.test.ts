@@ -79,12 +79,32 @@ describe("concurrent ingest on PostgreSQL (several connections and processes)", 
   /** Every sender covers an overlapping slice, so most uuids are in flight twice at the same time. */
   async function sendEverythingConcurrently(seed: number) {
     const worker = (start: number, end: number, s: number) =>
-      run(process.execPath, ["--import", "tsx", "lib/ingest/testing/ingest-worker.ts", url, file, String(start), String(end), "25", "4", String(s)], {
-        cwd: process.cwd(),
-        timeout: 120_000,
-      }).then(({ stdout }) => JSON.parse(stdout.trim().split("\n").pop()!) as { created: number; duplicate: number });
+      run(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          "lib/ingest/testing/ingest-worker.ts",
+          url,
+          file,
+          String(start),
+          String(end),
+          "25",
+          "4",
+          String(s),
+        ],
+        {
+          cwd: process.cwd(),
+          timeout: 120_000,
+        },
+      ).then(({ stdout }) => JSON.parse(stdout.trim().split("\n").pop()!) as { created: number; duplicate: number });
     const inProcess = runConcurrentBatches(cdrs.slice(0, 600), 20, 6, seed, (batch) => ingestCdrs(handle.db, batch));
-    const results = await Promise.all([inProcess, worker(300, 1000, seed + 1), worker(0, 400, seed + 2), worker(500, 1000, seed + 3)]);
+    const results = await Promise.all([
+      inProcess,
+      worker(300, 1000, seed + 1),
+      worker(0, 400, seed + 2),
+      worker(500, 1000, seed + 3),
+    ]);
     return results.reduce((a, b) => ({ created: a.created + b.created, duplicate: a.duplicate + b.duplicate }));
   }
 
@@ -98,16 +118,32 @@ describe("concurrent ingest on PostgreSQL (several connections and processes)", 
       sql`SELECT count(*)::bigint AS n, COALESCE(SUM(amount_micros), 0)::bigint AS total FROM ledger_entries WHERE billing_group_id = ${groupId} AND kind = 'debit'`,
     );
     const balance = (await getBillingGroup(handle.db, groupId))!.balanceMicros;
-    return { calls: Number(calls.n), pricesMicros: BigInt(calls.total), debits: Number(ledger.n), debitedMicros: -BigInt(ledger.total), balance };
+    return {
+      calls: Number(calls.n),
+      pricesMicros: BigInt(calls.total),
+      debits: Number(ledger.n),
+      debitedMicros: -BigInt(ledger.total),
+      balance,
+    };
   }
 
   it("debits each of 1000 calls exactly once, and 3 concurrent replays change nothing", async () => {
     const first = await sendEverythingConcurrently(1);
     expect(first.created).toBe(CALLS); // each call reported created exactly once across all senders
     const after = await state();
-    expect(after).toEqual({ calls: CALLS, pricesMicros: expectedTotal, debits: CALLS, debitedMicros: expectedTotal, balance: OPENING - expectedTotal });
+    expect(after).toEqual({
+      calls: CALLS,
+      pricesMicros: expectedTotal,
+      debits: CALLS,
+      debitedMicros: expectedTotal,
+      balance: OPENING - expectedTotal,
+    });
 
-    const replays = await Promise.all([sendEverythingConcurrently(11), sendEverythingConcurrently(22), sendEverythingConcurrently(33)]);
+    const replays = await Promise.all([
+      sendEverythingConcurrently(11),
+      sendEverythingConcurrently(22),
+      sendEverythingConcurrently(33),
+    ]);
     for (const r of replays) expect(r.created).toBe(0);
     expect(await state()).toEqual(after);
   });

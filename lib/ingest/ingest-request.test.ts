@@ -14,7 +14,8 @@ import { cdrBatchResultSchema } from "./api-schemas";
 import { ingestRequest } from "./ingest-request";
 
 const writer = testPrincipal(null, ["cdrs:write"]);
-const fixture = (name: string) => JSON.parse(fs.readFileSync(path.join(__dirname, "fixtures", name), "utf8")) as Record<string, unknown>;
+const fixture = (name: string) =>
+  JSON.parse(fs.readFileSync(path.join(__dirname, "fixtures", name), "utf8")) as Record<string, unknown>;
 
 let n = 0;
 const native = (groupId: string, extra: Record<string, unknown> = {}) => ({
@@ -38,19 +39,32 @@ async function apiError(promise: Promise<unknown>): Promise<ApiError> {
 describeOnEngines("POST /v1/cdrs domain", (handle) => {
   let groupId: string;
   beforeAll(async () => {
-    const group = await createBillingGroup(handle().db, { name: "Acme", currency: "GBP", openingBalanceMicros: 5_000_000n, accountcode: "ACME-001" });
+    const group = await createBillingGroup(handle().db, {
+      name: "Acme",
+      currency: "GBP",
+      openingBalanceMicros: 5_000_000n,
+      accountcode: "ACME-001",
+    });
     groupId = group.id;
     await importSellRates(handle().db, groupId, parseRateCsv("prefix,rate,increment\n4420,0.012,60/60\n"));
     const supplier = await createSupplier(handle().db, { name: "Carrier A", gatewayName: "carrier_a" });
     await importBuyRates(handle().db, supplier.id, parseRateCsv("prefix,rate,increment\n44,0.004,1/1\n"));
   });
-  const count = async () => Number((await queryRows<{ n: bigint }>(handle().db, sql`SELECT count(*)::bigint AS n FROM calls`))[0].n);
+  const count = async () =>
+    Number((await queryRows<{ n: bigint }>(handle().db, sql`SELECT count(*)::bigint AS n FROM calls`))[0].n);
 
   it("answers 201 with the stored call, then 200 for the replay", async () => {
     const body = native(groupId);
     const first = await ingestRequest(handle().db, writer, body);
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ uuid: body.uuid, price: 0.012, billDuration: 60, currency: "GBP", billingGroupId: groupId, rated: true });
+    expect(first.body).toMatchObject({
+      uuid: body.uuid,
+      price: 0.012,
+      billDuration: 60,
+      currency: "GBP",
+      billingGroupId: groupId,
+      rated: true,
+    });
     expect(first.body).not.toHaveProperty("buyCost");
     expect(first.headers.Location).toMatch(/^\/v1\/calls\/\d+$/);
     const again = await ingestRequest(handle().db, writer, body);
@@ -60,7 +74,11 @@ describeOnEngines("POST /v1/cdrs domain", (handle) => {
   });
 
   it("ingests the FreeSWITCH fixture through the colleague's mapper, with accountcode and gateway", async () => {
-    const answer = await ingestRequest(handle().db, testPrincipal(null, ["cdrs:write", "calls:read_cost"]), fixture("freeswitch-answered.json"));
+    const answer = await ingestRequest(
+      handle().db,
+      testPrincipal(null, ["cdrs:write", "calls:read_cost"]),
+      fixture("freeswitch-answered.json"),
+    );
     expect(answer.status).toBe(201);
     // 125.401 s answered -> 126 -> 180 s on 60/60 at 0.012 = 0.036; buy 126 s at 0.004/min = 0.0084.
     expect(answer.body).toMatchObject({
@@ -95,10 +113,16 @@ describeOnEngines("POST /v1/cdrs domain", (handle) => {
   it("rejects a batch with a malformed CDR with 422 naming the field, storing nothing", async () => {
     const before = await count();
     const balance = (await getBillingGroup(handle().db, groupId))!.balanceMicros;
-    const error = await apiError(ingestRequest(handle().db, writer, { cdrs: [native(groupId), native(groupId), native(groupId, { startTime: "yesterday" })] }));
+    const error = await apiError(
+      ingestRequest(handle().db, writer, {
+        cdrs: [native(groupId), native(groupId), native(groupId, { startTime: "yesterday" })],
+      }),
+    );
     expect(error.status).toBe(422);
     expect(error.errors?.map((e) => e.param)).toEqual(["cdrs[2].startTime"]);
-    const fs = await apiError(ingestRequest(handle().db, writer, { cdrs: [native(groupId), { variables: { uuid: "x" } }] }));
+    const fs = await apiError(
+      ingestRequest(handle().db, writer, { cdrs: [native(groupId), { variables: { uuid: "x" } }] }),
+    );
     expect(fs.errors?.[0].param).toMatch(/^cdrs\[1\]\./);
     expect(await count()).toBe(before);
     expect((await getBillingGroup(handle().db, groupId))!.balanceMicros).toBe(balance);

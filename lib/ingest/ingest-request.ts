@@ -43,7 +43,10 @@ function parseOne(doc: unknown, at: string, principal: Principal): { cdr?: Nativ
   const parsed = nativeCdrSchema.safeParse(input);
   if (parsed.success) return { cdr: parsed.data, errors: [] };
   return {
-    errors: parsed.error.issues.map((issue) => ({ param: join(issue.path.map(String).join(".") || null), message: issue.message })),
+    errors: parsed.error.issues.map((issue) => ({
+      param: join(issue.path.map(String).join(".") || null),
+      message: issue.message,
+    })),
   };
 }
 
@@ -89,10 +92,14 @@ export async function ingestRequest(db: Db, principal: Principal, body: unknown)
   try {
     const options = { restrictToBillingGroupId: principal.billingGroupId };
     // Switches post one CDR per request: concurrent ones share a transaction (same answers as alone).
-    outcomes = batch ? await ingestCdrs(db, cdrs, options) : [await getIngestCoalescer().ingestOne(db, cdrs[0], options)];
+    outcomes = batch
+      ? await ingestCdrs(db, cdrs, options)
+      : [await getIngestCoalescer().ingestOne(db, cdrs[0], options)];
   } catch (e) {
     if (e instanceof CdrRejectedError) {
-      throw new ApiError("invalid_body", `${e.message}; nothing was stored.`, [{ param: param(e.index, e.field), message: e.message }]);
+      throw new ApiError("invalid_body", `${e.message}; nothing was stored.`, [
+        { param: param(e.index, e.field), message: e.message },
+      ]);
     }
     if (e instanceof CdrConflictError) {
       throw new ApiError(

@@ -28,13 +28,25 @@ describe("readLines", () => {
   it("yields empty lines too, so line numbers match an editor's", async () => {
     const file = path.join(dir, "blank.txt");
     fs.writeFileSync(file, "a\n\nb\n");
-    expect((await collect(file)).map((l) => [l.line, l.text])).toEqual([[1, "a"], [2, ""], [3, "b"]]);
+    expect((await collect(file)).map((l) => [l.line, l.text])).toEqual([
+      [1, "a"],
+      [2, ""],
+      [3, "b"],
+    ]);
   });
 });
 
 describe("parseCdrJson", () => {
   it("names the field a native record gets wrong", () => {
-    const record = { uuid: "u", direction: "sideways", from: "1", to: "2", startTime: "2025-01-01T00:00:00Z", endTime: "2025-01-01T00:01:00Z", accountcode: "A" };
+    const record = {
+      uuid: "u",
+      direction: "sideways",
+      from: "1",
+      to: "2",
+      startTime: "2025-01-01T00:00:00Z",
+      endTime: "2025-01-01T00:01:00Z",
+      accountcode: "A",
+    };
     expect(() => parseCdrJson(JSON.stringify(record))).toThrow(/^direction:/);
   });
 

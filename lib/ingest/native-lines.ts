@@ -81,7 +81,9 @@ export function toNativeCdr(input: NativeCdrInput | Record<string, unknown>, def
   const record = { ...input } as Record<string, unknown>;
   if (defaults.billingGroupId) {
     if (record.billingGroupId != null && record.billingGroupId !== defaults.billingGroupId) {
-      throw new Error(`billingGroupId: the record names ${String(record.billingGroupId)}, not the --group ${defaults.billingGroupId}`);
+      throw new Error(
+        `billingGroupId: the record names ${String(record.billingGroupId)}, not the --group ${defaults.billingGroupId}`,
+      );
     }
     // The accountcode is kept as reported; billingGroupId takes precedence over it at ingest.
     record.billingGroupId = defaults.billingGroupId;
@@ -92,7 +94,11 @@ export function toNativeCdr(input: NativeCdrInput | Record<string, unknown>, def
 }
 
 /** One JSON line: a native CDR or, as POST /v1/cdrs accepts, a FreeSWITCH mod_json_cdr document (mapped). */
-export function parseCdrJson(text: string, defaults: CdrDefaults = {}, expect: "any" | "freeswitch" = "any"): NativeCdr {
+export function parseCdrJson(
+  text: string,
+  defaults: CdrDefaults = {},
+  expect: "any" | "freeswitch" = "any",
+): NativeCdr {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -103,6 +109,7 @@ export function parseCdrJson(text: string, defaults: CdrDefaults = {}, expect: "
   if (isFreeswitchCdr(doc)) {
     return toNativeCdr(freeswitchToNative(doc), defaults);
   }
-  if (expect === "freeswitch") throw new Error("variables: not a FreeSWITCH mod_json_cdr document (no variables object)");
+  if (expect === "freeswitch")
+    throw new Error("variables: not a FreeSWITCH mod_json_cdr document (no variables object)");
   return toNativeCdr(doc as Record<string, unknown>, defaults);
 }

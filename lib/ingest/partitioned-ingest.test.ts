@@ -29,7 +29,12 @@ function cdr(overrides: Partial<NativeCdrInput> = {}) {
 /** The same call shifted by `ms` (start, answer and end): same length, same price, another start. */
 function shifted(input: ReturnType<typeof cdr>, ms: number) {
   const move = (iso: string | null) => (iso === null ? null : new Date(Date.parse(iso) + ms).toISOString());
-  return nativeCdrSchema.parse({ ...input, startTime: move(input.startTime), answerTime: move(input.answerTime), endTime: move(input.endTime) });
+  return nativeCdrSchema.parse({
+    ...input,
+    startTime: move(input.startTime),
+    answerTime: move(input.answerTime),
+    endTime: move(input.endTime),
+  });
 }
 
 describeOnEngines("ingest into the partitioned calls table", (handle) => {
@@ -78,9 +83,24 @@ describeOnEngines("ingest into the partitioned calls table", (handle) => {
   it("stores each call in its month's partition, creating the month on first sight; ids keep growing in batch order", async () => {
     const g = await group();
     const inputs = [
-      cdr({ billingGroupId: g.id, startTime: "1999-12-31T23:59:00Z", answerTime: null, endTime: "1999-12-31T23:59:30Z" }),
-      cdr({ billingGroupId: g.id, startTime: "2000-01-01T00:00:00Z", answerTime: null, endTime: "2000-01-01T00:00:30Z" }),
-      cdr({ billingGroupId: g.id, startTime: "2000-02-29T12:00:00Z", answerTime: null, endTime: "2000-02-29T12:00:30Z" }),
+      cdr({
+        billingGroupId: g.id,
+        startTime: "1999-12-31T23:59:00Z",
+        answerTime: null,
+        endTime: "1999-12-31T23:59:30Z",
+      }),
+      cdr({
+        billingGroupId: g.id,
+        startTime: "2000-01-01T00:00:00Z",
+        answerTime: null,
+        endTime: "2000-01-01T00:00:30Z",
+      }),
+      cdr({
+        billingGroupId: g.id,
+        startTime: "2000-02-29T12:00:00Z",
+        answerTime: null,
+        endTime: "2000-02-29T12:00:30Z",
+      }),
     ];
     const out = await ingestCdrs(handle().db, inputs);
     const ids = out.map((o) => o.call.id);
@@ -90,14 +110,22 @@ describeOnEngines("ingest into the partitioned calls table", (handle) => {
       ["2000-01-01T00:00:00", "calls_p200001"],
       ["2000-02-29T12:00:00", "calls_p200002"],
     ]);
-    const later = await ingestCdrs(handle().db, [cdr({ billingGroupId: g.id, startTime: "2000-01-15T00:00:00Z", answerTime: null, endTime: "2000-01-15T00:00:10Z" })]);
+    const later = await ingestCdrs(handle().db, [
+      cdr({
+        billingGroupId: g.id,
+        startTime: "2000-01-15T00:00:00Z",
+        answerTime: null,
+        endTime: "2000-01-15T00:00:10Z",
+      }),
+    ]);
     expect(later[0].call.id > ids[2]).toBe(true);
   });
 
   it("keeps a call of a month without partition in calls_default, and ensure_call_partitions moves it out with its rollups intact", async () => {
     const g = await group();
     // Straight into the table, as a maintenance job or another writer might: the month has no partition yet.
-    await handle().db.execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
+    await handle().db
+      .execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
         duration, bill_duration, currency, rated, price_micros)
       VALUES ('orphan-${sql.raw(String(seq))}', ${g.id}, 'outbound', '1', '44', '1987-06-05T04:03:02Z', '1987-06-05T04:04:02Z', 60, 60, 'EUR', true, 123)`);
     expect((await stored(g.id)).map((c) => c.part)).toEqual(["calls_default"]);
@@ -112,7 +140,12 @@ describeOnEngines("ingest into the partitioned calls table", (handle) => {
     expect((await stored(g.id)).map((c) => [c.start, c.part])).toEqual([["1987-06-05T04:03:02", "calls_p198706"]]);
     expect(await queryRows(handle().db, usage)).toEqual([{ calls: "1", price: "123" }]);
     // Idempotent: nothing more to create.
-    expect(await queryRows(handle().db, sql`SELECT ensure_call_partitions('1987-06-01T00:00:00Z', '1987-07-01T00:00:00Z') AS created`)).toEqual([{ created: 0 }]);
+    expect(
+      await queryRows(
+        handle().db,
+        sql`SELECT ensure_call_partitions('1987-06-01T00:00:00Z', '1987-07-01T00:00:00Z') AS created`,
+      ),
+    ).toEqual([{ created: 0 }]);
   });
 
   it("has a partition for last month to three months ahead as soon as the database is open", async () => {

@@ -56,7 +56,10 @@ export const nativeCdrSchema = z
     networkAddr: shortText(128).nullable().default(null),
     billingGroupId: shortText(64).nullable().default(null).describe("or give an accountcode mapped to a group"),
     supplierId: shortText(64).nullable().default(null),
-    gateway: shortText(128).nullable().default(null).describe("gateway name mapped to a supplier when supplierId is absent"),
+    gateway: shortText(128)
+      .nullable()
+      .default(null)
+      .describe("gateway name mapped to a supplier when supplierId is absent"),
   })
   .superRefine((cdr, ctx) => {
     const start = Date.parse(cdr.startTime);
@@ -64,16 +67,28 @@ export const nativeCdrSchema = z
     if (end < start) ctx.addIssue({ code: "custom", path: ["endTime"], message: "endTime is before startTime" });
     const max = maxCallSeconds();
     if (end - start > max * 1000) {
-      ctx.addIssue({ code: "custom", path: ["endTime"], message: `the call lasts longer than ${max} s (MAX_CALL_SECONDS)` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["endTime"],
+        message: `the call lasts longer than ${max} s (MAX_CALL_SECONDS)`,
+      });
     }
     if (cdr.answerTime !== null) {
       const answer = Date.parse(cdr.answerTime);
       if (answer < start || answer > end) {
-        ctx.addIssue({ code: "custom", path: ["answerTime"], message: "answerTime must lie between startTime and endTime" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["answerTime"],
+          message: "answerTime must lie between startTime and endTime",
+        });
       }
     }
     if (cdr.billingGroupId === null && cdr.accountcode === null) {
-      ctx.addIssue({ code: "custom", path: ["billingGroupId"], message: "billingGroupId or an accountcode mapped to a group is required" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["billingGroupId"],
+        message: "billingGroupId or an accountcode mapped to a group is required",
+      });
     }
   })
   .meta({ id: "NativeCdr" });

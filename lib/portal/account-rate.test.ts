@@ -23,12 +23,24 @@ describeOnEngines("rate of a chosen account", (handle) => {
       ok: true,
       rate: { matchedPrefix: "44", sellRate: 0.012, currency: "USD", billingIncrement: "60/60" },
     });
-    expect(await lookupAccountRate(handle().db, principal(null), { account: b, destination: "4420" })).toMatchObject({ ok: true, rate: { sellRate: 0.03, currency: "EUR" } });
+    expect(await lookupAccountRate(handle().db, principal(null), { account: b, destination: "4420" })).toMatchObject({
+      ok: true,
+      rate: { sellRate: 0.03, currency: "EUR" },
+    });
   });
 
   it("never reaches an account the key may not see, and says no_rate and bad input plainly", async () => {
-    expect(await lookupAccountRate(handle().db, principal(a), { account: b, destination: "4420" })).toMatchObject({ ok: false, code: "not_found" });
-    expect(await lookupAccountRate(handle().db, principal(null), { account: a, destination: "33" })).toMatchObject({ ok: false, code: "no_rate" });
-    expect(await lookupAccountRate(handle().db, principal(null), { account: a, destination: "44x" })).toMatchObject({ ok: false, code: "invalid_parameter" });
+    expect(await lookupAccountRate(handle().db, principal(a), { account: b, destination: "4420" })).toMatchObject({
+      ok: false,
+      code: "not_found",
+    });
+    expect(await lookupAccountRate(handle().db, principal(null), { account: a, destination: "33" })).toMatchObject({
+      ok: false,
+      code: "no_rate",
+    });
+    expect(await lookupAccountRate(handle().db, principal(null), { account: a, destination: "44x" })).toMatchObject({
+      ok: false,
+      code: "invalid_parameter",
+    });
   });
 });

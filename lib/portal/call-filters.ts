@@ -36,18 +36,31 @@ export function validSearch(text: string, by: SearchField): boolean {
   return /^\+?\d{1,32}$/.test(text);
 }
 
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)));
+const day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)));
 
 // Each field on its own, so one bad value in a hand-edited URL drops only that filter.
 const fieldSchemas = {
   from: day,
   until: day,
   direction: z.enum(["inbound", "outbound"]),
-  destination: z.string().trim().regex(/^\+?[0-9]{1,20}$/).transform((s) => s.replace(/^\+/, "")),
+  destination: z
+    .string()
+    .trim()
+    .regex(/^\+?[0-9]{1,20}$/)
+    .transform((s) => s.replace(/^\+/, "")),
   destinationMatch: z.literal("prefix"),
-  hangupCause: z.string().trim().regex(/^[A-Za-z0-9_]{1,64}$/),
+  hangupCause: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_]{1,64}$/),
   account: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
-  search: z.string().trim().regex(/^[^\u0000-\u001f\u007f]{1,128}$/),
+  search: z
+    .string()
+    .trim()
+    .regex(/^[^\u0000-\u001f\u007f]{1,128}$/),
   searchBy: z.enum(["id", "uuid"]),
 } as const;
 
@@ -119,7 +132,10 @@ export function callFiltersToApiQuery(filters: CallFilters, zone: DayZone = "loc
 }
 
 export function toDayString(d: Date, zone: DayZone = "local"): string {
-  const [y, m, day] = zone === "utc" ? [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()] : [d.getFullYear(), d.getMonth(), d.getDate()];
+  const [y, m, day] =
+    zone === "utc"
+      ? [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()]
+      : [d.getFullYear(), d.getMonth(), d.getDate()];
   return `${y}-${String(m + 1).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
 }
 
@@ -140,7 +156,9 @@ export function quickRange(days: number, now = new Date(), zone: DayZone = "loca
 
 /** Whether anything narrows the list (how the destination or search is matched does not, alone). */
 export function hasAnyFilter(filters: CallFilters): boolean {
-  return Object.entries(filters).some(([key, value]) => key !== "destinationMatch" && key !== "searchBy" && Boolean(value));
+  return Object.entries(filters).some(
+    ([key, value]) => key !== "destinationMatch" && key !== "searchBy" && Boolean(value),
+  );
 }
 
 /** Common hangup causes (FreeSWITCH names), offered as suggestions; any cause can be typed. */

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { formatAmount, formatDateTime, formatDuration, formatMoney, formatPrice, formatRate, shortTimeZoneName, toMicros } from "./format";
+import {
+  formatAmount,
+  formatDateTime,
+  formatDuration,
+  formatMoney,
+  formatPrice,
+  formatRate,
+  shortTimeZoneName,
+  toMicros,
+} from "./format";
 
 describe("portal formatting", () => {
   it("formats money exactly, beyond what a float would keep", () => {

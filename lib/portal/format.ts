@@ -24,9 +24,11 @@ export function toMicros(value: number | string): bigint {
 
 /** "$1,234.50", "-€0.0123": at least 2 decimals, up to the 6 the amount may carry. */
 export function formatMoney(micros: bigint, currency: string, locale?: string): string {
-  return numberFormat(`money:${currency}`, { style: "currency", currency, minimumFractionDigits: 2, maximumFractionDigits: 6 }, locale).format(
-    formatMicros(micros),
-  );
+  return numberFormat(
+    `money:${currency}`,
+    { style: "currency", currency, minimumFractionDigits: 2, maximumFractionDigits: 6 },
+    locale,
+  ).format(formatMicros(micros));
 }
 
 /** Decimals of a call's price, buy cost and margin in every table: fixed, so columns line up, and 6 so nothing is rounded away. */
@@ -62,7 +64,9 @@ export function formatCount(n: number, locale?: string): string {
 /** Billed seconds as minutes with one decimal, exactly (integer arithmetic): "1,234.5". */
 export function formatMinutes(seconds: number, locale?: string): string {
   const tenths = Math.round((seconds * 10) / 60);
-  return numberFormat("minutes", { minimumFractionDigits: 1, maximumFractionDigits: 1 }, locale).format(`${Math.trunc(tenths / 10)}.${tenths % 10}`);
+  return numberFormat("minutes", { minimumFractionDigits: 1, maximumFractionDigits: 1 }, locale).format(
+    `${Math.trunc(tenths / 10)}.${tenths % 10}`,
+  );
 }
 
 /** Seconds as "m:ss" or "h:mm:ss". */
@@ -108,6 +112,8 @@ export function timeZoneName(timeZone?: string): string {
 
 /** A short label of the zone at an instant ("EST", "UTC", "GMT+1"), for narrow column headers. */
 export function shortTimeZoneName(timeZone?: string, at = new Date()): string {
-  const part = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" }).formatToParts(at).find((p) => p.type === "timeZoneName");
+  const part = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" })
+    .formatToParts(at)
+    .find((p) => p.type === "timeZoneName");
   return part?.value ?? timeZoneName(timeZone);
 }

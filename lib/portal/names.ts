@@ -28,7 +28,9 @@ export async function portalNames(
 ): Promise<{ accounts: Record<string, string>; accountOptions?: AccountOption[]; suppliers: Record<string, string> }> {
   const [options, supplierRows] = await Promise.all([
     accountOptions(db, principal),
-    canReadCost(principal) ? db.select({ id: suppliers.id, name: suppliers.name }).from(suppliers).orderBy(asc(suppliers.name)) : [],
+    canReadCost(principal)
+      ? db.select({ id: suppliers.id, name: suppliers.name }).from(suppliers).orderBy(asc(suppliers.name))
+      : [],
   ]);
   return {
     accounts: Object.fromEntries((options ?? []).map((a) => [a.id, a.name])),
@@ -44,8 +46,15 @@ export async function callNames(
   call: { billingGroupId: string; supplierId?: string | null },
 ): Promise<{ accounts: Record<string, string>; suppliers: Record<string, string> }> {
   const [accountRows, supplierRows] = await Promise.all([
-    principal.billingGroupId === null ? db.select({ id: billingGroups.id, name: billingGroups.name }).from(billingGroups).where(eq(billingGroups.id, call.billingGroupId)) : [],
-    canReadCost(principal) && call.supplierId ? db.select({ id: suppliers.id, name: suppliers.name }).from(suppliers).where(eq(suppliers.id, call.supplierId)) : [],
+    principal.billingGroupId === null
+      ? db
+          .select({ id: billingGroups.id, name: billingGroups.name })
+          .from(billingGroups)
+          .where(eq(billingGroups.id, call.billingGroupId))
+      : [],
+    canReadCost(principal) && call.supplierId
+      ? db.select({ id: suppliers.id, name: suppliers.name }).from(suppliers).where(eq(suppliers.id, call.supplierId))
+      : [],
   ]);
   return {
     accounts: Object.fromEntries(accountRows.map((a) => [a.id, a.name])),

@@ -3,7 +3,9 @@ import { parseReportFilters, reportCsv, reportToUsageQuery } from "./report";
 
 describe("usage report page", () => {
   it("reads its URL, dropping bad values", () => {
-    expect(parseReportFilters(new URLSearchParams("groupBy=destination&from=2026-11-01&direction=sideways&account=bg_1"))).toEqual({
+    expect(
+      parseReportFilters(new URLSearchParams("groupBy=destination&from=2026-11-01&direction=sideways&account=bg_1")),
+    ).toEqual({
       groupBy: "destination",
       from: "2026-11-01",
       account: "bg_1",
@@ -23,9 +25,22 @@ describe("usage report page", () => {
   });
 
   it("writes CSV with exact amounts, cost columns only for cost sessions", () => {
-    const rows = [{ key: "44", label: "UK, London", currency: "USD", calls: 2, answeredCalls: 1, unratedCalls: 0, billedSeconds: 60, price: 0.012345, buyCost: 0.02, margin: -0.007655 }];
+    const rows = [
+      {
+        key: "44",
+        label: "UK, London",
+        currency: "USD",
+        calls: 2,
+        answeredCalls: 1,
+        unratedCalls: 0,
+        billedSeconds: 60,
+        price: 0.012345,
+        buyCost: 0.02,
+        margin: -0.007655,
+      },
+    ];
     expect(reportCsv(rows, "destination", true)).toBe(
-      "destination,label,currency,calls,answeredCalls,unratedCalls,billedSeconds,price,buyCost,margin\r\n44,\"UK, London\",USD,2,1,0,60,0.012345,0.02,-0.007655\r\n",
+      'destination,label,currency,calls,answeredCalls,unratedCalls,billedSeconds,price,buyCost,margin\r\n44,"UK, London",USD,2,1,0,60,0.012345,0.02,-0.007655\r\n',
     );
     expect(reportCsv(rows, "destination", false)).not.toMatch(/buyCost|margin|0\.02/);
   });
@@ -33,7 +48,18 @@ describe("usage report page", () => {
 
 describe("report CSV cells", () => {
   it("defuses formulas in labels", () => {
-    const rows = [{ key: "x", label: "=HYPERLINK(1)", currency: "USD", calls: 1, answeredCalls: 1, unratedCalls: 0, billedSeconds: 1, price: 0 }];
+    const rows = [
+      {
+        key: "x",
+        label: "=HYPERLINK(1)",
+        currency: "USD",
+        calls: 1,
+        answeredCalls: 1,
+        unratedCalls: 0,
+        billedSeconds: 1,
+        price: 0,
+      },
+    ];
     expect(reportCsv(rows, "hangupCause", false)).toContain(",'=HYPERLINK(1),");
   });
 });

@@ -55,9 +55,29 @@ type ReportRow = UsageReport["rows"][number] & { buyCost?: number; margin?: numb
 
 /** The report as CSV: exact amounts as the API gave them; cost columns only when the session may see them. */
 export function reportCsv(rows: ReportRow[], groupBy: UsageGroupBy, canReadCost: boolean): string {
-  const header = [groupBy, "label", "currency", "calls", "answeredCalls", "unratedCalls", "billedSeconds", "price", ...(canReadCost ? ["buyCost", "margin"] : [])];
+  const header = [
+    groupBy,
+    "label",
+    "currency",
+    "calls",
+    "answeredCalls",
+    "unratedCalls",
+    "billedSeconds",
+    "price",
+    ...(canReadCost ? ["buyCost", "margin"] : []),
+  ];
   const lines = rows.map((r) =>
-    [r.key, r.label, r.currency, r.calls, r.answeredCalls, r.unratedCalls, r.billedSeconds, r.price, ...(canReadCost ? [r.buyCost, r.margin] : [])]
+    [
+      r.key,
+      r.label,
+      r.currency,
+      r.calls,
+      r.answeredCalls,
+      r.unratedCalls,
+      r.billedSeconds,
+      r.price,
+      ...(canReadCost ? [r.buyCost, r.margin] : []),
+    ]
       .map(csvField)
       .join(","),
   );

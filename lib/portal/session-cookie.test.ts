@@ -33,7 +33,9 @@ describe("session cookie", () => {
 
   it("knows https directly and behind a TLS-terminating proxy", () => {
     expect(isSecureRequest(new Request("https://portal.example/session"))).toBe(true);
-    expect(isSecureRequest(new Request("http://10.0.0.1/session", { headers: { "x-forwarded-proto": "https, http" } }))).toBe(true);
+    expect(
+      isSecureRequest(new Request("http://10.0.0.1/session", { headers: { "x-forwarded-proto": "https, http" } })),
+    ).toBe(true);
     expect(isSecureRequest(new Request("http://127.0.0.1:3000/session"))).toBe(false);
   });
 });

@@ -49,9 +49,10 @@ export function toPortalSession(principal: Principal): PortalSession {
  * Every portal page that serves data calls this first (not only a layout: layouts are not
  * re-rendered on client navigation). No valid session -> the sign-in page, back here afterwards.
  */
-export async function requirePortalSession(returnTo: string): Promise<{ session: PortalSession; principal: Principal }> {
+export async function requirePortalSession(
+  returnTo: string,
+): Promise<{ session: PortalSession; principal: Principal }> {
   const principal = await getPortalPrincipal();
   if (!principal) redirect(`/sign-in?next=${encodeURIComponent(safeReturnPath(returnTo))}`);
   return { session: toPortalSession(principal), principal };
 }
-

@@ -53,7 +53,8 @@ describe("safeReturnPath", () => {
 });
 
 describe("isSameOriginPost", () => {
-  const post = (headers: Record<string, string>) => new Request("http://portal.example/session", { method: "POST", headers });
+  const post = (headers: Record<string, string>) =>
+    new Request("http://portal.example/session", { method: "POST", headers });
   it("refuses a sign-in form posted from another site", () => {
     expect(isSameOriginPost(post({ host: "portal.example", origin: "http://portal.example" }))).toBe(true);
     expect(isSameOriginPost(post({ host: "portal.example", origin: "https://evil.example" }))).toBe(false);

@@ -5,8 +5,16 @@ import { createBillingGroup } from "@/lib/billing/groups";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { spendPerDay } from "./spend-per-day";
 
-async function insertCall(handle: DbHandle, groupId: string, currency: string, startIso: string, priceMicros: bigint, buyCostMicros: bigint | null = null) {
-  await handle.db.execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
+async function insertCall(
+  handle: DbHandle,
+  groupId: string,
+  currency: string,
+  startIso: string,
+  priceMicros: bigint,
+  buyCostMicros: bigint | null = null,
+) {
+  await handle.db
+    .execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time, end_time,
       duration, bill_duration, currency, rated, price_micros, buy_cost_micros)
     VALUES (${crypto.randomUUID()}, ${groupId}, 'outbound', '100', '4420', ${startIso}::timestamptz, ${startIso}::timestamptz,
       10, 10, ${currency}, true, ${priceMicros}, ${buyCostMicros})`);

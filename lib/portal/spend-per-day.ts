@@ -63,7 +63,10 @@ export async function spendPerDay(
     if (!byCurrency.has(currency)) byCurrency.set(currency, new Map());
     byCurrency.get(currency)!.set(r.day, { spend: BigInt(r.spend), calls: Number(r.calls) });
     const c = costs.get(currency) ?? { buyCostMicros: 0n, marginMicros: 0n };
-    costs.set(currency, { buyCostMicros: c.buyCostMicros + BigInt(r.buy ?? 0), marginMicros: c.marginMicros + BigInt(r.margin ?? 0) });
+    costs.set(currency, {
+      buyCostMicros: c.buyCostMicros + BigInt(r.buy ?? 0),
+      marginMicros: c.marginMicros + BigInt(r.margin ?? 0),
+    });
   }
   return [...byCurrency.keys()].sort().map((currency) => {
     const perDay = byCurrency.get(currency)!;
@@ -75,6 +78,8 @@ export async function spendPerDay(
       series.push({ day, spendMicros: v?.spend ?? 0n, calls: v?.calls ?? 0 });
       totalMicros += v?.spend ?? 0n;
     }
-    return options.withCost ? { currency, days: series, totalMicros, cost: costs.get(currency) } : { currency, days: series, totalMicros };
+    return options.withCost
+      ? { currency, days: series, totalMicros, cost: costs.get(currency) }
+      : { currency, days: series, totalMicros };
   });
 }

@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { answeredSeconds, billableSeconds, chargeMicros, elapsedSeconds, isoToEpochMicros, priceCall } from "./billing-math";
+import {
+  answeredSeconds,
+  billableSeconds,
+  chargeMicros,
+  elapsedSeconds,
+  isoToEpochMicros,
+  priceCall,
+} from "./billing-math";
 
 const inc = (min: number, interval: number) => ({ min, interval });
 
@@ -90,7 +97,8 @@ describe("chargeMicros", () => {
         fc.record({ min: fc.integer({ min: 0, max: 120 }), interval: fc.integer({ min: 1, max: 120 }) }),
         fc.integer({ min: 0, max: 50_000 }),
         fc.integer({ min: 0, max: 5_000 }),
-        (rate, increment, s, extra) => priceCall(rate, increment, s).micros <= priceCall(rate, increment, s + extra).micros,
+        (rate, increment, s, extra) =>
+          priceCall(rate, increment, s).micros <= priceCall(rate, increment, s + extra).micros,
       ),
     );
   });
@@ -144,16 +152,21 @@ describe("priceCall with connect fee and minimum charge", () => {
     // a free rate with a connect fee costs the connect fee
     [0n, "1/1", 5, 25_000n, null, 5, 0n, 25_000n, false, 25_000n],
   ];
-  it.each(golden)("%s/min %s %i s fee %s min %s", (rate, text, answered, connectFee, minCharge, seconds, usage, fee, applied, price) => {
-    const [min, interval] = text.split("/").map(Number);
-    expect(priceCall(rate, inc(min, interval), answered, { connectFeeMicros: connectFee, minChargeMicros: minCharge })).toEqual({
-      billableSeconds: seconds,
-      usageMicros: usage,
-      connectFeeMicros: fee,
-      minChargeApplied: applied,
-      micros: price,
-    });
-  });
+  it.each(golden)(
+    "%s/min %s %i s fee %s min %s",
+    (rate, text, answered, connectFee, minCharge, seconds, usage, fee, applied, price) => {
+      const [min, interval] = text.split("/").map(Number);
+      expect(
+        priceCall(rate, inc(min, interval), answered, { connectFeeMicros: connectFee, minChargeMicros: minCharge }),
+      ).toEqual({
+        billableSeconds: seconds,
+        usageMicros: usage,
+        connectFeeMicros: fee,
+        minChargeApplied: applied,
+        micros: price,
+      });
+    },
+  );
 
   it("without fees prices exactly as rate * billable seconds / 60", () => {
     fc.assert(

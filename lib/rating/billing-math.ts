@@ -10,8 +10,10 @@ const MICROS_PER_SECOND = 1_000_000;
  */
 export function billableSeconds(answered: number, increment: Increment): number {
   if (!Number.isInteger(answered)) throw new RangeError("answered seconds must be an integer");
-  if (!Number.isInteger(increment.min) || increment.min < 0) throw new RangeError("increment minimum must be a non-negative integer");
-  if (!Number.isInteger(increment.interval) || increment.interval < 1) throw new RangeError("increment interval must be a positive integer");
+  if (!Number.isInteger(increment.min) || increment.min < 0)
+    throw new RangeError("increment minimum must be a non-negative integer");
+  if (!Number.isInteger(increment.interval) || increment.interval < 1)
+    throw new RangeError("increment interval must be a positive integer");
   if (answered <= 0) return 0;
   if (answered <= increment.min) return increment.min;
   return increment.min + Math.ceil((answered - increment.min) / increment.interval) * increment.interval;
@@ -35,7 +37,11 @@ export function isoToEpochMicros(iso: string): number {
   const m = ISO_PARTS.exec(iso.trim());
   if (!m) throw new RangeError(`"${iso}" is not an ISO 8601 timestamp with a zone`);
   const [, base, fraction = "", zone] = m;
-  const zoneText = /^[+-]\d{2}$/.test(zone) ? `${zone}:00` : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
+  const zoneText = /^[+-]\d{2}$/.test(zone)
+    ? `${zone}:00`
+    : zone.length === 5
+      ? `${zone.slice(0, 3)}:${zone.slice(3)}`
+      : zone;
   const wholeMs = Date.parse(`${base}${zoneText.toUpperCase()}`);
   if (Number.isNaN(wholeMs)) throw new RangeError(`"${iso}" is not a valid timestamp`);
   const micros = Number(fraction.slice(0, 6).padEnd(6, "0"));
@@ -87,7 +93,12 @@ export interface CallCharge {
  * price = max(minCharge, connectFee + round-half-up(rate * billableSeconds / 60)). The connect fee is
  * whole micros, so this is also round-half-up(connectFee + rate * billableSeconds / 60): one rounding step.
  */
-export function priceCall(rateMicrosPerMinute: bigint, increment: Increment, answered: number, fees: RateFees = {}): CallCharge {
+export function priceCall(
+  rateMicrosPerMinute: bigint,
+  increment: Increment,
+  answered: number,
+  fees: RateFees = {},
+): CallCharge {
   return priceBilledSeconds(rateMicrosPerMinute, billableSeconds(answered, increment), fees);
 }
 
@@ -97,8 +108,15 @@ export function priceBilledSeconds(rateMicrosPerMinute: bigint, seconds: number,
   const minCharge = fees.minChargeMicros ?? 0n;
   if (connectFee < 0n || minCharge < 0n) throw new RangeError("fees must not be negative");
   const usageMicros = chargeMicros(rateMicrosPerMinute, seconds);
-  if (seconds === 0) return { billableSeconds: 0, usageMicros, connectFeeMicros: 0n, minChargeApplied: false, micros: 0n };
+  if (seconds === 0)
+    return { billableSeconds: 0, usageMicros, connectFeeMicros: 0n, minChargeApplied: false, micros: 0n };
   const subtotal = connectFee + usageMicros;
   const minChargeApplied = subtotal < minCharge;
-  return { billableSeconds: seconds, usageMicros, connectFeeMicros: connectFee, minChargeApplied, micros: minChargeApplied ? minCharge : subtotal };
+  return {
+    billableSeconds: seconds,
+    usageMicros,
+    connectFeeMicros: connectFee,
+    minChargeApplied,
+    micros: minChargeApplied ? minCharge : subtotal,
+  };
 }

@@ -1,7 +1,15 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { formatMicros, parseMicros } from "@/lib/money/micros";
-import { buildCard, getRateCard, ownerTable, type CardSide, type CardTuple, type RateCard, type RateMatch } from "./find-rate";
+import {
+  buildCard,
+  getRateCard,
+  ownerTable,
+  type CardSide,
+  type CardTuple,
+  type RateCard,
+  type RateMatch,
+} from "./find-rate";
 import { checkEffectiveFrom, checkUniquePrefixes, ownerHasDeck } from "./import-rates";
 import { formatIncrement, type RateRow } from "./schemas";
 
@@ -62,7 +70,11 @@ function termsOf(m: RateMatch): RateTerms {
 }
 
 const sameTerms = (a: RateTerms, b: RateTerms) =>
-  a.rate === b.rate && a.increment === b.increment && a.connectFee === b.connectFee && a.minCharge === b.minCharge && a.description === b.description;
+  a.rate === b.rate &&
+  a.increment === b.increment &&
+  a.connectFee === b.connectFee &&
+  a.minCharge === b.minCharge &&
+  a.description === b.description;
 
 /** A card built from rows in memory (not stored, deck id 0). */
 function cardOfRows(side: CardSide, ownerId: string, effectiveFrom: Date, rows: RateRow[]): RateCard {
@@ -93,7 +105,13 @@ async function cardsInForce(db: Executor, side: CardSide, atMs: number): Promise
  * The diff of a deck against the card in force at its effective-from, and the margin guard. Reads
  * only; nothing is written. Same defaults as the import (effective now, or the epoch for a first deck).
  */
-export async function diffDeck(db: Executor, side: CardSide, ownerId: string, rows: RateRow[], effectiveFrom?: Date): Promise<DeckDiff> {
+export async function diffDeck(
+  db: Executor,
+  side: CardSide,
+  ownerId: string,
+  rows: RateRow[],
+  effectiveFrom?: Date,
+): Promise<DeckDiff> {
   checkUniquePrefixes(rows);
   if (effectiveFrom) checkEffectiveFrom(effectiveFrom);
   const hasDeck = await ownerHasDeck(db, side, ownerId);
@@ -127,7 +145,8 @@ export async function diffDeck(db: Executor, side: CardSide, ownerId: string, ro
     old.delete(m.prefix);
   }
   for (const [prefix, terms] of old) diff.removed.push({ prefix, ...terms });
-  const byPrefix = <T extends { prefix: string }>(a: T, b: T) => (a.prefix < b.prefix ? -1 : a.prefix > b.prefix ? 1 : 0);
+  const byPrefix = <T extends { prefix: string }>(a: T, b: T) =>
+    a.prefix < b.prefix ? -1 : a.prefix > b.prefix ? 1 : 0;
   diff.added.sort(byPrefix);
   diff.removed.sort(byPrefix);
   diff.changed.sort(byPrefix);

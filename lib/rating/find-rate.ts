@@ -97,7 +97,13 @@ function cardOf(side: CardSide, ownerId: string, deckId: number, effectiveFrom: 
 }
 
 /** A card of rates held in memory (a deck not stored yet, e.g. a dry-run import). */
-export function buildCard(side: CardSide, ownerId: string, deckId: number, effectiveFrom: Date, tuples: CardTuple[]): RateCard {
+export function buildCard(
+  side: CardSide,
+  ownerId: string,
+  deckId: number,
+  effectiveFrom: Date,
+  tuples: CardTuple[],
+): RateCard {
   const builder = new RateCardBuilder(tuples.length);
   const micros = (text: string | null) => (text === null ? null : BigInt(text));
   for (const [prefix, rate, min, interval, description, connectFee, minCharge] of tuples) {
@@ -169,12 +175,19 @@ async function loadIndex(db: Executor, side: CardSide, ownerId: string): Promise
     side,
     ownerId,
     version: Number(rows[0].version),
-    decks: decks.map(([id, from]) => ({ id: Number(id), effectiveFromMs: Number(from), key: cardKey(side, ownerId, Number(id)) })),
+    decks: decks.map(([id, from]) => ({
+      id: Number(id),
+      effectiveFromMs: Number(from),
+      key: cardKey(side, ownerId, Number(id)),
+    })),
   };
 }
 
 async function currentVersion(db: Executor, side: CardSide, ownerId: string): Promise<number | null> {
-  const rows = await queryRows<{ v: number | bigint }>(db, sql`SELECT rate_card_version AS v FROM ${ownerTable(side)} WHERE id = ${ownerId}`);
+  const rows = await queryRows<{ v: number | bigint }>(
+    db,
+    sql`SELECT rate_card_version AS v FROM ${ownerTable(side)} WHERE id = ${ownerId}`,
+  );
   return rows.length === 0 ? null : Number(rows[0].v);
 }
 
@@ -194,7 +207,12 @@ function evict(state: CacheState): void {
  * when it holds that version. Without `version` the current one is read first (cheap).
  * null when the owner does not exist.
  */
-export async function getDeckIndex(db: Executor, side: CardSide, ownerId: string, version?: number | null): Promise<DeckIndex | null> {
+export async function getDeckIndex(
+  db: Executor,
+  side: CardSide,
+  ownerId: string,
+  version?: number | null,
+): Promise<DeckIndex | null> {
   const wanted = version ?? (await currentVersion(db, side, ownerId));
   if (wanted === null) return null;
   const state = cacheState();
@@ -225,7 +243,12 @@ function cachedCard(state: CacheState, key: string): RateCard | undefined {
 }
 
 /** The card of one deck of an owner, cached. null when the deck no longer exists. */
-export async function getDeckCard(db: Executor, side: CardSide, ownerId: string, deckId: number): Promise<RateCard | null> {
+export async function getDeckCard(
+  db: Executor,
+  side: CardSide,
+  ownerId: string,
+  deckId: number,
+): Promise<RateCard | null> {
   const state = cacheState();
   const key = cardKey(side, ownerId, deckId);
   const cached = cachedCard(state, key);
@@ -305,13 +328,23 @@ export async function loadDatedCards(
  * first, in the deck in force now. `knownVersion`: the group's rate_card_version if the caller already
  * read it (the API principal carries it), which saves the version query. null: no group or no matching prefix.
  */
-export async function findSellRate(db: Executor, billingGroupId: string, destination: string, knownVersion?: number | null): Promise<RateMatch | null> {
+export async function findSellRate(
+  db: Executor,
+  billingGroupId: string,
+  destination: string,
+  knownVersion?: number | null,
+): Promise<RateMatch | null> {
   const card = await getRateCard(db, "sell", billingGroupId, knownVersion);
   return card?.match(destination) ?? null;
 }
 
 /** Buy rate of a supplier for a destination; same rules as findSellRate. */
-export async function findBuyRate(db: Executor, supplierId: string, destination: string, knownVersion?: number | null): Promise<RateMatch | null> {
+export async function findBuyRate(
+  db: Executor,
+  supplierId: string,
+  destination: string,
+  knownVersion?: number | null,
+): Promise<RateMatch | null> {
   const card = await getRateCard(db, "buy", supplierId, knownVersion);
   return card?.match(destination) ?? null;
 }

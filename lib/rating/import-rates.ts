@@ -57,7 +57,8 @@ export async function ownerHasDeck(db: Executor, side: CardSide, ownerId: string
     db,
     sql`SELECT EXISTS (SELECT 1 FROM rate_decks d WHERE d.${ownerColumn(side)} = o.id) AS has FROM ${ownerTable(side)} o WHERE o.id = ${ownerId}`,
   );
-  if (rows.length === 0) throw new RateCardOwnerNotFoundError(`no ${side === "sell" ? "billing group" : "supplier"} ${ownerId}`);
+  if (rows.length === 0)
+    throw new RateCardOwnerNotFoundError(`no ${side === "sell" ? "billing group" : "supplier"} ${ownerId}`);
   return rows[0].has;
 }
 
@@ -96,7 +97,9 @@ async function addDeck(
       sql`SELECT id::text AS id FROM rate_decks WHERE ${ownerColumn(side)} = ${ownerId} AND effective_from = ${effectiveFrom.toISOString()}::timestamptz`,
     );
     if (clash.length > 0) {
-      throw new RateDeckExistsError(`deck ${clash[0].id} of ${ownerId} is already effective from ${effectiveFrom.toISOString()}; decks are never replaced`);
+      throw new RateDeckExistsError(
+        `deck ${clash[0].id} of ${ownerId} is already effective from ${effectiveFrom.toISOString()}; decks are never replaced`,
+      );
     }
     const [deck] = await queryRows<{ id: string }>(
       tx,
@@ -115,7 +118,13 @@ async function addDeck(
       tx,
       sql`UPDATE ${ownerTable(side)} SET rate_card_version = rate_card_version + 1 WHERE id = ${ownerId} RETURNING rate_card_version AS v`,
     );
-    return { ownerId, imported: records.length, rateCardVersion: Number(bumped.v), deckId: Number(deck.id), effectiveFrom };
+    return {
+      ownerId,
+      imported: records.length,
+      rateCardVersion: Number(bumped.v),
+      deckId: Number(deck.id),
+      effectiveFrom,
+    };
   });
 }
 

@@ -19,7 +19,10 @@ async function groupCurrency(db: Executor, billingGroupId: string): Promise<stri
   const cache = currencyCache();
   const known = cache.get(billingGroupId);
   if (known) return known;
-  const [row] = await db.select({ currency: billingGroups.currency }).from(billingGroups).where(eq(billingGroups.id, billingGroupId));
+  const [row] = await db
+    .select({ currency: billingGroups.currency })
+    .from(billingGroups)
+    .where(eq(billingGroups.id, billingGroupId));
   if (!row) throw new ApiError("not_found", "The key's billing group no longer exists.");
   if (cache.size > 100_000) cache.clear();
   cache.set(billingGroupId, row.currency);
@@ -36,7 +39,8 @@ export async function lookupRate(db: Executor, principal: Principal, destination
   const digits = destination.startsWith("+") ? destination.slice(1) : destination;
   const card = await getRateCard(db, "sell", principal.billingGroupId, principal.rateCardVersion);
   const match = card?.match(digits);
-  if (!card || !match) throw new ApiError("no_rate", `No prefix of ${destination} is in the rate card of this billing group.`);
+  if (!card || !match)
+    throw new ApiError("no_rate", `No prefix of ${destination} is in the rate card of this billing group.`);
   const money = (micros: bigint | null) => (micros === null ? null : microsToNumber(micros));
   return {
     destination,

@@ -63,7 +63,8 @@ export class PrefixIndex {
         key = key * 10 + digit;
       }
       if ((this.numericCount + 1) * 2 > this.mask + 1) this.grow();
-      if (!this.insert((key / TWO_32) | 0, key % TWO_32 | 0, len, index)) throw new RangeError(`duplicate prefix ${text.slice(start, end)}`);
+      if (!this.insert((key / TWO_32) | 0, (key % TWO_32) | 0, len, index))
+        throw new RangeError(`duplicate prefix ${text.slice(start, end)}`);
       this.numericCount++;
     } else {
       const prefix = text.slice(start, end);
@@ -105,7 +106,7 @@ export class PrefixIndex {
       let index: number;
       if (len <= MAX_NUMERIC_DIGITS) {
         const key = keys[len];
-        index = this.lookup((key / TWO_32) | 0, key % TWO_32 | 0, len);
+        index = this.lookup((key / TWO_32) | 0, (key % TWO_32) | 0, len);
       } else {
         const text = destination.slice(start, start + len);
         index = /^\d+$/.test(text) ? (this.textual.get(text) ?? NONE) : NONE;

@@ -5,7 +5,12 @@ describe("RateCardBuilder", () => {
   it("builds a card from database records: fees, descriptions, increments, exact micros", () => {
     const b = new RateCardBuilder(5);
     const last = b.addRecords(
-      ["44,12000,60,60,,", "4420,15000,1,1,10000,", "447,0,30,6,,50000", "1,9223372036854775807,1,1,9007199254740993,-5"].join("\n"),
+      [
+        "44,12000,60,60,,",
+        "4420,15000,1,1,10000,",
+        "447,0,30,6,,50000",
+        "1,9223372036854775807,1,1,9007199254740993,-5",
+      ].join("\n"),
       ["UK", null, "UK mobile", null],
     );
     expect(last).toBe("1");
@@ -28,9 +33,19 @@ describe("RateCardBuilder", () => {
       connectFeeMicros: null,
       minChargeMicros: null,
     });
-    expect(card.match("4479")).toMatchObject({ prefix: "447", rateMicros: 0n, increment: { min: 30, interval: 6 }, description: "UK mobile", minChargeMicros: 50_000n });
+    expect(card.match("4479")).toMatchObject({
+      prefix: "447",
+      rateMicros: 0n,
+      increment: { min: 30, interval: 6 },
+      description: "UK mobile",
+      minChargeMicros: 50_000n,
+    });
     // int8 extremes stay exact (beyond 2^53 they are kept aside, not rounded).
-    expect(card.match("1555")).toMatchObject({ rateMicros: 9_223_372_036_854_775_807n, connectFeeMicros: 9_007_199_254_740_993n, minChargeMicros: -5n });
+    expect(card.match("1555")).toMatchObject({
+      rateMicros: 9_223_372_036_854_775_807n,
+      connectFeeMicros: 9_007_199_254_740_993n,
+      minChargeMicros: -5n,
+    });
     expect(card.match("33")).toMatchObject({ rateMicros: 250n, description: null, connectFeeMicros: null });
     expect(card.match("49")).toBeNull();
     expect([...card.entries()].map((e) => `${e.prefix}:${e.rateMicros}:${e.description}`)).toEqual([

@@ -35,7 +35,7 @@ class MicrosColumn {
       this.halves = new Int32Array(this.values.buffer);
     }
     if (typeof value === "number" && value >= 0) {
-      this.halves![row * 2] = value % TWO_32 | 0;
+      this.halves![row * 2] = (value % TWO_32) | 0;
       this.halves![row * 2 + 1] = (value / TWO_32) | 0;
     } else {
       if (value === NULL_MICROS) this.minimums.add(row);
@@ -60,7 +60,12 @@ class MicrosColumn {
 }
 
 /** A row of a micros column, read with its arrays at hand (the hot path of every match). */
-function micros(column: MicrosColumn, values: BigInt64Array | null, halves: Int32Array | null, row: number): bigint | null {
+function micros(
+  column: MicrosColumn,
+  values: BigInt64Array | null,
+  halves: Int32Array | null,
+  row: number,
+): bigint | null {
   if (values === null) return null;
   // NULL_MICROS is high half 0x80000000, low half 0: tested as two int32 reads, no BigInt made for a null.
   if (halves![row * 2 + 1] === -2147483648 && halves![row * 2] === 0) return column.minimumOrNull(row);
@@ -133,7 +138,15 @@ export class RateCardBuilder {
   }
 
   /** Adds one rate; its prefix must be new (1-20 digits). */
-  add(prefix: string, rateMicros: bigint | number, min: number, interval: number, description: string | null, connectFee: bigint | number | null, minCharge: bigint | number | null): void {
+  add(
+    prefix: string,
+    rateMicros: bigint | number,
+    min: number,
+    interval: number,
+    description: string | null,
+    connectFee: bigint | number | null,
+    minCharge: bigint | number | null,
+  ): void {
     this.setRow(this.index.add(prefix), rateMicros, min, interval, description, connectFee, minCharge);
   }
 
@@ -170,11 +183,13 @@ export class RateCardBuilder {
       const chargeEnd = recordEnd(text, pos);
       const charge = chargeEnd === pos ? null : parseInteger(text, pos, chargeEnd);
       pos = chargeEnd + 1;
-      if (rate === null || typeof min !== "number" || typeof interval !== "number") throw new RangeError(`malformed rate record at ${lastStart}`);
+      if (rate === null || typeof min !== "number" || typeof interval !== "number")
+        throw new RangeError(`malformed rate record at ${lastStart}`);
       this.setRow(row, rate, min, interval, descriptions?.[record] ?? null, fee, charge);
       record++;
     }
-    if (descriptions && descriptions.length !== record) throw new RangeError(`${descriptions.length} descriptions for ${record} rates`);
+    if (descriptions && descriptions.length !== record)
+      throw new RangeError(`${descriptions.length} descriptions for ${record} rates`);
     return record === 0 ? null : text.slice(lastStart, lastEnd);
   }
 
@@ -212,7 +227,15 @@ export class RateCardBuilder {
     };
   }
 
-  private setRow(row: number, rate: bigint | number, min: number, interval: number, description: string | null, fee: bigint | number | null, charge: bigint | number | null): void {
+  private setRow(
+    row: number,
+    rate: bigint | number,
+    min: number,
+    interval: number,
+    description: string | null,
+    fee: bigint | number | null,
+    charge: bigint | number | null,
+  ): void {
     if (row >= this.capacity) throw new RangeError(`more than the ${this.capacity} rates the card was sized for`);
     this.rates.set(row, rate);
     this.connectFees.set(row, fee);

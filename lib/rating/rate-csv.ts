@@ -80,7 +80,8 @@ export function parseRateCsv(text: string): RateRow[] {
         const description = rawDescription?.trim();
         const row: RateRow = { prefix, rate, increment: { min: Number(min), interval: Number(interval) } };
         if (description && description.length <= 200) row.description = description;
-        else if (description) throw new RateCsvError(lineNo, "description: Too big: expected string to have <=200 characters");
+        else if (description)
+          throw new RateCsvError(lineNo, "description: Too big: expected string to have <=200 characters");
         rows.push(row);
         continue;
       }
@@ -110,7 +111,8 @@ export function parseRateCsv(text: string): RateRow[] {
       standardOrder = names.every((name, i) => name === STANDARD[i]);
       continue;
     }
-    if (fields.length > header.length) throw new RateCsvError(lineNo, `${fields.length} fields, the header has ${header.length}`);
+    if (fields.length > header.length)
+      throw new RateCsvError(lineNo, `${fields.length} fields, the header has ${header.length}`);
     const record: Partial<Record<Column, string>> = {};
     header.forEach((name, i) => {
       if (fields[i] !== undefined && !(OPTIONAL_TEXT.has(name) && fields[i].trim() === "")) record[name] = fields[i];
@@ -122,7 +124,11 @@ export function parseRateCsv(text: string): RateRow[] {
     seen.set(parsed.data.prefix, lineNo);
     rows.push(parsed.data);
   }
-  if (header === null) throw new RateCsvError(1, "the file is empty (expected a header prefix,rate,increment[,description][,connectFee][,minCharge])");
+  if (header === null)
+    throw new RateCsvError(
+      1,
+      "the file is empty (expected a header prefix,rate,increment[,description][,connectFee][,minCharge])",
+    );
   return rows;
 }
 

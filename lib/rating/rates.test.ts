@@ -20,16 +20,23 @@ describe("parseRateCsv", () => {
     });
     fc.assert(
       fc.property(fc.uniqueArray(row, { selector: (r) => r.prefix, maxLength: 20 }), (rows) => {
-        const standard = ["prefix,rate,increment,description", ...rows.map((r) => `${r.prefix},${r.rate},${r.min}/${r.interval},${r.description ?? ""}`)];
-        const reordered = ["description,increment,rate,prefix", ...rows.map((r) => `${r.description ?? ""},${r.min}/${r.interval},${r.rate},${r.prefix}`)];
+        const standard = [
+          "prefix,rate,increment,description",
+          ...rows.map((r) => `${r.prefix},${r.rate},${r.min}/${r.interval},${r.description ?? ""}`),
+        ];
+        const reordered = [
+          "description,increment,rate,prefix",
+          ...rows.map((r) => `${r.description ?? ""},${r.min}/${r.interval},${r.rate},${r.prefix}`),
+        ];
         expect(parseRateCsv(standard.join("\n"))).toEqual(parseRateCsv(reordered.join("\n")));
       }),
     );
   });
 
-
   it("reads a deck with a header, quotes and optional descriptions", () => {
-    const rows = parseRateCsv('prefix,rate,increment,description\n4420,0.0120,60/60,"London, UK"\n\n44,0.02,1/1,\r\n1,0.005,30/6\n');
+    const rows = parseRateCsv(
+      'prefix,rate,increment,description\n4420,0.0120,60/60,"London, UK"\n\n44,0.02,1/1,\r\n1,0.005,30/6\n',
+    );
     expect(rows).toEqual([
       { prefix: "4420", rate: "0.0120", increment: { min: 60, interval: 60 }, description: "London, UK" },
       { prefix: "44", rate: "0.02", increment: { min: 1, interval: 1 } },
@@ -38,7 +45,9 @@ describe("parseRateCsv", () => {
   });
 
   it("matches columns by header name", () => {
-    expect(parseRateCsv("increment,prefix,rate\n60/60,33,0.1")).toEqual([{ prefix: "33", rate: "0.1", increment: { min: 60, interval: 60 } }]);
+    expect(parseRateCsv("increment,prefix,rate\n60/60,33,0.1")).toEqual([
+      { prefix: "33", rate: "0.1", increment: { min: 60, interval: 60 } },
+    ]);
   });
 
   it.each([
@@ -62,12 +71,21 @@ describe("parseRateCsv", () => {
 });
 
 describeOnEngines("rate cards", (handle) => {
-
   it("imports a card, matches the longest prefix and a later deck takes over from its import on", async () => {
     const group = await createBillingGroup(handle().db, { name: "Acme", currency: "USD" });
-    const first = await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment,description\n44,0.02,1/1\n4420,0.0120,60/60,London\n"));
+    const first = await importSellRates(
+      handle().db,
+      group.id,
+      parseRateCsv("prefix,rate,increment,description\n44,0.02,1/1\n4420,0.0120,60/60,London\n"),
+    );
     // The first deck of a group takes effect at the epoch: it covers every call.
-    expect(first).toEqual({ ownerId: group.id, imported: 2, rateCardVersion: 1, deckId: expect.any(Number), effectiveFrom: new Date(0) });
+    expect(first).toEqual({
+      ownerId: group.id,
+      imported: 2,
+      rateCardVersion: 1,
+      deckId: expect.any(Number),
+      effectiveFrom: new Date(0),
+    });
     expect(await findSellRate(handle().db, group.id, "+442071234567")).toEqual({
       prefix: "4420",
       rateMicros: 12_000n,
@@ -98,12 +116,18 @@ describeOnEngines("rate cards", (handle) => {
       handle().db,
       sql`INSERT INTO rate_decks (billing_group_id, effective_from) VALUES (${group.id}, now() - interval '1 second') RETURNING id::text AS id`,
     );
-    await handle().db.execute(sql`INSERT INTO sell_rates (deck_id, billing_group_id, prefix, rate_micros, increment_min, increment_interval)
+    await handle().db
+      .execute(sql`INSERT INTO sell_rates (deck_id, billing_group_id, prefix, rate_micros, increment_min, increment_interval)
                                 VALUES (${id}::bigint, ${group.id}, '49', 20000, 60, 60)`);
-    await handle().db.execute(sql`UPDATE billing_groups SET rate_card_version = rate_card_version + 1 WHERE id = ${group.id}`);
+    await handle().db.execute(
+      sql`UPDATE billing_groups SET rate_card_version = rate_card_version + 1 WHERE id = ${group.id}`,
+    );
     expect((await findSellRate(handle().db, group.id, "491"))?.rateMicros).toBe(20_000n);
     // A caller holding the version (the API principal) skips the version query and still gets the new deck.
-    const [{ v }] = await queryRows<{ v: bigint }>(handle().db, sql`SELECT rate_card_version AS v FROM billing_groups WHERE id = ${group.id}`);
+    const [{ v }] = await queryRows<{ v: bigint }>(
+      handle().db,
+      sql`SELECT rate_card_version AS v FROM billing_groups WHERE id = ${group.id}`,
+    );
     expect((await findSellRate(handle().db, group.id, "491", Number(v)))?.rateMicros).toBe(20_000n);
     expect((await getDeckIndex(handle().db, "sell", group.id))?.version).toBe(Number(v));
     expect((await getRateCard(handle().db, "sell", group.id))?.deckId).toBe(Number(id));
@@ -115,7 +139,7 @@ describeOnEngines("rate cards", (handle) => {
       "prefix,rate,increment,description,connectFee,minCharge",
       "1,0.001,1/1,,,",
       "44,0.02,60/60,UK,0.01,",
-      "4420,0.012,30/6,\"London, UK\",,0.05",
+      '4420,0.012,30/6,"London, UK",,0.05',
       "447,0,1/1,UK mobile,0.000001,0.000002",
       "49,123456.789012,60/60,,,",
       "0049,0.5,60/60,,,",
@@ -130,7 +154,16 @@ describeOnEngines("rate cards", (handle) => {
         const card = (await getRateCard(handle().db, "sell", group.id))!;
         expect(card.size).toBe(7);
         const entries = [...card.entries()].sort((a, b) => (a.prefix < b.prefix ? -1 : 1));
-        expect(entries.map((e) => [e.prefix, e.rateMicros, `${e.increment.min}/${e.increment.interval}`, e.description, e.connectFeeMicros, e.minChargeMicros])).toEqual([
+        expect(
+          entries.map((e) => [
+            e.prefix,
+            e.rateMicros,
+            `${e.increment.min}/${e.increment.interval}`,
+            e.description,
+            e.connectFeeMicros,
+            e.minChargeMicros,
+          ]),
+        ).toEqual([
           ["0049", 500_000n, "60/60", null, null, null],
           ["1", 1_000n, "1/1", null, null, null],
           ["12345678901234567890", 100_000n, "1/1", "long", null, null],
@@ -139,7 +172,11 @@ describeOnEngines("rate cards", (handle) => {
           ["447", 0n, "1/1", "UK mobile", 1n, 2n],
           ["49", 123_456_789_012n, "60/60", null, null, null],
         ]);
-        expect(card.match("+4420712345")).toMatchObject({ prefix: "4420", description: "London, UK", minChargeMicros: 50_000n });
+        expect(card.match("+4420712345")).toMatchObject({
+          prefix: "4420",
+          description: "London, UK",
+          minChargeMicros: 50_000n,
+        });
         expect(card.match("0049301")?.prefix).toBe("0049");
         expect(card.match("123456789012345678901")?.prefix).toBe("12345678901234567890");
         expect(card.match("1234567890123456789")?.prefix).toBe("1");

@@ -75,8 +75,19 @@ export async function rerateCalls(db: Db, options: RerateOptions = {}): Promise<
   const batchSize = options.batchSize ?? 1000;
   const groupFilter = options.billingGroupId ? sql`AND billing_group_id = ${options.billingGroupId}` : sql``;
   const scope: SQL = options.since ? sql`start_time >= ${options.since.toISOString()}::timestamptz` : sql`NOT rated`;
-  const [{ n: total }] = await queryRows<{ n: bigint | number }>(db, sql`SELECT count(*)::bigint AS n FROM calls WHERE ${scope} ${groupFilter}`);
-  const result: RerateResult = { examined: 0, rated: 0, stillUnrated: 0, debitedMicros: 0n, rerated: 0, adjustedMicros: 0n, unmatched: 0 };
+  const [{ n: total }] = await queryRows<{ n: bigint | number }>(
+    db,
+    sql`SELECT count(*)::bigint AS n FROM calls WHERE ${scope} ${groupFilter}`,
+  );
+  const result: RerateResult = {
+    examined: 0,
+    rated: 0,
+    stillUnrated: 0,
+    debitedMicros: 0n,
+    rerated: 0,
+    adjustedMicros: 0n,
+    unmatched: 0,
+  };
   let lastId = 0n;
   for (;;) {
     const candidates = await queryRows<Candidate>(
@@ -95,8 +106,10 @@ export async function rerateCalls(db: Db, options: RerateOptions = {}): Promise<
     const sellCards = new Map<string, DatedCards>();
     const buyCards = new Map<string, DatedCards>();
     for (const c of candidates) {
-      if (!sellCards.has(c.billing_group_id)) sellCards.set(c.billing_group_id, await loadDatedCards(db, "sell", c.billing_group_id, null, startsMs));
-      if (c.supplier_id && !buyCards.has(c.supplier_id)) buyCards.set(c.supplier_id, await loadDatedCards(db, "buy", c.supplier_id, null, startsMs));
+      if (!sellCards.has(c.billing_group_id))
+        sellCards.set(c.billing_group_id, await loadDatedCards(db, "sell", c.billing_group_id, null, startsMs));
+      if (c.supplier_id && !buyCards.has(c.supplier_id))
+        buyCards.set(c.supplier_id, await loadDatedCards(db, "buy", c.supplier_id, null, startsMs));
     }
     const ratings = new Map<string, KeyedRating>();
     for (const c of candidates) {
@@ -123,7 +136,10 @@ export async function rerateCalls(db: Db, options: RerateOptions = {}): Promise<
     options.progress?.(result.examined, Number(total));
   }
   // Counted, not derived: a concurrent run may have rated some of what this one examined.
-  const [{ n: left }] = await queryRows<{ n: bigint | number }>(db, sql`SELECT count(*)::bigint AS n FROM calls WHERE NOT rated ${groupFilter}`);
+  const [{ n: left }] = await queryRows<{ n: bigint | number }>(
+    db,
+    sql`SELECT count(*)::bigint AS n FROM calls WHERE NOT rated ${groupFilter}`,
+  );
   result.stillUnrated = Number(left);
   return result;
 }
@@ -179,7 +195,14 @@ async function applyRatings(tx: Executor, ratings: Map<string, KeyedRating>, rer
     } else {
       out.rated++;
       out.debitedMicros += next.priceMicros;
-      if (next.priceMicros > 0n) entries.push({ g: old.billing_group_id, k: "debit", a: (-next.priceMicros).toString(), c: old.id, d: `Call to ${old.to_number} (rerated)` });
+      if (next.priceMicros > 0n)
+        entries.push({
+          g: old.billing_group_id,
+          k: "debit",
+          a: (-next.priceMicros).toString(),
+          c: old.id,
+          d: `Call to ${old.to_number} (rerated)`,
+        });
     }
     if (delta !== 0n) balanceChange.set(old.billing_group_id, (balanceChange.get(old.billing_group_id) ?? 0n) + delta);
   }

@@ -34,7 +34,10 @@ const decimalMoney = (name: string) =>
  * minute, fees per call, each with <= 6 decimals. A fee left out (or blank) is none.
  */
 export const rateRowSchema = z.object({
-  prefix: z.string().trim().regex(/^\d{1,20}$/, "prefix must be 1-20 digits"),
+  prefix: z
+    .string()
+    .trim()
+    .regex(/^\d{1,20}$/, "prefix must be 1-20 digits"),
   rate: decimalMoney("rate"),
   increment: incrementTextSchema,
   description: z.string().trim().max(200).optional(),
@@ -60,11 +63,15 @@ export const rateSchema = z
     connectFee: z
       .number()
       .nullable()
-      .describe("Charged once per answered call on top of the per-minute part (at most 6 decimals); null when the rate has none"),
+      .describe(
+        "Charged once per answered call on top of the per-minute part (at most 6 decimals); null when the rate has none",
+      ),
     minCharge: z
       .number()
       .nullable()
-      .describe("The least an answered call costs, connect fee included (at most 6 decimals); null when the rate has none"),
+      .describe(
+        "The least an answered call costs, connect fee included (at most 6 decimals); null when the rate has none",
+      ),
     effectiveFrom: z.iso.datetime().describe("When the rate deck in force now took effect (ISO 8601, UTC)"),
     currency: z.string().describe("ISO 4217 currency code"),
   })

@@ -40,7 +40,11 @@ async function openAndStartWorkers(port: number, waiting = false): Promise<void>
     handle = await getDbHandle({ role: "server", port });
   } catch (e) {
     if (!databaseUrl() || !isDatabaseUnavailable(e)) throw e;
-    if (!waiting) logLine(process.stderr, { event: "database unreachable at start, answering 503 until it is", error: (e as Error).message });
+    if (!waiting)
+      logLine(process.stderr, {
+        event: "database unreachable at start, answering 503 until it is",
+        error: (e as Error).message,
+      });
     setTimeout(() => openAndStartWorkers(port, true).catch(exitOnOpenFailure), RETRY_OPEN_MS).unref();
     return;
   }

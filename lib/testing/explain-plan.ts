@@ -35,12 +35,17 @@ export async function explainAnalyzeText(
 
 /** The leaf partitions of calls (calls_pYYYYMM and calls_default). */
 export async function callPartitionNames(db: Executor): Promise<string[]> {
-  const rows = await queryRows<{ part: string }>(db, sql`SELECT relid::regclass::text AS part FROM pg_partition_tree('calls') WHERE isleaf`);
+  const rows = await queryRows<{ part: string }>(
+    db,
+    sql`SELECT relid::regclass::text AS part FROM pg_partition_tree('calls') WHERE isleaf`,
+  );
   return rows.map((r) => r.part);
 }
 
 /** The partitions of calls that a plan run under ANALYZE read (run-time pruning leaves the others unexecuted), sorted. */
 export function partitionsRead(nodes: PlanNode[], partitions: readonly string[]): string[] {
-  const read = nodes.filter((n) => n["Relation Name"] !== undefined && partitions.includes(n["Relation Name"]) && (n["Actual Loops"] ?? 0) > 0);
+  const read = nodes.filter(
+    (n) => n["Relation Name"] !== undefined && partitions.includes(n["Relation Name"]) && (n["Actual Loops"] ?? 0) > 0,
+  );
   return [...new Set(read.map((n) => n["Relation Name"]!))].sort();
 }

@@ -57,15 +57,34 @@ export function spawnNextServer(options: NextServerOptions): ChildProcess {
     ...options.env,
   });
   const out = fs.openSync(options.logFile, "a");
-  const argv = [process.execPath, ...(options.nodeArgs ?? []), path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(options.port), "-H", "127.0.0.1"];
+  const argv = [
+    process.execPath,
+    ...(options.nodeArgs ?? []),
+    path.join(ROOT, "node_modules/next/dist/bin/next"),
+    "start",
+    "-p",
+    String(options.port),
+    "-H",
+    "127.0.0.1",
+  ];
   const [command, ...args] = options.wrap ? options.wrap(argv) : argv;
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", out, out], detached: options.detached ?? false });
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", out, out],
+    detached: options.detached ?? false,
+  });
   fs.closeSync(out);
   return child;
 }
 
 /** Resolves once the server answers /v1/openapi.json; throws with the log's tail if it exits or times out. */
-export async function waitUntilServing(baseUrl: string, child: ChildProcess, logFile: string, timeoutMs = 90_000): Promise<void> {
+export async function waitUntilServing(
+  baseUrl: string,
+  child: ChildProcess,
+  logFile: string,
+  timeoutMs = 90_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
     try {

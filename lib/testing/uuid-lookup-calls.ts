@@ -20,7 +20,11 @@ const BULK_STEP = `${(89 * 86_400_000) / BULK_CALLS} milliseconds`;
  * `bulk-<i>` in the 2025-01..03 partitions (rows enough that a plan reading a partition whole would show), then the
  * placed calls (a start with no partition lands in calls_default), each claimed in call_uuids as ingest does, analysed.
  */
-export async function insertUuidLookupCalls(db: Executor, groups: { a: string; b: string }, placed: readonly PlacedCall[]): Promise<void> {
+export async function insertUuidLookupCalls(
+  db: Executor,
+  groups: { a: string; b: string },
+  placed: readonly PlacedCall[],
+): Promise<void> {
   await db.execute(sql`SELECT ensure_call_partitions('2025-01-01T00:00:00Z', '2025-04-01T00:00:00Z')`);
   const columns = sql`(uuid, billing_group_id, direction, from_number, to_number, start_time, end_time, duration, bill_duration, currency, rated, price_micros)`;
   await db.execute(sql`INSERT INTO calls ${columns}

@@ -7,7 +7,15 @@ import { listCallsQuerySchema } from "@/lib/calls/schemas";
  * serialize-usage.ts is the only producer, so cost fields exist only for calls:read_cost keys.
  */
 
-export const USAGE_GROUP_BY = ["day", "month", "destination", "direction", "hangupCause", "account", "supplier"] as const;
+export const USAGE_GROUP_BY = [
+  "day",
+  "month",
+  "destination",
+  "direction",
+  "hangupCause",
+  "account",
+  "supplier",
+] as const;
 export type UsageGroupBy = (typeof USAGE_GROUP_BY)[number];
 /** Dimensions that bucket by time in `timeZone`. */
 export const TIME_GROUP_BY: ReadonlySet<UsageGroupBy> = new Set(["day", "month"]);
@@ -17,7 +25,10 @@ const money = (description: string) => z.number().describe(`${description} (at m
 const usageFigures = {
   calls: z.number().int().describe("Calls"),
   answeredCalls: z.number().int().describe("Calls with an answer time"),
-  unratedCalls: z.number().int().describe("Calls stored without a sell rate (price 0 until re-rated); included in `calls`"),
+  unratedCalls: z
+    .number()
+    .int()
+    .describe("Calls stored without a sell rate (price 0 until re-rated); included in `calls`"),
   billedSeconds: z.number().int().describe("Sum of `billDuration`"),
   price: money("Sum of the sell price"),
 };
@@ -25,7 +36,9 @@ const usageFigures = {
 /** Present only for keys holding calls:read_cost; absent (not null) otherwise. */
 const usageCostFigures = {
   buyCost: money("Sum of the buy cost of the calls that have one"),
-  margin: money("Sum of `price - buyCost` over the calls that have a buy cost (exactly the sum of the calls' `margin`)"),
+  margin: money(
+    "Sum of `price - buyCost` over the calls that have a buy cost (exactly the sum of the calls' `margin`)",
+  ),
 };
 
 const rowKey = {
@@ -40,7 +53,9 @@ const rowKey = {
   label: z
     .string()
     .nullable()
-    .describe("Human name of the key when one exists: the prefix's description on the rate card, the group's or supplier's name"),
+    .describe(
+      "Human name of the key when one exists: the prefix's description on the rate card, the group's or supplier's name",
+    ),
   currency: z.string().describe("ISO 4217 currency of the figures; amounts of different currencies are never added"),
 };
 
@@ -123,7 +138,9 @@ export const usageQuerySchema = z
       .string()
       .max(64, "must be at most 64 characters")
       .optional()
-      .describe("Another name for `billingGroupId`: calls of this billing group only (a bound key asking for another group gets an empty report)"),
+      .describe(
+        "Another name for `billingGroupId`: calls of this billing group only (a bound key asking for another group gets an empty report)",
+      ),
     // The filters of GET /v1/calls, the same validation (imported, not copied).
     ...CALL_FILTERS,
   })

@@ -17,7 +17,15 @@ export interface UsageSums {
 }
 
 type Figures = Omit<UsageSums, "key" | "label" | "currency">;
-const FIGURES: (keyof Figures)[] = ["calls", "answeredCalls", "unratedCalls", "billedSeconds", "priceMicros", "buyCostMicros", "marginMicros"];
+const FIGURES: (keyof Figures)[] = [
+  "calls",
+  "answeredCalls",
+  "unratedCalls",
+  "billedSeconds",
+  "priceMicros",
+  "buyCostMicros",
+  "marginMicros",
+];
 
 function figures(s: Figures, withCost: boolean) {
   const base = {
@@ -27,7 +35,9 @@ function figures(s: Figures, withCost: boolean) {
     billedSeconds: Number(s.billedSeconds),
     price: microsToNumber(s.priceMicros),
   };
-  return withCost ? { ...base, buyCost: microsToNumber(s.buyCostMicros), margin: microsToNumber(s.marginMicros) } : base;
+  return withCost
+    ? { ...base, buyCost: microsToNumber(s.buyCostMicros), margin: microsToNumber(s.marginMicros) }
+    : base;
 }
 
 /**
@@ -35,18 +45,34 @@ function figures(s: Figures, withCost: boolean) {
  * calls:read_cost principals, so they are absent (not null) for everyone else, in rows and totals.
  * Totals are summed in bigint per currency; amounts of different currencies are never added.
  */
-export function serializeUsage(groupBy: UsageGroupBy, timeZone: string, sums: UsageSums[], principal: Principal): UsageReport {
+export function serializeUsage(
+  groupBy: UsageGroupBy,
+  timeZone: string,
+  sums: UsageSums[],
+  principal: Principal,
+): UsageReport {
   const withCost = canReadCost(principal);
   const totals = new Map<string, Figures>();
   for (const s of sums) {
-    const t = totals.get(s.currency) ?? { calls: 0n, answeredCalls: 0n, unratedCalls: 0n, billedSeconds: 0n, priceMicros: 0n, buyCostMicros: 0n, marginMicros: 0n };
+    const t = totals.get(s.currency) ?? {
+      calls: 0n,
+      answeredCalls: 0n,
+      unratedCalls: 0n,
+      billedSeconds: 0n,
+      priceMicros: 0n,
+      buyCostMicros: 0n,
+      marginMicros: 0n,
+    };
     for (const f of FIGURES) t[f] += s[f];
     totals.set(s.currency, t);
   }
   return {
     groupBy,
     timeZone,
-    rows: sums.map((s) => ({ key: s.key, label: s.label, currency: s.currency, ...figures(s, withCost) }) as UsageRow | UsageRowWithCost),
+    rows: sums.map(
+      (s) =>
+        ({ key: s.key, label: s.label, currency: s.currency, ...figures(s, withCost) }) as UsageRow | UsageRowWithCost,
+    ),
     totals: [...totals]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([currency, t]) => ({ currency, ...figures(t, withCost) }) as UsageTotal | UsageTotalWithCost),

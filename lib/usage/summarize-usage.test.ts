@@ -30,10 +30,12 @@ function withoutId(row: typeof calls.$inferSelect): CallInsert {
 describe("planUsage", () => {
   const d = (s: string) => new Date(s);
   it("reads whole hours from the rollup and the partial hours at the ends from calls", () => {
-    expect(planUsage({ startTimeGte: d("2026-01-01T10:20:00Z"), startTimeLte: d("2026-01-02T03:59:59.999Z") })).toEqual({
-      rollup: { from: d("2026-01-01T11:00:00Z"), until: d("2026-01-02T04:00:00Z") },
-      callRanges: [{ gte: d("2026-01-01T10:20:00Z"), lte: d("2026-01-01T10:59:59.999Z") }],
-    });
+    expect(planUsage({ startTimeGte: d("2026-01-01T10:20:00Z"), startTimeLte: d("2026-01-02T03:59:59.999Z") })).toEqual(
+      {
+        rollup: { from: d("2026-01-01T11:00:00Z"), until: d("2026-01-02T04:00:00Z") },
+        callRanges: [{ gte: d("2026-01-01T10:20:00Z"), lte: d("2026-01-01T10:59:59.999Z") }],
+      },
+    );
     expect(planUsage({ startTimeGte: d("2026-01-01T10:00:00Z"), startTimeLte: d("2026-01-01T12:30:00Z") })).toEqual({
       rollup: { from: d("2026-01-01T10:00:00Z"), until: d("2026-01-01T12:00:00Z") },
       callRanges: [{ gte: d("2026-01-01T12:00:00Z"), lte: d("2026-01-01T12:30:00Z") }],
@@ -46,7 +48,9 @@ describe("planUsage", () => {
     expect(planUsage({})).toEqual({ rollup: { from: undefined, until: undefined }, callRanges: [] });
   });
   it("plans whole UTC days for the daily rollup", () => {
-    expect(planUsage({ startTimeGte: d("2026-01-01T23:00:00Z"), startTimeLte: d("2026-01-31T22:59:59.999Z") }, 86_400_000)).toEqual({
+    expect(
+      planUsage({ startTimeGte: d("2026-01-01T23:00:00Z"), startTimeLte: d("2026-01-31T22:59:59.999Z") }, 86_400_000),
+    ).toEqual({
       rollup: { from: d("2026-01-02T00:00:00Z"), until: d("2026-01-31T00:00:00Z") },
       callRanges: [
         { gte: d("2026-01-01T23:00:00Z"), lte: d("2026-01-01T23:59:59.999Z") },
@@ -58,14 +62,38 @@ describe("planUsage", () => {
 
 /** Local calendar date of an instant in a zone, by Intl (independent of the SQL under test). */
 function localKey(t: Date, timeZone: string, groupBy: "day" | "month"): string {
-  const parts = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).formatToParts(t);
+  const parts = new Intl.DateTimeFormat("en-CA", {
+    timeZone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  }).formatToParts(t);
   const get = (type: string) => parts.find((p) => p.type === type)!.value;
   return groupBy === "day" ? `${get("year")}-${get("month")}-${get("day")}` : `${get("year")}-${get("month")}`;
 }
 
 /** The report computed naively from the call rows: what the rollup must reproduce exactly. */
-function reference(rows: (typeof calls.$inferSelect)[], p: Principal, filters: UsageFilters, groupBy: UsageGroupBy, timeZone: string) {
-  const out = new Map<string, { key: string | null; currency: string; calls: number; answeredCalls: number; unratedCalls: number; billedSeconds: number; price: bigint; buyCost: bigint; margin: bigint }>();
+function reference(
+  rows: (typeof calls.$inferSelect)[],
+  p: Principal,
+  filters: UsageFilters,
+  groupBy: UsageGroupBy,
+  timeZone: string,
+) {
+  const out = new Map<
+    string,
+    {
+      key: string | null;
+      currency: string;
+      calls: number;
+      answeredCalls: number;
+      unratedCalls: number;
+      billedSeconds: number;
+      price: bigint;
+      buyCost: bigint;
+      margin: bigint;
+    }
+  >();
   for (const r of rows) {
     if (p.billingGroupId !== null && r.billingGroupId !== p.billingGroupId) continue;
     if (filters.account && r.billingGroupId !== filters.account) continue;
@@ -92,7 +120,17 @@ function reference(rows: (typeof calls.$inferSelect)[], p: Principal, filters: U
                 ? r.billingGroupId
                 : r.supplierId;
     const id = `${key}|${r.currency}`;
-    const acc = out.get(id) ?? { key, currency: r.currency, calls: 0, answeredCalls: 0, unratedCalls: 0, billedSeconds: 0, price: 0n, buyCost: 0n, margin: 0n };
+    const acc = out.get(id) ?? {
+      key,
+      currency: r.currency,
+      calls: 0,
+      answeredCalls: 0,
+      unratedCalls: 0,
+      billedSeconds: 0,
+      price: 0n,
+      buyCost: 0n,
+      margin: 0n,
+    };
     acc.calls += 1;
     acc.answeredCalls += r.answerTime ? 1 : 0;
     acc.unratedCalls += r.rated ? 0 : 1;
@@ -110,13 +148,35 @@ function reference(rows: (typeof calls.$inferSelect)[], p: Principal, filters: U
 /** Report rows as comparable text (money as exact decimal text), sorted. */
 function normalise(rows: UsageReport["rows"]) {
   return rows
-    .map((r) => JSON.stringify([r.key, r.currency, r.calls, r.answeredCalls, r.unratedCalls, r.billedSeconds, r.price, "buyCost" in r ? r.buyCost : null, "margin" in r ? r.margin : null]))
+    .map((r) =>
+      JSON.stringify([
+        r.key,
+        r.currency,
+        r.calls,
+        r.answeredCalls,
+        r.unratedCalls,
+        r.billedSeconds,
+        r.price,
+        "buyCost" in r ? r.buyCost : null,
+        "margin" in r ? r.margin : null,
+      ]),
+    )
     .sort();
 }
 function normaliseReference(rows: ReturnType<typeof reference>) {
   return rows
     .map((r) =>
-      JSON.stringify([r.key, r.currency, r.calls, r.answeredCalls, r.unratedCalls, r.billedSeconds, Number(formatMicros(r.price)), Number(formatMicros(r.buyCost)), Number(formatMicros(r.margin))]),
+      JSON.stringify([
+        r.key,
+        r.currency,
+        r.calls,
+        r.answeredCalls,
+        r.unratedCalls,
+        r.billedSeconds,
+        Number(formatMicros(r.price)),
+        Number(formatMicros(r.buyCost)),
+        Number(formatMicros(r.margin)),
+      ]),
     )
     .sort();
 }
@@ -129,8 +189,15 @@ describeOnEngines("usage rollup and summarizeUsage", (handle) => {
   beforeAll(async () => {
     usd = (await createBillingGroup(handle().db, { name: "Dollar group", currency: "USD" })).id;
     eur = (await createBillingGroup(handle().db, { name: "Euro group", currency: "EUR" })).id;
-    await handle().db.execute(sql`INSERT INTO suppliers (id, name) VALUES ('sup_a', 'Carrier A'), ('sup_b', 'Carrier B')`);
-    const row = (prefix: string, description: string) => ({ prefix, rate: "0.000001", increment: { min: 1, interval: 1 }, description });
+    await handle().db.execute(
+      sql`INSERT INTO suppliers (id, name) VALUES ('sup_a', 'Carrier A'), ('sup_b', 'Carrier B')`,
+    );
+    const row = (prefix: string, description: string) => ({
+      prefix,
+      rate: "0.000001",
+      increment: { min: 1, interval: 1 },
+      description,
+    });
     await importSellRates(handle().db, usd, [row("44", "United Kingdom"), row("4420", "London")]);
     await importSellRates(handle().db, eur, [row("44", "Royaume-Uni")]);
     // Calls every 7m13.457s across DST changes (US 2026-03-08, EU 2026-03-29) and a month end, in several
@@ -164,10 +231,14 @@ describeOnEngines("usage rollup and summarizeUsage", (handle) => {
         buyCostMicros: supplier === null || prefix === null ? null : BigInt(bill) * 987_653n + 1n,
       });
     }
-    for (let i = 0; i < rows.length; i += 1000) await handle().db.insert(calls).values(rows.slice(i, i + 1000));
+    for (let i = 0; i < rows.length; i += 1000)
+      await handle()
+        .db.insert(calls)
+        .values(rows.slice(i, i + 1000));
     await claimCallUuids(handle().db);
     // Re-rating: an UPDATE of unrated calls moves them between rollup rows (old key out, new key in).
-    await handle().db.execute(sql`UPDATE calls SET rated = true, matched_prefix = '44', price_micros = bill_duration * 1000001
+    await handle().db
+      .execute(sql`UPDATE calls SET rated = true, matched_prefix = '44', price_micros = bill_duration * 1000001
       WHERE NOT rated AND uuid IN (SELECT 'u-' || g FROM generate_series(0, 3000) g)`);
     all = await handle().db.select().from(calls);
   }, 120_000);
@@ -192,16 +263,50 @@ describeOnEngines("usage rollup and summarizeUsage", (handle) => {
 
   const cases: [string, UsageGroupBy, string, UsageFilters][] = [
     ["day, UTC, no range", "day", "UTC", {}],
-    ["day, New York across the DST change, ragged bounds", "day", "America/New_York", { startTimeGte: new Date("2026-03-07T05:17:03.5Z"), startTimeLte: new Date("2026-03-10T04:59:59.999Z") }],
-    ["day, London across the DST change", "day", "Europe/London", { startTimeGte: new Date("2026-03-28T00:00:00Z"), startTimeLte: new Date("2026-03-31T00:00:00Z") }],
+    [
+      "day, New York across the DST change, ragged bounds",
+      "day",
+      "America/New_York",
+      { startTimeGte: new Date("2026-03-07T05:17:03.5Z"), startTimeLte: new Date("2026-03-10T04:59:59.999Z") },
+    ],
+    [
+      "day, London across the DST change",
+      "day",
+      "Europe/London",
+      { startTimeGte: new Date("2026-03-28T00:00:00Z"), startTimeLte: new Date("2026-03-31T00:00:00Z") },
+    ],
     ["day, Kolkata (+05:30)", "day", "Asia/Kolkata", { startTimeGte: new Date("2026-03-08T03:00:00Z") }],
-    ["day, Kathmandu (+05:45), direction", "day", "Asia/Kathmandu", { direction: "outbound", startTimeLte: new Date("2026-03-20T13:37:00Z") }],
+    [
+      "day, Kathmandu (+05:45), direction",
+      "day",
+      "Asia/Kathmandu",
+      { direction: "outbound", startTimeLte: new Date("2026-03-20T13:37:00Z") },
+    ],
     ["month, Adelaide", "month", "Australia/Adelaide", { hangupCause: "user_BUSY" }],
     ["destination", "destination", "UTC", { startTimeGte: new Date("2026-03-09T10:10:10Z") }],
-    ["destination, whole UTC days and direction", "destination", "UTC", { startTimeGte: new Date("2026-03-09T00:00:00Z"), startTimeLte: new Date("2026-03-20T23:59:59.999Z"), direction: "inbound" }],
+    [
+      "destination, whole UTC days and direction",
+      "destination",
+      "UTC",
+      {
+        startTimeGte: new Date("2026-03-09T00:00:00Z"),
+        startTimeLte: new Date("2026-03-20T23:59:59.999Z"),
+        direction: "inbound",
+      },
+    ],
     ["destination with a hangupCause filter (calls only)", "destination", "UTC", { hangupCause: "normal_clearing" }],
-    ["supplier inside one day", "supplier", "UTC", { startTimeGte: new Date("2026-03-09T01:00:00Z"), startTimeLte: new Date("2026-03-09T22:00:00Z") }],
-    ["direction within one hour", "direction", "UTC", { startTimeGte: new Date("2026-03-09T10:10:10Z"), startTimeLte: new Date("2026-03-09T10:50:00Z") }],
+    [
+      "supplier inside one day",
+      "supplier",
+      "UTC",
+      { startTimeGte: new Date("2026-03-09T01:00:00Z"), startTimeLte: new Date("2026-03-09T22:00:00Z") },
+    ],
+    [
+      "direction within one hour",
+      "direction",
+      "UTC",
+      { startTimeGte: new Date("2026-03-09T10:10:10Z"), startTimeLte: new Date("2026-03-09T10:50:00Z") },
+    ],
     ["hangupCause", "hangupCause", "UTC", {}],
     ["account", "account", "UTC", { startTimeLte: new Date("2026-03-25T00:00:00.001Z") }],
     ["supplier", "supplier", "UTC", { direction: "inbound" }],
@@ -249,7 +354,9 @@ describeOnEngines("usage rollup and summarizeUsage", (handle) => {
       expect("buyCost" in r).toBe(false);
       expect("margin" in r).toBe(false);
     }
-    await expect(summarizeUsage(handle().db, principal(usd), {}, { groupBy: "supplier" })).rejects.toMatchObject({ code: "insufficient_scope" });
+    await expect(summarizeUsage(handle().db, principal(usd), {}, { groupBy: "supplier" })).rejects.toMatchObject({
+      code: "insufficient_scope",
+    });
   });
 
   it("limits a bound key to its group: another group's account gives an empty report, as in /v1/calls", async () => {
@@ -257,7 +364,9 @@ describeOnEngines("usage rollup and summarizeUsage", (handle) => {
       const other = await summarizeUsage(handle().db, principal(usd, COST), filters, { groupBy: "day" });
       expect(other).toMatchObject({ rows: [], totals: [] });
     }
-    expect((await summarizeUsage(handle().db, principal(null), { account: "bg_nope" }, { groupBy: "day" })).rows).toEqual([]);
+    expect(
+      (await summarizeUsage(handle().db, principal(null), { account: "bg_nope" }, { groupBy: "day" })).rows,
+    ).toEqual([]);
     const own = await summarizeUsage(handle().db, principal(eur), {}, { groupBy: "account" });
     expect(own.rows.map((r) => r.key)).toEqual([eur]);
   });
@@ -265,17 +374,38 @@ describeOnEngines("usage rollup and summarizeUsage", (handle) => {
   it("reads a quarter hour that a local midnight still cuts from calls (Monrovia was UTC-0:44:30 until 1972)", async () => {
     const g = (await createBillingGroup(handle().db, { name: "Monrovia", currency: "USD" })).id;
     // Local midnight of 1971-06-02 is 00:44:30 UTC: inside the quarter 00:30-00:45.
-    const starts = ["1971-06-02T00:31:00Z", "1971-06-02T00:44:29.999Z", "1971-06-02T00:44:30Z", "1971-06-02T00:50:00Z", "1971-06-01T12:00:00Z"];
-    await handle().db.insert(calls).values(
-      starts.map((s, i) => ({ ...withoutId(all[1]), billingGroupId: g, uuid: `monrovia-${i}`, startTime: new Date(s), endTime: new Date(Date.parse(s) + 1000) })),
-    );
+    const starts = [
+      "1971-06-02T00:31:00Z",
+      "1971-06-02T00:44:29.999Z",
+      "1971-06-02T00:44:30Z",
+      "1971-06-02T00:50:00Z",
+      "1971-06-01T12:00:00Z",
+    ];
+    await handle()
+      .db.insert(calls)
+      .values(
+        starts.map((s, i) => ({
+          ...withoutId(all[1]),
+          billingGroupId: g,
+          uuid: `monrovia-${i}`,
+          startTime: new Date(s),
+          endTime: new Date(Date.parse(s) + 1000),
+        })),
+      );
     const rows = (await handle().db.select().from(calls)).filter((r) => r.billingGroupId === g);
-    const report = await summarizeUsage(handle().db, principal(g, COST), {}, { groupBy: "day", timeZone: "Africa/Monrovia" });
+    const report = await summarizeUsage(
+      handle().db,
+      principal(g, COST),
+      {},
+      { groupBy: "day", timeZone: "Africa/Monrovia" },
+    );
     expect(report.rows.map((r) => [r.key, r.calls])).toEqual([
       ["1971-06-01", 3],
       ["1971-06-02", 2],
     ]);
-    expect(normalise(report.rows)).toEqual(normaliseReference(reference(rows, principal(g), {}, "day", "Africa/Monrovia")));
+    expect(normalise(report.rows)).toEqual(
+      normaliseReference(reference(rows, principal(g), {}, "day", "Africa/Monrovia")),
+    );
   });
 });
 
@@ -319,8 +449,14 @@ describeOnEngines("summarizeUsage with a uuid filter", (handle, engine) => {
 
   it("counts the call whatever month it started in, reading only its partition", async () => {
     for (const p of [principal(a), principal(null)]) {
-      expect(await report(p, { uuid: "m-old" }, "month")).toEqual({ rows: [["2019-07", 1, 0.000007]], read: ["calls_default"] });
-      expect(await report(p, { uuid: "shared", account: a }, "month")).toEqual({ rows: [["2025-03", 1, 0.000011]], read: ["calls_p202503"] });
+      expect(await report(p, { uuid: "m-old" }, "month")).toEqual({
+        rows: [["2019-07", 1, 0.000007]],
+        read: ["calls_default"],
+      });
+      expect(await report(p, { uuid: "shared", account: a }, "month")).toEqual({
+        rows: [["2025-03", 1, 0.000011]],
+        read: ["calls_p202503"],
+      });
     }
   });
 
@@ -332,7 +468,15 @@ describeOnEngines("summarizeUsage with a uuid filter", (handle, engine) => {
   it("a uuid two groups hold: a platform key counts both calls, each bound key its own", async () => {
     const both = await report(principal(null), { uuid: "shared" }, "account");
     expect(both.read).toEqual(["calls_p202501", "calls_p202503"]);
-    expect(both.rows).toEqual([[a, 1, 0.000011], [b, 1, 0.000013]].sort((x, y) => String(x[0]).localeCompare(String(y[0]))));
-    expect(await report(principal(b), { uuid: "shared" }, "month")).toEqual({ rows: [["2025-01", 1, 0.000013]], read: ["calls_p202501"] });
+    expect(both.rows).toEqual(
+      [
+        [a, 1, 0.000011],
+        [b, 1, 0.000013],
+      ].sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
+    );
+    expect(await report(principal(b), { uuid: "shared" }, "month")).toEqual({
+      rows: [["2025-01", 1, 0.000013]],
+      read: ["calls_p202501"],
+    });
   });
 });

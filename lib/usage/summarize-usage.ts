@@ -114,7 +114,10 @@ export async function summarizeUsage(
   }
   const group = account ?? principal.billingGroupId;
   const daily = groupBy === "destination" || groupBy === "supplier";
-  const plan: UsagePlan = daily && filters.hangupCause ? { callRanges: [{ gte: filters.startTimeGte, lte: filters.startTimeLte }] } : planUsage(filters, daily ? DAY_MS : HOUR_MS);
+  const plan: UsagePlan =
+    daily && filters.hangupCause
+      ? { callRanges: [{ gte: filters.startTimeGte, lte: filters.startTimeLte }] }
+      : planUsage(filters, daily ? DAY_MS : HOUR_MS);
 
   const a = (alias: Alias) => sql.raw(alias);
   const groupCond = (alias: Alias) => (group === null ? sql`true` : sql`${a(alias)}.billing_group_id = ${group}`);
@@ -132,7 +135,8 @@ export async function summarizeUsage(
   const isTime = TIME_GROUP_BY.has(groupBy);
   // Local day or month start as a timestamp; formatted once per output row at the end (to_char per hour cost
   // 10x date_trunc).
-  const timeKey = (t: SQL) => sql`date_trunc(${groupBy === "month" ? "month" : "day"}, (${t}) AT TIME ZONE ${timeZone})`;
+  const timeKey = (t: SQL) =>
+    sql`date_trunc(${groupBy === "month" ? "month" : "day"}, (${t}) AT TIME ZONE ${timeZone})`;
   const formatKey = (k: SQL) => (isTime ? sql`to_char(${k}, ${groupBy === "day" ? "YYYY-MM-DD" : "YYYY-MM"})` : k);
   // Key of a row; `g` carries the billing group where the label needs it (destination descriptions are per card).
   const dim = (alias: Alias): { key: SQL; g: SQL } => {
@@ -180,7 +184,8 @@ export async function summarizeUsage(
       // Sum per hour first (24 x days x currencies rows at most), then bucket: the zone conversion runs per hour,
       // not per rollup row. An hour whose start and last instant fall in different buckets is cut: its quarters
       // are read instead, and a quarter that is still cut is read from calls.
-      const cut = (t: SQL, length: string) => sql`${timeKey(sql`${t} + interval '${sql.raw(length)}' - interval '1 microsecond'`)} <> ${timeKey(t)}`;
+      const cut = (t: SQL, length: string) =>
+        sql`${timeKey(sql`${t} + interval '${sql.raw(length)}' - interval '1 microsecond'`)} <> ${timeKey(t)}`;
       ctes.push(
         sql`hourly AS MATERIALIZED (SELECT u.hour AS t, u.currency, ${rollupSums} FROM usage_hourly u WHERE ${rollupWhere} GROUP BY 1, 2)`,
         sql`hourly_keyed AS MATERIALIZED (SELECT hourly.*, ${timeKey(sql`hourly.t`)} AS key, ${cut(sql`hourly.t`, "1 hour")} AS cut FROM hourly)`,

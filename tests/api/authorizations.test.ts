@@ -36,7 +36,15 @@ describe.each(apiServers())("POST /v1/authorizations on $engine", (server) => {
     const start = Date.now() - 90_000;
     const cdr = await api<{ id: string }>(server, "/v1/cdrs", {
       key: "ingestScratch",
-      body: { uuid, direction: "outbound", from: "15550100", to: "442071234567", startTime: new Date(start).toISOString(), answerTime: new Date(start).toISOString(), endTime: new Date(start + 61_000).toISOString() },
+      body: {
+        uuid,
+        direction: "outbound",
+        from: "15550100",
+        to: "442071234567",
+        startTime: new Date(start).toISOString(),
+        answerTime: new Date(start).toISOString(),
+        endTime: new Date(start + 61_000).toISOString(),
+      },
     });
     expect(cdr.status, cdr.text).toBe(201);
     const settled = await authorize({ uuid, destination: "+442071234567" });
@@ -46,23 +54,39 @@ describe.each(apiServers())("POST /v1/authorizations on $engine", (server) => {
 
   it("answers problem+json: 403 without cdrs:write, 422 for a bad body, 404 for an unknown destination or another group, 409 for another destination", async () => {
     const uuid = randomUUID();
-    expect((await authorize({ uuid, destination: "44" }, "readA")).body).toMatchObject({ status: 403, code: "insufficient_scope" });
+    expect((await authorize({ uuid, destination: "44" }, "readA")).body).toMatchObject({
+      status: 403,
+      code: "insufficient_scope",
+    });
     const bad = await authorize({ uuid, destination: "44-20", maxDurationSeconds: -1, extra: 1 });
     expect(bad.status).toBe(422);
     expect(bad.headers.get("content-type")).toContain("application/problem+json");
-    expect((bad.body.errors as { param: string }[]).map((e) => e.param).sort()).toEqual(expect.arrayContaining(["destination", "maxDurationSeconds"]));
+    expect((bad.body.errors as { param: string }[]).map((e) => e.param).sort()).toEqual(
+      expect.arrayContaining(["destination", "maxDurationSeconds"]),
+    );
     expect((await authorize({ destination: "44" })).status).toBe(422);
     expect((await api(server, "/v1/authorizations", { key: "ingestScratch", body: "not json" })).status).toBe(422);
     expect((await authorize({ uuid, destination: "999" })).body).toMatchObject({ status: 404, code: "no_rate" });
-    expect((await authorize({ uuid, destination: "44", billingGroupId: server.groups.a.id })).body).toMatchObject({ status: 404, code: "not_found" });
+    expect((await authorize({ uuid, destination: "44", billingGroupId: server.groups.a.id })).body).toMatchObject({
+      status: 404,
+      code: "not_found",
+    });
     expect((await authorize({ uuid, destination: "4479" })).status).toBe(201);
     expect((await authorize({ uuid, destination: "4478" })).body).toMatchObject({ status: 409, code: "conflict" });
   });
 
   it("platform keys name the group: 400 billing_group_required without one, 404 for an unknown one", async () => {
-    expect((await authorize({ uuid: randomUUID(), destination: "44" }, "ingestPlatform")).body).toMatchObject({ status: 400, code: "billing_group_required" });
-    expect((await authorize({ uuid: randomUUID(), destination: "44", billingGroupId: "bg_unknown" }, "ingestPlatform")).body).toMatchObject({ status: 404, code: "not_found" });
-    const ok = await authorize({ uuid: randomUUID(), destination: "44", billingGroupId: server.groups.scratch.id, maxDurationSeconds: 30 }, "ingestPlatform");
+    expect((await authorize({ uuid: randomUUID(), destination: "44" }, "ingestPlatform")).body).toMatchObject({
+      status: 400,
+      code: "billing_group_required",
+    });
+    expect(
+      (await authorize({ uuid: randomUUID(), destination: "44", billingGroupId: "bg_unknown" }, "ingestPlatform")).body,
+    ).toMatchObject({ status: 404, code: "not_found" });
+    const ok = await authorize(
+      { uuid: randomUUID(), destination: "44", billingGroupId: server.groups.scratch.id, maxDurationSeconds: 30 },
+      "ingestPlatform",
+    );
     expect(ok.status).toBe(201);
     expect(ok.body).toMatchObject({ billingGroupId: server.groups.scratch.id, maxDurationSeconds: 30 });
   });

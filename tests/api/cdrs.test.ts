@@ -12,14 +12,18 @@ interface Problem {
   errors?: { param: string; message: string }[];
 }
 
-const balance = async (server: ApiServer) => (await api<{ balance: number }>(server, "/v1/balances", { key: "readScratch" })).body.balance;
+const balance = async (server: ApiServer) =>
+  (await api<{ balance: number }>(server, "/v1/balances", { key: "readScratch" })).body.balance;
 const micros = (n: number) => Math.round(n * 1e6);
 
 describe.each(apiServers())("POST /v1/cdrs on $engine", (server) => {
   it("stores, rates and debits a call once: 201 with the call, then 200 for the replay", async () => {
     const before = await balance(server);
     const cdr = scratchCdr(server); // 30 s to 4420 at 0.012 on 60/60 -> 60 s, 0.012
-    const first = await api<{ id: string; price: number; billDuration: number; uuid: string }>(server, "/v1/cdrs", { key: "ingestScratch", body: cdr });
+    const first = await api<{ id: string; price: number; billDuration: number; uuid: string }>(server, "/v1/cdrs", {
+      key: "ingestScratch",
+      body: cdr,
+    });
     expect(first.status, first.text).toBe(201);
     expect(first.body).toMatchObject({ uuid: cdr.uuid, price: 0.012, billDuration: 60, currency: "USD" });
     expect(first.headers.get("location")).toBe(`/v1/calls/${first.body.id}`);
@@ -31,7 +35,9 @@ describe.each(apiServers())("POST /v1/cdrs on $engine", (server) => {
     expect(replay.body.id).toBe(first.body.id);
     expect(micros(await balance(server))).toBe(micros(before) - 12_000);
 
-    const stored = await api<{ uuid: string; price: number }>(server, `/v1/calls/${first.body.id}`, { key: "readScratch" });
+    const stored = await api<{ uuid: string; price: number }>(server, `/v1/calls/${first.body.id}`, {
+      key: "readScratch",
+    });
     expect(stored.body).toMatchObject({ uuid: cdr.uuid, price: 0.012 });
   });
 
@@ -45,10 +51,14 @@ describe.each(apiServers())("POST /v1/cdrs on $engine", (server) => {
     expect(bad.headers.get("content-type")).toContain("application/problem+json");
     expect(bad.body.errors?.map((e) => e.param)).toEqual(["cdrs[2].endTime"]);
 
-    const ok = await api<{ results: { uuid: string; status: string; rated: boolean }[]; summary: object }>(server, "/v1/cdrs", {
-      key: "ingestScratch",
-      body: { cdrs: good },
-    });
+    const ok = await api<{ results: { uuid: string; status: string; rated: boolean }[]; summary: object }>(
+      server,
+      "/v1/cdrs",
+      {
+        key: "ingestScratch",
+        body: { cdrs: good },
+      },
+    );
     expect(ok.status, ok.text).toBe(201); // both new: the 422 stored nothing
     expect(ok.body.results.map((r) => [r.uuid, r.status, r.rated])).toEqual([
       [good[0].uuid, "created", true],
@@ -72,7 +82,10 @@ describe.each(apiServers())("POST /v1/cdrs on $engine", (server) => {
     const stored = (await api(server, `/v1/calls/${theirs.id}`, { key: "readA" })).text;
     // Same uuid as group A's call, content of the scratch group's own call: stored for scratch.
     const mine = scratchCdr(server, { uuid: theirs.uuid, to: theirs.to });
-    const res = await api<{ uuid: string; billingGroupId: string; id: string }>(server, "/v1/cdrs", { key: "ingestScratch", body: mine });
+    const res = await api<{ uuid: string; billingGroupId: string; id: string }>(server, "/v1/cdrs", {
+      key: "ingestScratch",
+      body: mine,
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ uuid: theirs.uuid, billingGroupId: server.groups.scratch.id });
     expect(res.body.id).not.toBe(theirs.id);
@@ -91,9 +104,20 @@ describe.each(apiServers())("POST /v1/cdrs on $engine", (server) => {
       [JSON.stringify(scratchCdr(server, { hangupCause: "NORMAL\u0000" })), "hangupCause"],
       [JSON.stringify(scratchCdr(server)).replace(/"from":"[^"]*"/, '"from":"1555\\ud800"'), "from"],
       [JSON.stringify(scratchCdr(server)).replace(/"uuid":"([^"]*)"/, '"uuid":"$1\\udc00"'), "uuid"],
-      [JSON.stringify(scratchCdr(server, { startTime: "0000-01-01T00:00:00Z", answerTime: null, endTime: "0000-01-01T00:01:00Z" })), "startTime"],
       [
-        JSON.stringify(scratchCdr(server, { startTime: "1995-01-01T00:00:00Z", answerTime: "1995-01-01T00:00:01Z", endTime: new Date(Date.now() - 60_000).toISOString() })),
+        JSON.stringify(
+          scratchCdr(server, { startTime: "0000-01-01T00:00:00Z", answerTime: null, endTime: "0000-01-01T00:01:00Z" }),
+        ),
+        "startTime",
+      ],
+      [
+        JSON.stringify(
+          scratchCdr(server, {
+            startTime: "1995-01-01T00:00:00Z",
+            answerTime: "1995-01-01T00:00:01Z",
+            endTime: new Date(Date.now() - 60_000).toISOString(),
+          }),
+        ),
         "endTime",
       ],
     ];
@@ -101,18 +125,26 @@ describe.each(apiServers())("POST /v1/cdrs on $engine", (server) => {
       const res = await api<Problem>(server, "/v1/cdrs", { key: "ingestScratch", body });
       expect(res.status, `${param}: ${res.text}`).toBe(422);
       expect(res.headers.get("content-type")).toContain("application/problem+json");
-      expect(res.body.errors?.map((e) => e.param), body).toContain(param);
+      expect(
+        res.body.errors?.map((e) => e.param),
+        body,
+      ).toContain(param);
     }
     expect(micros(await balance(server))).toBe(micros(before));
   });
 
   it("ingests a FreeSWITCH mod_json_cdr document", async () => {
-    const doc = JSON.parse(fs.readFileSync(path.join(__dirname, "../../lib/ingest/fixtures/freeswitch-answered.json"), "utf8")) as {
+    const doc = JSON.parse(
+      fs.readFileSync(path.join(__dirname, "../../lib/ingest/fixtures/freeswitch-answered.json"), "utf8"),
+    ) as {
       variables: Record<string, string>;
     };
     const uuid = `fs-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
     doc.variables = { ...doc.variables, uuid, accountcode: "", sip_gateway_name: "" };
-    const res = await api<{ uuid: string; to: string; billingGroupId: string }>(server, "/v1/cdrs", { key: "ingestScratch", body: doc });
+    const res = await api<{ uuid: string; to: string; billingGroupId: string }>(server, "/v1/cdrs", {
+      key: "ingestScratch",
+      body: doc,
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ uuid, to: "442071838750", billingGroupId: server.groups.scratch.id });
   });
@@ -121,12 +153,18 @@ describe.each(apiServers())("POST /v1/cdrs on $engine", (server) => {
     const foreign = await api<Problem>(server, "/v1/cdrs", { key: "ingestA", body: scratchCdr(server) });
     expect(foreign.status).toBe(422);
     expect(foreign.body.errors?.[0].param).toBe("billingGroupId");
-    const unknown = await api<Problem>(server, "/v1/cdrs", { key: "ingestPlatform", body: { cdrs: [scratchCdr(server), scratchCdr(server, { billingGroupId: "bg_none" })] } });
+    const unknown = await api<Problem>(server, "/v1/cdrs", {
+      key: "ingestPlatform",
+      body: { cdrs: [scratchCdr(server), scratchCdr(server, { billingGroupId: "bg_none" })] },
+    });
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors?.[0].param).toBe("cdrs[1].billingGroupId");
     const notJson = await api<Problem>(server, "/v1/cdrs", { key: "ingestScratch", body: "{ not json" });
     expect(notJson.status).toBe(422);
-    const huge = await api<Problem>(server, "/v1/cdrs", { key: "ingestScratch", body: JSON.stringify({ cdrs: [scratchCdr(server)], pad: "x".repeat(5 * 1024 * 1024) }) });
+    const huge = await api<Problem>(server, "/v1/cdrs", {
+      key: "ingestScratch",
+      body: JSON.stringify({ cdrs: [scratchCdr(server)], pad: "x".repeat(5 * 1024 * 1024) }),
+    });
     expect(huge.status).toBe(413);
     expect(huge.body.code).toBe("payload_too_large");
     const scope = await api<Problem>(server, "/v1/cdrs", { key: "readScratch", body: scratchCdr(server) });

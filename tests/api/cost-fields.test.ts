@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { accountListSchema, balanceSchema } from "@/lib/billing/schemas";
 import { rateSchema } from "@/lib/rating/schemas";
-import { callDetailSchema, callDetailWithCostSchema, callSchema, callWithCostSchema, COST_FIELD_NAMES } from "@/lib/calls/schemas";
+import {
+  callDetailSchema,
+  callDetailWithCostSchema,
+  callSchema,
+  callWithCostSchema,
+  COST_FIELD_NAMES,
+} from "@/lib/calls/schemas";
 import { parseMicros } from "@/lib/money/micros";
 import { allKeys, api, apiServers, query, walkPages, type KeyName } from "./helpers";
 
@@ -26,7 +32,13 @@ describe.each(apiServers())("cost fields on $engine", (server) => {
       callDetailSchema.strict().parse(res.body);
       bodies.push(res.body);
     }
-    for (const path of ["/v1/balances", "/v1/rates?destination=442071234567", "/v1/rates?destination=999", "/v1/accounts", "/v1/calls/999999999"]) {
+    for (const path of [
+      "/v1/balances",
+      "/v1/rates?destination=442071234567",
+      "/v1/rates?destination=999",
+      "/v1/accounts",
+      "/v1/calls/999999999",
+    ]) {
       bodies.push((await api(server, path, { key })).body);
     }
     const found = allKeys(bodies);

@@ -72,7 +72,16 @@ describe.each(apiServers())("docs/contract.md §3 errors on $engine", (server) =
   });
 
   it("404 not_found for unknown, malformed and other groups' call ids, never 403", async () => {
-    for (const id of ["999999999", "0", "abc", "-1", "1.5", "9".repeat(30), "9223372036854775808", encodeURIComponent("1 OR 1=1")]) {
+    for (const id of [
+      "999999999",
+      "0",
+      "abc",
+      "-1",
+      "1.5",
+      "9".repeat(30),
+      "9223372036854775808",
+      encodeURIComponent("1 OR 1=1"),
+    ]) {
       expectProblem(await api(server, `/v1/calls/${id}`, { key: "platformRead" }), 404, "not_found");
     }
     expectProblem(await api(server, `/v1/calls/${callOfB.id}`, { key: "readA" }), 404, "not_found");
@@ -92,7 +101,10 @@ describe.each(apiServers())("docs/contract.md §3 errors on $engine", (server) =
       ["/v1/calls?pageSize=", "pageSize"],
       [`/v1/calls${query({ "startTime[gte]": "yesterday" })}`, "startTime[gte]"],
       [`/v1/calls${query({ "startTime[lte]": "2026-02-30T00:00:00Z" })}`, "startTime[lte]"],
-      [`/v1/calls${query({ "startTime[gte]": "2026-01-02T00:00:00Z", "startTime[lte]": "2026-01-01T00:00:00Z" })}`, "startTime[gte]"],
+      [
+        `/v1/calls${query({ "startTime[gte]": "2026-01-02T00:00:00Z", "startTime[lte]": "2026-01-01T00:00:00Z" })}`,
+        "startTime[gte]",
+      ],
       ["/v1/calls?direction=sideways", "direction"],
       ["/v1/calls?direction=", "direction"],
       ["/v1/rates", "destination"],
@@ -103,7 +115,10 @@ describe.each(apiServers())("docs/contract.md §3 errors on $engine", (server) =
     ];
     for (const [path, param] of cases) {
       const body = expectProblem(await api(server, path, { key: "readA" }), 400, "invalid_parameter");
-      expect(body.errors?.map((e) => e.param), path).toContain(param);
+      expect(
+        body.errors?.map((e) => e.param),
+        path,
+      ).toContain(param);
     }
   });
 
@@ -113,7 +128,10 @@ describe.each(apiServers())("docs/contract.md §3 errors on $engine", (server) =
         for (const path of ["/v1/calls", "/v1/calls/export"]) {
           const res = await api(server, `${path}${query({ [name]: value })}`, { key: "readA" });
           const body = expectProblem(res, 400, "invalid_parameter");
-          expect(body.errors?.map((e) => e.param), `${path} ${name}=${value}`).toEqual([name]);
+          expect(
+            body.errors?.map((e) => e.param),
+            `${path} ${name}=${value}`,
+          ).toEqual([name]);
         }
       }
     }
@@ -124,10 +142,16 @@ describe.each(apiServers())("docs/contract.md §3 errors on $engine", (server) =
   });
 
   it("accepts what the contract allows: a leading + on destination, date-only bounds, unknown parameters", async () => {
-    const plus = await api<{ destination: string; matchedPrefix: string }>(server, "/v1/rates?destination=%2B442071234567", { key: "readA" });
+    const plus = await api<{ destination: string; matchedPrefix: string }>(
+      server,
+      "/v1/rates?destination=%2B442071234567",
+      { key: "readA" },
+    );
     expect(plus.status).toBe(200);
     expect(plus.body).toMatchObject({ destination: "+442071234567", matchedPrefix: "4420" });
-    expect((await api(server, "/v1/calls?startTime[gte]=2026-01-05&foo=bar&pageSize=5", { key: "readA" })).status).toBe(200);
+    expect((await api(server, "/v1/calls?startTime[gte]=2026-01-05&foo=bar&pageSize=5", { key: "readA" })).status).toBe(
+      200,
+    );
   });
 
   it("400 invalid_cursor for malformed, tampered and foreign cursors", async () => {
@@ -153,10 +177,22 @@ describe.each(apiServers())("docs/contract.md §3 errors on $engine", (server) =
       else expectProblem(res, 400, "invalid_cursor");
     }
     // Bound to the filters it was issued for, and to the key's reach.
-    expectProblem(await api(server, `/v1/calls?pageSize=2&direction=inbound&cursor=${cursor}`, { key: "readA" }), 400, "invalid_cursor");
-    expectProblem(await api(server, `/v1/calls?pageSize=2&to=44&cursor=${cursor}`, { key: "readA" }), 400, "invalid_cursor");
+    expectProblem(
+      await api(server, `/v1/calls?pageSize=2&direction=inbound&cursor=${cursor}`, { key: "readA" }),
+      400,
+      "invalid_cursor",
+    );
+    expectProblem(
+      await api(server, `/v1/calls?pageSize=2&to=44&cursor=${cursor}`, { key: "readA" }),
+      400,
+      "invalid_cursor",
+    );
     expectProblem(await api(server, `/v1/calls?pageSize=2&cursor=${cursor}`, { key: "readB" }), 400, "invalid_cursor");
-    expectProblem(await api(server, `/v1/calls?pageSize=2&cursor=${cursor}`, { key: "platformRead" }), 400, "invalid_cursor");
+    expectProblem(
+      await api(server, `/v1/calls?pageSize=2&cursor=${cursor}`, { key: "platformRead" }),
+      400,
+      "invalid_cursor",
+    );
     // Another page size with the same filters is fine.
     expect((await api(server, `/v1/calls?pageSize=9&cursor=${cursor}`, { key: "readA" })).status).toBe(200);
   });
@@ -178,7 +214,19 @@ describe.each(apiServers())("docs/contract.md §3 errors on $engine", (server) =
   it("never answers 500 to very long, non-ASCII or control-character values", async () => {
     // Long enough to exceed every bound, short enough to stay under Node's 16 KiB header limit (431).
     const long = "9".repeat(5_000);
-    const values = [long, "ü", "日本語", "🙂", "\u0000", "\u0007bell", "%", "_", "\\", "'; DROP TABLE calls; --", "\uFFFD"];
+    const values = [
+      long,
+      "ü",
+      "日本語",
+      "🙂",
+      "\u0000",
+      "\u0007bell",
+      "%",
+      "_",
+      "\\",
+      "'; DROP TABLE calls; --",
+      "\uFFFD",
+    ];
     const statuses = new Set<number>();
     for (const v of values) {
       for (const name of ["to", "hangupCause", "direction", "startTime[gte]", "startTime[lte]", "pageSize", "cursor"]) {
@@ -198,7 +246,9 @@ describe.each(apiServers())("docs/contract.md §3 errors on $engine", (server) =
     // Long and control-character filters are refused; plain non-ASCII text is an empty page.
     expect((await api(server, `/v1/calls${query({ to: long })}`, { key: "readA" })).status).toBe(400);
     expect((await api(server, `/v1/calls${query({ to: "a\u0000b" })}`, { key: "readA" })).status).toBe(400);
-    const nonAscii = await api<{ calls: unknown[] }>(server, `/v1/calls${query({ to: "日本語", hangupCause: "ü" })}`, { key: "readA" });
+    const nonAscii = await api<{ calls: unknown[] }>(server, `/v1/calls${query({ to: "日本語", hangupCause: "ü" })}`, {
+      key: "readA",
+    });
     expect(nonAscii.status).toBe(200);
     expect(nonAscii.body.calls).toEqual([]);
     expect(statuses).toEqual(new Set([200, 400]));
@@ -218,7 +268,10 @@ describe.each(apiServers())("docs/contract.md §3 errors on $engine", (server) =
     const traced = await api(server, "/v1/accounts", { key: "readA", headers: { "x-request-id": given } });
     expect(traced.headers.get("x-request-id")).toBe(given);
 
-    const lines = fs.readFileSync(server.logFile, "utf8").split("\n").filter((l) => l.startsWith("{"));
+    const lines = fs
+      .readFileSync(server.logFile, "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("{"));
     const entries = lines.map((l) => JSON.parse(l) as { requestId?: string; status?: number; path?: string });
     for (const res of [ok, err, traced]) {
       const entry = entries.find((e) => e.requestId === res.headers.get("x-request-id"));
@@ -233,7 +286,8 @@ describe("docs/contract.md §3: 429 rate_limited", () => {
 
   it("answers 429 with Retry-After and RateLimit headers once the burst is spent", async () => {
     const results: HttpResult[] = [];
-    for (let i = 0; i < 8; i++) results.push(await http(limited.baseUrl, "/v1/accounts", { headers: bearer(limited.key) }));
+    for (let i = 0; i < 8; i++)
+      results.push(await http(limited.baseUrl, "/v1/accounts", { headers: bearer(limited.key) }));
     expect(results[0].status).toBe(200);
     expect(results[0].headers.get("ratelimit-limit")).toBe("3");
     const refused = results.find((r) => r.status === 429);

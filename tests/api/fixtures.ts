@@ -94,7 +94,14 @@ export const ZONE_CALL_STARTS = [
 ];
 
 /** A plain answered outbound call: answered 1 s after `startTime`, for `answered` seconds. */
-function answeredCdr(uuid: string, to: string, startTime: string, answered: number, billingGroupId: string, supplierId: string | null): NativeCdr {
+function answeredCdr(
+  uuid: string,
+  to: string,
+  startTime: string,
+  answered: number,
+  billingGroupId: string,
+  supplierId: string | null,
+): NativeCdr {
   const start = Date.parse(startTime);
   return {
     uuid,
@@ -139,13 +146,23 @@ export const DECK_CALLS = [
 
 async function seedDecks(db: Db, billingGroupId: string): Promise<void> {
   await importSellRates(db, billingGroupId, parseRateCsv("prefix,rate,increment\n44,0.05,60/60\n"));
-  await importSellRates(db, billingGroupId, parseRateCsv("prefix,rate,increment,connectFee,minCharge\n44,0.04,1/1,0.015,0.05\n49,0.02,60/60,,\n"), undefined, {
-    effectiveFrom: new Date(DECK_2_FROM),
+  await importSellRates(
+    db,
+    billingGroupId,
+    parseRateCsv("prefix,rate,increment,connectFee,minCharge\n44,0.04,1/1,0.015,0.05\n49,0.02,60/60,,\n"),
+    undefined,
+    {
+      effectiveFrom: new Date(DECK_2_FROM),
+    },
+  );
+  await importSellRates(db, billingGroupId, parseRateCsv("prefix,rate,increment\n44,0.09,1/1\n"), undefined, {
+    effectiveFrom: new Date("2099-01-01T00:00:00Z"),
   });
-  await importSellRates(db, billingGroupId, parseRateCsv("prefix,rate,increment\n44,0.09,1/1\n"), undefined, { effectiveFrom: new Date("2099-01-01T00:00:00Z") });
   await storeFixtureCdrs(
     db,
-    DECK_CALLS.map((c, i) => answeredCdr(`fixture-decks-${i}`, "447700900123", c.startTime, c.answered, billingGroupId, null)),
+    DECK_CALLS.map((c, i) =>
+      answeredCdr(`fixture-decks-${i}`, "447700900123", c.startTime, c.answered, billingGroupId, null),
+    ),
   );
 }
 
@@ -189,10 +206,18 @@ function rateRows(card: Record<string, [string, string]>) {
 
 export async function seedFixtures(db: Db): Promise<SeededData> {
   const a = await createBillingGroup(db, { name: "Acme Telecom", currency: "USD", openingBalanceMicros: 100_000_000n });
-  const b = await createBillingGroup(db, { name: "Bravo Networks", currency: "EUR", openingBalanceMicros: 50_500_000n });
+  const b = await createBillingGroup(db, {
+    name: "Bravo Networks",
+    currency: "EUR",
+    openingBalanceMicros: 50_500_000n,
+  });
   const c = await createBillingGroup(db, { name: "Closed Ltd", currency: "GBP" });
   await setBillingGroupDisabledByOperator(db, c.id, true);
-  const scratch = await createBillingGroup(db, { name: "Scratch", currency: "USD", openingBalanceMicros: 1_000_000_000n });
+  const scratch = await createBillingGroup(db, {
+    name: "Scratch",
+    currency: "USD",
+    openingBalanceMicros: 1_000_000_000n,
+  });
   const zones = await createBillingGroup(db, { name: "Zones", currency: "USD", openingBalanceMicros: 1_000_000_000n });
   const decks = await createBillingGroup(db, { name: "Decks", currency: "USD", openingBalanceMicros: 1_000_000_000n });
 
@@ -201,7 +226,11 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
   await importSellRates(db, scratch.id, rateRows(SELL_RATES.a));
   await importSellRates(db, zones.id, rateRows(SELL_RATES.a));
   const supplier = await createSupplier(db, { name: "Carrier One" });
-  await importBuyRates(db, supplier.id, rateRows({ "44": ["0.004", "1/1"], "1": ["0.002", "1/1"], "33": ["0.01", "1/1"] }));
+  await importBuyRates(
+    db,
+    supplier.id,
+    rateRows({ "44": ["0.004", "1/1"], "1": ["0.002", "1/1"], "33": ["0.01", "1/1"] }),
+  );
 
   const created = {
     readA: await key(db, ["calls:read"], a.id, "read A"),
@@ -221,7 +250,10 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
   };
   await revokeApiKey(db, created.revokedA.id);
 
-  const cdrs = new Prng(7).shuffle([...fixtureCdrs("a", a.id, 157, supplier.id), ...fixtureCdrs("b", b.id, 64, supplier.id)]);
+  const cdrs = new Prng(7).shuffle([
+    ...fixtureCdrs("a", a.id, 157, supplier.id),
+    ...fixtureCdrs("b", b.id, 64, supplier.id),
+  ]);
   await storeFixtureCdrs(db, cdrs);
   await storeFixtureCdrs(db, zoneCdrs(zones.id, supplier.id));
   await seedDecks(db, decks.id);
@@ -249,7 +281,14 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
   const byId = new Map(groups.map((g) => [g.id, g]));
 
   return {
-    groups: { a: toGroup(byId.get(a.id)!), b: toGroup(byId.get(b.id)!), c: toGroup(byId.get(c.id)!), scratch: toGroup(byId.get(scratch.id)!), zones: toGroup(byId.get(zones.id)!), decks: toGroup(byId.get(decks.id)!) },
+    groups: {
+      a: toGroup(byId.get(a.id)!),
+      b: toGroup(byId.get(b.id)!),
+      c: toGroup(byId.get(c.id)!),
+      scratch: toGroup(byId.get(scratch.id)!),
+      zones: toGroup(byId.get(zones.id)!),
+      decks: toGroup(byId.get(decks.id)!),
+    },
     keys: Object.fromEntries(Object.entries(created).map(([k, v]) => [k, v.key])) as Record<KeyName, string>,
     keyIds: Object.fromEntries(Object.entries(created).map(([k, v]) => [k, v.id])) as Record<KeyName, string>,
     supplierId: supplier.id,

@@ -109,7 +109,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
   try {
     // One after the other: two cold starts at once on a small machine only slow both down.
-    for (const engine of ["pglite", "postgres"] as const) running.push(await startServer(engine, distDir, { seed: seedFixtures }));
+    for (const engine of ["pglite", "postgres"] as const)
+      running.push(await startServer(engine, distDir, { seed: seedFixtures }));
     let limitedKey = "";
     const limited = await startServer("pglite", distDir, {
       env: { RATE_LIMIT_RPS: "1", RATE_LIMIT_BURST: "3" },
@@ -125,6 +126,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await teardown();
     throw e;
   }
-  project.provide("apiServers", running.slice(0, 2).map((r) => r.server));
+  project.provide(
+    "apiServers",
+    running.slice(0, 2).map((r) => r.server),
+  );
   return teardown;
 }

@@ -38,7 +38,11 @@ export interface RequestOptions {
 }
 
 /** A request to `server`; `pathOrUrl` is a path ("/v1/calls?...") or an absolute URL (nextPageUrl). */
-export async function api<T = unknown>(server: ApiServer, pathOrUrl: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+export async function api<T = unknown>(
+  server: ApiServer,
+  pathOrUrl: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${server.keys[options.key]}`;
   if (options.authorization !== undefined) headers.authorization = options.authorization;
@@ -46,7 +50,12 @@ export async function api<T = unknown>(server: ApiServer, pathOrUrl: string, opt
   const res = await http(server.baseUrl, pathOrUrl, {
     method: options.method ?? (options.body === undefined ? "GET" : "POST"),
     headers,
-    body: options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body),
+    body:
+      options.body === undefined
+        ? undefined
+        : typeof options.body === "string"
+          ? options.body
+          : JSON.stringify(options.body),
     redirect: "follow",
   });
   return { status: res.status, headers: res.headers, body: (res.json ?? res.text) as T, text: res.text };

@@ -23,7 +23,9 @@ describe.each(apiServers())("tenant isolation on $engine", (server: ApiServer) =
 
   it.each(VIEWERS)("list: $key sees exactly its groups' calls", async (viewer) => {
     const { calls } = await walkPages(server, `/v1/calls${query({ pageSize: 1000, ...window })}`, viewer.key);
-    const want = server.calls.filter((c) => (c.group === "a" || c.group === "b") && sees(viewer, c.group)).map((c) => c.id);
+    const want = server.calls
+      .filter((c) => (c.group === "a" || c.group === "b") && sees(viewer, c.group))
+      .map((c) => c.id);
     expect(calls.map((c) => c.id)).toEqual(want);
   });
 
@@ -31,7 +33,9 @@ describe.each(apiServers())("tenant isolation on $engine", (server: ApiServer) =
     for (const group of ["a", "b"] as const) {
       const sample = server.calls.filter((c) => c.group === group).slice(0, 5);
       for (const call of sample) {
-        const res = await api<{ id: string; billingGroupId: string }>(server, `/v1/calls/${call.id}`, { key: viewer.key });
+        const res = await api<{ id: string; billingGroupId: string }>(server, `/v1/calls/${call.id}`, {
+          key: viewer.key,
+        });
         if (sees(viewer, group)) {
           expect(res.status).toBe(200);
           expect(res.body).toMatchObject({ id: call.id, billingGroupId: server.groups[group].id, uuid: call.uuid });
@@ -51,7 +55,12 @@ describe.each(apiServers())("tenant isolation on $engine", (server: ApiServer) =
     }
     expect(res.status).toBe(200);
     const g = server.groups[viewer.group];
-    expect(balanceSchema.strict().parse(res.body)).toEqual({ billingGroupId: g.id, balance: g.balance, currency: g.currency, disabled: false });
+    expect(balanceSchema.strict().parse(res.body)).toEqual({
+      billingGroupId: g.id,
+      balance: g.balance,
+      currency: g.currency,
+      disabled: false,
+    });
   });
 
   it.each(VIEWERS)("rates: $key matches on its own group's card only", async (viewer) => {
@@ -63,7 +72,8 @@ describe.each(apiServers())("tenant isolation on $engine", (server: ApiServer) =
     expect(res.status).toBe(200);
     const rate = rateSchema.strict().parse(res.body);
     // A's card has 4420 (0.012, 60/60); B's has the longer 442071 (0.02, 60/60).
-    const want = viewer.group === "a" ? { matchedPrefix: "4420", sellRate: 0.012 } : { matchedPrefix: "442071", sellRate: 0.02 };
+    const want =
+      viewer.group === "a" ? { matchedPrefix: "4420", sellRate: 0.012 } : { matchedPrefix: "442071", sellRate: 0.02 };
     expect(rate).toEqual({
       destination: "442071234567",
       ...want,
@@ -114,7 +124,11 @@ describe.each(apiServers())("tenant isolation on $engine", (server: ApiServer) =
       }
       expect(res.status).toBe(200);
       const account = accountSchema.strict().parse(res.body);
-      expect(account).toMatchObject({ id: server.groups[g].id, name: server.groups[g].name, currency: server.groups[g].currency });
+      expect(account).toMatchObject({
+        id: server.groups[g].id,
+        name: server.groups[g].name,
+        currency: server.groups[g].currency,
+      });
       expect(account.disabled).toBe(g === "c");
       if (g !== "scratch") expect(account.balance).toBe(server.groups[g].balance);
     }

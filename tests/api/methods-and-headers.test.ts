@@ -15,7 +15,13 @@ interface RawAnswer {
  * node:http, because fetch can neither send TRACE nor choose the Host header, and it decompresses a gzip answer
  * unseen. A gzip body is inflated here, so `text` is the answer either way.
  */
-function raw(server: ApiServer, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
+function raw(
+  server: ApiServer,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<RawAnswer> {
   const { hostname, port } = new URL(server.baseUrl);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: hostname, port, method, path, headers, timeout: 30_000 }, (res) => {
@@ -50,7 +56,16 @@ describe.each(apiServers())("methods and headers on $engine", (server) => {
     const small = [
       ["balance", await raw(server, "GET", "/v1/balances", bearer("readA"))],
       ["problem", await raw(server, "GET", "/v1/balances", gzip)],
-      ["stored CDR", await raw(server, "POST", "/v1/cdrs", { ...bearer("ingestScratch"), "content-type": "application/json" }, JSON.stringify(scratchCdr(server)))],
+      [
+        "stored CDR",
+        await raw(
+          server,
+          "POST",
+          "/v1/cdrs",
+          { ...bearer("ingestScratch"), "content-type": "application/json" },
+          JSON.stringify(scratchCdr(server)),
+        ),
+      ],
     ] as const;
     for (const [what, res] of small) {
       expect(Buffer.byteLength(res.text), what).toBeLessThan(1024);
@@ -81,7 +96,11 @@ describe.each(apiServers())("methods and headers on $engine", (server) => {
       const allow = [...new Set([...documented, ...(documented.includes("GET") ? ["HEAD"] : []), "OPTIONS"])].sort();
       for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE", "TRACE"]) {
         if (documented.includes(method)) continue;
-        expectMethodNotAllowed(await raw(server, method, path, { authorization: `Bearer ${server.keys.platformCost}` }), allow, `${method} ${path}`);
+        expectMethodNotAllowed(
+          await raw(server, method, path, { authorization: `Bearer ${server.keys.platformCost}` }),
+          allow,
+          `${method} ${path}`,
+        );
         checked++;
       }
     }
@@ -97,8 +116,12 @@ describe.each(apiServers())("methods and headers on $engine", (server) => {
   });
 
   it("still serves implemented methods: GET, HEAD, OPTIONS with Allow", async () => {
-    expect((await raw(server, "GET", "/v1/accounts", { authorization: `Bearer ${server.keys.readA}` })).status).toBe(200);
-    expect((await raw(server, "HEAD", "/v1/accounts", { authorization: `Bearer ${server.keys.readA}` })).status).toBe(200);
+    expect((await raw(server, "GET", "/v1/accounts", { authorization: `Bearer ${server.keys.readA}` })).status).toBe(
+      200,
+    );
+    expect((await raw(server, "HEAD", "/v1/accounts", { authorization: `Bearer ${server.keys.readA}` })).status).toBe(
+      200,
+    );
     const options = await raw(server, "OPTIONS", "/v1/cdrs");
     expect(options.status).toBe(204);
     expect(options.headers.allow).toContain("POST");

@@ -15,7 +15,13 @@ function routePaths(): string[] {
       if (entry.isDirectory()) {
         if (!/^\[\[?\.\.\./.test(entry.name)) walk(full); // a catch-all 404 is not an endpoint
       } else if (/^route\.(ts|tsx|js)$/.test(entry.name)) {
-        out.push(`/${path.relative(root, dir).split(path.sep).map((s) => s.replace(/^\[(.+)\]$/, "{$1}")).join("/")}`);
+        out.push(
+          `/${path
+            .relative(root, dir)
+            .split(path.sep)
+            .map((s) => s.replace(/^\[(.+)\]$/, "{$1}"))
+            .join("/")}`,
+        );
       }
     }
   };
@@ -34,22 +40,37 @@ describe.each(apiServers())("OpenAPI on $engine", (server) => {
   });
 
   it("covers every /v1 route with its parameters, errors and bearer auth", async () => {
-    const doc = (await api<{
-      paths: Record<string, Record<string, { parameters?: { name: string }[]; responses: Record<string, unknown>; security?: unknown[] }>>;
-      components: { securitySchemes: Record<string, { scheme?: string }> };
-    }>(server, "/v1/openapi.json")).body;
+    const doc = (
+      await api<{
+        paths: Record<
+          string,
+          Record<string, { parameters?: { name: string }[]; responses: Record<string, unknown>; security?: unknown[] }>
+        >;
+        components: { securitySchemes: Record<string, { scheme?: string }> };
+      }>(server, "/v1/openapi.json")
+    ).body;
     expect(Object.keys(doc.paths).sort()).toEqual(expect.arrayContaining(routePaths()));
     expect(routePaths().every((p) => p in doc.paths)).toBe(true);
     expect(doc.components.securitySchemes.bearerAuth.scheme).toBe("bearer");
     const list = doc.paths["/v1/calls"].get;
     expect(list.parameters!.map((p) => p.name)).toEqual(
-      expect.arrayContaining(["pageSize", "cursor", "startTime[gte]", "startTime[lte]", "direction", "to", "hangupCause"]),
+      expect.arrayContaining([
+        "pageSize",
+        "cursor",
+        "startTime[gte]",
+        "startTime[lte]",
+        "direction",
+        "to",
+        "hangupCause",
+      ]),
     );
     expect(doc.paths["/v1/rates"].get.parameters!.map((p) => p.name)).toContain("destination");
     for (const [p, methods] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(methods)) {
         if (p === "/v1/openapi.json") continue;
-        expect(Object.keys(op.responses), `${method} ${p}`).toEqual(expect.arrayContaining(["401", "403", "429", "500"]));
+        expect(Object.keys(op.responses), `${method} ${p}`).toEqual(
+          expect.arrayContaining(["401", "403", "429", "500"]),
+        );
       }
     }
   });
@@ -58,7 +79,15 @@ describe.each(apiServers())("OpenAPI on $engine", (server) => {
     const res = await http(server.baseUrl, "/docs", { redirect: "follow" });
     const html = res.text;
     expect(res.status).toBe(200);
-    for (const p of ["/v1/calls", "/v1/calls/{id}", "/v1/balances", "/v1/rates", "/v1/accounts", "CallDetail", "billing_group_required"]) {
+    for (const p of [
+      "/v1/calls",
+      "/v1/calls/{id}",
+      "/v1/balances",
+      "/v1/rates",
+      "/v1/accounts",
+      "CallDetail",
+      "billing_group_required",
+    ]) {
       expect(html).toContain(p);
     }
     // Rendered per request, so the CSP nonce reaches every script (a prerendered page would be blocked).

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { api, apiServers, query, scratchCdr, walkPages, type ApiServer, type FixtureCall, type KeyName } from "./helpers";
+import {
+  api,
+  apiServers,
+  query,
+  scratchCdr,
+  walkPages,
+  type ApiServer,
+  type FixtureCall,
+  type KeyName,
+} from "./helpers";
 
 // docs/contract.md §4: order, filters, keyset paging with a signed cursor, nextPageUrl.
 
@@ -62,7 +71,9 @@ describe.each(apiServers())("listing calls on $engine", (server) => {
   });
 
   it("defaults to 50 per page", async () => {
-    const res = await api<{ calls: unknown[]; meta: { pageSize: number; hasMore: boolean } }>(server, "/v1/calls", { key: "readA" });
+    const res = await api<{ calls: unknown[]; meta: { pageSize: number; hasMore: boolean } }>(server, "/v1/calls", {
+      key: "readA",
+    });
     expect(res.body.meta).toEqual({ pageSize: 50, hasMore: true });
     expect(res.body.calls).toHaveLength(50);
   });
@@ -76,7 +87,15 @@ describe.each(apiServers())("listing calls on $engine", (server) => {
     ["to=%7 literally", { to: "%7" }],
     ["hangupCause, case-insensitive", { hangupCause: "normal_clearing" }],
     ["hangupCause mixed case", { hangupCause: "cAlL_rEjEcTeD" }],
-    ["everything at once", { direction: "outbound", to: "44", hangupCause: "NORMAL_CLEARING", ...{ "startTime[gte]": "2026-01-05T00:10:00Z" } }],
+    [
+      "everything at once",
+      {
+        direction: "outbound",
+        to: "44",
+        hangupCause: "NORMAL_CLEARING",
+        ...{ "startTime[gte]": "2026-01-05T00:10:00Z" },
+      },
+    ],
   ];
 
   it.each(filterSets)("filters: %s, across pages", async (_name, filters) => {
@@ -84,7 +103,10 @@ describe.each(apiServers())("listing calls on $engine", (server) => {
       const f = key === "platformRead" ? { ...window, ...filters } : filters;
       const want = expected(server, key, f);
       const { calls } = await walkPages(server, `/v1/calls${query({ pageSize: 7, ...f })}`, key);
-      expect(calls.map((c) => c.id), `${key} ${JSON.stringify(f)}`).toEqual(want);
+      expect(
+        calls.map((c) => c.id),
+        `${key} ${JSON.stringify(f)}`,
+      ).toEqual(want);
     }
     // A filter that matches must match something, or the test proves nothing.
     expect(expected(server, "readA", filters).length).toBeGreaterThan(0);
@@ -103,13 +125,19 @@ describe.each(apiServers())("listing calls on $engine", (server) => {
     const tied = server.calls.filter((c) => c.group === "a")[10];
     const sameStart = expected(server, "readA", { "startTime[gte]": tied.startTime, "startTime[lte]": tied.startTime });
     expect(sameStart.length).toBeGreaterThan(1);
-    const { calls } = await walkPages(server, `/v1/calls${query({ pageSize: 1, "startTime[gte]": tied.startTime, "startTime[lte]": tied.startTime })}`, "readA");
+    const { calls } = await walkPages(
+      server,
+      `/v1/calls${query({ pageSize: 1, "startTime[gte]": tied.startTime, "startTime[lte]": tied.startTime })}`,
+      "readA",
+    );
     expect(calls.map((c) => c.id)).toEqual(sameStart);
   });
 
   it("nextPageUrl is absolute, carries every filter and pageSize plus the cursor; null at the end", async () => {
     const f = { pageSize: 3, direction: "outbound", to: "4420_", hangupCause: "normal_clearing", ...window };
-    const res = await api<{ nextPageUrl: string; meta: { hasMore: boolean } }>(server, `/v1/calls${query(f)}`, { key: "platformRead" });
+    const res = await api<{ nextPageUrl: string; meta: { hasMore: boolean } }>(server, `/v1/calls${query(f)}`, {
+      key: "platformRead",
+    });
     expect(res.status).toBe(200);
     expect(res.body.meta.hasMore).toBe(true);
     const next = new URL(res.body.nextPageUrl);
@@ -118,12 +146,19 @@ describe.each(apiServers())("listing calls on $engine", (server) => {
     for (const [k, v] of Object.entries(f)) expect(next.searchParams.get(k), k).toBe(String(v));
     expect(next.searchParams.get("cursor")).toMatch(/^[\w-]+\.[\w-]+$/);
 
-    const last = await api<{ nextPageUrl: string | null; meta: { hasMore: boolean } }>(server, `/v1/calls?pageSize=1000`, { key: "readA" });
+    const last = await api<{ nextPageUrl: string | null; meta: { hasMore: boolean } }>(
+      server,
+      `/v1/calls?pageSize=1000`,
+      { key: "readA" },
+    );
     expect(last.body).toMatchObject({ nextPageUrl: null, meta: { hasMore: false } });
   });
 
   it("never repeats or skips a call while new calls arrive between pages", async (ctx) => {
-    const probe = await api(server, "/v1/cdrs", { key: "ingestScratch", body: scratchCdr(server, { startTime: "2025-06-01T00:00:00Z" }) });
+    const probe = await api(server, "/v1/cdrs", {
+      key: "ingestScratch",
+      body: scratchCdr(server, { startTime: "2025-06-01T00:00:00Z" }),
+    });
     if (probe.status === 404 || probe.status === 405) ctx.skip(); // POST /v1/cdrs not built yet
     expect(probe.status, probe.text).toBe(201);
 
@@ -131,7 +166,9 @@ describe.each(apiServers())("listing calls on $engine", (server) => {
     for (let i = 0; i < 20; i++) {
       const res = await api(server, "/v1/cdrs", {
         key: "ingestScratch",
-        body: scratchCdr(server, { startTime: new Date(Date.parse("2025-06-02T00:00:00Z") + Math.floor(i / 2) * 60_000).toISOString() }),
+        body: scratchCdr(server, {
+          startTime: new Date(Date.parse("2025-06-02T00:00:00Z") + Math.floor(i / 2) * 60_000).toISOString(),
+        }),
       });
       expect(res.status).toBe(201);
     }
@@ -144,7 +181,9 @@ describe.each(apiServers())("listing calls on $engine", (server) => {
         expect(newer.status).toBe(201);
         const older = await api<{ id: string }>(server, "/v1/cdrs", {
           key: "ingestScratch",
-          body: scratchCdr(server, { startTime: new Date(Date.parse("2024-01-01T00:00:00Z") - ++minute * 60_000).toISOString() }),
+          body: scratchCdr(server, {
+            startTime: new Date(Date.parse("2024-01-01T00:00:00Z") - ++minute * 60_000).toISOString(),
+          }),
         });
         expect(older.status).toBe(201);
         olderInserted.push(older.body.id);

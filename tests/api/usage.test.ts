@@ -65,8 +65,14 @@ function sumTotals(report: UsageReport): Map<string, Sums> {
 describe.each(apiServers())("GET /v1/usage on $engine", (server) => {
   const window = { "startTime[gte]": server.windowStart, "startTime[lte]": server.windowEnd };
   // Ragged bounds (not on whole hours or seconds) exercise the partial-hour reads from calls.
-  const callTimes = server.calls.filter((c) => c.group === "a" || c.group === "b").map((c) => c.startTime).sort();
-  const ragged = { "startTime[gte]": new Date(Date.parse(callTimes[20]) + 123).toISOString(), "startTime[lte]": callTimes[150] };
+  const callTimes = server.calls
+    .filter((c) => c.group === "a" || c.group === "b")
+    .map((c) => c.startTime)
+    .sort();
+  const ragged = {
+    "startTime[gte]": new Date(Date.parse(callTimes[20]) + 123).toISOString(),
+    "startTime[lte]": callTimes[150],
+  };
   const FILTERS: Filters[] = [
     window,
     ragged,
@@ -81,56 +87,68 @@ describe.each(apiServers())("GET /v1/usage on $engine", (server) => {
     { ...window, billingGroupId: server.groups.a.id },
   ];
 
-  it.each([...READ_ONLY, ...WITH_COST])("totals equal the sums over every page of /v1/calls exactly, for %s", async (key) => {
-    for (const filters of FILTERS) {
-      const { calls } = await walkPages(server, `/v1/calls${query({ pageSize: 1000, ...filters })}`, key);
-      if (filters === window) expect(calls.length).toBeGreaterThan(0);
-      for (const groupBy of ["day", "destination", "hangupCause"]) {
-        const res = await usage(server, key, { ...filters, groupBy });
-        expect(res.status, res.text).toBe(200);
-        expect(sumTotals(res.body), `${key} ${JSON.stringify(filters)} ${groupBy}`).toEqual(sumCalls(calls));
-        // Rows add up to the totals (per currency).
-        const rowCalls = new Map<string, number>();
-        for (const r of res.body.rows) rowCalls.set(r.currency, (rowCalls.get(r.currency) ?? 0) + r.calls);
-        expect(Object.fromEntries(rowCalls)).toEqual(Object.fromEntries(res.body.totals.map((t) => [t.currency, t.calls])));
+  it.each([...READ_ONLY, ...WITH_COST])(
+    "totals equal the sums over every page of /v1/calls exactly, for %s",
+    async (key) => {
+      for (const filters of FILTERS) {
+        const { calls } = await walkPages(server, `/v1/calls${query({ pageSize: 1000, ...filters })}`, key);
+        if (filters === window) expect(calls.length).toBeGreaterThan(0);
+        for (const groupBy of ["day", "destination", "hangupCause"]) {
+          const res = await usage(server, key, { ...filters, groupBy });
+          expect(res.status, res.text).toBe(200);
+          expect(sumTotals(res.body), `${key} ${JSON.stringify(filters)} ${groupBy}`).toEqual(sumCalls(calls));
+          // Rows add up to the totals (per currency).
+          const rowCalls = new Map<string, number>();
+          for (const r of res.body.rows) rowCalls.set(r.currency, (rowCalls.get(r.currency) ?? 0) + r.calls);
+          expect(Object.fromEntries(rowCalls)).toEqual(
+            Object.fromEntries(res.body.totals.map((t) => [t.currency, t.calls])),
+          );
+        }
       }
-    }
-  });
+    },
+  );
 
   it("counts answered and unrated calls as the call details say", async () => {
     const { calls } = await walkPages(server, `/v1/calls${query({ pageSize: 1000, ...window })}`, "costB");
     let answered = 0;
     let unrated = 0;
     for (const c of calls) {
-      const detail = await api<{ answerTime: string | null; rated: boolean }>(server, `/v1/calls/${c.id}`, { key: "costB" });
+      const detail = await api<{ answerTime: string | null; rated: boolean }>(server, `/v1/calls/${c.id}`, {
+        key: "costB",
+      });
       if (detail.body.answerTime !== null) answered++;
       if (!detail.body.rated) unrated++;
     }
     const res = await usage(server, "costB", { ...window, groupBy: "direction" });
-    expect(res.body.totals).toEqual([expect.objectContaining({ currency: "EUR", calls: calls.length, answeredCalls: answered, unratedCalls: unrated })]);
+    expect(res.body.totals).toEqual([
+      expect.objectContaining({ currency: "EUR", calls: calls.length, answeredCalls: answered, unratedCalls: unrated }),
+    ]);
   });
 
-  it.each(READ_ONLY)("a deep scan of every grouping for %s finds no cost field; supplier grouping is 403", async (key) => {
-    const bodies: unknown[] = [];
-    for (const groupBy of USAGE_GROUP_BY.filter((g) => g !== "supplier")) {
-      for (const filters of [{}, window]) {
-        const res = await usage(server, key, { ...filters, groupBy });
-        expect(res.status).toBe(200);
-        usageReportSchema.parse(res.body);
-        for (const r of res.body.rows) usageRowSchema.strict().parse(r);
-        for (const t of res.body.totals) usageTotalSchema.strict().parse(t);
-        bodies.push(res.body);
+  it.each(READ_ONLY)(
+    "a deep scan of every grouping for %s finds no cost field; supplier grouping is 403",
+    async (key) => {
+      const bodies: unknown[] = [];
+      for (const groupBy of USAGE_GROUP_BY.filter((g) => g !== "supplier")) {
+        for (const filters of [{}, window]) {
+          const res = await usage(server, key, { ...filters, groupBy });
+          expect(res.status).toBe(200);
+          usageReportSchema.parse(res.body);
+          for (const r of res.body.rows) usageRowSchema.strict().parse(r);
+          for (const t of res.body.totals) usageTotalSchema.strict().parse(t);
+          bodies.push(res.body);
+        }
       }
-    }
-    const supplier = await usage(server, key, { groupBy: "supplier" });
-    expect(supplier.status).toBe(403);
-    expect(supplier.body).toMatchObject({ code: "insufficient_scope" });
-    bodies.push(supplier.body);
-    const found = allKeys(bodies);
-    for (const name of [...COST_FIELD_NAMES, "buyCost", "margin"]) expect(found.has(name), name).toBe(false);
-    expect(JSON.stringify(bodies)).not.toMatch(/buyCost|margin/);
-    expect(JSON.stringify(bodies)).not.toContain(server.supplierId);
-  });
+      const supplier = await usage(server, key, { groupBy: "supplier" });
+      expect(supplier.status).toBe(403);
+      expect(supplier.body).toMatchObject({ code: "insufficient_scope" });
+      bodies.push(supplier.body);
+      const found = allKeys(bodies);
+      for (const name of [...COST_FIELD_NAMES, "buyCost", "margin"]) expect(found.has(name), name).toBe(false);
+      expect(JSON.stringify(bodies)).not.toMatch(/buyCost|margin/);
+      expect(JSON.stringify(bodies)).not.toContain(server.supplierId);
+    },
+  );
 
   it.each(WITH_COST)("%s gets buyCost and margin in rows and totals, and the supplier grouping", async (key) => {
     const res = await usage(server, key, { ...window, groupBy: "supplier" });
@@ -153,7 +171,11 @@ describe.each(apiServers())("GET /v1/usage on $engine", (server) => {
     }
     expect((await usage(server, "platformRead", { groupBy: "day", account: "bg_unknown" })).body.rows).toEqual([]);
     for (const g of ["a", "b"] as const) {
-      const narrowed = await usage(server, "platformRead", { ...window, groupBy: "destination", account: server.groups[g].id });
+      const narrowed = await usage(server, "platformRead", {
+        ...window,
+        groupBy: "destination",
+        account: server.groups[g].id,
+      });
       const bound = await usage(server, g === "a" ? "readA" : "readB", { ...window, groupBy: "destination" });
       expect(narrowed.body).toEqual(bound.body);
     }
@@ -171,7 +193,13 @@ describe.each(apiServers())("GET /v1/usage on $engine", (server) => {
       return Object.fromEntries(res.body.rows.map((r) => [r.key, r.calls]));
     };
     expect(ZONE_CALL_STARTS).toHaveLength(8);
-    expect(await days("UTC")).toEqual({ "2026-03-08": 2, "2026-03-09": 2, "2026-03-10": 2, "2026-03-28": 1, "2026-03-29": 1 });
+    expect(await days("UTC")).toEqual({
+      "2026-03-08": 2,
+      "2026-03-09": 2,
+      "2026-03-10": 2,
+      "2026-03-28": 1,
+      "2026-03-29": 1,
+    });
     expect(await days("America/New_York")).toEqual({
       "2026-03-07": 1,
       "2026-03-08": 2, // 23 hours long
@@ -180,10 +208,28 @@ describe.each(apiServers())("GET /v1/usage on $engine", (server) => {
       "2026-03-28": 1,
       "2026-03-29": 1,
     });
-    expect(await days("Europe/London")).toEqual({ "2026-03-08": 2, "2026-03-09": 2, "2026-03-10": 2, "2026-03-28": 1, "2026-03-30": 1 });
-    expect(await days("Asia/Kolkata")).toEqual({ "2026-03-08": 2, "2026-03-09": 2, "2026-03-10": 1, "2026-03-11": 1, "2026-03-29": 1, "2026-03-30": 1 });
+    expect(await days("Europe/London")).toEqual({
+      "2026-03-08": 2,
+      "2026-03-09": 2,
+      "2026-03-10": 2,
+      "2026-03-28": 1,
+      "2026-03-30": 1,
+    });
+    expect(await days("Asia/Kolkata")).toEqual({
+      "2026-03-08": 2,
+      "2026-03-09": 2,
+      "2026-03-10": 1,
+      "2026-03-11": 1,
+      "2026-03-29": 1,
+      "2026-03-30": 1,
+    });
     // A range ending inside the cut hour.
-    expect(await days("Asia/Kolkata", { "startTime[gte]": "2026-03-10T18:00:00Z", "startTime[lte]": "2026-03-10T18:29:59.999Z" })).toEqual({ "2026-03-10": 1 });
+    expect(
+      await days("Asia/Kolkata", {
+        "startTime[gte]": "2026-03-10T18:00:00Z",
+        "startTime[lte]": "2026-03-10T18:29:59.999Z",
+      }),
+    ).toEqual({ "2026-03-10": 1 });
     const months = await usage(server, "readZones", { groupBy: "month", timeZone: "Pacific/Kiritimati" });
     expect(months.body.rows.map((r) => [r.key, r.calls])).toEqual([["2026-03", 8]]);
   });
@@ -206,7 +252,10 @@ describe.each(apiServers())("GET /v1/usage on $engine", (server) => {
       const res = await usage(server, "readA", params);
       expect(res.status, JSON.stringify(params)).toBe(400);
       expect(res.headers.get("content-type")).toContain("application/problem+json");
-      expect(res.body, JSON.stringify(params)).toMatchObject({ code: "invalid_parameter", errors: [expect.objectContaining({ param })] });
+      expect(res.body, JSON.stringify(params)).toMatchObject({
+        code: "invalid_parameter",
+        errors: [expect.objectContaining({ param })],
+      });
     }
     expect((await api(server, "/v1/usage")).status).toBe(401);
     const ingestOnly = await usage(server, "ingestA", {});

@@ -46,14 +46,24 @@ describe("authorizations and alerts with two app processes on postgres", () => {
     process.env.WEBHOOKS_ALLOW_PRIVATE = "1";
     await store.withDb(async (db) => {
       // 10.00 at 0.60/min per second: a 60 s grant reserves 0.61 (61 s), so 16 fit (9.76) and the 17th gets 23 s.
-      const group = await createBillingGroup(db, { name: "Prepaid", currency: "USD", openingBalanceMicros: 10_000_000n });
+      const group = await createBillingGroup(db, {
+        name: "Prepaid",
+        currency: "USD",
+        openingBalanceMicros: 10_000_000n,
+      });
       groupId = group.id;
       await importSellRates(db, group.id, [rateRowSchema.parse({ prefix: "44", rate: "0.60", increment: "1/1" })]);
       key = (await createApiKey(db, { scopes: ["cdrs:write", "calls:read"], billingGroupId: group.id })).key;
       await setBalanceThresholds(db, group.id, [5_000_000n]);
       secret = (await addWebhookEndpoint(db, { url: hookUrl, billingGroupId: group.id })).secrets[0].secret;
     });
-    const env = { RATE_LIMIT_RPS: "0", WEBHOOKS_ALLOW_PRIVATE: "1", WEBHOOK_POLL_MS: "100", CURSOR_SECRET: "c".repeat(64), SESSION_SECRET: "s".repeat(64) };
+    const env = {
+      RATE_LIMIT_RPS: "0",
+      WEBHOOKS_ALLOW_PRIVATE: "1",
+      WEBHOOK_POLL_MS: "100",
+      CURSOR_SECRET: "c".repeat(64),
+      SESSION_SECRET: "s".repeat(64),
+    };
     servers.push(await AppServer.start(store, { env }), await AppServer.start(store, { env }));
   });
 
@@ -81,13 +91,20 @@ describe("authorizations and alerts with two app processes on postgres", () => {
     expect(grants.filter((g) => g.maxDurationSeconds !== 60).map((g) => g.maxDurationSeconds)).toEqual([23]);
     expect(grants.every((g) => g.status === "active")).toBe(true);
     const [sum] = await store.withDb((db) =>
-      queryRows<{ reserved: string; n: number | bigint }>(db, sql`SELECT sum(reserved_micros)::text AS reserved, count(*) AS n FROM authorizations WHERE billing_group_id = ${groupId}`),
+      queryRows<{ reserved: string; n: number | bigint }>(
+        db,
+        sql`SELECT sum(reserved_micros)::text AS reserved, count(*) AS n FROM authorizations WHERE billing_group_id = ${groupId}`,
+      ),
     );
     expect(BigInt(sum.reserved)).toBe(10_000_000n); // exactly the balance, never more
     expect(Number(sum.n)).toBe(17);
 
     // The switch retries: the same uuid answers the stored authorization, whichever process it reaches.
-    const replays = await Promise.all(answers.map((a, i) => (a.status === 201 ? authorize(i, servers[(i + 1) % 2]).then((r) => [a, r] as const) : null)));
+    const replays = await Promise.all(
+      answers.map((a, i) =>
+        a.status === 201 ? authorize(i, servers[(i + 1) % 2]).then((r) => [a, r] as const) : null,
+      ),
+    );
     for (const pair of replays) {
       if (!pair) continue;
       expect(pair[1].status).toBe(200);
@@ -97,7 +114,12 @@ describe("authorizations and alerts with two app processes on postgres", () => {
   });
 
   it("the calls' CDRs settle the authorizations (charged once, the rest released) and the threshold crossing is delivered once, signed", async () => {
-    const rows = await store.withDb((db) => queryRows<{ uuid: string }>(db, sql`SELECT uuid FROM authorizations WHERE billing_group_id = ${groupId} ORDER BY uuid`));
+    const rows = await store.withDb((db) =>
+      queryRows<{ uuid: string }>(
+        db,
+        sql`SELECT uuid FROM authorizations WHERE billing_group_id = ${groupId} ORDER BY uuid`,
+      ),
+    );
     const start = Date.now() - 120_000;
     // Each call lasted 30 s (0.30): 17 calls = 5.10, so the balance falls from 10.00 to 4.90, crossing 5.00.
     const cdrs = rows.map((r) => ({
@@ -115,14 +137,20 @@ describe("authorizations and alerts with two app processes on postgres", () => {
     expect(again.map((p) => p.status)).toEqual(cdrs.map(() => 200));
 
     await store.withDb(async (db) => {
-      const [g] = await queryRows<{ balance: string }>(db, sql`SELECT balance_micros::text AS balance FROM billing_groups WHERE id = ${groupId}`);
+      const [g] = await queryRows<{ balance: string }>(
+        db,
+        sql`SELECT balance_micros::text AS balance FROM billing_groups WHERE id = ${groupId}`,
+      );
       expect(BigInt(g.balance)).toBe(4_900_000n);
       const [a] = await queryRows<{ open: number | bigint; settled: number | bigint }>(
         db,
         sql`SELECT count(*) FILTER (WHERE settled_at IS NULL) AS open, count(*) FILTER (WHERE settled_at IS NOT NULL AND call_id IS NOT NULL) AS settled FROM authorizations WHERE billing_group_id = ${groupId}`,
       );
       expect([Number(a.open), Number(a.settled)]).toEqual([0, 17]);
-      const [d] = await queryRows<{ n: number | bigint }>(db, sql`SELECT count(*) AS n FROM ledger_entries WHERE billing_group_id = ${groupId} AND kind = 'debit'`);
+      const [d] = await queryRows<{ n: number | bigint }>(
+        db,
+        sql`SELECT count(*) AS n FROM ledger_entries WHERE billing_group_id = ${groupId} AND kind = 'debit'`,
+      );
       expect(Number(d.n)).toBe(17);
     });
     // Released: 4.90 is available again for a new call.
@@ -132,7 +160,12 @@ describe("authorizations and alerts with two app processes on postgres", () => {
 
     // Both servers run an outbox worker; the one event reaches the receiver exactly once.
     const deliveries = () =>
-      store.withDb((db) => queryRows<{ attempts: number; delivered: boolean }>(db, sql`SELECT attempts, delivered_at IS NOT NULL AS delivered FROM webhook_deliveries`));
+      store.withDb((db) =>
+        queryRows<{ attempts: number; delivered: boolean }>(
+          db,
+          sql`SELECT attempts, delivered_at IS NOT NULL AS delivered FROM webhook_deliveries`,
+        ),
+      );
     const deadline = Date.now() + 60_000;
     while (!(await deliveries()).every((d) => d.delivered) && Date.now() < deadline) await sleep(200);
     // One event, claimed once (a second claim would count a second attempt), received once.
@@ -140,6 +173,9 @@ describe("authorizations and alerts with two app processes on postgres", () => {
     expect(received).toHaveLength(1);
     const [hook] = received;
     expect(verifyWebhook(secret, hook.headers, hook.body)).toBe(true);
-    expect(JSON.parse(hook.body)).toMatchObject({ type: "balance.low", data: { billingGroupId: groupId, balance: 4.9, threshold: 5 } });
+    expect(JSON.parse(hook.body)).toMatchObject({
+      type: "balance.low",
+      data: { billingGroupId: groupId, balance: 4.9, threshold: 5 },
+    });
   });
 });

@@ -51,7 +51,10 @@ beforeAll(async () => {
   });
   const target = new URL(adminPostgresUrl());
   proxy = await TcpProxy.create({ host: target.hostname, port: Number(target.port || 5432) });
-  server = await AppServer.start(store, { databaseUrl: proxy.urlFor(store.databaseUrl!), env: { RATE_LIMIT_RPS: "0", PG_POOL_MAX: "3" } });
+  server = await AppServer.start(store, {
+    databaseUrl: proxy.urlFor(store.databaseUrl!),
+    env: { RATE_LIMIT_RPS: "0", PG_POOL_MAX: "3" },
+  });
   admin = new pg.Client({ connectionString: store.databaseUrl });
   await admin.connect();
 });
@@ -79,7 +82,9 @@ async function waitUntilServing(app: AppServer = server): Promise<number> {
     expectUnavailable(res, "while recovering");
     await sleep(250);
   }
-  throw new Error("the API did not recover within 30 s of the database being reachable (connections leaked from the pool?)");
+  throw new Error(
+    "the API did not recover within 30 s of the database being reachable (connections leaked from the pool?)",
+  );
 }
 
 describe("PostgreSQL connection loss", () => {
@@ -96,7 +101,10 @@ describe("PostgreSQL connection loss", () => {
     const killer = (async () => {
       while (sending) {
         await sleep(30 + Math.floor(rng.next() * 100));
-        const r = await admin.query("SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()) t", [databaseName()]);
+        const r = await admin.query(
+          "SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()) t",
+          [databaseName()],
+        );
         tally.terminated += r.rows[0].n as number;
         tally.rounds++;
       }
@@ -130,10 +138,18 @@ describe("PostgreSQL connection loss", () => {
     // A dropped connection is an error of one request, never of the process.
     expect(server.log()).not.toMatch(/uncaughtException|unhandledRejection/);
 
-    const stored = await store.withDb((db) => storedUuids(db, batches.flatMap((b) => b.uuids)));
+    const stored = await store.withDb((db) =>
+      storedUuids(
+        db,
+        batches.flatMap((b) => b.uuids),
+      ),
+    );
     for (const [i, batch] of batches.entries()) {
       const present = batch.uuids.filter((u) => stored.has(u)).length;
-      expect([0, batch.uuids.length], `batch ${i} (${batch.status}) partly stored: ${present}/${batch.uuids.length}`).toContain(present);
+      expect(
+        [0, batch.uuids.length],
+        `batch ${i} (${batch.status}) partly stored: ${present}/${batch.uuids.length}`,
+      ).toContain(present);
       if (batch.acknowledged) expect(present).toBe(batch.uuids.length);
     }
 
@@ -143,7 +159,12 @@ describe("PostgreSQL connection loss", () => {
       const res = await postCdrs(server.baseUrl, ids.ingestKey, batch.body);
       expect([200, 201]).toContain(res.status);
     }
-    const all = await store.withDb((db) => storedUuids(db, batches.flatMap((b) => b.uuids)));
+    const all = await store.withDb((db) =>
+      storedUuids(
+        db,
+        batches.flatMap((b) => b.uuids),
+      ),
+    );
     expect(all.size).toBe(batches.reduce((n, b) => n + b.uuids.length, 0));
     expect(ledgerDefects(await store.withDb(ledgerOf))).toEqual([]);
     console.log(
@@ -171,15 +192,24 @@ describe("PostgreSQL connection loss", () => {
     const created = await postCdrs(server.baseUrl, ids.ingestKey, outage);
     expect(created.status, created.text).toBe(201);
     expect(ledgerDefects(await store.withDb(ledgerOf))).toEqual([]);
-    console.log(`[connection-loss] outage: ${attempts.length} requests answered 503; served again after ${refusedBeforeRecovery} more 503s once the database was back`);
+    console.log(
+      `[connection-loss] outage: ${attempts.length} requests answered 503; served again after ${refusedBeforeRecovery} more 503s once the database was back`,
+    );
   });
 
   it("starts while PostgreSQL is unreachable: stays up answering 503, serves once it is reachable", async () => {
     await proxy.stop();
     let down = true;
-    const late = await AppServer.start(store, { databaseUrl: proxy.urlFor(store.databaseUrl!), env: { RATE_LIMIT_RPS: "0", PG_POOL_MAX: "3" } });
+    const late = await AppServer.start(store, {
+      databaseUrl: proxy.urlFor(store.databaseUrl!),
+      env: { RATE_LIMIT_RPS: "0", PG_POOL_MAX: "3" },
+    });
     try {
-      for (let i = 0; i < 3; i++) expectUnavailable(await http(late.baseUrl, "/v1/accounts", { headers: bearer(ids.readKey) }), "database down at start");
+      for (let i = 0; i < 3; i++)
+        expectUnavailable(
+          await http(late.baseUrl, "/v1/accounts", { headers: bearer(ids.readKey) }),
+          "database down at start",
+        );
       expect(late.running).toBe(true);
       await proxy.start();
       down = false;

@@ -9,7 +9,19 @@ import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
 import { createSupplier } from "@/lib/rating/suppliers";
 import { ENGINES } from "@/lib/testing/engines";
 import { sql } from "drizzle-orm";
-import { AppServer, Store, bearer, http, ledgerDefects, ledgerOf, postCdrs, processState, sleep, testSeed, type HttpResult } from "./harness";
+import {
+  AppServer,
+  Store,
+  bearer,
+  http,
+  ledgerDefects,
+  ledgerOf,
+  postCdrs,
+  processState,
+  sleep,
+  testSeed,
+  type HttpResult,
+} from "./harness";
 import { BUY_CARD, SELL_CARD, makeCdr, rateRows } from "./seed";
 
 /**
@@ -42,11 +54,15 @@ interface Batch {
 function buildBatches(rng: Prng, groupIds: string[], supplierId: string): Batch[] {
   const cdrs = Array.from({ length: CALLS }, (_, i) => makeCdr("crash", i, groupIds[i % groupIds.length], supplierId));
   const batches: Batch[] = [];
-  for (let i = 0; i < cdrs.length; ) {
+  for (let i = 0; i < cdrs.length;) {
     const size = rng.next() < 0.2 ? 1 : 1 + Math.floor(rng.next() * 40);
     const chunk = cdrs.slice(i, i + size);
     i += size;
-    batches.push({ index: batches.length, uuids: chunk.map((c) => c.uuid), body: chunk.length === 1 && rng.next() < 0.5 ? chunk[0] : { cdrs: chunk } });
+    batches.push({
+      index: batches.length,
+      uuids: chunk.map((c) => c.uuid),
+      body: chunk.length === 1 && rng.next() < 0.5 ? chunk[0] : { cdrs: chunk },
+    });
   }
   return batches;
 }
@@ -105,8 +121,16 @@ describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
     const setup = await store.withDb(async (db) => {
       const groups = [];
       for (const [i, name] of ["Crash A", "Crash B", "Crash C"].entries()) {
-        const g = await createBillingGroup(db, { name, currency: "USD", openingBalanceMicros: BigInt(1000 + i) * 1_000_000n });
-        await importSellRates(db, g.id, rateRows(i === 2 ? { "44": ["0.07", "1/1"], "1": ["0.015", "6/6"] } : SELL_CARD));
+        const g = await createBillingGroup(db, {
+          name,
+          currency: "USD",
+          openingBalanceMicros: BigInt(1000 + i) * 1_000_000n,
+        });
+        await importSellRates(
+          db,
+          g.id,
+          rateRows(i === 2 ? { "44": ["0.07", "1/1"], "1": ["0.015", "6/6"] } : SELL_CARD),
+        );
         groups.push(g.id);
       }
       await topUpBillingGroup(db, groups[1], 25_500_000n);
@@ -172,7 +196,9 @@ describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
       if (!killing) killing = current.kill9(); // the stream ended before the chosen moment
       await killing;
       tally.kills++;
-      log.push(`kill ${kill + 1}: after ${acks} acknowledged batches (+${killDelayMs} ms) with ${inFlightAtKill} in flight, ${cursor}/${batches.length} batches sent`);
+      log.push(
+        `kill ${kill + 1}: after ${acks} acknowledged batches (+${killDelayMs} ms) with ${inFlightAtKill} in flight, ${cursor}/${batches.length} batches sent`,
+      );
       console.log(`[crash ${engine}] ${log.at(-1)}`); // progress, for a run that times out
       if (engine === "pglite") {
         // The dead server's lock file is still there, naming a pid that is not reaped yet
@@ -189,8 +215,12 @@ describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
       const stored = await storedViaApi(server, setup.readKey);
       for (const batch of batches.slice(0, cursor)) {
         const present = batch.uuids.filter((u) => stored.has(u)).length;
-        expect([0, batch.uuids.length], `batch ${batch.index} (${batch.outcome}) is partly stored: ${present}/${batch.uuids.length}`).toContain(present);
-        if (batch.acknowledged) expect(present, `acknowledged batch ${batch.index} lost after kill -9`).toBe(batch.uuids.length);
+        expect(
+          [0, batch.uuids.length],
+          `batch ${batch.index} (${batch.outcome}) is partly stored: ${present}/${batch.uuids.length}`,
+        ).toContain(present);
+        if (batch.acknowledged)
+          expect(present, `acknowledged batch ${batch.index} lost after kill -9`).toBe(batch.uuids.length);
       }
     }
 
@@ -213,14 +243,20 @@ describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
         const batch = batches[next++];
         tally.requests++;
         const res = await postCdrs(server.baseUrl, setup.ingestKey, batch.body);
-        expect([200, 201], `replay of batch ${batch.index}: ${res.status} ${res.text.slice(0, 300)}`).toContain(res.status);
+        expect([200, 201], `replay of batch ${batch.index}: ${res.status} ${res.text.slice(0, 300)}`).toContain(
+          res.status,
+        );
         const results =
           "cdrs" in (batch.body as object)
             ? (res.json as { results: { status: string }[] }).results.map((r) => r.status)
             : [res.status === 201 ? "created" : "duplicate"];
         replayCreated += results.filter((s) => s === "created").length;
         replayDuplicate += results.filter((s) => s === "duplicate").length;
-        if (batch.acknowledged) expect(results.every((s) => s === "duplicate"), `acknowledged batch ${batch.index} was created again`).toBe(true);
+        if (batch.acknowledged)
+          expect(
+            results.every((s) => s === "duplicate"),
+            `acknowledged batch ${batch.index} was created again`,
+          ).toBe(true);
       }
     };
     await Promise.all(Array.from({ length: SENDERS }, replay));
@@ -231,7 +267,10 @@ describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
 
     const { ledger, perUuid } = await store.withDb(async (db) => ({
       ledger: await ledgerOf(db),
-      perUuid: await queryRows<{ n: bigint }>(db, sql`SELECT count(*)::bigint AS n FROM calls GROUP BY uuid HAVING count(*) > 1`),
+      perUuid: await queryRows<{ n: bigint }>(
+        db,
+        sql`SELECT count(*)::bigint AS n FROM calls GROUP BY uuid HAVING count(*) > 1`,
+      ),
     }));
     expect(perUuid).toEqual([]);
     expect(ledgerDefects(ledger)).toEqual([]);

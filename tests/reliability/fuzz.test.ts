@@ -115,20 +115,36 @@ const hostileText = fc.oneof(
 function isoDate(): fc.Arbitrary<string> {
   return fc
     .date({ min: new Date("2025-06-01T00:00:00Z"), max: new Date("2026-12-31T00:00:00Z"), noInvalidDate: true })
-    .chain((d) => fc.constantFrom(d.toISOString(), d.toISOString().slice(0, 10), d.toISOString().replace("Z", "+02:00")));
+    .chain((d) =>
+      fc.constantFrom(d.toISOString(), d.toISOString().slice(0, 10), d.toISOString().replace("Z", "+02:00")),
+    );
 }
 
 /** A plausible value for a documented parameter, from its schema. */
-function validValue(schema: Record<string, unknown>, name: string, fixture: Fixture, cursors: string[]): fc.Arbitrary<string> {
+function validValue(
+  schema: Record<string, unknown>,
+  name: string,
+  fixture: Fixture,
+  cursors: string[],
+): fc.Arbitrary<string> {
   if (name === "cursor") return cursors.length > 0 ? fc.constantFrom(...cursors) : fc.constant("x");
   if (name === "id") {
-    const ids = [...fixture.alphaCallIds.slice(0, 5), ...fixture.bravoCallIds.slice(0, 5), fixture.alphaId, fixture.bravoId, "bg_unknown", "1"];
+    const ids = [
+      ...fixture.alphaCallIds.slice(0, 5),
+      ...fixture.bravoCallIds.slice(0, 5),
+      fixture.alphaId,
+      fixture.bravoId,
+      "bg_unknown",
+      "1",
+    ];
     return fc.constantFrom(...ids);
   }
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as string[]));
-  if (schema.type === "integer") return fc.integer({ min: Number(schema.minimum ?? -5), max: Number(schema.maximum ?? 5000) }).map(String);
+  if (schema.type === "integer")
+    return fc.integer({ min: Number(schema.minimum ?? -5), max: Number(schema.maximum ?? 5000) }).map(String);
   if (Array.isArray(schema.anyOf)) return isoDate();
-  if (typeof schema.pattern === "string" && name === "destination") return fc.stringMatching(new RegExp(schema.pattern));
+  if (typeof schema.pattern === "string" && name === "destination")
+    return fc.stringMatching(new RegExp(schema.pattern));
   return fc.constantFrom("442071", "NORMAL_CLEARING", "normal_clearing", "4420", "1415", "%", "_");
 }
 
@@ -141,7 +157,19 @@ function encode(value: string): string {
 }
 
 /** A query value as a broken client might send it: raw, unencoded or half-encoded. */
-const rawQueryPiece = fc.constantFrom("%zz", "%", "%E0%A4%A", "%00", "%C0%AF", "%FF%FE", "a+b", "a%2Bb", "&&", "==", "%3D%26");
+const rawQueryPiece = fc.constantFrom(
+  "%zz",
+  "%",
+  "%E0%A4%A",
+  "%00",
+  "%C0%AF",
+  "%FF%FE",
+  "a+b",
+  "a%2Bb",
+  "&&",
+  "==",
+  "%3D%26",
+);
 
 function queryArb(op: Operation, fixture: Fixture, cursors: string[]): fc.Arbitrary<string> {
   const params = op.parameters.filter((p) => p.in === "query");
@@ -149,7 +177,10 @@ function queryArb(op: Operation, fixture: Fixture, cursors: string[]): fc.Arbitr
     fc.option(
       fc.oneof(
         // a valid value
-        { weight: 4, arbitrary: validValue(p.schema, p.name, fixture, cursors).map((v) => [`${encode(p.name)}=${encode(v)}`]) },
+        {
+          weight: 4,
+          arbitrary: validValue(p.schema, p.name, fixture, cursors).map((v) => [`${encode(p.name)}=${encode(v)}`]),
+        },
         // a hostile value
         { weight: 4, arbitrary: hostileText.map((v) => [`${encode(p.name)}=${encode(v)}`]) },
         // an array where a scalar is expected: repeated name, or name[]
@@ -159,7 +190,10 @@ function queryArb(op: Operation, fixture: Fixture, cursors: string[]): fc.Arbitr
             .tuple(validValue(p.schema, p.name, fixture, cursors), hostileText)
             .map(([a, b]) => [`${encode(p.name)}=${encode(a)}`, `${encode(p.name)}=${encode(b)}`]),
         },
-        { weight: 1, arbitrary: hostileText.map((v) => [`${encode(p.name + "[]")}=${encode(v)}`, `${encode(p.name)}[0]=1`]) },
+        {
+          weight: 1,
+          arbitrary: hostileText.map((v) => [`${encode(p.name + "[]")}=${encode(v)}`, `${encode(p.name)}[0]=1`]),
+        },
         // broken percent-encoding
         { weight: 1, arbitrary: rawQueryPiece.map((v) => [`${encode(p.name)}=${v}`]) },
         // the name without a value
@@ -168,7 +202,10 @@ function queryArb(op: Operation, fixture: Fixture, cursors: string[]): fc.Arbitr
       { freq: 3 },
     ),
   );
-  const unknown = fc.array(fc.tuple(hostileText, hostileText).map(([k, v]) => `${encode(k)}=${encode(v)}`), { maxLength: 2 });
+  const unknown = fc.array(
+    fc.tuple(hostileText, hostileText).map(([k, v]) => `${encode(k)}=${encode(v)}`),
+    { maxLength: 2 },
+  );
   return fc.tuple(fc.tuple(...pieces), unknown, fc.boolean()).map(([chosen, extra, shuffle]) => {
     const parts = [...chosen.flatMap((c) => c ?? []), ...extra];
     if (shuffle) parts.reverse();
@@ -177,7 +214,9 @@ function queryArb(op: Operation, fixture: Fixture, cursors: string[]): fc.Arbitr
 }
 
 // Header values undici can send: visible ASCII and Latin-1, no surrounding whitespace.
-const headerChar = fc.oneof(fc.integer({ min: 0x21, max: 0x7e }), fc.integer({ min: 0xa1, max: 0xff })).map((c) => String.fromCharCode(c));
+const headerChar = fc
+  .oneof(fc.integer({ min: 0x21, max: 0x7e }), fc.integer({ min: 0xa1, max: 0xff }))
+  .map((c) => String.fromCharCode(c));
 const headerText = fc.string({ unit: headerChar, minLength: 1, maxLength: 60 });
 
 function credentialArb(fixture: Fixture, session: (keyName: FixtureKey) => string): fc.Arbitrary<Credential> {
@@ -188,7 +227,9 @@ function credentialArb(fixture: Fixture, session: (keyName: FixtureKey) => strin
   };
   const validToken = session("costAlpha");
   const [payload, signature] = validToken.split(".");
-  const forgedPayload = Buffer.from(JSON.stringify({ k: fixture.keyIds.platformCost, exp: 4_000_000_000 })).toString("base64url");
+  const forgedPayload = Buffer.from(JSON.stringify({ k: fixture.keyIds.platformCost, exp: 4_000_000_000 })).toString(
+    "base64url",
+  );
   return fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(...keyNames).map((name): Credential => ({ kind: "key", name })) },
     { weight: 1, arbitrary: fc.constant<Credential>({ kind: "none" }) },
@@ -240,14 +281,27 @@ function credentialArb(fixture: Fixture, session: (keyName: FixtureKey) => strin
           headerText.map((t) => ({ cookie: `cb_session=${t}`, cost: false, valid: false })),
           headerText.map((t) => ({ cookie: `__Host-cb_session=${t}.${signature}`, cost: false, valid: false })),
         )
-        .map(({ cookie, cost, valid }): Credential => ({ kind: "cookie", cookie, cost, valid, label: cookie.slice(0, 40) })),
+        .map(({ cookie, cost, valid }): Credential => ({
+          kind: "cookie",
+          cookie,
+          cost,
+          valid,
+          label: cookie.slice(0, 40),
+        })),
     },
   );
 }
 
 function extraHeadersArb(): fc.Arbitrary<Record<string, string>> {
   const entry = fc.oneof(
-    fc.tuple(fc.constant("x-middleware-subrequest"), fc.constantFrom("middleware:middleware:middleware:middleware:middleware", "proxy:proxy:proxy:proxy:proxy", "src/middleware")),
+    fc.tuple(
+      fc.constant("x-middleware-subrequest"),
+      fc.constantFrom(
+        "middleware:middleware:middleware:middleware:middleware",
+        "proxy:proxy:proxy:proxy:proxy",
+        "src/middleware",
+      ),
+    ),
     fc.tuple(fc.constant("x-request-id"), headerText),
     fc.tuple(fc.constant("accept"), fc.constantFrom("text/html", "application/xml", "*/*", "application/problem+json")),
     fc.tuple(fc.constant("x-forwarded-proto"), fc.constantFrom("https", "gopher", "https, http")),
@@ -272,24 +326,58 @@ function bodyArb(fixture: Fixture, cdrFields: string[]): fc.Arbitrary<{ contentT
   const groups = [fixture.alphaId, fixture.bravoId, "bg_unknown", null];
   // A small uuid pool, so replays (200) and same-uuid-other-content (conflict) both happen.
   const baseCdr = fc
-    .tuple(fc.integer({ min: 0, max: 30 }), fc.constantFrom(...groups), fc.constantFrom(fixture.supplierId, null, "sup_unknown"))
-    .map(([i, group, supplier]) => ({ ...makeCdr("fuzz", i, group ?? fixture.alphaId, supplier), billingGroupId: group }) as Record<string, unknown>);
+    .tuple(
+      fc.integer({ min: 0, max: 30 }),
+      fc.constantFrom(...groups),
+      fc.constantFrom(fixture.supplierId, null, "sup_unknown"),
+    )
+    .map(
+      ([i, group, supplier]) =>
+        ({ ...makeCdr("fuzz", i, group ?? fixture.alphaId, supplier), billingGroupId: group }) as Record<
+          string,
+          unknown
+        >,
+    );
   const mutated = fc
     .tuple(
       baseCdr,
-      fc.array(fc.tuple(fc.constantFrom(...cdrFields, "cdrs", "variables", "__proto__", "constructor"), hostileJson), { maxLength: 3 }),
+      fc.array(fc.tuple(fc.constantFrom(...cdrFields, "cdrs", "variables", "__proto__", "constructor"), hostileJson), {
+        maxLength: 3,
+      }),
       fc.array(fc.constantFrom(...cdrFields), { maxLength: 2 }),
     )
     .map(([cdr, sets, deletes]) => {
       const out: Record<string, unknown> = { ...cdr };
-      for (const [k, v] of sets) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+      for (const [k, v] of sets)
+        Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
       for (const k of deletes) delete out[k];
       return out;
     });
   const freeswitch = fc.record({
     variables: fc.oneof(
-      fc.dictionary(fc.constantFrom("uuid", "direction", "caller_id_number", "destination_number", "start_epoch", "answer_epoch", "end_epoch", "billsec", "hangup_cause", "accountcode"), hostileJson),
-      fc.constant({ uuid: "fs-1", direction: "outbound", destination_number: "442071234567", start_epoch: "1767225600", end_epoch: "1767225660", accountcode: "alpha-ac" }),
+      fc.dictionary(
+        fc.constantFrom(
+          "uuid",
+          "direction",
+          "caller_id_number",
+          "destination_number",
+          "start_epoch",
+          "answer_epoch",
+          "end_epoch",
+          "billsec",
+          "hangup_cause",
+          "accountcode",
+        ),
+        hostileJson,
+      ),
+      fc.constant({
+        uuid: "fs-1",
+        direction: "outbound",
+        destination_number: "442071234567",
+        start_epoch: "1767225600",
+        end_epoch: "1767225660",
+        accountcode: "alpha-ac",
+      }),
       hostileJson,
     ),
   });
@@ -299,7 +387,12 @@ function bodyArb(fixture: Fixture, cdrFields: string[]): fc.Arbitrary<{ contentT
     { weight: 1, arbitrary: freeswitch },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
     { weight: 1, arbitrary: hostileJson.map((cdrs) => ({ cdrs })) },
-    { weight: 1, arbitrary: fc.integer({ min: 1001, max: 1003 }).chain((n) => mutated.map((c) => ({ cdrs: Array.from({ length: n }, () => c) }))) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 1001, max: 1003 })
+        .chain((n) => mutated.map((c) => ({ cdrs: Array.from({ length: n }, () => c) }))),
+    },
   );
   const text = fc.oneof(
     { weight: 8, arbitrary: jsonBody.map((v) => JSON.stringify(v) ?? "null") },
@@ -369,8 +462,8 @@ function routeFiles(): string[] {
       if (entry.isDirectory()) {
         // A catch-all (`[...x]`, `[[...x]]`) answers unknown paths; it is not an operation.
         if (!entry.name.startsWith("[...") && !entry.name.startsWith("[[...")) walk(full);
-      }
-      else if (entry.name === "route.ts") out.push(`/${path.relative(path.join(ROOT, "app"), path.dirname(full)).replace(/\[(\w+)\]/g, "{$1}")}`);
+      } else if (entry.name === "route.ts")
+        out.push(`/${path.relative(path.join(ROOT, "app"), path.dirname(full)).replace(/\[(\w+)\]/g, "{$1}")}`);
     }
   };
   walk(path.join(ROOT, "app/v1"));
@@ -390,7 +483,10 @@ function leaks(res: HttpResult, sentText: string): string | null {
   const patterns: [RegExp, string][] = [
     [/\n\s+at .+:\d+:\d+/, "stack trace"],
     [/node_modules|\.next\/server|webpack|turbopack/i, "server path"],
-    [/syntax error at or near|violates .* constraint|duplicate key value|relation "\w+"|column "\w+"|invalid input syntax for type/i, "SQL error"],
+    [
+      /syntax error at or near|violates .* constraint|duplicate key value|relation "\w+"|column "\w+"|invalid input syntax for type/i,
+      "SQL error",
+    ],
     [/\bSELECT\b[\s\S]+\bFROM\b|\bINSERT INTO\b|\bUPDATE \w+ SET\b/i, "SQL text"],
     [/PGlite|drizzle|ECONNREFUSED|pg_catalog/i, "internals"],
   ];
@@ -435,7 +531,8 @@ describe.each(ENGINES)("fuzzing every /v1 operation of the OpenAPI document on %
     fixture = await store.withDb(async (db) => {
       const seeded = await seedFixture(db, 60);
       // Server-side sessions: a valid cookie names a session row (revokedAlpha's is refused with its key).
-      for (const name of ["readAlpha", "costAlpha", "revokedAlpha"] as const) sessionTokens.set(name, (await createPortalSession(db, seeded.keyIds[name])).token);
+      for (const name of ["readAlpha", "costAlpha", "revokedAlpha"] as const)
+        sessionTokens.set(name, (await createPortalSession(db, seeded.keyIds[name])).token);
       return seeded;
     });
     server = await AppServer.start(store, { env: { RATE_LIMIT_RPS: "0", SESSION_SECRET } });
@@ -444,10 +541,18 @@ describe.each(ENGINES)("fuzzing every /v1 operation of the OpenAPI document on %
     operations = operationsOf(doc.json as never).filter((op) => op.path !== "/v1/openapi.json");
     // Real cursors, to fuzz around (tampered, reused with other filters).
     for (const q of ["?pageSize=5", "?pageSize=3&direction=outbound", "?pageSize=2&to=44"]) {
-      const page = await http(server.baseUrl, `/v1/calls${q}`, { headers: { authorization: `Bearer ${fixture.keys.platformCost}` } });
+      const page = await http(server.baseUrl, `/v1/calls${q}`, {
+        headers: { authorization: `Bearer ${fixture.keys.platformCost}` },
+      });
       const next = (page.json as { nextPageUrl: string | null }).nextPageUrl;
       const cursor = next ? new URL(next).searchParams.get("cursor") : null;
-      if (cursor) cursors.push(cursor, cursor.slice(0, -1), `${cursor}A`, cursor.replace(/^./, (c) => (c === "A" ? "B" : "A")));
+      if (cursor)
+        cursors.push(
+          cursor,
+          cursor.slice(0, -1),
+          `${cursor}A`,
+          cursor.replace(/^./, (c) => (c === "A" ? "B" : "A")),
+        );
     }
     expect(cursors.length).toBeGreaterThan(0);
   });
@@ -455,8 +560,13 @@ describe.each(ENGINES)("fuzzing every /v1 operation of the OpenAPI document on %
   afterAll(async () => {
     await server?.stop();
     await store?.dispose();
-    const statuses = [...stats.byStatus.entries()].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`).join(" ");
-    console.log(`[fuzz ${engine}] ${stats.requests} requests over ${operations?.length} operations (${statuses}); ${stats.transport} answered by the HTTP parser`);
+    const statuses = [...stats.byStatus.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([s, n]) => `${s}:${n}`)
+      .join(" ");
+    console.log(
+      `[fuzz ${engine}] ${stats.requests} requests over ${operations?.length} operations (${statuses}); ${stats.transport} answered by the HTTP parser`,
+    );
   });
 
   it("documents every /v1 route file", () => {
@@ -470,7 +580,26 @@ describe.each(ENGINES)("fuzzing every /v1 operation of the OpenAPI document on %
       if (!token) throw new Error(`no session opened for ${name}`);
       return token;
     };
-    const nativeCdrFields = ["uuid", "direction", "from", "to", "startTime", "answerTime", "endTime", "hangupCause", "q850Cause", "pdd", "readCodec", "writeCodec", "recordingUrl", "accountcode", "networkAddr", "billingGroupId", "supplierId", "gateway"];
+    const nativeCdrFields = [
+      "uuid",
+      "direction",
+      "from",
+      "to",
+      "startTime",
+      "answerTime",
+      "endTime",
+      "hangupCause",
+      "q850Cause",
+      "pdd",
+      "readCodec",
+      "writeCodec",
+      "recordingUrl",
+      "accountcode",
+      "networkAddr",
+      "billingGroupId",
+      "supplierId",
+      "gateway",
+    ];
     const seed = testSeed();
     // Every distinct defect is collected (by operation, status and kind) so one run reports them all.
     const failures = new Map<string, string>();
@@ -491,7 +620,10 @@ describe.each(ENGINES)("fuzzing every /v1 operation of the OpenAPI document on %
           fc.oneof(
             { weight: 3, arbitrary: validValue(p.schema, p.name, fixture, cursors) },
             { weight: 3, arbitrary: hostileText.filter((v) => v.length > 0) },
-            { weight: 1, arbitrary: fc.constantFrom("..", ".", "%2e%2e", "%2F", "1%00", "1;1", "1 OR 1=1", "0001", "1e3", "-1") },
+            {
+              weight: 1,
+              arbitrary: fc.constantFrom("..", ".", "%2e%2e", "%2F", "1%00", "1;1", "1 OR 1=1", "0001", "1e3", "-1"),
+            },
           ),
         ),
       );
@@ -515,67 +647,80 @@ describe.each(ENGINES)("fuzzing every /v1 operation of the OpenAPI document on %
       await fc.assert(
         fc.asyncProperty(requestArb, (req) =>
           collect(req, async () => {
-          const rawPath = req.op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-            const v = req.pathValues[name];
-            return /^(\.\.?|%[0-9A-F]{2}.*|1%00)$/i.test(v) ? v : encode(v);
-          });
-          const headers: Record<string, string> = { ...req.extraHeaders };
-          let hasCost = false;
-          if (req.credential.kind === "key") {
-            headers.authorization = `Bearer ${fixture.keys[req.credential.name]}`;
-            hasCost = COST_KEYS.has(req.credential.name);
-          } else if (req.credential.kind === "raw") headers.authorization = req.credential.authorization;
-          else if (req.credential.kind === "cookie") {
-            headers.cookie = req.credential.cookie;
-            hasCost = req.credential.cost;
-          }
-          if (req.body?.contentType) headers["content-type"] = req.body.contentType;
-          const url = `${rawPath}${req.query}`;
-          // "..", "%2e%2e" and the like are resolved by the client's URL parser: such a request
-          // never reaches this operation, so it says nothing about it.
-          const template = new RegExp(`^${req.op.path.replace(/\{\w+\}/g, "[^/]+")}$`);
-          if (!template.test(new URL(url, server.baseUrl).pathname)) return;
-          const sentText = `${url}\n${JSON.stringify(headers)}\n${req.body?.text ?? ""}`;
-          let res: HttpResult;
-          try {
-            res = await http(server.baseUrl, url, { method: req.op.method, headers, body: req.body?.text, timeoutMs: 30_000 });
-          } catch (e) {
-            // A URL or header value fetch itself refuses to send is not a server defect.
-            if (e instanceof TypeError && !/fetch failed/.test(e.message)) return;
-            throw new Error(`${req.op.method} ${url}: ${(e as Error).message} (${String((e as { cause?: unknown }).cause)})`);
-          }
-          stats.requests++;
-          stats.byStatus.set(res.status, (stats.byStatus.get(res.status) ?? 0) + 1);
-          const where = `${req.op.method} ${url.slice(0, 300)} [${req.credential.kind === "key" ? req.credential.name : req.credential.kind}] -> ${res.status} ${res.text.slice(0, 400)}`;
+            const rawPath = req.op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+              const v = req.pathValues[name];
+              return /^(\.\.?|%[0-9A-F]{2}.*|1%00)$/i.test(v) ? v : encode(v);
+            });
+            const headers: Record<string, string> = { ...req.extraHeaders };
+            let hasCost = false;
+            if (req.credential.kind === "key") {
+              headers.authorization = `Bearer ${fixture.keys[req.credential.name]}`;
+              hasCost = COST_KEYS.has(req.credential.name);
+            } else if (req.credential.kind === "raw") headers.authorization = req.credential.authorization;
+            else if (req.credential.kind === "cookie") {
+              headers.cookie = req.credential.cookie;
+              hasCost = req.credential.cost;
+            }
+            if (req.body?.contentType) headers["content-type"] = req.body.contentType;
+            const url = `${rawPath}${req.query}`;
+            // "..", "%2e%2e" and the like are resolved by the client's URL parser: such a request
+            // never reaches this operation, so it says nothing about it.
+            const template = new RegExp(`^${req.op.path.replace(/\{\w+\}/g, "[^/]+")}$`);
+            if (!template.test(new URL(url, server.baseUrl).pathname)) return;
+            const sentText = `${url}\n${JSON.stringify(headers)}\n${req.body?.text ?? ""}`;
+            let res: HttpResult;
+            try {
+              res = await http(server.baseUrl, url, {
+                method: req.op.method,
+                headers,
+                body: req.body?.text,
+                timeoutMs: 30_000,
+              });
+            } catch (e) {
+              // A URL or header value fetch itself refuses to send is not a server defect.
+              if (e instanceof TypeError && !/fetch failed/.test(e.message)) return;
+              throw new Error(
+                `${req.op.method} ${url}: ${(e as Error).message} (${String((e as { cause?: unknown }).cause)})`,
+              );
+            }
+            stats.requests++;
+            stats.byStatus.set(res.status, (stats.byStatus.get(res.status) ?? 0) + 1);
+            const where = `${req.op.method} ${url.slice(0, 300)} [${req.credential.kind === "key" ? req.credential.name : req.credential.kind}] -> ${res.status} ${res.text.slice(0, 400)}`;
 
-          if (!req.op.statuses.has(res.status) && TRANSPORT_STATUSES.has(res.status) && !(res.headers.get("content-type") ?? "").includes("json")) {
-            stats.transport++; // Node's HTTP parser refused it (e.g. URL or headers over 16 KiB): not our answer
-            return;
-          }
-          expect(res.status, where).not.toBe(500);
-          expect(res.status, where).toBeLessThan(500);
-          expect(req.op.statuses.has(res.status), `undocumented status: ${where}`).toBe(true);
-          if (res.status >= 400) {
-            expect(problemDefect(res), where).toBeNull();
-            const code = (res.json as { code: string }).code as ErrorCode;
-            expect(ERROR_TABLE[code]?.status, `code ${code}: ${where}`).toBe(res.status);
-            if (res.status === 401) expect(res.headers.get("www-authenticate"), where).toMatch(/^Bearer/);
-          }
-          expect(leaks(res, sentText), where).toBeNull();
-          if (!hasCost) expect(costLeak(res), `cost leak: ${where}`).toBeNull();
-          // Credentials that are wrong in any way never get data. Over https only the __Host- cookie
-          // counts, over plain http only cb_session.
-          const overHttps = /^https(\s*,|$)/i.test(headers["x-forwarded-proto"] ?? "");
-          const refused =
-            req.credential.kind === "none" ||
-            (req.credential.kind === "key" && req.credential.name === "revokedAlpha") ||
-            (req.credential.kind === "cookie" && (!req.credential.valid || req.credential.cookie.startsWith("__Host-") !== overHttps));
-          // (A path that is not valid percent-encoding names nothing: 404 before authentication.)
-          if (refused && req.op.scope !== undefined && decodable(url)) {
-            expect(res.status, where).toBe(401);
-          }
-          // A request with a valid key cannot be refused as unauthenticated because of noise elsewhere.
-          if (req.credential.kind === "key" && req.credential.name !== "revokedAlpha") expect(res.status, where).not.toBe(401);
+            if (
+              !req.op.statuses.has(res.status) &&
+              TRANSPORT_STATUSES.has(res.status) &&
+              !(res.headers.get("content-type") ?? "").includes("json")
+            ) {
+              stats.transport++; // Node's HTTP parser refused it (e.g. URL or headers over 16 KiB): not our answer
+              return;
+            }
+            expect(res.status, where).not.toBe(500);
+            expect(res.status, where).toBeLessThan(500);
+            expect(req.op.statuses.has(res.status), `undocumented status: ${where}`).toBe(true);
+            if (res.status >= 400) {
+              expect(problemDefect(res), where).toBeNull();
+              const code = (res.json as { code: string }).code as ErrorCode;
+              expect(ERROR_TABLE[code]?.status, `code ${code}: ${where}`).toBe(res.status);
+              if (res.status === 401) expect(res.headers.get("www-authenticate"), where).toMatch(/^Bearer/);
+            }
+            expect(leaks(res, sentText), where).toBeNull();
+            if (!hasCost) expect(costLeak(res), `cost leak: ${where}`).toBeNull();
+            // Credentials that are wrong in any way never get data. Over https only the __Host- cookie
+            // counts, over plain http only cb_session.
+            const overHttps = /^https(\s*,|$)/i.test(headers["x-forwarded-proto"] ?? "");
+            const refused =
+              req.credential.kind === "none" ||
+              (req.credential.kind === "key" && req.credential.name === "revokedAlpha") ||
+              (req.credential.kind === "cookie" &&
+                (!req.credential.valid || req.credential.cookie.startsWith("__Host-") !== overHttps));
+            // (A path that is not valid percent-encoding names nothing: 404 before authentication.)
+            if (refused && req.op.scope !== undefined && decodable(url)) {
+              expect(res.status, where).toBe(401);
+            }
+            // A request with a valid key cannot be refused as unauthenticated because of noise elsewhere.
+            if (req.credential.kind === "key" && req.credential.name !== "revokedAlpha")
+              expect(res.status, where).not.toBe(401);
           }),
         ),
         { numRuns: RUNS_PER_OPERATION, seed: seed + op.path.length },

@@ -7,7 +7,13 @@ import { sql } from "drizzle-orm";
 import { openDatabase, queryRows, type Db, type DbHandle } from "@/lib/db/client";
 import { createTestDatabase, type Engine } from "@/lib/testing/engines";
 import { bearer, http, type HttpResult } from "@/lib/testing/http-client";
-import { freePort, productionDistDir as distDir, ROOT, spawnNextServer, waitUntilServing } from "@/lib/testing/next-server";
+import {
+  freePort,
+  productionDistDir as distDir,
+  ROOT,
+  spawnNextServer,
+  waitUntilServing,
+} from "@/lib/testing/next-server";
 
 export { ROOT };
 
@@ -149,7 +155,9 @@ export class AppServer {
       env: { LOG_REQUESTS: "0", ...options.env },
       detached: true, // its own process group, so kill9() takes anything it spawned too
       // setsid: the server leads a group of its own, apart from its launcher (which then becomes sleep).
-      wrap: pidFile ? (argv) => ["sh", "-c", `setsid "$@" & echo $! > '${pidFile}'; exec sleep 86400`, "sh", ...argv] : undefined,
+      wrap: pidFile
+        ? (argv) => ["sh", "-c", `setsid "$@" & echo $! > '${pidFile}'; exec sleep 86400`, "sh", ...argv]
+        : undefined,
     });
     liveGroups.add(child.pid!);
     child.once("exit", () => liveGroups.delete(child.pid!));
@@ -265,7 +273,8 @@ export function problemDefect(res: HttpResult): string | null {
   if (!type.startsWith("application/problem+json")) return `content-type ${type}`;
   const body = res.json as Record<string, unknown> | undefined;
   if (!body || typeof body !== "object") return "body is not JSON";
-  for (const field of ["type", "title", "detail", "code"]) if (typeof body[field] !== "string") return `${field} missing`;
+  for (const field of ["type", "title", "detail", "code"])
+    if (typeof body[field] !== "string") return `${field} missing`;
   if (body.status !== res.status) return `status ${String(body.status)} in the body, ${res.status} on the wire`;
   return null;
 }
@@ -319,9 +328,11 @@ export async function ledgerOf(db: Db): Promise<GroupLedger[]> {
 export function ledgerDefects(ledger: GroupLedger[]): string[] {
   const out: string[] = [];
   for (const g of ledger) {
-    if (g.credits - g.charged !== g.balance) out.push(`${g.id}: opening+top-ups ${g.credits} - prices ${g.charged} != balance ${g.balance}`);
+    if (g.credits - g.charged !== g.balance)
+      out.push(`${g.id}: opening+top-ups ${g.credits} - prices ${g.charged} != balance ${g.balance}`);
     if (g.debits !== g.charged) out.push(`${g.id}: debit entries ${g.debits} != sum of prices ${g.charged}`);
-    if (g.debitEntries !== g.ratedCalls) out.push(`${g.id}: ${g.debitEntries} matching debit entries for ${g.ratedCalls} priced calls`);
+    if (g.debitEntries !== g.ratedCalls)
+      out.push(`${g.id}: ${g.debitEntries} matching debit entries for ${g.ratedCalls} priced calls`);
   }
   return out;
 }

@@ -81,7 +81,21 @@ export class Replica {
       const primary = new URL(adminPostgresUrl());
       await asPostgres(
         path.join(PG_BIN, "pg_basebackup"),
-        ["-h", primary.hostname, "-p", primary.port || "5432", "-U", "postgres", "-D", replica.dataDir, "-R", "-X", "stream", "-c", "fast"],
+        [
+          "-h",
+          primary.hostname,
+          "-p",
+          primary.port || "5432",
+          "-U",
+          "postgres",
+          "-D",
+          replica.dataDir,
+          "-R",
+          "-X",
+          "stream",
+          "-c",
+          "fast",
+        ],
         240_000,
       );
       // Hot standby needs these at least as high as the primary's.
@@ -95,9 +109,14 @@ export class Replica {
         ...settings.map((s) => `${s.name} = ${s.setting}`),
       ].join("\n");
       fs.writeFileSync(path.join(replica.dataDir, "postgresql.conf"), `${conf}\n`);
-      fs.writeFileSync(path.join(replica.dataDir, "pg_hba.conf"), "local all all trust\nhost all all 127.0.0.1/32 trust\n");
+      fs.writeFileSync(
+        path.join(replica.dataDir, "pg_hba.conf"),
+        "local all all trust\nhost all all 127.0.0.1/32 trust\n",
+      );
       fs.rmSync(path.join(replica.dataDir, "postmaster.opts"), { force: true });
-      if (process.getuid?.() === 0) for (const f of ["postgresql.conf", "pg_hba.conf"]) fs.chownSync(path.join(replica.dataDir, f), ...(await postgresIds()));
+      if (process.getuid?.() === 0)
+        for (const f of ["postgresql.conf", "pg_hba.conf"])
+          fs.chownSync(path.join(replica.dataDir, f), ...(await postgresIds()));
       await replica.pgCtl(["start", "-w", "-t", "120", "-l", path.join(dir, "replica.log")], 150_000);
       return replica;
     } catch (e) {
@@ -126,7 +145,9 @@ export class Replica {
     const [{ lsn }] = await primaryQuery<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const [{ reached }] = await this.query<{ reached: boolean }>(`SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS reached`);
+      const [{ reached }] = await this.query<{ reached: boolean }>(
+        `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS reached`,
+      );
       if (reached) return;
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -79,7 +79,8 @@ describe("listing reads on a streaming replica", () => {
     expect(res.status, res.text.slice(0, 300)).toBe(200);
     return (res.json as { calls: { uuid: string }[] }).calls.map((c) => c.uuid);
   };
-  const list = (server: AppServer, headers: Record<string, string>) => http(server.baseUrl, "/v1/calls?pageSize=1000", { headers });
+  const list = (server: AppServer, headers: Record<string, string>) =>
+    http(server.baseUrl, "/v1/calls?pageSize=1000", { headers });
   const usageCalls = async (server: AppServer, key: string): Promise<number> => {
     const res = await http(server.baseUrl, "/v1/usage?groupBy=direction", { headers: bearer(key) });
     expect(res.status, res.text.slice(0, 300)).toBe(200);
@@ -91,7 +92,9 @@ describe("listing reads on a streaming replica", () => {
     return res.text;
   };
   const onPrimary = async (uuid: string) =>
-    (await queryRows<{ n: bigint }>(primary.db, sql`SELECT count(*)::bigint AS n FROM calls WHERE uuid = ${uuid}`)).map((r) => Number(r.n))[0];
+    (await queryRows<{ n: bigint }>(primary.db, sql`SELECT count(*)::bigint AS n FROM calls WHERE uuid = ${uuid}`)).map(
+      (r) => Number(r.n),
+    )[0];
 
   async function signIn(server: AppServer, key: string): Promise<Record<string, string>> {
     const res = await http(server.baseUrl, "/session", {
@@ -136,7 +139,9 @@ describe("listing reads on a streaming replica", () => {
       expect(await usageCalls(server, k2)).toBe(usageBefore);
     }
     // The replica is where those reads ran: each server's read pool is connected there, by its application_name.
-    const names = (await replica.query<{ name: string }>("SELECT DISTINCT application_name AS name FROM pg_stat_activity")).map((r) => r.name);
+    const names = (
+      await replica.query<{ name: string }>("SELECT DISTINCT application_name AS name FROM pg_stat_activity")
+    ).map((r) => r.name);
     expect(names).toEqual(expect.arrayContaining(["cb-read-A", "cb-read-B", "cb-read-C"]));
   });
 

@@ -104,7 +104,11 @@ describe("two app processes behind one port on postgres, with Redis", () => {
   beforeAll(async () => {
     store = await Store.create("postgres", "scaleout");
     db = await store.open();
-    const group = await createBillingGroup(db.db, { name: "Scale", currency: "USD", openingBalanceMicros: 1_000_000_000n });
+    const group = await createBillingGroup(db.db, {
+      name: "Scale",
+      currency: "USD",
+      openingBalanceMicros: 1_000_000_000n,
+    });
     groupId = group.id;
     await importSellRates(db.db, group.id, rateRows(SELL_CARD));
     for (const name of Object.keys(keys) as (keyof typeof keys)[]) {
@@ -130,15 +134,27 @@ describe("two app processes behind one port on postgres, with Redis", () => {
 
   it("concurrent single and batch ingest through both processes: every call once, balance == ledger exactly", async () => {
     const singles = Array.from({ length: SINGLES }, (_, i) => makeCdr("so-single", i, groupId, null));
-    const batches = Array.from({ length: BATCHES }, (_, b) => Array.from({ length: BATCH_SIZE }, (_, i) => makeCdr(`so-batch${b}`, i, groupId, null)));
+    const batches = Array.from({ length: BATCHES }, (_, b) =>
+      Array.from({ length: BATCH_SIZE }, (_, i) => makeCdr(`so-batch${b}`, i, groupId, null)),
+    );
     const tasks: (() => Promise<[string, HttpResult]>)[] = [
-      ...singles.map((c) => async () => [c.uuid, await postCdrs(proxy.baseUrl, keys.ingest, c)] as [string, HttpResult]),
+      ...singles.map(
+        (c) => async () => [c.uuid, await postCdrs(proxy.baseUrl, keys.ingest, c)] as [string, HttpResult],
+      ),
       // the same calls again, racing with the first posts on whichever process the connection lands
-      ...singles.slice(0, REPLAYS).map((c) => async () => [c.uuid, await postCdrs(proxy.baseUrl, keys.ingest, c)] as [string, HttpResult]),
-      ...batches.map((cdrs, b) => async () => [`batch${b}`, await postCdrs(proxy.baseUrl, keys.ingest, { cdrs })] as [string, HttpResult]),
+      ...singles
+        .slice(0, REPLAYS)
+        .map((c) => async () => [c.uuid, await postCdrs(proxy.baseUrl, keys.ingest, c)] as [string, HttpResult]),
+      ...batches.map(
+        (cdrs, b) => async () =>
+          [`batch${b}`, await postCdrs(proxy.baseUrl, keys.ingest, { cdrs })] as [string, HttpResult],
+      ),
     ];
     // shuffle deterministically so replays and batches interleave with the first posts
-    const order = tasks.map((t, i) => [((i * 7919) % 1009) / 1009, t] as const).sort((a, b) => a[0] - b[0]).map(([, t]) => t);
+    const order = tasks
+      .map((t, i) => [((i * 7919) % 1009) / 1009, t] as const)
+      .sort((a, b) => a[0] - b[0])
+      .map(([, t]) => t);
     const answers = await pool(order, 32);
 
     const created = new Map<string, number>();
@@ -215,7 +231,10 @@ describe("two app processes behind one port on postgres, with Redis", () => {
 
   it(`the rate limit is shared through Redis: a burst of ${BURST} admits exactly ${BURST} requests across both processes`, async () => {
     // Alternately to each process (so both take half): per-process buckets would admit up to 2 x BURST.
-    const burst = Array.from({ length: BURST + OVER }, (_, i) => () => http(servers[i % 2].baseUrl, "/v1/balances", { headers: bearer(keys.limited) }));
+    const burst = Array.from(
+      { length: BURST + OVER },
+      (_, i) => () => http(servers[i % 2].baseUrl, "/v1/balances", { headers: bearer(keys.limited) }),
+    );
     const answers = await pool(burst, 16);
     const admitted = answers.filter((r) => r.status === 200);
     const refused = answers.filter((r) => r.status === 429);
@@ -223,6 +242,7 @@ describe("two app processes behind one port on postgres, with Redis", () => {
     expect(refused).toHaveLength(OVER);
     for (const r of refused) expect(r.headers.get("retry-after")).toMatch(/^\d+$/);
     // and through the port, on whichever process: the bucket is empty for both
-    for (let i = 0; i < 4; i++) expect((await http(proxy.baseUrl, "/v1/balances", { headers: bearer(keys.limited) })).status).toBe(429);
+    for (let i = 0; i < 4; i++)
+      expect((await http(proxy.baseUrl, "/v1/balances", { headers: bearer(keys.limited) })).status).toBe(429);
   });
 });

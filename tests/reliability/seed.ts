@@ -19,9 +19,20 @@ export const SELL_CARD: Record<string, [string, string]> = {
   "1": ["0.01", "1/1"],
   "33": ["0.0333", "30/6"],
 };
-export const BUY_CARD: Record<string, [string, string]> = { "44": ["0.004", "1/1"], "1": ["0.002", "1/1"], "33": ["0.0101", "1/1"] };
+export const BUY_CARD: Record<string, [string, string]> = {
+  "44": ["0.004", "1/1"],
+  "1": ["0.002", "1/1"],
+  "33": ["0.0101", "1/1"],
+};
 /** Destinations: rated ones and one with no prefix in the card (stored unrated, never debited). */
-export const DESTINATIONS = ["442071234567", "447700900123", "14155550100", "33123456789", "4930123456", "+442079460000"];
+export const DESTINATIONS = [
+  "442071234567",
+  "447700900123",
+  "14155550100",
+  "33123456789",
+  "4930123456",
+  "+442079460000",
+];
 
 export function rateRows(card: Record<string, [string, string]>) {
   return Object.entries(card).map(([prefix, [rate, increment]]) => rateRowSchema.parse({ prefix, rate, increment }));
@@ -73,7 +84,12 @@ export interface Fixture {
 }
 
 export async function seedFixture(db: Db, callsPerGroup = 40): Promise<Fixture> {
-  const alpha = await createBillingGroup(db, { name: "Alpha", currency: "USD", openingBalanceMicros: 500_000_000n, accountcode: "alpha-ac" });
+  const alpha = await createBillingGroup(db, {
+    name: "Alpha",
+    currency: "USD",
+    openingBalanceMicros: 500_000_000n,
+    accountcode: "alpha-ac",
+  });
   const bravo = await createBillingGroup(db, { name: "Bravo", currency: "EUR", openingBalanceMicros: 80_000_000n });
   await importSellRates(db, alpha.id, rateRows(SELL_CARD));
   await importSellRates(db, bravo.id, rateRows({ "44": ["0.06", "1/1"] }));

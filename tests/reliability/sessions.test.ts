@@ -35,20 +35,35 @@ const extraKeys: { id: string; key: string }[] = [];
 /** A platform key that may only send CDRs (issue 10.3). */
 let ingestOnly: { id: string; key: string };
 /** Sessions opened before the server started (the store admits one process on PGlite). */
-const sessions: Record<"costAlpha" | "platformCost" | "expired", string> = { costAlpha: "", platformCost: "", expired: "" };
+const sessions: Record<"costAlpha" | "platformCost" | "expired", string> = {
+  costAlpha: "",
+  platformCost: "",
+  expired: "",
+};
 
 beforeAll(async () => {
   store = await Store.create("pglite", "sessions");
   await store.withDb(async (db) => {
     fixture = await seedFixture(db, 10);
-    for (let i = 0; i < 14; i++) extraKeys.push(await createApiKey(db, { scopes: ["calls:read", "cdrs:write"], billingGroupId: fixture.alphaId, name: `extra ${i}` }));
+    for (let i = 0; i < 14; i++)
+      extraKeys.push(
+        await createApiKey(db, {
+          scopes: ["calls:read", "cdrs:write"],
+          billingGroupId: fixture.alphaId,
+          name: `extra ${i}`,
+        }),
+      );
     ingestOnly = await createApiKey(db, { scopes: ["cdrs:write"], name: "switch" });
     process.env.SESSION_SECRET = SESSION_SECRET;
     sessions.costAlpha = (await createPortalSession(db, fixture.keyIds.costAlpha)).token;
     sessions.platformCost = (await createPortalSession(db, fixture.keyIds.platformCost)).token;
-    sessions.expired = (await createPortalSession(db, fixture.keyIds.costAlpha, new Date(Date.now() - (SESSION_TTL_SECONDS + 5) * 1000))).token;
+    sessions.expired = (
+      await createPortalSession(db, fixture.keyIds.costAlpha, new Date(Date.now() - (SESSION_TTL_SECONDS + 5) * 1000))
+    ).token;
   });
-  server = await AppServer.start(store, { env: { RATE_LIMIT_RPS: String(RATE), RATE_LIMIT_BURST: String(BURST), SESSION_SECRET } });
+  server = await AppServer.start(store, {
+    env: { RATE_LIMIT_RPS: String(RATE), RATE_LIMIT_BURST: String(BURST), SESSION_SECRET },
+  });
 });
 
 afterAll(async () => {
@@ -87,7 +102,10 @@ function parseSetCookie(header: string): { name: string; value: string; attrs: M
 
 /** Revokes a key through the running server's local admin channel (PGlite admits one process). */
 async function revokeViaAdminChannel(keyId: string): Promise<void> {
-  const lock = JSON.parse(fs.readFileSync(path.join(store.dataDir, "pglite.lock"), "utf8")) as { port: number; adminToken: string };
+  const lock = JSON.parse(fs.readFileSync(path.join(store.dataDir, "pglite.lock"), "utf8")) as {
+    port: number;
+    adminToken: string;
+  };
   const res = await http(`http://127.0.0.1:${lock.port}`, "/internal/admin", {
     method: "POST",
     headers: { "content-type": "application/json", "x-admin-token": lock.adminToken },
@@ -155,7 +173,9 @@ describe("portal session cookie", () => {
     const platformPayload = sessions.platformCost.split(".")[0];
     const { s: costSession } = JSON.parse(Buffer.from(payload, "base64url").toString()) as { s: string };
     const longLived = Buffer.from(JSON.stringify({ s: costSession, exp: 4_000_000_000 })).toString("base64url");
-    const oldFormat = Buffer.from(JSON.stringify({ k: fixture.keyIds.costAlpha, exp: 4_000_000_000 })).toString("base64url");
+    const oldFormat = Buffer.from(JSON.stringify({ k: fixture.keyIds.costAlpha, exp: 4_000_000_000 })).toString(
+      "base64url",
+    );
     process.env.SESSION_SECRET = SESSION_SECRET;
     const forged = [
       `${platformPayload}.${signature}`, // another session under this token's signature
@@ -170,12 +190,15 @@ describe("portal session cookie", () => {
       `${oldFormat}.${signature}`, // the pre-session token format, naming a key
     ];
     // Sanity: the untampered token works, so the refusals below are about the tampering.
-    expect((await http(server.baseUrl, "/v1/accounts", { headers: { cookie: `cb_session=${valid}` } })).status).toBe(200);
+    expect((await http(server.baseUrl, "/v1/accounts", { headers: { cookie: `cb_session=${valid}` } })).status).toBe(
+      200,
+    );
     for (const token of forged) {
       for (const name of ["cb_session", "__Host-cb_session"]) {
         expectUnauthorized(await http(server.baseUrl, "/v1/calls", { headers: { cookie: `${name}=${token}` } }));
       }
-      for (const page of PORTAL_PAGES) expectSignInRedirect(await http(server.baseUrl, page, { headers: { cookie: `cb_session=${token}` } }));
+      for (const page of PORTAL_PAGES)
+        expectSignInRedirect(await http(server.baseUrl, page, { headers: { cookie: `cb_session=${token}` } }));
     }
   });
 
@@ -200,7 +223,10 @@ describe("server-side sessions (issue 10.8)", () => {
     expect((await http(server.baseUrl, "/v1/balances", { headers: cookie })).status).toBe(200);
     expect((await http(server.baseUrl, "/calls", { headers: cookie })).status).toBe(200);
 
-    const out = await http(server.baseUrl, "/session/sign-out", { method: "POST", headers: { ...cookie, origin: server.baseUrl } });
+    const out = await http(server.baseUrl, "/session/sign-out", {
+      method: "POST",
+      headers: { ...cookie, origin: server.baseUrl },
+    });
     expect(out.status).toBe(303);
     expect(out.headers.get("set-cookie")).toMatch(/^cb_session=;.*Max-Age=0/);
 
@@ -219,14 +245,24 @@ describe("server-side sessions (issue 10.8)", () => {
     const { name, value } = parseSetCookie(signedIn.headers.get("set-cookie") ?? "");
     expect(name).toBe("__Host-cb_session");
 
-    const good = await http(server.baseUrl, "/v1/balances", { headers: { ...https, cookie: `__Host-cb_session=${value}` } });
+    const good = await http(server.baseUrl, "/v1/balances", {
+      headers: { ...https, cookie: `__Host-cb_session=${value}` },
+    });
     expect(good.status).toBe(200);
     // A cookie without the prefix can be planted by a sibling subdomain or over plain http: not over https.
-    expectUnauthorized(await http(server.baseUrl, "/v1/balances", { headers: { ...https, cookie: `cb_session=${value}` } }));
-    expectSignInRedirect(await http(server.baseUrl, "/calls", { headers: { ...https, cookie: `cb_session=${value}` } }));
+    expectUnauthorized(
+      await http(server.baseUrl, "/v1/balances", { headers: { ...https, cookie: `cb_session=${value}` } }),
+    );
+    expectSignInRedirect(
+      await http(server.baseUrl, "/calls", { headers: { ...https, cookie: `cb_session=${value}` } }),
+    );
     // ...and a __Host- cookie is never sent over plain http: one arriving there is not trusted either.
-    expectUnauthorized(await http(server.baseUrl, "/v1/balances", { headers: { cookie: `__Host-cb_session=${value}` } }));
-    expect((await http(server.baseUrl, "/calls", { headers: { ...https, cookie: `__Host-cb_session=${value}` } })).status).toBe(200);
+    expectUnauthorized(
+      await http(server.baseUrl, "/v1/balances", { headers: { cookie: `__Host-cb_session=${value}` } }),
+    );
+    expect(
+      (await http(server.baseUrl, "/calls", { headers: { ...https, cookie: `__Host-cb_session=${value}` } })).status,
+    ).toBe(200);
   });
 
   it("a cookie-authenticated POST must come from the portal's own origin; Bearer requests are unaffected", async () => {
@@ -251,8 +287,14 @@ describe("server-side sessions (issue 10.8)", () => {
     }
     expect((await post({ ...cookie, origin: server.baseUrl }, 10)).status).toBe(201);
     expect((await post({ ...bearer(key), origin: "https://evil.example" }, 11)).status).toBe(201);
-    const stored = await http(server.baseUrl, `/v1/calls?pageSize=1000&startTime[gte]=2026-02-01T00:00:00Z&startTime[lte]=2026-02-03T00:00:00Z`, { headers: bearer(key) });
-    const uuids = (stored.json as { calls: { uuid: string }[] }).calls.map((c) => c.uuid).filter((u) => u.startsWith("xorigin-"));
+    const stored = await http(
+      server.baseUrl,
+      `/v1/calls?pageSize=1000&startTime[gte]=2026-02-01T00:00:00Z&startTime[lte]=2026-02-03T00:00:00Z`,
+      { headers: bearer(key) },
+    );
+    const uuids = (stored.json as { calls: { uuid: string }[] }).calls
+      .map((c) => c.uuid)
+      .filter((u) => u.startsWith("xorigin-"));
     expect(uuids.sort()).toEqual([`xorigin-${key.slice(3, 9)}-000010`, `xorigin-${key.slice(3, 9)}-000011`]);
   });
 });
@@ -266,7 +308,9 @@ describe("sign-in (issue 10.3, 10.4)", () => {
     expect(location).toMatch(/^\/sign-in\?error=scope/);
     const page = await http(server.baseUrl, location);
     expect(page.status).toBe(200);
-    expect(page.text).toContain("This key can only send call records (cdrs:write); sign in with a key that can read calls.");
+    expect(page.text).toContain(
+      "This key can only send call records (cdrs:write); sign in with a key that can read calls.",
+    );
     expect(page.text).not.toContain("Platform");
   });
 
@@ -313,12 +357,22 @@ describe("sign-in (issue 10.3, 10.4)", () => {
 
 describe("the admin channel (issue 10.9)", () => {
   it("is not served by the public server, only by its own loopback listener named in the lock", async () => {
-    const lock = JSON.parse(fs.readFileSync(path.join(store.dataDir, "pglite.lock"), "utf8")) as { port: number; adminToken: string };
+    const lock = JSON.parse(fs.readFileSync(path.join(store.dataDir, "pglite.lock"), "utf8")) as {
+      port: number;
+      adminToken: string;
+    };
     const argv = JSON.stringify({ argv: ["groups", "topup", "--group", fixture.alphaId, "--amount", "1"] });
     const headers = { "content-type": "application/json", "x-admin-token": lock.adminToken };
     // The right token through the public port (what a proxy would forward) gets nothing, whatever it claims.
-    for (const extra of [{}, { "x-forwarded-for": "127.0.0.1", "x-real-ip": "127.0.0.1" }] as Record<string, string>[]) {
-      const res = await http(server.baseUrl, "/internal/admin", { method: "POST", headers: { ...headers, ...extra }, body: argv });
+    for (const extra of [{}, { "x-forwarded-for": "127.0.0.1", "x-real-ip": "127.0.0.1" }] as Record<
+      string,
+      string
+    >[]) {
+      const res = await http(server.baseUrl, "/internal/admin", {
+        method: "POST",
+        headers: { ...headers, ...extra },
+        body: argv,
+      });
       expect(res.status).toBe(404);
       expect(res.text).not.toContain('"result"');
     }
@@ -345,14 +399,29 @@ describe("authorization is checked where data is read", () => {
   it("refuses requests carrying x-middleware-subrequest without credentials", async () => {
     for (const value of SUBREQUEST_VALUES) {
       const headers = { "x-middleware-subrequest": value };
-      for (const p of ["/v1/calls", "/v1/balances", "/v1/accounts", "/v1/calls/export", `/v1/calls/${fixture.alphaCallIds[0]}`, "/v1/rates?destination=44"]) {
+      for (const p of [
+        "/v1/calls",
+        "/v1/balances",
+        "/v1/accounts",
+        "/v1/calls/export",
+        `/v1/calls/${fixture.alphaCallIds[0]}`,
+        "/v1/rates?destination=44",
+      ]) {
         expectUnauthorized(await http(server.baseUrl, p, { headers }));
       }
-      const post = await http(server.baseUrl, "/v1/cdrs", { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(makeCdr("mw", 1, fixture.alphaId, null)) });
+      const post = await http(server.baseUrl, "/v1/cdrs", {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify(makeCdr("mw", 1, fixture.alphaId, null)),
+      });
       expectUnauthorized(post);
       for (const page of PORTAL_PAGES) expectSignInRedirect(await http(server.baseUrl, page, { headers }));
       // ...and with a forged session cookie.
-      expectUnauthorized(await http(server.baseUrl, "/v1/calls", { headers: { ...headers, cookie: "cb_session=eyJrIjoia2V5X3gifQ.AAAA" } }));
+      expectUnauthorized(
+        await http(server.baseUrl, "/v1/calls", {
+          headers: { ...headers, cookie: "cb_session=eyJrIjoia2V5X3gifQ.AAAA" },
+        }),
+      );
     }
   });
 
@@ -373,7 +442,8 @@ describe("limits", () => {
   it(`answers 429 with Retry-After and RateLimit-* once a key's bucket (${BURST}) is spent, per key`, async () => {
     const { key } = extraKeys[3];
     const answers: HttpResult[] = [];
-    for (let i = 0; i < BURST + 3; i++) answers.push(await http(server.baseUrl, "/v1/accounts", { headers: bearer(key) }));
+    for (let i = 0; i < BURST + 3; i++)
+      answers.push(await http(server.baseUrl, "/v1/accounts", { headers: bearer(key) }));
     const first = answers[0];
     expect(first.status).toBe(200);
     expect(first.headers.get("ratelimit-limit")).toBe(String(BURST));
@@ -402,7 +472,11 @@ describe("limits", () => {
     const cdr = makeCdr("huge", 1, fixture.alphaId, null);
     const padding = "x".repeat(5 * 1024 * 1024);
     const big = JSON.stringify({ ...cdr, hangupCause: "NORMAL_CLEARING", recordingUrl: null, pad: padding });
-    const declared = await http(server.baseUrl, "/v1/cdrs", { method: "POST", headers: { ...bearer(key), "content-type": "application/json" }, body: big });
+    const declared = await http(server.baseUrl, "/v1/cdrs", {
+      method: "POST",
+      headers: { ...bearer(key), "content-type": "application/json" },
+      body: big,
+    });
     expect(declared.status).toBe(413);
     expect(problemDefect(declared)).toBeNull();
 
@@ -425,7 +499,9 @@ describe("limits", () => {
     expect(res.status, text).toBe(413);
     expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
 
-    const stored = await http(server.baseUrl, `/v1/calls?to=${encodeURIComponent(cdr.to)}&pageSize=1000`, { headers: bearer(extraKeys[7].key) });
+    const stored = await http(server.baseUrl, `/v1/calls?to=${encodeURIComponent(cdr.to)}&pageSize=1000`, {
+      headers: bearer(extraKeys[7].key),
+    });
     expect(stored.status).toBe(200);
     expect((stored.json as { calls: { uuid: string }[] }).calls.some((c) => c.uuid === cdr.uuid)).toBe(false);
   });

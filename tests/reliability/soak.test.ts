@@ -6,7 +6,18 @@ import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
 import { nativeCdrSchema } from "@/lib/ingest/schemas";
 import { importSellRates } from "@/lib/rating/import-rates";
 import type { Engine } from "@/lib/testing/engines";
-import { AppServer, Store, bearer, http, ledgerDefects, ledgerOf, postCdrs, sleep, testSeed, type HttpResult } from "./harness";
+import {
+  AppServer,
+  Store,
+  bearer,
+  http,
+  ledgerDefects,
+  ledgerOf,
+  postCdrs,
+  sleep,
+  testSeed,
+  type HttpResult,
+} from "./harness";
 import { DESTINATIONS, SELL_CARD, makeCdr, rateRows } from "./seed";
 
 /**
@@ -36,7 +47,9 @@ beforeAll(async () => {
       await importSellRates(db, g.id, rateRows(SELL_CARD));
       groups.push(g.id);
     }
-    const seeded = Array.from({ length: 3000 }, (_, i) => nativeCdrSchema.parse(makeCdr("soak-seed", i, groups[i % 2], null)));
+    const seeded = Array.from({ length: 3000 }, (_, i) =>
+      nativeCdrSchema.parse(makeCdr("soak-seed", i, groups[i % 2], null)),
+    );
     const outcomes = [];
     for (let i = 0; i < seeded.length; i += 1000) outcomes.push(...(await ingestCdrs(db, seeded.slice(i, i + 1000))));
     return {
@@ -70,7 +83,8 @@ describe(`soak on ${ENGINE}`, () => {
       latencies.push(performance.now() - started);
       const key = `${kind} ${res.status}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
-      if (res.status >= 500 && serverErrors.length < 20) serverErrors.push(`${kind}: ${res.status} ${res.text.slice(0, 300)}`);
+      if (res.status >= 500 && serverErrors.length < 20)
+        serverErrors.push(`${kind}: ${res.status} ${res.text.slice(0, 300)}`);
     };
 
     const actions: [number, () => Promise<void>][] = [
@@ -95,23 +109,42 @@ describe(`soak on ${ENGINE}`, () => {
       [
         25,
         async () => {
-          const destination = pick([...DESTINATIONS, `44${Math.floor(rng.next() * 1e9)}`, "999", `+1${Math.floor(rng.next() * 1e9)}`]);
+          const destination = pick([
+            ...DESTINATIONS,
+            `44${Math.floor(rng.next() * 1e9)}`,
+            "999",
+            `+1${Math.floor(rng.next() * 1e9)}`,
+          ]);
           const t = performance.now();
-          record("rate", await http(server.baseUrl, `/v1/rates?destination=${encodeURIComponent(destination)}`, { headers: bearer(ids.groupKey) }), t);
+          record(
+            "rate",
+            await http(server.baseUrl, `/v1/rates?destination=${encodeURIComponent(destination)}`, {
+              headers: bearer(ids.groupKey),
+            }),
+            t,
+          );
         },
       ],
       [
         10,
         async () => {
           const t = performance.now();
-          record("balance", await http(server.baseUrl, pick(["/v1/balances", "/v1/accounts"]), { headers: bearer(ids.groupKey) }), t);
+          record(
+            "balance",
+            await http(server.baseUrl, pick(["/v1/balances", "/v1/accounts"]), { headers: bearer(ids.groupKey) }),
+            t,
+          );
         },
       ],
       [
         5,
         async () => {
           const t = performance.now();
-          record("call", await http(server.baseUrl, `/v1/calls/${pick(ids.callIds)}`, { headers: bearer(ids.platformKey) }), t);
+          record(
+            "call",
+            await http(server.baseUrl, `/v1/calls/${pick(ids.callIds)}`, { headers: bearer(ids.platformKey) }),
+            t,
+          );
         },
       ],
       [
@@ -122,7 +155,9 @@ describe(`soak on ${ENGINE}`, () => {
             body = pick(sentBatches); // a switch retrying: answered 200, debits nothing
           } else {
             const b = batchNo++;
-            const cdrs = Array.from({ length: 1 + Math.floor(rng.next() * 20) }, (_, i) => makeCdr(`soak-${b}`, i, ids.groups[(b + i) % 2], null));
+            const cdrs = Array.from({ length: 1 + Math.floor(rng.next() * 20) }, (_, i) =>
+              makeCdr(`soak-${b}`, i, ids.groups[(b + i) % 2], null),
+            );
             body = { cdrs };
             sentBatches.push(body);
             ingested += cdrs.length;
@@ -161,11 +196,16 @@ describe(`soak on ${ENGINE}`, () => {
     const p = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]);
     const mib = (b: number) => Math.round(b / 1024 / 1024);
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    const warm = samples.filter((s) => s.t >= SOAK_SECONDS * WARMUP_FRACTION && s.t <= SOAK_SECONDS * (WARMUP_FRACTION + 0.1)).map((s) => s.rss);
+    const warm = samples
+      .filter((s) => s.t >= SOAK_SECONDS * WARMUP_FRACTION && s.t <= SOAK_SECONDS * (WARMUP_FRACTION + 0.1))
+      .map((s) => s.rss);
     const tail = samples.slice(-3).map((s) => s.rss);
     const warmRss = median(warm.length ? warm : samples.slice(0, 3).map((s) => s.rss));
     const endRss = median(tail);
-    const summary = [...counts.entries()].sort().map(([k, n]) => `${k}:${n}`).join(" ");
+    const summary = [...counts.entries()]
+      .sort()
+      .map(([k, n]) => `${k}:${n}`)
+      .join(" ");
     console.log(
       `[soak ${ENGINE}] ${requests} requests in ${SOAK_SECONDS}s from ${CONNECTIONS} connections (${Math.round(requests / SOAK_SECONDS)}/s; ` +
         `p50 ${p(0.5)} ms, p99 ${p(0.99)} ms); ${ingested} CDRs ingested; ${summary}; RSS start ${mib(samples[0].rss)} MiB, ` +
@@ -175,7 +215,9 @@ describe(`soak on ${ENGINE}`, () => {
     expect(serverErrors).toEqual([]);
     expect(requests).toBeGreaterThan(SOAK_SECONDS * 5);
     expect(samples.every((s) => s.rss > 0)).toBe(true);
-    expect(mib(endRss - warmRss), `RSS grew from ${mib(warmRss)} to ${mib(endRss)} MiB`).toBeLessThanOrEqual(RSS_GROWTH_BOUND_MIB);
+    expect(mib(endRss - warmRss), `RSS grew from ${mib(warmRss)} to ${mib(endRss)} MiB`).toBeLessThanOrEqual(
+      RSS_GROWTH_BOUND_MIB,
+    );
     expect([...counts.keys()].filter((k) => !/ (200|201|404)$/.test(k))).toEqual([]);
 
     await server.stop(); // PGlite: the test may open the directory only once the server let go

@@ -8,7 +8,11 @@ import { requirePortalSession } from "@/lib/portal/session";
 
 export const metadata: Metadata = { title: "Calls" };
 
-export default async function CallsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function CallsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(await searchParams)) if (typeof v === "string") params.set(k, v);
   const { session, principal } = await requirePortalSession(`/calls${params.size ? `?${params}` : ""}`);
@@ -18,7 +22,8 @@ export default async function CallsPage({ searchParams }: { searchParams: Promis
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Calls</h1>
         <p className="text-sm text-slate-600">
-          Every completed call, newest first, in the time zone chosen at the top of the page. Select a call for its full detail.
+          Every completed call, newest first, in the time zone chosen at the top of the page. Select a call for its full
+          detail.
         </p>
       </div>
       <Suspense>

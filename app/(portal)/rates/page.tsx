@@ -6,9 +6,14 @@ import { requirePortalSession } from "@/lib/portal/session";
 
 export const metadata: Metadata = { title: "Rates" };
 
-export default async function RatesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function RatesPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
-  const destination = typeof params.destination === "string" && /^\+?\d{1,32}$/.test(params.destination) ? params.destination : "";
+  const destination =
+    typeof params.destination === "string" && /^\+?\d{1,32}$/.test(params.destination) ? params.destination : "";
   const seconds = typeof params.seconds === "string" && /^\d{1,6}$/.test(params.seconds) ? Number(params.seconds) : 60;
   const account = typeof params.account === "string" ? params.account : undefined;
   const { principal } = await requirePortalSession("/rates");
@@ -29,7 +34,12 @@ export default async function RatesPage({ searchParams }: { searchParams: Promis
           No billing groups exist yet, so there is no rate card to look up.
         </p>
       ) : (
-        <RateCalculator initialDestination={destination} initialSeconds={seconds} accounts={accounts} initialAccount={account} />
+        <RateCalculator
+          initialDestination={destination}
+          initialSeconds={seconds}
+          accounts={accounts}
+          initialAccount={account}
+        />
       )}
     </div>
   );

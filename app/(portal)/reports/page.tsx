@@ -18,7 +18,9 @@ export default async function ReportsPage() {
     <div className="flex flex-col gap-4">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Reports</h1>
-        <p className="text-sm text-slate-600">Calls, billed minutes and spend, grouped as you choose. Unrated calls are counted but add nothing to spend.</p>
+        <p className="text-sm text-slate-600">
+          Calls, billed minutes and spend, grouped as you choose. Unrated calls are counted but add nothing to spend.
+        </p>
       </div>
       <Suspense>
         <UsageReport canReadCost={session.canReadCost} accounts={accounts} />

@@ -6,7 +6,10 @@ import { problemResponse } from "@/lib/api/handler";
 function notFound(request: Request): Response {
   const requestId = randomUUID();
   const { pathname } = new URL(request.url);
-  const response = problemResponse(new ApiError("not_found", `No endpoint ${pathname.slice(0, 200)}. See /v1/openapi.json.`), requestId);
+  const response = problemResponse(
+    new ApiError("not_found", `No endpoint ${pathname.slice(0, 200)}. See /v1/openapi.json.`),
+    requestId,
+  );
   response.headers.set("X-Request-Id", requestId);
   return response;
 }

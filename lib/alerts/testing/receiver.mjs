@@ -12,7 +12,9 @@ import path from "node:path";
 const [port, stateDir, secret] = process.argv.slice(2);
 const hangAt = Number(process.env.HANG_AT || 0);
 const file = (name) => path.join(stateDir, name);
-const processed = new Set(fs.existsSync(file("processed")) ? fs.readFileSync(file("processed"), "utf8").split("\n").filter(Boolean) : []);
+const processed = new Set(
+  fs.existsSync(file("processed")) ? fs.readFileSync(file("processed"), "utf8").split("\n").filter(Boolean) : [],
+);
 let fresh = 0;
 
 function append(name, line) {
@@ -30,7 +32,9 @@ function verified(headers, body) {
   if (Math.abs(Date.now() / 1000 - Number(ts)) > 300) return false;
   const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
   const expected = Buffer.from(`v1,${createHmac("sha256", key).update(`${id}.${ts}.${body}`).digest("base64")}`);
-  return sigs.split(" ").some((s) => Buffer.byteLength(s) === expected.length && timingSafeEqual(Buffer.from(s), expected));
+  return sigs
+    .split(" ")
+    .some((s) => Buffer.byteLength(s) === expected.length && timingSafeEqual(Buffer.from(s), expected));
 }
 
 http

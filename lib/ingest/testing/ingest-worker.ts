@@ -12,7 +12,9 @@ async function main() {
   const cdrs = (JSON.parse(fs.readFileSync(file, "utf8")) as NativeCdr[]).slice(Number(start), Number(end));
   const handle = await openDatabase({ url });
   try {
-    const counts = await runConcurrentBatches(cdrs, Number(batchSize), Number(concurrency), Number(seed), (batch) => ingestCdrs(handle.db, batch));
+    const counts = await runConcurrentBatches(cdrs, Number(batchSize), Number(concurrency), Number(seed), (batch) =>
+      ingestCdrs(handle.db, batch),
+    );
     process.stdout.write(`${JSON.stringify(counts)}\n`);
   } finally {
     await handle.close();

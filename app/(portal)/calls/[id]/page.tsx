@@ -20,7 +20,10 @@ export default async function CallPage({ params }: { params: Promise<{ id: strin
     if (e instanceof ApiError && e.code === "not_found") notFound();
     throw e;
   });
-  const names = await callNames(db, principal, { billingGroupId: call.billingGroupId, supplierId: "supplierId" in call ? call.supplierId : null });
+  const names = await callNames(db, principal, {
+    billingGroupId: call.billingGroupId,
+    supplierId: "supplierId" in call ? call.supplierId : null,
+  });
   return (
     <div className="mx-auto flex max-w-3xl flex-col gap-4">
       <nav aria-label="Breadcrumb" className="text-sm">
