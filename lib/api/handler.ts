@@ -4,6 +4,7 @@ import { authenticate } from "@/lib/auth/authenticate";
 import { principalCacheFor } from "@/lib/auth/principal-cache";
 import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
+import type { Operation } from "@/lib/openapi/operation";
 import { getDb, type Db } from "@/lib/db/client";
 import { ApiError, paramErrors } from "@/lib/errors/api-error";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
@@ -25,15 +26,15 @@ export interface ApiContext<Q, P> {
   params: P;
 }
 
-export interface RouteOptions<QS extends z.ZodType | undefined> {
-  /** Scope the key must hold. */
-  scope: Scope;
-  /** Schema of the query string (first value of each name); unknown names are ignored. */
-  query?: QS;
-}
-
-type Infer<QS> = QS extends z.ZodType ? z.output<QS> : Record<string, never>;
+type Infer<S, Otherwise> = S extends z.ZodType ? z.output<S> : Otherwise;
 type RouteContext<P> = { params: Promise<P> };
+
+/** The operation each handler apiRoute made serves, for the test that pairs route files with operations. */
+const servedOperations = new WeakMap<object, Operation>();
+
+export function operationOf(handler: unknown): Operation | undefined {
+  return typeof handler === "function" ? servedOperations.get(handler) : undefined;
+}
 
 function queryObject(url: URL): Record<string, string> {
   const out: Record<string, string> = {};
@@ -48,14 +49,19 @@ function logLine(fields: Record<string, unknown>): void {
 
 /**
  * The one wrapper every /v1 handler goes through: request id, authentication (API key or
- * session), scope check, rate limit, query validation, and the mapping of every error to
- * problem+json. Handlers stay thin: parse, call one domain function, return JSON.
+ * session), scope check, rate limit, query and path validation (all as the operation declares
+ * them), and the mapping of every error to problem+json. Handlers stay thin: parse, call one
+ * domain function, return JSON.
  */
-export function apiRoute<QS extends z.ZodType | undefined = undefined, P = Record<string, string>>(
-  options: RouteOptions<QS>,
-  handler: (ctx: ApiContext<Infer<QS>, P>) => Promise<Response | object>,
+export function apiRoute<Q extends z.ZodObject | undefined, P extends z.ZodObject | undefined>(
+  operation: Operation<Q, P, Scope>,
+  handler: (
+    ctx: ApiContext<Infer<Q, Record<string, never>>, Infer<P, Record<string, string>>>,
+  ) => Promise<Response | object>,
 ) {
-  return async (request: Request, routeContext?: RouteContext<P>): Promise<Response> => {
+  type Query = Infer<Q, Record<string, never>>;
+  type Params = Infer<P, Record<string, string>>;
+  const served = async (request: Request, routeContext?: RouteContext<Params>): Promise<Response> => {
     const started = performance.now();
     const requestId =
       request.headers
@@ -85,12 +91,12 @@ export function apiRoute<QS extends z.ZodType | undefined = undefined, P = Recor
           });
         }
       }
-      if (!principal.scopes.has(options.scope)) {
-        throw new ApiError("insufficient_scope", `This endpoint needs the scope \`${options.scope}\`.`);
+      if (!principal.scopes.has(operation.scope)) {
+        throw new ApiError("insufficient_scope", `This endpoint needs the scope \`${operation.scope}\`.`);
       }
-      let query = {} as Infer<QS>;
-      if (options.query) {
-        const parsed = options.query.safeParse(queryObject(url));
+      let query = {} as Query;
+      if (operation.query) {
+        const parsed = operation.query.safeParse(queryObject(url));
         if (!parsed.success) {
           throw new ApiError(
             "invalid_parameter",
@@ -98,9 +104,14 @@ export function apiRoute<QS extends z.ZodType | undefined = undefined, P = Recor
             paramErrors(parsed.error.issues),
           );
         }
-        query = parsed.data as Infer<QS>;
+        query = parsed.data as Query;
       }
-      const params = (routeContext ? await routeContext.params : {}) as P;
+      let params = (routeContext ? await routeContext.params : {}) as Params;
+      if (operation.params) {
+        const parsed = operation.params.safeParse(params);
+        if (!parsed.success) throw new ApiError("not_found", `No such resource: ${url.pathname.slice(0, 200)}.`);
+        params = parsed.data as Params;
+      }
       const result = await handler({
         request,
         requestId,
@@ -126,6 +137,8 @@ export function apiRoute<QS extends z.ZodType | undefined = undefined, P = Recor
     });
     return response;
   };
+  servedOperations.set(served, operation);
+  return served;
 }
 
 export function toApiError(error: unknown, requestId: string): ApiError {

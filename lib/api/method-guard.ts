@@ -12,7 +12,7 @@ import { openApiDocument } from "./openapi";
 // So the answer is given at the HTTP server, before Next sees the request: Node publishes
 // `http.server.request.start` (diagnostics_channel) synchronously before it emits `request`, which
 // lets the server's emit be wrapped once. What each /v1 path allows is read from the OpenAPI document,
-// which the fuzz tests keep equal to the route files.
+// which lib/api/operations.test.ts keeps equal to the route files.
 
 /** Methods the Fetch standard forbids: Next would fail to build a Request for them. */
 const UNREPRESENTABLE = new Set(["TRACE", "TRACK", "CONNECT"]);

@@ -1,9 +1,4 @@
-import type { ErrorCode } from "@/lib/errors/api-error";
-
-/**
- * Types of the OpenAPI document, apart from its builder (openapi.ts) so the per-module fragments
- * (openapi-ingest.ts, openapi-authorizations.ts) and the builder do not import each other.
- */
+/** Types of the OpenAPI document (openapi.ts builds it; the /docs page renders it). */
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -42,16 +37,4 @@ export interface OpenApiDocument {
     securitySchemes: Record<string, unknown>;
     headers: Record<string, unknown>;
   };
-}
-
-type Responses = OpenApiOperation["responses"];
-type ErrorCodes = Record<string, ErrorCode[]>;
-
-/** The builder's helpers, handed to each fragment's `paths`. */
-export interface OpenApiHelpers {
-  ok(description: string, schema: JsonSchema, status?: string): Responses;
-  commonErrors(extra?: ErrorCodes): Responses;
-  problem(status: number, codes: ErrorCode[]): Responses[string];
-  ref(id: string): JsonSchema;
-  oneOf(...ids: string[]): JsonSchema;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nativeCdrSchema } from "./schemas";
 
 /** One line of the batch answer of POST /v1/cdrs, in the order of the request. */
 export const cdrResultSchema = z
@@ -37,3 +38,22 @@ export type CdrBatchResult = z.infer<typeof cdrBatchResultSchema>;
 
 /** At most this many CDRs in one request (docs/contract.md §5). */
 export const MAX_CDRS_PER_REQUEST = 1000;
+
+// The request body of POST /v1/cdrs as the document describes it; ingest-request.ts reads the body itself
+// (a document with `variables` is mapped from FreeSWITCH, anything else parsed as nativeCdrSchema).
+export const freeswitchCdrSchema = z
+  .object({ variables: z.record(z.string(), z.unknown()).describe("Channel variables of mod_json_cdr") })
+  .catchall(z.unknown())
+  .meta({
+    id: "FreeswitchCdr",
+    description: "A FreeSWITCH mod_json_cdr document, recognised by its `variables` object",
+  });
+
+export const cdrBatchSchema = z
+  .object({
+    cdrs: z
+      .array(z.union([nativeCdrSchema, freeswitchCdrSchema]))
+      .min(1)
+      .max(MAX_CDRS_PER_REQUEST),
+  })
+  .meta({ id: "CdrBatch", description: `Up to ${MAX_CDRS_PER_REQUEST} CDRs in one request` });

@@ -1,22 +1,20 @@
 import { apiRoute, jsonText } from "@/lib/api/handler";
 import { publicBaseUrl } from "@/lib/config/env";
 import { callFiltersFromQuery, listCallsJson, nextPageUrl, pageOrigin } from "@/lib/calls/list-calls";
-import { listCallsQuerySchema, type CallPage } from "@/lib/calls/schemas";
+import { listCallsOperation } from "@/lib/calls/operations";
+import type { CallPage } from "@/lib/calls/schemas";
 
-export const GET = apiRoute(
-  { scope: "calls:read", query: listCallsQuerySchema },
-  async ({ readDb, principal, query, request }) => {
-    const listing = await listCallsJson(await readDb(), principal, callFiltersFromQuery(query), {
-      pageSize: query.pageSize,
-      cursor: query.cursor || undefined,
-    });
-    const nextPage: CallPage["nextPageUrl"] = listing.nextCursor
-      ? nextPageUrl(pageOrigin(request, publicBaseUrl()), query, listing.nextCursor)
-      : null;
-    const meta: CallPage["meta"] = { pageSize: query.pageSize, hasMore: listing.hasMore };
-    // A CallPage whose calls arrive as JSON text (listCallsJson): the same body JSON.stringify gave.
-    return jsonText(
-      `{"calls":${listing.callsJson},"nextPageUrl":${JSON.stringify(nextPage)},"meta":${JSON.stringify(meta)}}`,
-    );
-  },
-);
+export const GET = apiRoute(listCallsOperation, async ({ readDb, principal, query, request }) => {
+  const listing = await listCallsJson(await readDb(), principal, callFiltersFromQuery(query), {
+    pageSize: query.pageSize,
+    cursor: query.cursor || undefined,
+  });
+  const nextPage: CallPage["nextPageUrl"] = listing.nextCursor
+    ? nextPageUrl(pageOrigin(request, publicBaseUrl()), query, listing.nextCursor)
+    : null;
+  const meta: CallPage["meta"] = { pageSize: query.pageSize, hasMore: listing.hasMore };
+  // A CallPage whose calls arrive as JSON text (listCallsJson): the same body JSON.stringify gave.
+  return jsonText(
+    `{"calls":${listing.callsJson},"nextPageUrl":${JSON.stringify(nextPage)},"meta":${JSON.stringify(meta)}}`,
+  );
+});

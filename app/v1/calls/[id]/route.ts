@@ -1,6 +1,5 @@
 import { apiRoute } from "@/lib/api/handler";
 import { getCall } from "@/lib/calls/get-call";
+import { getCallOperation } from "@/lib/calls/operations";
 
-export const GET = apiRoute<undefined, { id: string }>({ scope: "calls:read" }, ({ db, principal, params }) =>
-  getCall(db, principal, params.id),
-);
+export const GET = apiRoute(getCallOperation, ({ db, principal, params }) => getCall(db, principal, params.id));

@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { authorizeCallOperation } from "@/lib/authorizations/operations";
+import { getAccountOperation, getBalanceOperation, listAccountsOperation } from "@/lib/billing/operations";
+import { exportCallsOperation, getCallOperation, listCallsOperation } from "@/lib/calls/operations";
+import { ingestCdrsOperation } from "@/lib/ingest/operations";
+import { defineOperation, type Operation } from "@/lib/openapi/operation";
+import { lookupRateOperation } from "@/lib/rating/operations";
+import { summarizeUsageOperation } from "@/lib/usage/operations";
+
+/** GET /v1/openapi.json: public, and answered without apiRoute (app/v1/openapi.json/route.ts). */
+export const getOpenApiOperation = defineOperation({
+  operationId: "getOpenApi",
+  method: "GET",
+  path: "/v1/openapi.json",
+  tag: "Meta",
+  summary: "This OpenAPI document",
+  description: "The OpenAPI 3.1 description of /v1, generated from the schemas the handlers use. No key needed.",
+  scope: null,
+  responses: { 200: { description: "OpenAPI 3.1 document", body: z.looseObject({}) } },
+});
+
+/**
+ * Every /v1 operation, in the document's order. A route file under app/v1 serves exactly these (operations.test.ts
+ * checks it both ways), so a new route comes with its operation.
+ */
+export const OPERATIONS: readonly Operation[] = [
+  listCallsOperation,
+  exportCallsOperation,
+  getCallOperation,
+  summarizeUsageOperation,
+  getBalanceOperation,
+  lookupRateOperation,
+  listAccountsOperation,
+  getAccountOperation,
+  ingestCdrsOperation,
+  authorizeCallOperation,
+  getOpenApiOperation,
+];

@@ -1,0 +1,69 @@
+import type { z } from "zod";
+import type { Scope } from "@/lib/auth/scopes";
+import type { ErrorCode } from "@/lib/errors/api-error";
+
+/**
+ * What a /v1 operation declares, once, in its concept's operations.ts. `apiRoute` (lib/api/handler.ts) takes it for
+ * the route's checks (scope, query, path parameters) and lib/api/openapi.ts turns the list of them
+ * (lib/api/operations.ts) into the OpenAPI document. This module imports no concept, so every concept may use it.
+ */
+
+/** The document's tags and their descriptions, in the order /docs shows them. */
+export const OPERATION_TAGS = {
+  Calls: "Call detail records",
+  Billing: "Balances, accounts and rates",
+  Ingest: "Completed calls from switches",
+  Meta: "This description",
+} as const;
+
+export type OperationTag = keyof typeof OPERATION_TAGS;
+
+export interface OperationResponse {
+  description: string;
+  /** The answer's schema; a schema with a meta id becomes a `$ref` to its component. */
+  body: z.ZodType;
+  /** `application/json` unless given. */
+  contentType?: string;
+}
+
+export interface Operation<
+  Q extends z.ZodObject | undefined = z.ZodObject | undefined,
+  P extends z.ZodObject | undefined = z.ZodObject | undefined,
+  S extends Scope | null = Scope | null,
+> {
+  operationId: string;
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** As in the document: `{name}` for a path parameter (the route file's `[name]` folder). */
+  path: `/v1/${string}`;
+  tag: OperationTag;
+  summary: string;
+  description: string;
+  /** The scope the key must hold; null for the one public operation (the document itself, not behind apiRoute). */
+  scope: S;
+  /** Path parameters, checked by apiRoute (a mismatch answers 404 `not_found`). */
+  params?: P;
+  /**
+   * The query string (first value of each name; names it does not know are ignored), checked by apiRoute (a mismatch
+   * answers 400 `invalid_parameter`).
+   */
+  query?: Q;
+  /** Names `query` accepts that the document leaves out. */
+  undocumentedQuery?: readonly string[];
+  /** The JSON request body, for the document (the domain function validates it). */
+  body?: z.ZodType;
+  responses: Partial<Record<"200" | "201" | "202" | "204", OperationResponse>>;
+  /**
+   * Errors the operation's own code answers. The document adds what apiRoute answers itself: 401, 403, 429, 500, 503
+   * for a scoped operation, 400 `invalid_parameter` with a query and 404 `not_found` with path parameters.
+   */
+  errors?: readonly ErrorCode[];
+}
+
+/** Declares an operation, keeping its schemas' types and whether it has a scope, for apiRoute. */
+export function defineOperation<
+  Q extends z.ZodObject | undefined = undefined,
+  P extends z.ZodObject | undefined = undefined,
+  S extends Scope | null = Scope,
+>(operation: Operation<Q, P, S>): Operation<Q, P, S> {
+  return operation;
+}
