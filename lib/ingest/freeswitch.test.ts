@@ -40,6 +40,52 @@ describe("FreeSWITCH mod_json_cdr mapping", () => {
     });
   });
 
+  it("takes the caller of an outbound leg through a gateway, not the gateway's login in sip_from_user", () => {
+    // FreeSWITCH 1.10 B-leg bridged to sofia/gateway/carrier_gw: the From user is the gateway's (`FreeSWITCH`).
+    const doc = fixture("freeswitch-outbound-gateway.json");
+    expect((doc.variables as Record<string, string>).sip_from_user).toBe("FreeSWITCH");
+    const cdr = nativeCdrSchema.parse(freeswitchToNative(doc));
+    expect(cdr).toMatchObject({
+      uuid: "c41e8b27-5d3a-4f96-b0e2-7a9c1d6f4e58",
+      direction: "outbound",
+      from: "+493012345678",
+      to: "4420794601234",
+      startTime: "2025-06-03T14:20:05.204Z",
+      answerTime: "2025-06-03T14:20:14.816Z",
+      endTime: "2025-06-03T14:23:22.218Z",
+      hangupCause: "NORMAL_CLEARING",
+      q850Cause: 16,
+      pdd: 2.015,
+      accountcode: "ACME-001",
+      networkAddr: "198.51.100.31",
+      gateway: "carrier_gw",
+    });
+  });
+
+  it("prefers origination_caller_id_number, then the profile's ani, then its caller_id_number on outbound legs", () => {
+    const doc = fixture("freeswitch-outbound-gateway.json");
+    const vars = doc.variables as Record<string, string>;
+    const profile = (doc.callflow as { caller_profile: Record<string, string> }[])[0].caller_profile;
+    // An originated leg flips its caller id to the callee after answer (channel_cid_flipped): ani stays the caller.
+    profile.caller_id_number = "4420794601234";
+    expect(freeswitchToNative(doc).from).toBe("+493012345678");
+    vars.origination_caller_id_number = "%2B493012345600";
+    expect(freeswitchToNative(doc).from).toBe("+493012345600");
+    delete vars.origination_caller_id_number;
+    profile.ani = "";
+    expect(freeswitchToNative(doc).from).toBe("4420794601234");
+    profile.caller_id_number = "";
+    expect(freeswitchToNative(doc).from).toBe("FreeSWITCH"); // nothing better left
+  });
+
+  it("keeps the SIP From user as the caller of an inbound leg", () => {
+    const doc = fixture("freeswitch-outbound-gateway.json");
+    (doc.channel_data as Record<string, string>).direction = "inbound";
+    const vars = doc.variables as Record<string, string>;
+    vars.sip_from_user = "%2B4930555";
+    expect(freeswitchToNative(doc).from).toBe("+4930555");
+  });
+
   it("maps the unanswered call: answer_epoch 0 is null, pdd falls back to progressmsec", () => {
     const cdr = nativeCdrSchema.parse(freeswitchToNative(fixture("freeswitch-unanswered.json")));
     expect(cdr).toMatchObject({
@@ -103,8 +149,8 @@ describe("FreeSWITCH mod_json_cdr mapping", () => {
 
   it("keeps a value that is not valid percent-encoding as it is", () => {
     const doc = fixture("freeswitch-answered.json");
-    (doc.variables as Record<string, string>).sip_from_user = "100%";
-    expect(freeswitchToNative(doc).from).toBe("100%");
+    (doc.variables as Record<string, string>).accountcode = "100%";
+    expect(freeswitchToNative(doc).accountcode).toBe("100%");
   });
 
   it.each([

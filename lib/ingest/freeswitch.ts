@@ -1,7 +1,7 @@
 import type { NativeCdrInput } from "./schemas";
 
-// FreeSWITCH mod_json_cdr documents (switch_ivr_generate_json_cdr) mapped to our native CDR,
-// per issue 4: channel variables are strings, URL-encoded unless the switch sets encode-values=false.
+// FreeSWITCH mod_json_cdr documents (switch_ivr_generate_json_cdr) mapped to our native CDR (docs/contract.md §5):
+// channel variables are strings, URL-encoded unless the switch sets encode-values=false.
 
 type JsonObject = Record<string, unknown>;
 
@@ -100,6 +100,20 @@ function postDialDelay(reader: FieldReader): number | null {
   return null;
 }
 
+/**
+ * The caller (A-number). On an outbound leg through a gateway the SIP From user is the gateway's login
+ * (`FreeSWITCH` unless the gateway sets `from-user` or `caller-id-in-from`), so an outbound leg takes the number
+ * the switch presented: `origination_caller_id_number`, then the caller profile's `ani`, then its
+ * `caller_id_number` (ani first: after answer an originated leg's caller id is flipped to the callee,
+ * `channel_cid_flipped`). An inbound leg's From user is the caller itself.
+ */
+function callerNumber(r: FieldReader, direction: "inbound" | "outbound"): string | null {
+  const fromUser = r.variable("sip_from_user");
+  const profile = r.profileField("ani") ?? r.profileField("caller_id_number");
+  if (direction === "inbound") return fromUser ?? r.profileField("caller_id_number");
+  return r.variable("origination_caller_id_number") ?? profile ?? fromUser;
+}
+
 function required<T>(value: T | null, field: string): T {
   if (value === null) throw new Error(`${field} is missing`);
   return value;
@@ -140,7 +154,7 @@ export function freeswitchToNative(doc: unknown): NativeCdrInput {
     uuid: required(r.variable("uuid"), "variables.uuid"),
     direction,
     from: required(
-      r.variable("sip_from_user") ?? r.profileField("caller_id_number"),
+      callerNumber(r, direction),
       "variables.sip_from_user (or callflow[0].caller_profile.caller_id_number)",
     ),
     to: required(

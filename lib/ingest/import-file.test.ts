@@ -226,7 +226,7 @@ describe.each(ENGINES)("cdrs import on %s", (engine) => {
   it("imports a directory of FreeSWITCH documents through the gateway mapping", async () => {
     const before = await balance();
     const summary = await importCdrFile(handle.db, FIXTURES, { batchSize: 1 });
-    expect(summary).toMatchObject({ format: "freeswitch", records: 2, inserted: 2, rejected: 0 });
+    expect(summary).toMatchObject({ format: "freeswitch", records: 3, inserted: 3, rejected: 0 });
     // answered 125.401 s -> 126 s -> 180 s at 60/60 x 0.0120; carrier_a buys 1/1: 126 s x 0.0080 = 0.0168
     const answered = await call("0f7d2c9e-5a41-4b8e-9d36-2c1e8f4a7b90");
     expect(answered).toMatchObject({
@@ -238,7 +238,13 @@ describe.each(ENGINES)("cdrs import on %s", (engine) => {
     });
     expect(answered.supplier).not.toBeNull();
     expect(await call("5b2e9f13-7c04-4d6a-b1e8-93f0c2a7d415")).toMatchObject({ rated: true, bill: 0, price: "0" });
-    expect(before - (await balance())).toBe(36_000n);
+    // the 1.10 gateway leg: answered 187.402 s -> 188 s -> 240 s at 60/60 x 0.0120; carrier_gw is no supplier
+    expect(await call("c41e8b27-5d3a-4f96-b0e2-7a9c1d6f4e58")).toMatchObject({
+      rated: true,
+      bill: 240,
+      price: "48000",
+    });
+    expect(before - (await balance())).toBe(36_000n + 48_000n);
   });
 
   it("reports bad lines by number and keeps the good ones, also when the database refuses a batch", async () => {
