@@ -1,7 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { asteriskToNative, channelPeer, legUuid, lineHashUuid, localTimeToIso, splitCsvRecord } from "./asterisk";
+import {
+  asteriskToNative,
+  channelPeer,
+  legUuid,
+  lineHashUuid,
+  localTimeReadings,
+  localTimeToIso,
+  resolveCallTimes,
+  splitCsvRecord,
+} from "./asterisk";
 import { nativeCdrSchema } from "./schemas";
 
 const lines = fs
@@ -45,6 +54,99 @@ describe("local times", () => {
   it("names the field of a malformed or impossible time", () => {
     expect(() => localTimeToIso("02/01/2025 10:00", "UTC", "start (column 10)")).toThrow("start (column 10)");
     expect(() => localTimeToIso("2025-02-30 10:00:00", "UTC", "end (column 12)")).toThrow("end (column 12)");
+  });
+});
+
+describe("a call across a DST change (Europe/Berlin)", () => {
+  /** The fixture's first record (an answered call) with other times and duration/billsec columns. */
+  function call(start: string, answer: string, end: string, duration: number | "", billsec: number | "") {
+    const fields = splitCsvRecord(lines[0]) ?? [];
+    fields.splice(9, 5, start, answer, end, String(duration), String(billsec));
+    const cdr = nativeCdrSchema.parse(asteriskToNative(fields, lines[0], { timeZone: "Europe/Berlin" }));
+    return [cdr.startTime, cdr.answerTime, cdr.endTime];
+  }
+
+  it("offers both readings of the repeated autumn hour and of the skipped spring hour, preferred first", () => {
+    expect(
+      localTimeReadings("2025-10-26 02:30:00", "Europe/Berlin", "start").map((t) => new Date(t).toISOString()),
+    ).toEqual(["2025-10-26T00:30:00.000Z", "2025-10-26T01:30:00.000Z"]);
+    expect(
+      localTimeReadings("2025-03-30 02:30:00", "Europe/Berlin", "start").map((t) => new Date(t).toISOString()),
+    ).toEqual(["2025-03-30T01:30:00.000Z", "2025-03-30T00:30:00.000Z"]);
+    expect(localTimeReadings("2025-10-26 03:30:00", "Europe/Berlin", "start")).toHaveLength(1);
+    expect(localTimeReadings("2025-10-26 01:30:00", "Europe/Berlin", "start")).toHaveLength(1);
+  });
+
+  it("autumn: 02:50 (first pass) to 02:10 (second pass) with duration 1200 is a 20-minute call, not end before start", () => {
+    expect(call("2025-10-26 02:50:00", "2025-10-26 02:50:06", "2025-10-26 02:10:00", 1200, 1194)).toEqual([
+      "2025-10-26T00:50:00.000Z",
+      "2025-10-26T00:50:06.000Z",
+      "2025-10-26T01:10:00.000Z",
+    ]);
+    // Asterisk truncates duration and billsec; the written times (truncated too) may differ from them by a second.
+    expect(call("2025-10-26 02:50:00", "2025-10-26 02:50:06", "2025-10-26 02:10:00", 1199, 1193)[2]).toBe(
+      "2025-10-26T01:10:00.000Z",
+    );
+    // Without the columns the time order alone leaves that one reading.
+    expect(call("2025-10-26 02:50:00", "", "2025-10-26 02:10:00", "", "")).toEqual([
+      "2025-10-26T00:50:00.000Z",
+      null,
+      "2025-10-26T01:10:00.000Z",
+    ]);
+  });
+
+  it("autumn: the duration column picks the pass of each time when both orders are possible", () => {
+    // 02:10 to 02:40: 30 minutes in one pass, or 90 from the first pass to the second.
+    expect(call("2025-10-26 02:10:00", "2025-10-26 02:10:05", "2025-10-26 02:40:00", 5400, 5395)).toEqual([
+      "2025-10-26T00:10:00.000Z",
+      "2025-10-26T00:10:05.000Z",
+      "2025-10-26T01:40:00.000Z",
+    ]);
+    // 30 minutes fits both passes: not decisive, so the first pass (the earlier offset) for all three.
+    expect(call("2025-10-26 02:10:00", "2025-10-26 02:10:05", "2025-10-26 02:40:00", 1800, 1795)).toEqual([
+      "2025-10-26T00:10:00.000Z",
+      "2025-10-26T00:10:05.000Z",
+      "2025-10-26T00:40:00.000Z",
+    ]);
+  });
+
+  it("autumn: billsec picks the pass of the answer when start and end are certain", () => {
+    // 01:55 CEST (before the change) to 02:20 CET (second pass): 85 minutes; answered at 02:05 in either pass.
+    expect(call("2025-10-26 01:55:00", "2025-10-26 02:05:00", "2025-10-26 02:20:00", 5100, 900)[1]).toBe(
+      "2025-10-26T01:05:00.000Z",
+    );
+    expect(call("2025-10-26 01:55:00", "2025-10-26 02:05:00", "2025-10-26 02:20:00", 5100, 4500)[1]).toBe(
+      "2025-10-26T00:05:00.000Z",
+    );
+  });
+
+  it("spring: a time in the skipped hour is read with whichever offset agrees with the columns", () => {
+    // 01:50 CET to 02:10, which no Berlin clock shows: the clock had not moved forward yet (01:10Z), 20 minutes.
+    expect(call("2025-03-30 01:50:00", "2025-03-30 01:50:04", "2025-03-30 02:10:00", 1200, 1196)).toEqual([
+      "2025-03-30T00:50:00.000Z",
+      "2025-03-30T00:50:04.000Z",
+      "2025-03-30T01:10:00.000Z",
+    ]);
+    // 02:50 to 03:10 CEST (01:10Z), 20 minutes: the start was read on a clock already moved forward (00:50Z).
+    expect(call("2025-03-30 02:50:00", "2025-03-30 02:50:04", "2025-03-30 03:10:00", 1200, 1196)).toEqual([
+      "2025-03-30T00:50:00.000Z",
+      "2025-03-30T00:50:04.000Z",
+      "2025-03-30T01:10:00.000Z",
+    ]);
+    // Undecided (both readings 20 minutes): the offset before the change, i.e. moved forward by the gap.
+    expect(call("2025-03-30 02:10:00", "2025-03-30 02:10:04", "2025-03-30 02:30:00", 1200, 1196)).toEqual([
+      "2025-03-30T01:10:00.000Z",
+      "2025-03-30T01:10:04.000Z",
+      "2025-03-30T01:30:00.000Z",
+    ]);
+  });
+
+  it("keeps the preferred reading when no reading is in time order (the schema then refuses it)", () => {
+    expect(resolveCallTimes([2_000], null, [1_000], { duration: 1, billsec: null })).toEqual({
+      start: 2_000,
+      answer: null,
+      end: 1_000,
+    });
   });
 });
 

@@ -119,10 +119,12 @@ function zoneOffsetMs(timeZone: string, utcMs: number): number {
 }
 
 /**
- * A local "YYYY-MM-DD HH:MM:SS" wall-clock time in `timeZone` to an ISO instant. In the hour a DST
- * change repeats, the earlier instant wins; a time skipped by DST moves forward by the gap.
+ * The instants a local "YYYY-MM-DD HH:MM:SS" wall-clock time can denote in `timeZone`, in order of preference:
+ * one normally; two in the hour a DST change repeats (first pass, then second pass) and in the hour it skips
+ * (read with the offset before the change, i.e. moved forward by the gap, then with the offset after it). The
+ * first is what a lone time means (RFC 5545 and Temporal's "compatible"); resolveCallTimes uses the others.
  */
-export function localTimeToIso(text: string, timeZone: string, field: string): string {
+export function localTimeReadings(text: string, timeZone: string, field: string): number[] {
   const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/.exec(text.trim());
   if (!m) throw new Error(`${field} must look like YYYY-MM-DD HH:MM:SS, got "${text}"`);
   const [y, mo, d, h, mi, s] = m.slice(1).map(Number);
@@ -131,13 +133,52 @@ export function localTimeToIso(text: string, timeZone: string, field: string): s
   if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) {
     throw new Error(`${field} is not a valid date: "${text}"`);
   }
-  if (timeZone === "UTC") return check.toISOString();
-  // The zone's offsets a few hours either side: both are valid in the hour DST repeats (take the
-  // earlier instant); neither in the hour it skips (the offset before moves the time forward by the gap).
+  if (timeZone === "UTC") return [wall];
+  // The zone's offsets a few hours either side of the wall time: the same offset in a normal hour; in the
+  // hour DST repeats both readings are valid, in the hour it skips neither is (both are still offered).
   const before = wall - zoneOffsetMs(timeZone, wall - 6 * 3_600_000);
   const after = wall - zoneOffsetMs(timeZone, wall + 6 * 3_600_000);
+  if (before === after) return [before];
   const valid = [before, after].filter((t) => t + zoneOffsetMs(timeZone, t) === wall);
-  return new Date(valid.length > 0 ? Math.min(...valid) : before).toISOString();
+  return valid.length === 1 ? valid : [before, after];
+}
+
+/** The preferred instant of a local wall-clock time (see localTimeReadings), as ISO. */
+export function localTimeToIso(text: string, timeZone: string, field: string): string {
+  return new Date(localTimeReadings(text, timeZone, field)[0]).toISOString();
+}
+
+/** Whole seconds a Master.csv column states, or null when it is empty or not a number. */
+function secondsColumn(text: string): number | null {
+  return /^\d{1,9}$/.test(text) ? Number(text) : null;
+}
+
+/**
+ * Start, answer and end of one record from their readings (localTimeReadings), across a DST change
+ * (docs/contract.md §5): of the combinations in time order (start <= answer <= end), those that agree with
+ * Asterisk's own `duration` (end - start) and `billsec` (end - answer) columns, within the one second their
+ * truncation allows; when several agree (or the columns are absent or agree with none), the most preferred
+ * reading of start, then answer, then end. So 02:50 (first pass) to 02:10 (second pass) on the autumn night,
+ * duration 1200, is a 20-minute call. With no reading in time order the preferred one is kept (and refused).
+ */
+export function resolveCallTimes(
+  start: number[],
+  answer: number[] | null,
+  end: number[],
+  columns: { duration: number | null; billsec: number | null },
+): { start: number; answer: number | null; end: number } {
+  const combos: { start: number; answer: number | null; end: number }[] = [];
+  for (const s of start)
+    for (const a of answer ?? [null]) for (const e of end) combos.push({ start: s, answer: a, end: e });
+  const ordered = combos.filter(
+    (c) => c.start <= c.end && (c.answer === null || (c.start <= c.answer && c.answer <= c.end)),
+  );
+  const near = (ms: number, seconds: number | null) => seconds === null || Math.abs(ms / 1000 - seconds) <= 1;
+  const agreeing = ordered.filter(
+    (c) => near(c.end - c.start, columns.duration) && (c.answer === null || near(c.end - c.answer, columns.billsec)),
+  );
+  // combos is built in preference order (start, then answer, then end): the first of a list is the preferred one.
+  return agreeing[0] ?? ordered[0] ?? combos[0];
 }
 
 export interface AsteriskOptions {
@@ -205,15 +246,21 @@ export function asteriskToNative(fields: string[], rawLine: string, options: Ast
   const dstchannel = col("dstchannel");
   const accountcode = col("accountcode");
   const direction = options.direction ?? "outbound";
+  const times = resolveCallTimes(
+    localTimeReadings(col("start"), timeZone, "start (column 10)"),
+    answerText ? localTimeReadings(answerText, timeZone, "answer (column 11)") : null,
+    localTimeReadings(col("end"), timeZone, "end (column 12)"),
+    { duration: secondsColumn(col("duration")), billsec: secondsColumn(col("billsec")) },
+  );
 
   return {
     uuid: uniqueid ? legUuid(uniqueid, fields, col("sequence")) : lineHashUuid(rawLine),
     direction,
     from: src,
     to: dst,
-    startTime: localTimeToIso(col("start"), timeZone, "start (column 10)"),
-    answerTime: answerText ? localTimeToIso(answerText, timeZone, "answer (column 11)") : null,
-    endTime: localTimeToIso(col("end"), timeZone, "end (column 12)"),
+    startTime: new Date(times.start).toISOString(),
+    answerTime: times.answer === null ? null : new Date(times.answer).toISOString(),
+    endTime: new Date(times.end).toISOString(),
     hangupCause: cause.hangupCause,
     q850Cause: cause.q850Cause,
     accountcode: accountcode || null,
