@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "@/lib/errors/api-error";
+import { ApiError, problemBody } from "@/lib/errors/api-error";
 import { MAX_BODY_BYTES, isJsonContentType, readJsonBody } from "./body";
 
 function post(
@@ -55,5 +55,20 @@ describe("readJsonBody", () => {
     expect(await codeOf(readJsonBody(post('{"a":1}', { "content-type": "text/plain" })))).toBe("422 invalid_body");
     expect(await codeOf(readJsonBody(post('{"a":1}', {})))).toBe("422 invalid_body");
     expect(isJsonContentType("application/x-www-form-urlencoded")).toBe(false);
+  });
+
+  it("answers each route's own 422 code, so an authorization request is not titled as a CDR", async () => {
+    const options = { code: "invalid_authorization_request" as const };
+    for (const request of [post('{"a":'), post(""), post('{"a":1}', { "content-type": "text/plain" })]) {
+      const error = await readJsonBody(request, options).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      expect(problemBody(error as ApiError)).toMatchObject({
+        status: 422,
+        code: "invalid_authorization_request",
+        title: "Unprocessable authorization request",
+      });
+    }
+    const cdr = await readJsonBody(post("")).catch((e: unknown) => e);
+    expect(problemBody(cdr as ApiError)).toMatchObject({ code: "invalid_body", title: "Unprocessable CDR" });
   });
 });

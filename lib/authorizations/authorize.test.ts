@@ -108,6 +108,23 @@ describeOnEngines("prepaid authorizations", (handle) => {
     expect(await activeReservedMicros(handle().db, g.id)).toBe(1_500_000n);
   });
 
+  it("ignores a leading + when comparing a replay's destination, as it does for matching", async () => {
+    const g = await group();
+    const id = uuid();
+    const first = await authorizeCall(handle().db, bound(g.id), { uuid: id, destination: "4420" });
+    const plus = await authorizeCall(handle().db, bound(g.id), { uuid: id, destination: "+4420" });
+    expect(plus).toEqual({ created: false, authorization: first.authorization });
+    const other = uuid();
+    const withPlus = await authorizeCall(handle().db, bound(g.id), { uuid: other, destination: "+4479" });
+    expect(await authorizeCall(handle().db, bound(g.id), { uuid: other, destination: "4479" })).toEqual({
+      created: false,
+      authorization: withPlus.authorization,
+    });
+    expect(await refusal(authorizeCall(handle().db, bound(g.id), { uuid: id, destination: "+44200" }))).toBe(
+      "conflict",
+    );
+  });
+
   it("is settled by the call's CDR: charged once at the call's own price, the unused part released", async () => {
     const g = await group();
     const id = uuid();
@@ -167,14 +184,16 @@ describeOnEngines("prepaid authorizations", (handle) => {
       "no_rate",
     );
     expect(await refusal(authorizeCall(handle().db, bound(g.id), { uuid: uuid(), destination: "44a" }))).toBe(
-      "invalid_body",
+      "invalid_authorization_request",
     );
-    expect(await refusal(authorizeCall(handle().db, bound(g.id), { destination: "44" }))).toBe("invalid_body");
+    expect(await refusal(authorizeCall(handle().db, bound(g.id), { destination: "44" }))).toBe(
+      "invalid_authorization_request",
+    );
     expect(
       await refusal(
         authorizeCall(handle().db, bound(g.id), { uuid: uuid(), destination: "44", maxDurationSeconds: 0 }),
       ),
-    ).toBe("invalid_body");
+    ).toBe("invalid_authorization_request");
     expect(
       await refusal(
         authorizeCall(handle().db, bound(g.id), { uuid: uuid(), destination: "44", billingGroupId: other.id }),

@@ -112,7 +112,11 @@ function notFoundGroup(id: string): ApiError {
 export async function authorizeCall(db: Db, principal: Principal, body: unknown): Promise<AuthorizeOutcome> {
   const parsed = authorizationRequestSchema.safeParse(body);
   if (!parsed.success)
-    throw new ApiError("invalid_body", "The authorization request is invalid.", paramErrors(parsed.error.issues));
+    throw new ApiError(
+      "invalid_authorization_request",
+      "The authorization request is invalid.",
+      paramErrors(parsed.error.issues),
+    );
   const request = parsed.data;
   let groupId: string;
   if (principal.billingGroupId !== null) {
@@ -147,7 +151,8 @@ export async function authorizeCall(db: Db, principal: Principal, body: unknown)
 
     const existing = await getAuthorization(tx, groupId, request.uuid);
     if (existing) {
-      if (existing.destination !== request.destination) {
+      // `+` is ignored for matching, so `+4420` replays `4420`: only the digits must agree.
+      if (existing.destination.replace(/^\+/, "") !== digits) {
         throw new ApiError("conflict", `uuid ${request.uuid} was authorized for another destination.`, [
           { param: "destination", message: "differs from the authorization stored for this uuid" },
         ]);

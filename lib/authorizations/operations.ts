@@ -15,7 +15,8 @@ export const authorizeCallOperation = defineOperation({
     "the request's `maxDurationSeconds` and MAX_CALL_SECONDS. That price is reserved until the call's CDR (same " +
     "`uuid`) arrives on `POST /v1/cdrs`, which charges the call as usual (once) and releases the reservation, or " +
     "until `expiresAt` (the grant plus a margin). Concurrent authorizations never reserve more than is available. " +
-    "Posting the same `uuid` again answers the stored authorization (200, `Idempotent-Replayed: true`). " +
+    "Posting the same `uuid` again answers the stored authorization (200, `Idempotent-Replayed: true`); its " +
+    "destination must have the same digits (a leading `+` is ignored), else 409. " +
     "402 `insufficient_balance` when not one second is affordable or the group is disabled.",
   scope: "cdrs:write",
   body: authorizationRequestSchema,
@@ -33,6 +34,6 @@ export const authorizeCallOperation = defineOperation({
     "no_rate",
     "conflict",
     "payload_too_large",
-    "invalid_body",
+    "invalid_authorization_request",
   ],
 });

@@ -53,10 +53,15 @@ export const authorizationSchema = z
     maxDurationSeconds: z
       .number()
       .int()
-      .describe("Longest the call may last: its price at this duration fits the available balance"),
+      .describe(
+        "Longest the call may last: the price of maxDurationSeconds + 1 s (see `reserved`) fits the available balance",
+      ),
     reserved: z
       .number()
-      .describe("Amount held while active: the price of a call of maxDurationSeconds (at most 6 decimals)"),
+      .describe(
+        "Amount held while active: the price of a call of maxDurationSeconds + 1 s, since ingest rounds the answered " +
+          "time up (a call cut at maxDurationSeconds, measured a fraction above it, bills one second more); at most 6 decimals",
+      ),
     currency: z.string(),
     matchedPrefix: z.string(),
     sellRate: z.number().describe("Sell rate per minute"),

@@ -11,6 +11,7 @@ export const ERROR_TABLE = {
   invalid_cursor: { status: 400, title: "Invalid cursor" },
   billing_group_required: { status: 400, title: "Billing group required" },
   invalid_body: { status: 422, title: "Unprocessable CDR" },
+  invalid_authorization_request: { status: 422, title: "Unprocessable authorization request" },
   method_not_allowed: { status: 405, title: "Method not allowed" },
   conflict: { status: 409, title: "Conflict" },
   insufficient_balance: { status: 402, title: "Insufficient balance" },

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { api, apiServers, type KeyName } from "./helpers";
 
-/** POST /v1/authorizations over HTTP on both engines (issue 13 part 4). Only group `scratch` is charged. */
+/** POST /v1/authorizations over HTTP on both engines (README "Prepaid authorizations"). Only group `scratch` is charged. */
 describe.each(apiServers())("POST /v1/authorizations on $engine", (server) => {
   const authorize = (body: unknown, key: KeyName = "ingestScratch") =>
     api<Record<string, unknown>>(server, "/v1/authorizations", { key, body });
@@ -61,11 +61,18 @@ describe.each(apiServers())("POST /v1/authorizations on $engine", (server) => {
     const bad = await authorize({ uuid, destination: "44-20", maxDurationSeconds: -1, extra: 1 });
     expect(bad.status).toBe(422);
     expect(bad.headers.get("content-type")).toContain("application/problem+json");
+    expect(bad.body).toMatchObject({
+      code: "invalid_authorization_request",
+      title: "Unprocessable authorization request",
+    });
     expect((bad.body.errors as { param: string }[]).map((e) => e.param).sort()).toEqual(
       expect.arrayContaining(["destination", "maxDurationSeconds"]),
     );
     expect((await authorize({ destination: "44" })).status).toBe(422);
-    expect((await api(server, "/v1/authorizations", { key: "ingestScratch", body: "not json" })).status).toBe(422);
+    expect((await api(server, "/v1/authorizations", { key: "ingestScratch", body: "not json" })).body).toMatchObject({
+      status: 422,
+      code: "invalid_authorization_request",
+    });
     expect((await authorize({ uuid, destination: "999" })).body).toMatchObject({ status: 404, code: "no_rate" });
     expect((await authorize({ uuid, destination: "44", billingGroupId: server.groups.a.id })).body).toMatchObject({
       status: 404,
@@ -73,6 +80,10 @@ describe.each(apiServers())("POST /v1/authorizations on $engine", (server) => {
     });
     expect((await authorize({ uuid, destination: "4479" })).status).toBe(201);
     expect((await authorize({ uuid, destination: "4478" })).body).toMatchObject({ status: 409, code: "conflict" });
+    // `+` is ignored for matching, and so for the replay: the same authorization, not a 409.
+    const replay = await authorize({ uuid, destination: "+4479" });
+    expect(replay.status, replay.text).toBe(200);
+    expect(replay.body).toMatchObject({ uuid, destination: "4479" });
   });
 
   it("platform keys name the group: 400 billing_group_required without one, 404 for an unknown one", async () => {

@@ -3,8 +3,15 @@ import { apiRoute, json } from "@/lib/api/handler";
 import { authorizeCall } from "@/lib/authorizations/authorize";
 import { authorizeCallOperation } from "@/lib/authorizations/operations";
 
-// POST /v1/authorizations (issue 13): prepaid authorization of a call about to connect; its CDR settles it.
+// POST /v1/authorizations (README "Prepaid authorizations"): a call about to connect asks how long it may last.
 export const POST = apiRoute(authorizeCallOperation, async ({ request, db, principal }) => {
-  const { created, authorization } = await authorizeCall(db, principal, await readJsonBody(request));
+  const { created, authorization } = await authorizeCall(
+    db,
+    principal,
+    await readJsonBody(request, {
+      code: "invalid_authorization_request",
+      expected: 'an authorization request `{ "uuid", "destination" }`',
+    }),
+  );
   return json(authorization, created ? 201 : 200, created ? undefined : { "Idempotent-Replayed": "true" });
 });
