@@ -73,7 +73,7 @@ export function apiRoute<Q extends z.ZodObject | undefined, P extends z.ZodObjec
     let keyId: string | undefined;
     try {
       const db = await getDb();
-      const principal = await authenticate(request, db, principalCacheFor(db));
+      const principal = await authenticate(request, db, principalCacheFor(db), { basic: operation.basicAuth === true });
       keyId = principal.keyId;
       const limiter = rateLimiter();
       let limitHeaders: Record<string, string> | undefined;

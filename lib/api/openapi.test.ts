@@ -77,6 +77,23 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(doc.components.schemas).sort()).toEqual(["NewThing", "Problem", "Thing"]);
   });
 
+  it("lists HTTP Basic and mod_json_cdr's form bodies on POST /v1/cdrs only", () => {
+    const doc = openApiDocument();
+    expect(doc.components.securitySchemes).toHaveProperty("basicAuth", expect.objectContaining({ scheme: "basic" }));
+    const ingest = doc.paths["/v1/cdrs"].post;
+    expect(ingest.security).toEqual([{ bearerAuth: [] }, { basicAuth: [] }]);
+    expect(Object.keys(ingest.requestBody!.content)).toEqual([
+      "application/json",
+      "application/x-www-form-urlencoded",
+      "application/x-www-form-base64-encoded",
+    ]);
+    for (const [p, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        if (p !== "/v1/cdrs") expect(JSON.stringify(op.security ?? []), `${method} ${p}`).not.toContain("basicAuth");
+      }
+    }
+  });
+
   it("refuses one schema id for a request and a response that convert differently", () => {
     // zod's input view of an object leaves extra keys open, its output view closes them: one id cannot name both.
     expect(() => buildDocument([{ ...postThing, body: thing }])).toThrow(/Thing differs as request and as response/);

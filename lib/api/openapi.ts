@@ -27,6 +27,13 @@ const SECURITY_SCHEMES = {
       "API key `ck_...`. Scopes: `calls:read` (calls, balances, rates, accounts), `calls:read_cost` (adds buyCost, " +
       "margin, supplierId, buyRate), `cdrs:write` (ingest).",
   },
+  basicAuth: {
+    type: "http",
+    scheme: "basic",
+    description:
+      "Only where an operation lists it (POST /v1/cdrs, for FreeSWITCH mod_json_cdr): the API key as the password, " +
+      "any user name.",
+  },
 };
 
 const HEADERS = {
@@ -38,7 +45,10 @@ const HEADERS = {
   "RateLimit-Remaining": { description: "Requests left in the bucket", schema: { type: "integer" } },
   "RateLimit-Reset": { description: "Seconds until the bucket is full again", schema: { type: "integer" } },
   "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } },
-  "WWW-Authenticate": { description: "`Bearer` challenge", schema: { type: "string" } },
+  "WWW-Authenticate": {
+    description: "`Bearer` challenge, and a `Basic` one where the operation takes Basic (POST /v1/cdrs)",
+    schema: { type: "string" },
+  },
 };
 
 const header = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
@@ -184,12 +194,21 @@ function operationObject(operation: Operation, input: ConvertedBodies, output: C
     description: operation.description,
     tags: [operation.tag],
     ...(operation.scope ? { "x-scope": operation.scope } : { security: [] }),
+    ...(operation.basicAuth ? { security: [{ bearerAuth: [] }, { basicAuth: [] }] } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body
       ? {
           requestBody: {
             required: true,
-            content: { "application/json": { schema: input.bodies.get(operation.body)! } },
+            content: {
+              "application/json": { schema: input.bodies.get(operation.body)! },
+              ...Object.fromEntries(
+                Object.entries(operation.otherBodies ?? {}).map(([type, body]) => [
+                  type,
+                  { schema: input.bodies.get(body)! },
+                ]),
+              ),
+            },
           },
         }
       : {}),
@@ -207,7 +226,7 @@ export function buildDocument(operations: readonly Operation[]): OpenApiDocument
   ]);
   const input = convertBodies(
     "input",
-    operations.flatMap((op) => (op.body ? [op.body] : [])),
+    operations.flatMap((op) => (op.body ? [op.body, ...Object.values(op.otherBodies ?? {})] : [])),
   );
   const paths: OpenApiDocument["paths"] = {};
   for (const op of operations) (paths[op.path] ??= {})[op.method.toLowerCase()] = operationObject(op, input, output);

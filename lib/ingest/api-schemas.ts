@@ -57,3 +57,12 @@ export const cdrBatchSchema = z
       .max(MAX_CDRS_PER_REQUEST),
   })
   .meta({ id: "CdrBatch", description: `Up to ${MAX_CDRS_PER_REQUEST} CDRs in one request` });
+
+// FreeSWITCH mod_json_cdr's own encodings of that body (json_cdr.conf.xml `encode`; lib/ingest/cdr-body.ts reads them).
+export const modJsonCdrFormSchema = z.object({
+  cdr: z.string().describe("The CDR JSON (one CDR or a batch), URL-encoded: mod_json_cdr with encode=true"),
+});
+
+export const modJsonCdrBase64Schema = z
+  .string()
+  .describe("`cdr=` and the CDR JSON in base64, as mod_json_cdr posts it with encode=base64");

@@ -11,6 +11,7 @@ import { createSupplier } from "@/lib/rating/suppliers";
 import { ENGINES, openTestDb } from "@/lib/testing/engines";
 import { detectFormat, importCdrFile } from "./import-file";
 import { CdrRejectedError } from "./ingest-cdrs";
+import { switchUrlEncode } from "./testing/switch-url-encode";
 
 const FIXTURES = path.join(__dirname, "fixtures");
 const rows = (lines: string[]) =>
@@ -245,6 +246,26 @@ describe.each(ENGINES)("cdrs import on %s", (engine) => {
       price: "48000",
     });
     expect(before - (await balance())).toBe(36_000n + 48_000n);
+  });
+
+  it("imports mod_json_cdr's err-log-dir as encode=true and base64 leave it (the post's encoded text, a file each)", async () => {
+    const dir = path.join(tmp, `json_cdr-${engine}`);
+    fs.mkdirSync(dir);
+    const doc = (uuid: string) => {
+      const d = JSON.parse(fs.readFileSync(path.join(FIXTURES, "freeswitch-answered.json"), "utf8")) as {
+        variables: Record<string, string>;
+      };
+      d.variables.uuid = uuid;
+      return JSON.stringify(d);
+    };
+    const encoded = `err-encoded-${engine}`;
+    const base64 = `err-base64-${engine}`;
+    fs.writeFileSync(path.join(dir, `${encoded}.cdr.json`), `${switchUrlEncode(doc(encoded))}\n`);
+    fs.writeFileSync(path.join(dir, `a_${base64}.cdr.json`), `${Buffer.from(doc(base64)).toString("base64")}\n`);
+    const summary = await importCdrFile(handle.db, dir);
+    expect(summary).toMatchObject({ format: "freeswitch", records: 2, inserted: 2, rejected: 0 });
+    expect(await call(encoded)).toMatchObject({ rated: true, bill: 180, price: "36000" });
+    expect(await call(base64)).toMatchObject({ rated: true, bill: 180, price: "36000" });
   });
 
   it("reports bad lines by number and keeps the good ones, also when the database refuses a batch", async () => {

@@ -4,6 +4,7 @@ import type { ProgressReporter } from "@/lib/admin/command";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { isEmbedded, type Db } from "@/lib/db/client";
 import { asteriskToNative, splitCsvRecord, type AsteriskOptions } from "./asterisk";
+import { modJsonCdrText } from "./cdr-body";
 import { CdrRejectedError, ingestCdrs, type IngestOutcome } from "./ingest-cdrs";
 import { parseCdrJson, readLines, toNativeCdr, type CdrDefaults } from "./native-lines";
 import type { NativeCdr } from "./schemas";
@@ -14,7 +15,8 @@ import type { NativeCdr } from "./schemas";
 // Formats:
 // - native:     JSON lines, one CDR per line (a FreeSWITCH document on a line is mapped too, as the API does)
 // - freeswitch: JSON lines of mod_json_cdr documents; or a directory of mod_json_cdr .json files, one
-//               document per file as its log-dir writes them; or a single .json file holding one document
+//               document per file as its log-dir writes them (err-log-dir files of encode=true or base64 are
+//               decoded: cdr-body.ts); or a single .json file holding one document
 // - asterisk:   cdr_csv Master.csv (no header)
 // Detection when --format is omitted: a directory or *.json -> freeswitch; *.csv -> asterisk;
 // other files (*.jsonl, *.ndjson, ...) -> by their first record: freeswitch if it has a variables object, else native.
@@ -186,7 +188,7 @@ function freeswitchDirectorySource(dir: string, defaults: CdrDefaults): Source {
         file: name,
         parse: () => {
           if (text instanceof Error) throw text;
-          return parseCdrJson(text, defaults, "freeswitch");
+          return parseCdrJson(modJsonCdrText(text), defaults, "freeswitch");
         },
       };
     }
@@ -199,7 +201,7 @@ function singleDocumentSource(file: string, size: number, defaults: CdrDefaults)
   async function* records(): AsyncGenerator<SourceRecord> {
     const text = await readDocument(file);
     done = size;
-    yield { line: 1, parse: () => parseCdrJson(text, defaults, "freeswitch") };
+    yield { line: 1, parse: () => parseCdrJson(modJsonCdrText(text), defaults, "freeswitch") };
   }
   return { records: records(), total: size, done: () => done, unit: "bytes" };
 }

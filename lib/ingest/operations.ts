@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { callDetailSchema, callDetailWithCostSchema } from "@/lib/calls/schemas";
 import { defineOperation } from "@/lib/openapi/operation";
-import { cdrBatchResultSchema, cdrBatchSchema, freeswitchCdrSchema } from "./api-schemas";
+import {
+  cdrBatchResultSchema,
+  cdrBatchSchema,
+  freeswitchCdrSchema,
+  modJsonCdrBase64Schema,
+  modJsonCdrFormSchema,
+} from "./api-schemas";
 import { nativeCdrSchema } from "./schemas";
 
 // One CDR answers the stored call; a batch answers one result line per CDR.
@@ -19,9 +25,18 @@ export const ingestCdrsOperation = defineOperation({
     "and the billing group debited in the same transaction as the insert. Idempotent by `uuid`, which is unique per " +
     "billing group: posting a call again answers 200 with the stored record and debits nothing; a uuid another " +
     "group uses is a different call (never a conflict, never described). A CDR whose destination has no sell rate is " +
-    "stored unrated (price 0) and can be re-rated later.",
+    "stored unrated (price 0) and can be re-rated later. For FreeSWITCH mod_json_cdr, which can send nothing else, " +
+    "the key may come as the HTTP Basic password (any user name), and the body in the module's `encode` forms: " +
+    "`cdr=<URL-encoded JSON>` (application/x-www-form-urlencoded) or `cdr=<base64 JSON>` " +
+    "(application/x-www-form-base64-encoded); a form-labelled body that starts with `{` is JSON (the module with " +
+    "`disable-100-continue` loses its Content-Type). The 5 MiB limit counts the bytes sent.",
   scope: "cdrs:write",
+  basicAuth: true,
   body: z.xor([nativeCdrSchema, freeswitchCdrSchema, cdrBatchSchema]),
+  otherBodies: {
+    "application/x-www-form-urlencoded": modJsonCdrFormSchema,
+    "application/x-www-form-base64-encoded": modJsonCdrBase64Schema,
+  },
   responses: {
     201: {
       description:

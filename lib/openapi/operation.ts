@@ -51,6 +51,14 @@ export interface Operation<
   undocumentedQuery?: readonly string[];
   /** The JSON request body, for the document (the domain function validates it). */
   body?: z.ZodType;
+  /** Other media types the request body may come in (a switch's own encodings), for the document. */
+  otherBodies?: Readonly<Record<string, z.ZodType>>;
+  /**
+   * Also take the API key as the HTTP Basic password (any user name), for a switch that can send nothing else:
+   * FreeSWITCH's mod_json_cdr on POST /v1/cdrs (docs/contract.md §5). apiRoute passes it to authenticate; every
+   * other operation answers Basic with 401.
+   */
+  basicAuth?: boolean;
   responses: Partial<Record<"200" | "201" | "202" | "204", OperationResponse>>;
   /**
    * Errors the operation's own code answers. The document adds what apiRoute answers itself: 401, 403, 429, 500, 503
