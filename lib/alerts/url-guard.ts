@@ -1,56 +1,88 @@
 import dns from "node:dns";
 import net from "node:net";
+import os from "node:os";
+import ipaddr from "ipaddr.js";
+import { webhooksAllowPrivate } from "@/lib/config/env";
 
-// SSRF guard of webhook targets: an operator-registered URL must not reach the service's own network (loopback,
-// private, link-local incl. cloud metadata 169.254.169.254, CGNAT, unique-local, multicast, unspecified). Checked
-// when the endpoint is registered AND on every connection (the lookup hook below), so a DNS name that later
-// resolves to 127.0.0.1 (rebinding) is refused too. WEBHOOKS_ALLOW_PRIVATE=1 lifts it for tests and local development.
+// SSRF guard of webhook targets: an operator-registered URL may reach public unicast addresses only, never the
+// service's own network or this host (README "Prepaid authorizations and balance alerts" lists the ranges). Checked
+// when the endpoint is registered AND on every connection (the lookup hook below, and delivery.ts checks the address
+// the socket actually connected to), so a DNS name that later resolves to 127.0.0.1 (rebinding) is refused too.
+// WEBHOOKS_ALLOW_PRIVATE=1 lifts it for tests and local development.
 
 export function privateTargetsAllowed(): boolean {
-  return process.env.WEBHOOKS_ALLOW_PRIVATE === "1";
+  return webhooksAllowPrivate();
 }
 
-const BLOCKED = new net.BlockList();
-for (const [prefix, bits] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["224.0.0.0", 4],
-  ["240.0.0.0", 4],
-] as const) {
-  BLOCKED.addSubnet(prefix, bits, "ipv4");
-}
-for (const [prefix, bits] of [
-  ["::", 128],
-  ["::1", 128],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["ff00::", 8],
-  ["64:ff9b::", 96],
-] as const) {
-  BLOCKED.addSubnet(prefix, bits, "ipv6");
-}
+// ipaddr.js names the special-purpose ranges (IANA registries); everything but its "unicast" is refused. For IPv6 that
+// name is only its default, so a target must also lie in global unicast 2000::/3: that refuses the IPv4-compatible
+// ::a.b.c.d (deprecated; ::/96 except :: and ::1 is "unicast" to ipaddr.js) and every range not yet allocated.
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR("2000::/3");
+// RFC 6052 well-known prefix: the translator is the public NAT64 path, so the IPv4 it carries decides. The local-use
+// 64:ff9b:1::/48 (RFC 8215) is the operator's own translation domain with a prefix length of its choosing (the IPv4 sits
+// at a different place for each), not globally reachable: refused whole.
+const WELL_KNOWN_NAT64 = ipaddr.IPv6.parseCIDR("64:ff9b::/96");
 
-/** True when the address is in a range a webhook may not target. */
-export function isBlockedAddress(address: string): boolean {
-  const family = net.isIP(address);
-  if (family === 0) return true;
-  if (family === 6) {
-    // IPv4-mapped (::ffff:127.0.0.1) is judged as the IPv4 address it maps.
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return BLOCKED.check(mapped[1], "ipv4");
-    return BLOCKED.check(address, "ipv6");
+/** The addresses of this host's interfaces, canonical: a webhook must not call back into the host itself. */
+function ownAddresses(): Set<string> {
+  const out = new Set<string>();
+  for (const list of Object.values(os.networkInterfaces())) {
+    for (const a of list ?? []) {
+      const ip = parse(a.address);
+      if (ip) out.add(ip.toNormalizedString());
+    }
   }
-  return BLOCKED.check(address, "ipv4");
+  return out;
+}
+
+/**
+ * Parses an address Node accepts (net.isIP), zone id dropped. IPv6 goes through the WHATWG URL serialiser first: it
+ * writes every address in hex, so `::127.0.0.1` and `::7f00:1` are one address to ipaddr.js (which would read the
+ * dotted form as IPv4-mapped).
+ */
+function parse(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  const bare = address.replace(/%.*$/, "");
+  const family = net.isIP(bare);
+  try {
+    if (family === 4) return ipaddr.IPv4.parse(bare);
+    if (family === 6) return ipaddr.IPv6.parse(new URL(`http://[${bare}]/`).hostname.slice(1, -1));
+  } catch {
+    // unparseable: refused below
+  }
+  return null;
+}
+
+function blockedIPv4(ip: ipaddr.IPv4, own: Set<string>): boolean {
+  return ip.range() !== "unicast" || own.has(ip.toNormalizedString());
+}
+
+/** True when the address is one a webhook may not target (anything but a public unicast address of another host). */
+export function isBlockedAddress(address: string): boolean {
+  const ip = parse(address);
+  if (!ip) return true;
+  const own = ownAddresses();
+  if (ip instanceof ipaddr.IPv4) return blockedIPv4(ip, own);
+  const bytes = ip.toByteArray();
+  const embedded = (at: number) => new ipaddr.IPv4(bytes.slice(at, at + 4));
+  switch (ip.range()) {
+    case "ipv4Mapped": // ::ffff:a.b.c.d is a.b.c.d
+      return blockedIPv4(embedded(12), own);
+    case "rfc6052":
+      return !ip.match(WELL_KNOWN_NAT64) || blockedIPv4(embedded(12), own);
+    case "6to4": // 2002:AABB:CCDD::/48 tunnels to AA.BB.CC.DD
+      return blockedIPv4(embedded(2), own);
+    case "unicast":
+      return !ip.match(GLOBAL_UNICAST_V6) || own.has(ip.toNormalizedString());
+    default:
+      return true;
+  }
 }
 
 export class WebhookTargetError extends Error {}
+
+/** How a refusal names the address: the message operators see in `last_error` and on registration. */
+export const NOT_PUBLIC =
+  "a non-public address (loopback, private, link-local, reserved, documentation or this host's own)";
 
 /** Parses and checks a webhook URL: http(s), no credentials, and (unless allowed) a public host. */
 export async function checkWebhookUrl(raw: string): Promise<URL> {
@@ -72,7 +104,7 @@ export async function checkWebhookUrl(raw: string): Promise<URL> {
   const blocked = addresses.find(isBlockedAddress);
   if (blocked)
     throw new WebhookTargetError(
-      `${host} resolves to ${blocked}, a loopback, private or link-local address (set WEBHOOKS_ALLOW_PRIVATE=1 only for tests and development)`,
+      `${host} resolves to ${blocked}, ${NOT_PUBLIC} (set WEBHOOKS_ALLOW_PRIVATE=1 only for tests and development)`,
     );
   return url;
 }
@@ -91,7 +123,7 @@ export function guardedLookup(hostname: string, options: dns.LookupOptions, call
     const allowed = privateTargetsAllowed() ? list : list.filter((a) => !isBlockedAddress(a.address));
     if (allowed.length === 0) {
       const refused = Object.assign(
-        new Error(`${hostname} resolves only to loopback, private or link-local addresses`),
+        new Error(`${hostname} resolves to no public address (only loopback, private, reserved or this host's own)`),
         { code: "EBLOCKED" },
       );
       return callback(refused, []);

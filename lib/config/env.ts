@@ -66,3 +66,8 @@ export function replicaMaxLagMs(): number {
 export function preparedStatementsEnabled(): boolean {
   return process.env.PG_PREPARED_STATEMENTS?.trim().toLowerCase() !== "off";
 }
+
+/** WEBHOOKS_ALLOW_PRIVATE=1: webhook endpoints may target non-public addresses (lib/alerts/url-guard.ts). Tests only. */
+export function webhooksAllowPrivate(): boolean {
+  return process.env.WEBHOOKS_ALLOW_PRIVATE === "1";
+}
