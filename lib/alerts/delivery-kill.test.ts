@@ -77,7 +77,7 @@ describeOnEngines("webhook delivery with the receiver killed mid-delivery,", (ha
     const first = await startReceiver(port, secret, { HANG_AT: "5" });
     const worker = startWebhookWorker(
       handle().db,
-      { retryBaseMs: 100, retryCapMs: 400, maxAttempts: 1000, leaseMs: 120_000, timeoutMs: 60_000, batchSize: 2 },
+      { retryBaseMs: 100, retryCapMs: 400, maxAttempts: 1000, leaseMs: 120_000, timeoutMs: 60_000, concurrency: 2 },
       50,
     );
     try {

@@ -2,14 +2,16 @@ import http from "node:http";
 import https from "node:https";
 import net from "node:net";
 import { sql } from "drizzle-orm";
-import { intFromEnv } from "@/lib/config/env";
+import { webhookDeliverySettings } from "@/lib/config/env";
 import { queryRows, type Db } from "@/lib/db/client";
 import { webhookHeaders } from "./signing";
-import { guardedLookup, isBlockedAddress, privateTargetsAllowed } from "./url-guard";
+import { guardedLookup, isBlockedAddress, NOT_PUBLIC, privateTargetsAllowed } from "./url-guard";
 
 // Delivery of the outbox (webhook_deliveries): at least once, with a stable `webhook-id` receivers dedupe on.
-// Claims are leases taken with FOR UPDATE SKIP LOCKED, so several app processes share the work without delivering
-// one message twice; a worker that dies mid-delivery leaves a lease that lapses, and another one retries.
+// Claims are leases taken under row locks (SKIP LOCKED), so several app processes share the work without delivering
+// one message twice or sending one endpoint two at once; a worker that dies mid-delivery leaves a lease that lapses,
+// and another one retries. Each attempt has a hard deadline well inside its lease (README "Prepaid authorizations and
+// balance alerts").
 
 export interface DeliveryOptions {
   /** First retry delay; doubles per attempt up to `retryCapMs`, with jitter (50-100% of the step). */
@@ -17,23 +19,28 @@ export interface DeliveryOptions {
   retryCapMs: number;
   /** After this many failed attempts the delivery is marked failed. */
   maxAttempts: number;
-  /** How long a claim stays exclusive; must exceed `timeoutMs`. */
+  /** How long a claim stays exclusive; at least twice `timeoutMs`, so an attempt always ends inside its lease. */
   leaseMs: number;
-  /** Per request. */
+  /** Hard deadline of one attempt, all of it: connect, request, response headers and body. */
   timeoutMs: number;
-  /** Deliveries claimed (and sent in parallel) per round. */
-  batchSize: number;
+  /** Attempts in flight per process, each to a different endpoint (one endpoint has at most one, in any process). */
+  concurrency: number;
 }
 
 export function deliveryOptionsFromEnv(): DeliveryOptions {
-  return {
-    retryBaseMs: intFromEnv("WEBHOOK_RETRY_BASE_MS", 5_000),
-    retryCapMs: intFromEnv("WEBHOOK_RETRY_CAP_MS", 6 * 3_600_000),
-    maxAttempts: intFromEnv("WEBHOOK_MAX_ATTEMPTS", 15),
-    leaseMs: intFromEnv("WEBHOOK_LEASE_MS", 60_000),
-    timeoutMs: intFromEnv("WEBHOOK_TIMEOUT_MS", 15_000),
-    batchSize: 16,
-  };
+  const { retryBaseMs, retryCapMs, maxAttempts, leaseMs, timeoutMs, concurrency } = webhookDeliverySettings();
+  return { retryBaseMs, retryCapMs, maxAttempts, leaseMs, timeoutMs, concurrency };
+}
+
+/** Throws on options that would break the guarantees above (a misconfiguration fails when the worker starts). */
+export function checkDeliveryOptions(options: DeliveryOptions): void {
+  // An attempt that outlived its lease could be claimed and sent by another process at the same time.
+  if (!(options.timeoutMs >= 1 && options.timeoutMs * 2 <= options.leaseMs))
+    throw new Error(
+      `WEBHOOK_TIMEOUT_MS (${options.timeoutMs}) must be at least 1 and at most half of WEBHOOK_LEASE_MS (${options.leaseMs})`,
+    );
+  if (!(Number.isInteger(options.concurrency) && options.concurrency >= 1))
+    throw new Error(`WEBHOOK_CONCURRENCY must be a whole number >= 1, got ${options.concurrency}`);
 }
 
 /** Delay before the next attempt after `attempts` failed ones: exponential, capped, with jitter. */
@@ -55,68 +62,140 @@ interface Claimed {
   secrets: string | null;
 }
 
-async function claim(db: Db, options: DeliveryOptions): Promise<Claimed[]> {
+/**
+ * Claims up to `limit` due deliveries, at most one per endpoint and none of an endpoint with an attempt in flight
+ * (a live lease, in any process): per endpoint, the due delivery of the oldest event. Two statements in one
+ * transaction: the first locks the candidate endpoints' rows (SKIP LOCKED: another claimer has them; NO KEY UPDATE,
+ * which the foreign-key check of a new event's delivery does not wait for), the second reads the deliveries with a
+ * snapshot taken after those locks, so it sees every lease an earlier holder committed and an endpoint never gets
+ * two attempts at once. The UPDATE's own lease check keeps one delivery from being claimed twice whatever the rest
+ * says.
+ */
+async function claim(db: Db, options: DeliveryOptions, limit: number): Promise<Claimed[]> {
   const lease = `${options.leaseMs} milliseconds`;
-  return queryRows<Claimed>(
-    db,
-    sql`WITH due AS (
-          SELECT event_id, endpoint_id FROM webhook_deliveries
-          WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()
-            AND (leased_until IS NULL OR leased_until < now())
-          ORDER BY next_attempt_at LIMIT ${options.batchSize}
-          FOR UPDATE SKIP LOCKED
-        ), claimed AS (
-          UPDATE webhook_deliveries d SET leased_until = now() + ${lease}::interval, attempts = d.attempts + 1
-          FROM due WHERE d.event_id = due.event_id AND d.endpoint_id = due.endpoint_id
-          RETURNING d.event_id, d.endpoint_id, d.attempts
-        )
-        SELECT c.event_id, c.endpoint_id, c.attempts, e.body, w.url,
-          (SELECT json_agg(s.secret ORDER BY s.id) FROM webhook_secrets s
-            WHERE s.endpoint_id = w.id AND (s.expires_at IS NULL OR s.expires_at > now()))::text AS secrets
-        FROM claimed c JOIN webhook_events e ON e.id = c.event_id JOIN webhook_endpoints w ON w.id = c.endpoint_id`,
-  );
+  return db.transaction(async (tx) => {
+    const endpoints = await queryRows<{ id: string }>(
+      tx,
+      sql`SELECT w.id FROM webhook_endpoints w
+          JOIN (SELECT endpoint_id, min(next_attempt_at) AS due_at FROM webhook_deliveries
+                WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()
+                GROUP BY endpoint_id
+                HAVING bool_and(leased_until IS NULL OR leased_until < now())) due ON due.endpoint_id = w.id
+          ORDER BY due.due_at, w.id LIMIT ${limit}
+          FOR NO KEY UPDATE OF w SKIP LOCKED`,
+    );
+    if (endpoints.length === 0) return [];
+    const ids = sql.join(
+      endpoints.map((e) => sql`${e.id}`),
+      sql`, `,
+    );
+    return queryRows<Claimed>(
+      tx,
+      sql`WITH heads AS (
+            SELECT DISTINCT ON (d.endpoint_id) d.event_id, d.endpoint_id
+            FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+            WHERE d.endpoint_id IN (${ids}) AND d.delivered_at IS NULL AND d.failed_at IS NULL AND d.next_attempt_at <= now()
+            ORDER BY d.endpoint_id, e.seq
+          ), idle AS (
+            SELECT h.event_id, h.endpoint_id FROM heads h
+            WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries b
+                              WHERE b.endpoint_id = h.endpoint_id AND b.delivered_at IS NULL AND b.failed_at IS NULL
+                                AND b.leased_until >= now())
+          ), claimed AS (
+            UPDATE webhook_deliveries d SET leased_until = now() + ${lease}::interval, attempts = d.attempts + 1
+            FROM idle WHERE d.event_id = idle.event_id AND d.endpoint_id = idle.endpoint_id
+              AND d.delivered_at IS NULL AND d.failed_at IS NULL AND (d.leased_until IS NULL OR d.leased_until < now())
+            RETURNING d.event_id, d.endpoint_id, d.attempts
+          )
+          SELECT c.event_id, c.endpoint_id, c.attempts, e.body, w.url,
+            (SELECT json_agg(s.secret ORDER BY s.id) FROM webhook_secrets s
+              WHERE s.endpoint_id = w.id AND (s.expires_at IS NULL OR s.expires_at > now()))::text AS secrets
+          FROM claimed c JOIN webhook_events e ON e.id = c.event_id JOIN webhook_endpoints w ON w.id = c.endpoint_id`,
+    );
+  });
 }
 
 export interface PostResult {
+  /** The receiver's status (it alone decides the outcome), null when none arrived. */
   status: number | null;
   error: string | null;
 }
 
-/** One POST; no redirects followed, the response body drained and dropped. */
+/** At most this much of an answer is read (then the connection is closed); the body is dropped unread. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+
+// No keep-alive: every attempt has its own connection, which its deadline closes; and not the global agents, which a
+// process-wide proxy setting (NODE_USE_ENV_PROXY) would route around the address check below.
+const AGENTS = { http: new http.Agent({ keepAlive: false }), https: new https.Agent({ keepAlive: false }) };
+
+export interface PostOptions {
+  /** Hard deadline of the whole attempt. */
+  deadlineMs: number;
+  /** Name resolution for the connection; the guarded one unless a test replaces it. */
+  lookup?: typeof guardedLookup;
+}
+
+/**
+ * One POST, ended by `deadlineMs` whatever the receiver does (a slow drip of bytes included). No redirects followed;
+ * the answer is read up to MAX_RESPONSE_BYTES and dropped. A status that arrived decides the outcome even when the
+ * body is then cut off (by the cap, the deadline or the receiver).
+ */
 export function postWebhook(
   url: string,
   headers: Record<string, string>,
   body: string,
-  timeoutMs: number,
+  { deadlineMs, lookup = guardedLookup }: PostOptions,
 ): Promise<PostResult> {
   const target = new URL(url);
-  // Node connects to an IP literal without calling `lookup`: check it here.
+  // Node connects to an IP literal without calling `lookup`: check it here, before connecting at all.
   const host = target.hostname.replace(/^\[|\]$/g, "");
-  if (net.isIP(host) && isBlockedAddress(host) && !privateTargetsAllowed()) {
-    return Promise.resolve({ status: null, error: `${host} is a loopback, private or link-local address` });
+  if (net.isIP(host) && !privateTargetsAllowed() && isBlockedAddress(host)) {
+    return Promise.resolve({ status: null, error: `${host} is ${NOT_PUBLIC}` });
   }
+  const https_ = target.protocol === "https:";
   return new Promise((resolve) => {
-    const request = (target.protocol === "https:" ? https : http).request(
-      target,
-      {
-        method: "POST",
-        lookup: guardedLookup as never,
-        timeout: timeoutMs,
-        headers: {
-          ...headers,
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(body),
-          "user-agent": "Callbook-Webhooks/1",
-        },
+    let status: number | null = null;
+    let done = false;
+    const request = (https_ ? https : http).request(target, {
+      method: "POST",
+      agent: https_ ? AGENTS.https : AGENTS.http,
+      lookup: lookup as never,
+      headers: {
+        ...headers,
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(body),
+        "user-agent": "Callbook-Webhooks/1",
       },
-      (response) => {
-        response.on("data", () => undefined);
-        response.on("end", () => resolve({ status: response.statusCode ?? null, error: null }));
-        response.on("error", (e) => resolve({ status: response.statusCode ?? null, error: e.message }));
-      },
+    });
+    const finish = (error: string | null) => {
+      if (done) return;
+      done = true;
+      clearTimeout(deadline);
+      request.destroy(); // closes the connection: nothing more is read
+      resolve({ status, error });
+    };
+    const deadline = setTimeout(
+      () => finish(status === null ? `no answer within ${deadlineMs} ms` : `answer cut off at ${deadlineMs} ms`),
+      deadlineMs,
     );
-    request.on("timeout", () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    request.on("error", (e) => resolve({ status: null, error: e.message.slice(0, 500) }));
+    request.on("socket", (socket) => {
+      // The address actually connected to decides, however it was found: the last word against DNS rebinding.
+      socket.once("connect", () => {
+        const address = socket.remoteAddress ?? "";
+        if (!privateTargetsAllowed() && isBlockedAddress(address)) finish(`connected to ${address}, ${NOT_PUBLIC}`);
+      });
+    });
+    request.on("response", (response) => {
+      status = response.statusCode ?? null;
+      let read = 0;
+      response.on("data", (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_RESPONSE_BYTES) finish(`answer cut off after ${MAX_RESPONSE_BYTES} bytes`);
+      });
+      response.on("end", () => finish(null));
+      response.on("error", (e) => finish(e.message.slice(0, 500)));
+    });
+    request.on("error", (e) => finish(e.message.slice(0, 500)));
     request.end(body);
   });
 }
@@ -130,7 +209,7 @@ async function deliverOne(db: Db, c: Claimed, options: DeliveryOptions): Promise
           c.url,
           { ...webhookHeaders(secrets, c.event_id, Math.floor(Date.now() / 1000), c.body) },
           c.body,
-          options.timeoutMs,
+          { deadlineMs: options.timeoutMs },
         );
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
   const attempts = Number(c.attempts);
@@ -139,7 +218,10 @@ async function deliverOne(db: Db, c: Claimed, options: DeliveryOptions): Promise
     await db.execute(sql`UPDATE webhook_deliveries SET delivered_at = now(), leased_until = NULL, last_status = ${result.status}, last_error = NULL
                          WHERE event_id = ${c.event_id} AND endpoint_id = ${c.endpoint_id} AND attempts = ${attempts}`);
   } else {
-    const error = result.error ?? `HTTP ${result.status}`;
+    const error =
+      result.status === null
+        ? (result.error ?? "no answer")
+        : `HTTP ${result.status}${result.error ? ` (${result.error})` : ""}`;
     const giveUp = attempts >= options.maxAttempts;
     const delay = `${retryDelayMs(attempts, options)} milliseconds`;
     await db.execute(sql`UPDATE webhook_deliveries SET leased_until = NULL, last_status = ${result.status}, last_error = ${error},
@@ -149,12 +231,16 @@ async function deliverOne(db: Db, c: Claimed, options: DeliveryOptions): Promise
   return ok;
 }
 
-/** One round: claims due deliveries and sends them. Answers how many were claimed and how many succeeded. */
+/**
+ * One round: claims due deliveries (at most one per endpoint, up to `concurrency`), sends them in parallel and waits
+ * for all. Answers how many were claimed and how many succeeded. The worker below does not wait like this.
+ */
 export async function deliverDueWebhooks(
   db: Db,
   options: DeliveryOptions = deliveryOptionsFromEnv(),
 ): Promise<{ claimed: number; delivered: number }> {
-  const claimed = await claim(db, options);
+  checkDeliveryOptions(options);
+  const claimed = await claim(db, options, options.concurrency);
   const results = await Promise.all(claimed.map((c) => deliverOne(db, c, options)));
   return { claimed: claimed.length, delivered: results.filter(Boolean).length };
 }
@@ -164,49 +250,85 @@ export interface WebhookWorker {
 }
 
 /**
- * Polls the outbox every `pollMs` (and at once again while rounds come back full) until stopped. A failing round
- * (database unreachable) is logged and retried at the next tick; the worker never crashes the process.
+ * Keeps up to `concurrency` attempts in flight, one per endpoint: it claims as soon as a slot frees (and every
+ * `pollMs`), never waiting for the slowest attempt, so one slow receiver (cut off at its deadline) delays no other
+ * endpoint. A failing claim or result write (database unreachable) is logged and retried at the next tick (a result
+ * not written leaves the lease to lapse: the message is sent again); the worker never crashes the process.
  */
 export function startWebhookWorker(
   db: Db,
   options: DeliveryOptions = deliveryOptionsFromEnv(),
-  pollMs = intFromEnv("WEBHOOK_POLL_MS", 1_000),
+  pollMs = webhookDeliverySettings().pollMs,
 ): WebhookWorker {
+  checkDeliveryOptions(options);
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
+  const inFlight = new Set<Promise<void>>();
+  let filling: Promise<void> | null = null;
+  let refill = false;
   let lastError = "";
   let lastLoggedAt = 0;
-  const tick = () => {
-    running = (async () => {
-      try {
-        for (;;) {
-          const { claimed } = await deliverDueWebhooks(db, options);
-          if (stopped || claimed < options.batchSize) break;
+
+  const logFailure = (e: unknown) => {
+    // Once per distinct error per minute: a database outage must not flood the log at every poll.
+    const error = (e as Error).message;
+    if (error !== lastError || Date.now() - lastLoggedAt > 60_000) {
+      lastError = error;
+      lastLoggedAt = Date.now();
+      process.stderr.write(
+        `${JSON.stringify({ time: new Date().toISOString(), event: "webhook delivery round failed", error })}\n`,
+      );
+    }
+  };
+
+  const fill = async () => {
+    try {
+      for (;;) {
+        const free = options.concurrency - inFlight.size;
+        if (stopped || free <= 0) return;
+        const claimed = await claim(db, options, free);
+        for (const c of claimed) {
+          const attempt: Promise<void> = deliverOne(db, c, options)
+            .then(() => undefined, logFailure)
+            .finally(() => {
+              inFlight.delete(attempt);
+              kick(); // a slot is free, and this endpoint may have more due
+            });
+          inFlight.add(attempt);
         }
-      } catch (e) {
-        // Once per distinct error per minute: a database outage must not flood the log at every poll.
-        const error = (e as Error).message;
-        if (error !== lastError || Date.now() - lastLoggedAt > 60_000) {
-          lastError = error;
-          lastLoggedAt = Date.now();
-          process.stderr.write(
-            `${JSON.stringify({ time: new Date().toISOString(), event: "webhook delivery round failed", error })}\n`,
-          );
-        }
+        if (claimed.length < free) return; // nothing more is due now
       }
-      if (!stopped) {
-        timer = setTimeout(tick, pollMs);
+    } catch (e) {
+      logFailure(e);
+    }
+  };
+
+  // One claim loop at a time; a kick while it runs makes it run once more.
+  function kick(): void {
+    if (stopped) return;
+    if (filling) {
+      refill = true;
+      return;
+    }
+    clearTimeout(timer);
+    filling = fill().finally(() => {
+      filling = null;
+      if (refill) {
+        refill = false;
+        kick();
+      } else if (!stopped) {
+        timer = setTimeout(kick, pollMs);
         timer.unref();
       }
-    })();
-  };
-  tick();
+    });
+  }
+  kick();
   return {
     async stop() {
       stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
+      clearTimeout(timer);
+      await filling;
+      await Promise.all([...inFlight]);
     },
   };
 }

@@ -71,3 +71,26 @@ export function preparedStatementsEnabled(): boolean {
 export function webhooksAllowPrivate(): boolean {
   return process.env.WEBHOOKS_ALLOW_PRIVATE === "1";
 }
+
+export interface WebhookDeliverySettings {
+  retryBaseMs: number;
+  retryCapMs: number;
+  maxAttempts: number;
+  leaseMs: number;
+  timeoutMs: number;
+  concurrency: number;
+  pollMs: number;
+}
+
+/** The webhook delivery worker's settings (README "Configuration"); lib/alerts/delivery.ts checks them. */
+export function webhookDeliverySettings(): WebhookDeliverySettings {
+  return {
+    retryBaseMs: intFromEnv("WEBHOOK_RETRY_BASE_MS", 5_000),
+    retryCapMs: intFromEnv("WEBHOOK_RETRY_CAP_MS", 6 * 3_600_000),
+    maxAttempts: intFromEnv("WEBHOOK_MAX_ATTEMPTS", 15),
+    leaseMs: intFromEnv("WEBHOOK_LEASE_MS", 60_000),
+    timeoutMs: intFromEnv("WEBHOOK_TIMEOUT_MS", 15_000),
+    concurrency: intFromEnv("WEBHOOK_CONCURRENCY", 16),
+    pollMs: intFromEnv("WEBHOOK_POLL_MS", 1_000),
+  };
+}
