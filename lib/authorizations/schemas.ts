@@ -1,30 +1,20 @@
 import { z } from "zod";
+import { storable } from "@/lib/db/storable-text";
 
 /** POST /v1/authorizations: a call about to be connected asks how long it may last. */
 export const authorizationRequestSchema = z
   .object({
-    uuid: z
-      .string()
-      .min(1)
-      .max(255)
-      .regex(/^[^\u0000]*$/, "must not contain NUL")
-      .describe("The call's uuid: the CDR posted when it ends carries the same one and settles this authorization"),
-    billingGroupId: z
-      .string()
-      .min(1)
-      .max(64)
+    uuid: storable(z.string().min(1).max(255)).describe(
+      "The call's uuid: the CDR posted when it ends carries the same one and settles this authorization",
+    ),
+    billingGroupId: storable(z.string().min(1).max(64))
       .optional()
       .describe("Group to charge; required for platform keys, optional (its own) for bound keys"),
     destination: z
       .string()
       .regex(/^\+?\d{1,32}$/, "must be 1-32 digits with an optional leading +")
       .describe("Dialled number: digits, optional leading `+` (ignored for matching)"),
-    from: z
-      .string()
-      .max(64)
-      .regex(/^[^\u0000]*$/, "must not contain NUL")
-      .optional()
-      .describe("Caller number, kept for the record"),
+    from: storable(z.string().max(64)).optional().describe("Caller number, kept for the record"),
     maxDurationSeconds: z
       .number()
       .int()

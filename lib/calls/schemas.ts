@@ -106,7 +106,10 @@ export type CallPage = z.infer<typeof callPageSchema>;
 
 export const MAX_PAGE_SIZE = 1000;
 export const DEFAULT_PAGE_SIZE = 50;
-/** Bound filter text: a destination number or a hangup cause is short; control characters never valid. */
+/**
+ * Bound filter text: a destination number or a hangup cause is short; control characters never valid (NUL among
+ * them, which the database would refuse: lib/db/storable-text.ts). Every free-text query parameter is one of these.
+ */
 const FILTER_TEXT = /^[^\u0000-\u001f\u007f]*$/;
 const filterText = (max: number, description: string) =>
   z
@@ -124,9 +127,14 @@ const phoneParam = (description: string) =>
     .optional()
     .describe(description);
 
-/** The instants PostgreSQL's timestamptz and an ISO year of four digits both hold: years 0001 to 9999, in UTC. */
-const FIRST_INSTANT = Date.parse("0001-01-01T00:00:00Z");
-const LAST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
+/**
+ * The instants a date filter may name: years 0001 to 9999 in UTC (what an ISO year of four digits, and so
+ * `toISOString()` in a statement, can write), and such that rounding one outward to a whole UTC day, as the usage
+ * report does to read its rollups (lib/usage/summarize-usage.ts planUsage), stays inside: so the last one is
+ * 9999-12-31T00:00:00Z, not the day's last millisecond, which rounds up to year 10000 (a 500 once).
+ */
+export const FIRST_INSTANT = Date.parse("0001-01-01T00:00:00Z");
+export const LAST_INSTANT = Date.parse("9999-12-31T00:00:00Z");
 
 const isoDateParam = (description: string) =>
   z
@@ -138,7 +146,7 @@ const isoDateParam = (description: string) =>
         const ms = Date.parse(text);
         return ms >= FIRST_INSTANT && ms <= LAST_INSTANT;
       },
-      { message: "must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z" },
+      { message: "must lie between 0001-01-01T00:00:00Z and 9999-12-31T00:00:00Z" },
     )
     .optional()
     .describe(description);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { maxCallSeconds } from "@/lib/config/env";
+import { storableText } from "@/lib/db/storable-text";
 
 /** A switch's clock may run ahead of ours, but not by more than this. */
 const FUTURE_SLACK_MS = 86_400_000;
@@ -16,22 +17,9 @@ const isoTimestamp = z.iso
   )
   .describe("ISO 8601 timestamp with offset or Z, from 1970 to at most one day ahead of the server's clock");
 
-/** A high surrogate not followed by a low one, or a low one not preceded by a high one (UTF-16 code units). */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/**
- * Text PostgreSQL can store and UTF-8 can encode: no NUL (text refuses it) and no lone UTF-16
- * surrogate (it has no UTF-8 form). Shared by native CDRs and the FreeSWITCH and Asterisk mappings.
- */
-export const storableText = (max: number) =>
-  z
-    .string()
-    .trim()
-    .min(1)
-    .max(max)
-    .refine((s) => !s.includes("\u0000"), { message: "must not contain a NUL character" })
-    .refine((s) => !LONE_SURROGATE.test(s), { message: "must be valid Unicode (no lone surrogate)" });
+/** Text fields: see lib/db/storable-text.ts (no NUL, no lone surrogate). */
 const shortText = storableText;
+export { storableText };
 
 /**
  * A completed call as a switch reports it, in our native JSON (docs/contract.md §5).

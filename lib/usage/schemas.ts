@@ -134,13 +134,10 @@ export const usageQuerySchema = z
       .optional()
       .default("UTC")
       .describe("IANA time zone of the `day` and `month` buckets (daylight saving days have 23 or 25 hours)"),
-    account: z
-      .string()
-      .max(64, "must be at most 64 characters")
-      .optional()
-      .describe(
-        "Another name for `billingGroupId`: calls of this billing group only (a bound key asking for another group gets an empty report)",
-      ),
+    // The same schema as billingGroupId (its own, looser one let a NUL through to SQL: a 500).
+    account: callFilterShape.billingGroupId.describe(
+      "Another name for `billingGroupId`: calls of this billing group only (a bound key asking for another group gets an empty report)",
+    ),
     // The filters of GET /v1/calls, the same validation (imported, not copied).
     ...CALL_FILTERS,
   })

@@ -13,6 +13,7 @@ import { recordingDb } from "@/lib/testing/recording-db";
 import { insertUuidLookupCalls } from "@/lib/testing/uuid-lookup-calls";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { callPartitionNames, explainAnalyzeText, partitionsRead } from "@/lib/testing/explain-plan";
+import { FIRST_INSTANT, LAST_INSTANT, listCallsQuerySchema } from "@/lib/calls/schemas";
 import type { UsageGroupBy, UsageReport } from "./schemas";
 import { planUsage, summarizeUsage, type UsageFilters } from "./summarize-usage";
 
@@ -57,6 +58,38 @@ describe("planUsage", () => {
         { gte: d("2026-01-31T00:00:00Z"), lte: d("2026-01-31T22:59:59.999Z") },
       ],
     });
+  });
+});
+
+describe("planUsage at the ends of the range a date filter may name", () => {
+  // The bounds are written into SQL with toISOString(), whose year has four digits only in 0001..9999
+  // ("+010000-01-01..." is not a timestamp PostgreSQL reads: a 500 once, for startTime[gte]=9999-12-31T23:00:01Z).
+  const fourDigitYear = (t: Date | undefined) => t === undefined || /^\d{4}-/.test(t.toISOString());
+  const accepted = (value: string) => listCallsQuerySchema.safeParse({ "startTime[gte]": value }).success;
+  it("never rounds an accepted bound out of years 0001..9999, by the hour or the day", () => {
+    const edges = [
+      FIRST_INSTANT,
+      FIRST_INSTANT + 1,
+      FIRST_INSTANT + 3_599_999,
+      LAST_INSTANT - 86_400_001,
+      LAST_INSTANT - 3_600_001,
+      LAST_INSTANT - 1,
+      LAST_INSTANT,
+    ].map((ms) => new Date(ms));
+    for (const gte of [undefined, ...edges])
+      for (const lte of [undefined, ...edges]) {
+        if (gte && lte && gte > lte) continue;
+        for (const grain of [3_600_000, 86_400_000]) {
+          const plan = planUsage({ startTimeGte: gte, startTimeLte: lte }, grain);
+          const dates = [plan.rollup?.from, plan.rollup?.until, ...plan.callRanges.flatMap((r) => [r.gte, r.lte])];
+          expect(dates.every(fourDigitYear), `${gte?.toISOString()} ${lte?.toISOString()} ${grain}`).toBe(true);
+        }
+      }
+    // ...and the schema agrees about what is accepted: the edges are, the next millisecond is not.
+    expect(accepted(new Date(LAST_INSTANT).toISOString())).toBe(true);
+    expect(accepted(new Date(LAST_INSTANT + 1).toISOString())).toBe(false);
+    expect(accepted(new Date(FIRST_INSTANT).toISOString())).toBe(true);
+    expect(accepted(new Date(FIRST_INSTANT - 1).toISOString())).toBe(false);
   });
 });
 

@@ -254,6 +254,57 @@ describe.each(apiServers())("docs/contract.md §3 errors on $engine", (server) =
     expect(statuses).toEqual(new Set([200, 400]));
   });
 
+  it("400/422 naming the parameter for the inputs that answered 500: a NUL in text, a date rounded past 9999, a zone only Node knows", async () => {
+    const queries: [string, string, string][] = [
+      // Rounded up to whole hours or days for the rollups: year 10000, which the statement could not write.
+      ["/v1/usage", "startTime[gte]", "9999-12-31T23:00:01Z"],
+      ["/v1/usage?groupBy=destination", "startTime[gte]", "9999-12-31T00:00:01Z"],
+      ["/v1/usage", "startTime[lte]", "9999-12-31T23:59:59.999Z"],
+      ["/v1/calls", "startTime[lte]", "9999-12-31T23:59:59.999Z"],
+      // Node's Intl knows it, the database does not (AT TIME ZONE failed with 22023).
+      ["/v1/usage", "timeZone", "US/Pacific-New"],
+      ["/v1/usage?groupBy=direction", "timeZone", "US/Pacific-New"],
+      // A NUL reached SQL through a parameter with its own, looser schema.
+      ["/v1/usage", "account", "\u0000"],
+      ["/v1/usage", "billingGroupId", "a\u0000"],
+    ];
+    for (const [path, name, value] of queries) {
+      const res = await api(server, `${path}${path.includes("?") ? "&" : "?"}${query({ [name]: value }).slice(1)}`, {
+        key: "platformCost",
+      });
+      const body = expectProblem(res, 400, "invalid_parameter");
+      expect(
+        body.errors?.map((e) => e.param),
+        `${path} ${name}=${JSON.stringify(value)}`,
+      ).toEqual([name]);
+    }
+    // The same zone's day report still works under a name the database knows.
+    expect(
+      (await api(server, `/v1/usage${query({ timeZone: "America/Los_Angeles" })}`, { key: "platformCost" })).status,
+    ).toBe(200);
+
+    for (const [field, value] of [
+      ["billingGroupId", "\u0000"],
+      ["uuid", "auth-\u0000"],
+      ["from", "1555\u0000"],
+    ] as const) {
+      const res = await api(server, "/v1/authorizations", {
+        key: "ingestPlatform",
+        body: {
+          uuid: `nul-${field}`,
+          destination: "442071234567",
+          billingGroupId: server.groups.scratch.id,
+          [field]: value,
+        },
+      });
+      const body = expectProblem(res, 422, "invalid_authorization_request");
+      expect(
+        body.errors?.map((e) => e.param),
+        field,
+      ).toEqual([field]);
+    }
+  });
+
   it("JSON answers carry Cache-Control: no-store and an X-Request-Id that is in the server's log line", async () => {
     const ok = await api(server, "/v1/balances", { key: "readA" });
     const err = await api(server, "/v1/balances", { key: "platformRead" });
