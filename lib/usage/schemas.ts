@@ -133,7 +133,9 @@ export const usageQuerySchema = z
       .refine(isValidTimeZone, "must be an IANA time zone name such as Europe/London")
       .optional()
       .default("UTC")
-      .describe("IANA time zone of the `day` and `month` buckets (daylight saving days have 23 or 25 hours)"),
+      .describe(
+        "IANA time zone of the `day` and `month` buckets (daylight saving days have 23 or 25 hours); a name the database's time zone data also knows",
+      ),
     // The same schema as billingGroupId (its own, looser one let a NUL through to SQL: a 500).
     account: callFilterShape.billingGroupId.describe(
       "Another name for `billingGroupId`: calls of this billing group only (a bound key asking for another group gets an empty report)",
