@@ -17,9 +17,9 @@ const nextConfig = {
   async headers() {
     return [
       { source: "/:path*", headers: securityHeaders },
-      // HSTS only on answers served over https (a TLS-terminating proxy says so in X-Forwarded-Proto;
-      // its first value is the client's hop). Over plain http it would be meaningless (RFC 6797 8.1).
-      // The same policy as lib/api/method-guard.ts's answers.
+      // HSTS only on answers served over https: X-Forwarded-Proto as lib/server/forwarded-headers.ts left it
+      // (a trusted proxy's, or PUBLIC_BASE_URL's scheme; a client's own is removed before this rule is read).
+      // Over plain http it would be meaningless (RFC 6797 8.1). The same policy as lib/api/method-guard.ts's answers.
       {
         source: "/:path*",
         has: [{ type: "header", key: "x-forwarded-proto", value: "(?:https|HTTPS)(?:\\s*,.*)?" }],

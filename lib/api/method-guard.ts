@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import diagnostics_channel from "node:diagnostics_channel";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { isHttpsForwardedProto } from "@/lib/auth/request-origin";
 import { ApiError, problemBody } from "@/lib/errors/api-error";
 import { openApiDocument } from "./openapi";
@@ -9,10 +8,9 @@ import { openApiDocument } from "./openapi";
 // request never answers 500). Next cannot do it: it answers an unimplemented method of a route
 // handler with an empty 405 and no Allow, and it answers TRACE and TRACK with a 500 on every path,
 // because it builds a WHATWG Request, which refuses those methods, before any of our code runs.
-// So the answer is given at the HTTP server, before Next sees the request: Node publishes
-// `http.server.request.start` (diagnostics_channel) synchronously before it emits `request`, which
-// lets the server's emit be wrapped once. What each /v1 path allows is read from the OpenAPI document,
-// which lib/api/operations.test.ts keeps equal to the route files.
+// So the answer is given at the HTTP server, before Next sees the request (lib/server/http-edge.ts).
+// What each /v1 path allows is read from the OpenAPI document, which lib/api/operations.test.ts keeps
+// equal to the route files.
 
 /** Methods the Fetch standard forbids: Next would fail to build a Request for them. */
 const UNREPRESENTABLE = new Set(["TRACE", "TRACK", "CONNECT"]);
@@ -71,7 +69,8 @@ export function methodRefusal(method: string, rawUrl: string): { allow: string[]
   return { allow, detail: `${upper} is not supported on ${pathname.slice(0, 200)}. Allowed: ${allow.join(", ")}.` };
 }
 
-function refuse(req: IncomingMessage, res: ServerResponse): boolean {
+/** Answers a method the path does not implement (405 problem+json); false when the request may go on to Next. */
+export function refuseUnsupportedMethod(req: IncomingMessage, res: ServerResponse): boolean {
   const refusal = methodRefusal(req.method ?? "", req.url ?? "/");
   if (!refusal) return false;
   const requestId = randomUUID();
@@ -100,23 +99,3 @@ function refuse(req: IncomingMessage, res: ServerResponse): boolean {
 
 /** The HSTS policy of answers served over https (next.config.mjs sets it on Next's own answers). */
 export const HSTS = "max-age=63072000; includeSubDomains";
-
-const INSTALLED = Symbol.for("callbook.method-guard");
-
-/** Wraps the emit of every HTTP server of this process that receives a request (once per server). */
-export function installMethodGuard(): void {
-  const g = globalThis as typeof globalThis & { [INSTALLED]?: boolean };
-  if (g[INSTALLED]) return;
-  g[INSTALLED] = true;
-  const guarded = new WeakSet<Server>();
-  diagnostics_channel.subscribe("http.server.request.start", (message) => {
-    const { server } = message as { server: Server };
-    if (guarded.has(server)) return;
-    guarded.add(server);
-    const emit = server.emit;
-    server.emit = function guardedEmit(this: Server, event: string | symbol, ...args: unknown[]): boolean {
-      if (event === "request" && refuse(args[0] as IncomingMessage, args[1] as ServerResponse)) return true;
-      return emit.apply(this, [event, ...args] as Parameters<Server["emit"]>);
-    } as Server["emit"];
-  });
-}

@@ -1,13 +1,45 @@
+import { publicOrigin } from "@/lib/config/env";
+import { isRewrittenByEdge } from "@/lib/server/edge-token";
 import { sessionCookieName } from "./session-token";
 
-/** https as the browser sees it: directly, or behind a TLS-terminating proxy that says so. */
+// Where a request comes from (docs/contract.md §6). X-Forwarded-* count only as lib/server/forwarded-headers.ts
+// rewrote them on the HTTP server: from TRUSTED_PROXIES, else from the connection itself; headers that did not go
+// through it (isRewrittenByEdge) are the client's own and are never read. PUBLIC_BASE_URL, when set, is the origin.
+
+type HeadersLike = { get(name: string): string | null };
+
+/**
+ * https as the browser sees it: PUBLIC_BASE_URL's scheme when set, else what the connection or a trusted
+ * TLS-terminating proxy says. Decides HSTS and the `__Host-`/Secure session cookie.
+ */
+export function isSecureHeaders(headers: HeadersLike): boolean {
+  const site = publicOrigin();
+  if (site) return site.protocol === "https";
+  return isRewrittenByEdge(headers) && isHttpsForwardedProto(headers.get("x-forwarded-proto"));
+}
+
 export function isSecureRequest(request: Request): boolean {
-  if (new URL(request.url).protocol === "https:") return true;
-  return isHttpsForwardedProto(request.headers.get("x-forwarded-proto"));
+  return isSecureHeaders(request.headers);
 }
 
 export function isHttpsForwardedProto(value: string | null | undefined): boolean {
   return value?.split(",")[0]?.trim().toLowerCase() === "https";
+}
+
+/**
+ * The client's address: the TCP peer, or the client that TRUSTED_PROXIES name in X-Forwarded-For. null when the
+ * request was not rewritten (then only a spoofable header would tell).
+ */
+export function clientAddress(headers: HeadersLike): string | null {
+  return isRewrittenByEdge(headers) ? headers.get("x-forwarded-for") || null : null;
+}
+
+/** The host the browser addressed: PUBLIC_BASE_URL's, else a trusted proxy's X-Forwarded-Host, else Host. */
+function siteHost(headers: HeadersLike): string | null {
+  const site = publicOrigin();
+  if (site) return site.host;
+  const forwarded = isRewrittenByEdge(headers) ? headers.get("x-forwarded-host") : null;
+  return (forwarded || headers.get("host"))?.toLowerCase() ?? null;
 }
 
 /**
@@ -41,10 +73,11 @@ export function isUnsafeMethod(method: string): boolean {
 }
 
 /**
- * Whether a browser request comes from a page of this site: its Origin names the host the request
- * was sent to (Host, or X-Forwarded-Host from a proxy: a cross-site page cannot set either without
- * a CORS preflight, which this server never grants). Without Origin, `Sec-Fetch-Site: same-origin`
- * counts; with neither, `allowMissing` decides (true for clients that are not browsers, e.g. curl).
+ * Whether a browser request comes from a page of this site. With PUBLIC_BASE_URL its Origin must be that origin,
+ * scheme included; without, it must name the host the request was sent to (Host, or X-Forwarded-Host from a trusted
+ * proxy: a cross-site page cannot set either without a CORS preflight, which this server never grants). Without
+ * Origin, `Sec-Fetch-Site: same-origin` counts; with neither, `allowMissing` decides (true for clients that are not
+ * browsers, e.g. curl).
  */
 export function isSameOrigin(request: Request, options: { allowMissing: boolean }): boolean {
   const origin = request.headers.get("origin");
@@ -54,12 +87,15 @@ export function isSameOrigin(request: Request, options: { allowMissing: boolean 
     return options.allowMissing;
   }
   if (origin === "null") return false; // sandboxed frames, data: URLs, privacy redirects
-  const host = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim() || request.headers.get("host");
-  if (!host) return false;
+  let url: URL;
   try {
-    const url = new URL(origin);
-    return (url.protocol === "https:" || url.protocol === "http:") && url.host === host.toLowerCase();
+    url = new URL(origin);
   } catch {
     return false;
   }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return false;
+  const site = publicOrigin();
+  if (site) return url.origin === site.origin;
+  const host = siteHost(request.headers);
+  return host !== null && url.host === host;
 }

@@ -1,4 +1,5 @@
 import path from "node:path";
+import proxyaddr from "proxy-addr";
 
 // Read at call time, not import time: tests and the CLI set these before opening anything.
 export function dataDir(): string {
@@ -13,6 +14,55 @@ export function databaseUrl(): string | undefined {
 export function publicBaseUrl(): string | undefined {
   const url = process.env.PUBLIC_BASE_URL?.trim();
   return url ? url.replace(/\/+$/, "") : undefined;
+}
+
+/**
+ * The site's origin when PUBLIC_BASE_URL is set: it then IS the origin browsers see, whatever a request's headers
+ * say (lib/server/forwarded-headers.ts, docs/contract.md §6). Throws when it is not an http(s) URL.
+ */
+export function publicOrigin(): { protocol: "http" | "https"; host: string; origin: string } | undefined {
+  const raw = publicBaseUrl();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`PUBLIC_BASE_URL must be an http(s) URL such as https://billing.example.com, got "${raw}"`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new Error(`PUBLIC_BASE_URL must be an http(s) URL such as https://billing.example.com, got "${raw}"`);
+  }
+  return { protocol: url.protocol === "https:" ? "https" : "http", host: url.host, origin: url.origin };
+}
+
+/** Whether an address (as a socket reports it) is one of TRUSTED_PROXIES; `index` is its hop (0: the peer). */
+export type ProxyTrust = (address: string, index: number) => boolean;
+
+let trustCache: { raw: string; trust: ProxyTrust | null } | undefined;
+
+/**
+ * TRUSTED_PROXIES: comma-separated addresses and CIDRs (IPv4 or IPv6; also the names `loopback`, `linklocal`,
+ * `uniquelocal`) of the proxies in front of this server. Only a request whose TCP peer is one of them has its
+ * X-Forwarded-For, -Host and -Proto read; null when unset (every forwarded header is ignored). Throws on an entry
+ * that is not an address, so a typo stops the server at start instead of trusting nobody (or everybody).
+ */
+export function trustedProxies(): ProxyTrust | null {
+  const raw = process.env.TRUSTED_PROXIES?.trim() ?? "";
+  if (trustCache?.raw === raw) return trustCache.trust;
+  const entries = raw
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean);
+  let trust: ProxyTrust | null = null;
+  if (entries.length > 0) {
+    try {
+      trust = proxyaddr.compile(entries);
+    } catch (e) {
+      throw new Error(`TRUSTED_PROXIES: ${(e as Error).message} (in "${raw}")`);
+    }
+  }
+  trustCache = { raw, trust };
+  return trust;
 }
 
 /**

@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createSessionToken, SESSION_TTL_SECONDS, verifySessionToken } from "@/lib/auth/session-token";
 import { sessionTokenFromCookies } from "@/lib/auth/request-origin";
+import { EDGE_HEADER, edgeToken } from "@/lib/server/edge-token";
 import { isSecureRequest, sessionClearCookies, sessionSetCookie } from "./session-cookie";
 
 process.env.SESSION_SECRET ??= "session-cookie-test-secret";
@@ -31,12 +32,26 @@ describe("session cookie", () => {
     for (const c of cleared) expect(c).toContain("Max-Age=0");
   });
 
-  it("knows https directly and behind a TLS-terminating proxy", () => {
-    expect(isSecureRequest(new Request("https://portal.example/session"))).toBe(true);
+  it("knows https from PUBLIC_BASE_URL or a rewritten X-Forwarded-Proto, never from the client's own", () => {
+    const rewritten = { [EDGE_HEADER]: edgeToken() };
     expect(
-      isSecureRequest(new Request("http://10.0.0.1/session", { headers: { "x-forwarded-proto": "https, http" } })),
+      isSecureRequest(
+        new Request("http://10.0.0.1/session", { headers: { ...rewritten, "x-forwarded-proto": "https" } }),
+      ),
     ).toBe(true);
+    expect(
+      isSecureRequest(
+        new Request("http://10.0.0.1/session", { headers: { ...rewritten, "x-forwarded-proto": "http" } }),
+      ),
+    ).toBe(false);
+    // Not rewritten by lib/server/forwarded-headers.ts: the client's header, and Next's URL built from it.
+    expect(
+      isSecureRequest(new Request("https://portal.example/session", { headers: { "x-forwarded-proto": "https" } })),
+    ).toBe(false);
     expect(isSecureRequest(new Request("http://127.0.0.1:3000/session"))).toBe(false);
+    vi.stubEnv("PUBLIC_BASE_URL", "https://portal.example");
+    expect(isSecureRequest(new Request("http://127.0.0.1:3000/session"))).toBe(true);
+    vi.unstubAllEnvs();
   });
 });
 

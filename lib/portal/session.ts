@@ -5,7 +5,7 @@ import { cache } from "react";
 import { findSessionPrincipal } from "@/lib/auth/find-key";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
 import { principalCacheFor } from "@/lib/auth/principal-cache";
-import { isHttpsForwardedProto, sessionTokenFromCookies } from "@/lib/auth/request-origin";
+import { isSecureHeaders, sessionTokenFromCookies } from "@/lib/auth/request-origin";
 import { verifySessionToken } from "@/lib/auth/session-token";
 import { getDb } from "@/lib/db/client";
 import { canUsePortal, safeReturnPath } from "./sign-in";
@@ -22,12 +22,12 @@ export interface PortalSession {
 /**
  * The principal behind the session cookie, checked against the database (ended or expired session,
  * revoked key, forged token, a key that cannot read calls -> null). Over https only the `__Host-`
- * cookie counts (Next sets X-Forwarded-Proto from the connection unless a proxy did). Cached per
+ * cookie counts (https as lib/auth/request-origin.ts isSecureHeaders decides). Cached per
  * request so a layout and its page share one lookup.
  */
 export const getPortalPrincipal = cache(async (): Promise<Principal | null> => {
   const h = await headers();
-  const token = sessionTokenFromCookies(h.get("cookie"), isHttpsForwardedProto(h.get("x-forwarded-proto")));
+  const token = sessionTokenFromCookies(h.get("cookie"), isSecureHeaders(h));
   if (!token) return null;
   const claims = verifySessionToken(token);
   if (!claims) return null;

@@ -4,7 +4,7 @@ const getDbHandle = vi.fn();
 const startWebhookWorker = vi.fn();
 vi.mock("@/lib/db/client", () => ({ getDbHandle }));
 vi.mock("@/lib/alerts/delivery", () => ({ startWebhookWorker }));
-vi.mock("@/lib/api/method-guard", () => ({ installMethodGuard: () => undefined }));
+vi.mock("./http-edge", () => ({ installHttpEdge: () => undefined }));
 vi.mock("@/lib/admin/admin-listener", () => ({ listenAdminChannel: () => Promise.resolve({ port: 1 }) }));
 
 const { bootServerOrExit } = await import("./boot");

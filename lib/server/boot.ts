@@ -1,9 +1,9 @@
 import fs from "node:fs";
-import { databaseUrl, dataDir } from "@/lib/config/env";
+import { databaseUrl, dataDir, publicOrigin, trustedProxies } from "@/lib/config/env";
 import { securePrivateDir } from "@/lib/config/private-dir";
 import { getDbHandle, type DbHandle } from "@/lib/db/client";
 import { listenAdminChannel } from "@/lib/admin/admin-listener";
-import { installMethodGuard } from "@/lib/api/method-guard";
+import { installHttpEdge } from "./http-edge";
 import { startWebhookWorker } from "@/lib/alerts/delivery";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 
@@ -19,7 +19,10 @@ function logLine(stream: NodeJS.WriteStream, fields: Record<string, unknown>): v
  * first request does not pay for it and a misconfiguration fails loudly at start.
  */
 async function bootServer(): Promise<void> {
-  installMethodGuard();
+  // Read now so that a malformed TRUSTED_PROXIES or PUBLIC_BASE_URL stops the start, not a request.
+  trustedProxies();
+  publicOrigin();
+  installHttpEdge();
   // The CLI reaches a running embedded server through the admin channel's loopback-only listener;
   // the lock records that listener's port (lib/admin/admin-listener.ts).
   const admin = databaseUrl() ? undefined : await listenAdminChannel();

@@ -5,6 +5,8 @@ import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { createApiKey } from "@/lib/auth/manage-keys";
 import { createBillingGroup } from "@/lib/billing/groups";
+import { importSellRates } from "@/lib/rating/import-rates";
+import { rateRowSchema } from "@/lib/rating/schemas";
 import { openDatabase, type Db } from "@/lib/db/client";
 import { createTestDatabase, type Engine } from "@/lib/testing/engines";
 import { freePort, productionDistDir, spawnNextServer, waitUntilServing } from "@/lib/testing/next-server";
@@ -30,10 +32,25 @@ export interface RateLimitedServer {
   key: string;
 }
 
+/**
+ * Small PGlite servers for where a request comes from (docs/contract.md §6): `proxied` trusts 127.0.0.2 as its proxy
+ * (TRUSTED_PROXIES; a test sends from that address to be the proxy, from 127.0.0.1 or others to be a client); `public` has
+ * PUBLIC_BASE_URL=https://billing.example.test. Each holds one group with a rate for 44 and a key that may sign in
+ * and authorize calls (`key`).
+ */
+export interface EdgeServer {
+  baseUrl: string;
+  key: string;
+  groupId: string;
+}
+export const PROXY_ADDRESS = "127.0.0.2";
+export const PUBLIC_BASE_URL = "https://billing.example.test";
+
 declare module "vitest" {
   export interface ProvidedContext {
     apiServers: ApiServer[];
     rateLimitedServer: RateLimitedServer;
+    edgeServers: { proxied: EdgeServer; public: EdgeServer };
   }
 }
 
@@ -122,6 +139,31 @@ export default async function setup(project: TestProject): Promise<() => Promise
     });
     running.push(limited);
     project.provide("rateLimitedServer", { baseUrl: limited.server.baseUrl, key: limitedKey });
+    const edge = async (env: Record<string, string>): Promise<EdgeServer> => {
+      const seeded = { key: "", groupId: "" };
+      const started = await startServer("pglite", distDir, {
+        env,
+        seed: async (db) => {
+          const group = await createBillingGroup(db, {
+            name: "Edge",
+            currency: "USD",
+            openingBalanceMicros: 1_000_000_000n,
+          });
+          await importSellRates(db, group.id, [
+            rateRowSchema.parse({ prefix: "44", rate: "0.05", increment: "60/60" }),
+          ]);
+          seeded.key = (await createApiKey(db, { scopes: ["calls:read", "cdrs:write"], billingGroupId: group.id })).key;
+          seeded.groupId = group.id;
+          return {} as SeededData;
+        },
+      });
+      running.push(started);
+      return { baseUrl: started.server.baseUrl, ...seeded };
+    };
+    project.provide("edgeServers", {
+      proxied: await edge({ TRUSTED_PROXIES: PROXY_ADDRESS }),
+      public: await edge({ PUBLIC_BASE_URL }),
+    });
   } catch (e) {
     await teardown();
     throw e;

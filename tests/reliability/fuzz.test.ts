@@ -572,7 +572,10 @@ describe.each(ENGINES)("fuzzing every /v1 operation of the OpenAPI document on %
         sessionTokens.set(name, (await createPortalSession(db, seeded.keyIds[name])).token);
       return seeded;
     });
-    server = await AppServer.start(store, { env: { RATE_LIMIT_RPS: "0", SESSION_SECRET } });
+    // The fuzzer is a trusted proxy: its X-Forwarded-Host/-Proto are read (`refused` below relies on it).
+    server = await AppServer.start(store, {
+      env: { RATE_LIMIT_RPS: "0", SESSION_SECRET, TRUSTED_PROXIES: "127.0.0.1" },
+    });
     const doc = await http(server.baseUrl, "/v1/openapi.json");
     expect(doc.status).toBe(200);
     operations = operationsOf(doc.json as never).filter((op) => op.path !== "/v1/openapi.json");
@@ -749,7 +752,8 @@ describe.each(ENGINES)("fuzzing every /v1 operation of the OpenAPI document on %
             if (!hasCost) expect(costLeak(res), `cost leak: ${where}`).toBeNull();
             // Credentials that are wrong in any way never get data. Over https only the __Host- cookie
             // counts, over plain http only cb_session.
-            const overHttps = /^https(\s*,|$)/i.test(headers["x-forwarded-proto"] ?? "");
+            // The fuzzer is the one trusted proxy: its value is the last one it wrote (lib/server/forwarded-headers.ts).
+            const overHttps = (headers["x-forwarded-proto"] ?? "").split(",").at(-1)?.trim().toLowerCase() === "https";
             const refused =
               req.credential.kind === "none" ||
               (req.credential.kind === "key" && req.credential.name === "revokedAlpha") ||

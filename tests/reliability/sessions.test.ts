@@ -62,7 +62,13 @@ beforeAll(async () => {
     ).token;
   });
   server = await AppServer.start(store, {
-    env: { RATE_LIMIT_RPS: String(RATE), RATE_LIMIT_BURST: String(BURST), SESSION_SECRET },
+    env: {
+      RATE_LIMIT_RPS: String(RATE),
+      RATE_LIMIT_BURST: String(BURST),
+      SESSION_SECRET,
+      // The tests play the TLS-terminating proxy (X-Forwarded-Proto: https) from 127.0.0.1.
+      TRUSTED_PROXIES: "127.0.0.1",
+    },
   });
 });
 
