@@ -1,7 +1,13 @@
 import { getDb } from "@/lib/db/client";
 import { endPortalSessionOf } from "@/lib/portal/sign-out";
 import { isSecureRequest, sessionSetCookie } from "@/lib/portal/session-cookie";
-import { isSameOriginPost, openPortalSession, safeReturnPath, signInFormSchema } from "@/lib/portal/sign-in";
+import {
+  isSameOriginPost,
+  openPortalSession,
+  safeReturnPath,
+  signInFormSchema,
+  throttledSignIn,
+} from "@/lib/portal/sign-in";
 
 // POST /session: the sign-in form. Answers 303 so the browser lands on a GET page either way.
 export async function POST(request: Request): Promise<Response> {
@@ -17,7 +23,8 @@ export async function POST(request: Request): Promise<Response> {
   if (!isSameOriginPost(request)) return back("origin");
   if (!parsed.success) return back("missing");
   const db = await getDb();
-  const opened = await openPortalSession(db, parsed.data.key);
+  const opened = await openPortalSession(db, parsed.data.key, request.headers);
+  if (!opened.ok && opened.reason === "throttled") return throttledSignIn(request, opened.retryAfterSeconds);
   if (!opened.ok) return back(opened.reason === "no_read_scope" ? "scope" : "invalid");
   // A session this browser held before is ended, not just replaced.
   await endPortalSessionOf(db, request);

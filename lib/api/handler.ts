@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { authenticate } from "@/lib/auth/authenticate";
+import { authenticate, CredentialRefused } from "@/lib/auth/authenticate";
+import { recordAuthFailure } from "@/lib/auth/failure-limit";
 import { principalCacheFor } from "@/lib/auth/principal-cache";
 import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
@@ -49,9 +50,9 @@ function logLine(fields: Record<string, unknown>): void {
 
 /**
  * The one wrapper every /v1 handler goes through: request id, authentication (API key or
- * session), scope check, rate limit, query and path validation (all as the operation declares
- * them), and the mapping of every error to problem+json. Handlers stay thin: parse, call one
- * domain function, return JSON.
+ * session; refused credentials limited per client address), scope check, rate limit, query and path
+ * validation (all as the operation declares them), and the mapping of every error to problem+json.
+ * Handlers stay thin: parse, call one domain function, return JSON.
  */
 export function apiRoute<Q extends z.ZodObject | undefined, P extends z.ZodObject | undefined>(
   operation: Operation<Q, P, Scope>,
@@ -73,7 +74,13 @@ export function apiRoute<Q extends z.ZodObject | undefined, P extends z.ZodObjec
     let keyId: string | undefined;
     try {
       const db = await getDb();
-      const principal = await authenticate(request, db, principalCacheFor(db), { basic: operation.basicAuth === true });
+      const principal = await authenticate(request, db, principalCacheFor(db), {
+        basic: operation.basicAuth === true,
+      }).catch(async (error: unknown) => {
+        // A refused credential counts against the client's address; past its allowance the answer is a 429.
+        if (error instanceof CredentialRefused) await recordAuthFailure(request.headers);
+        throw error;
+      });
       keyId = principal.keyId;
       const limiter = rateLimiter();
       let limitHeaders: Record<string, string> | undefined;

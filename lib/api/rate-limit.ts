@@ -84,7 +84,7 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
 return {allowed, tostring(tokens)}
 `;
 
-type RedisLike = {
+export type RedisLike = {
   eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
 };
 
@@ -120,24 +120,40 @@ export class RedisTokenBucket implements RateLimiter {
   }
 }
 
+const REDIS_KEY = Symbol.for("callbook.redis");
 const GLOBAL_KEY = Symbol.for("callbook.rateLimiter");
-type G = typeof globalThis & { [GLOBAL_KEY]?: RateLimiter };
+type G = typeof globalThis & { [REDIS_KEY]?: RedisLike | null; [GLOBAL_KEY]?: RateLimiter };
 
-export function rateLimiter(): RateLimiter {
+/**
+ * The one Redis client of this process's limiters (this per-key one and lib/api/address-limit.ts's), when REDIS_URL
+ * is set; null otherwise. It never queues a command while disconnected, so a Redis outage costs a request nothing
+ * but the fail-open answer.
+ */
+export function sharedRedis(): RedisLike | null {
   const g = globalThis as G;
-  if (!g[GLOBAL_KEY]) {
-    const rate = intFromEnv("RATE_LIMIT_RPS", 50);
-    const burst = intFromEnv("RATE_LIMIT_BURST", 100);
+  if (g[REDIS_KEY] === undefined) {
     const redisUrl = process.env.REDIS_URL?.trim();
-    if (redisUrl && rate > 0 && burst > 0) {
+    if (redisUrl) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { Redis } = require("ioredis") as typeof import("ioredis");
       const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
       redis.on("error", () => undefined);
-      g[GLOBAL_KEY] = new RedisTokenBucket(redis, rate, burst);
-    } else {
-      g[GLOBAL_KEY] = new MemoryTokenBucket(rate, burst);
-    }
+      g[REDIS_KEY] = redis;
+    } else g[REDIS_KEY] = null;
   }
+  return g[REDIS_KEY];
+}
+
+/** A token bucket per key: in Redis when REDIS_URL is set (shared by every app process), else in this process. */
+export function tokenBucket(ratePerSecond: number, burst: number, redisPrefix: string): RateLimiter {
+  const redis = ratePerSecond > 0 && burst > 0 ? sharedRedis() : null;
+  return redis
+    ? new RedisTokenBucket(redis, ratePerSecond, burst, redisPrefix)
+    : new MemoryTokenBucket(ratePerSecond, burst);
+}
+
+export function rateLimiter(): RateLimiter {
+  const g = globalThis as G;
+  g[GLOBAL_KEY] ??= tokenBucket(intFromEnv("RATE_LIMIT_RPS", 50), intFromEnv("RATE_LIMIT_BURST", 100), "cb:rl:");
   return g[GLOBAL_KEY];
 }

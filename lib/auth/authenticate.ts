@@ -17,11 +17,25 @@ export interface AuthenticateOptions {
   basic?: boolean;
 }
 
-function unauthorized(detail: string, basic: boolean): ApiError {
+function challenge(basic: boolean): Record<string, string> {
   // The challenges name every scheme the route takes; Basic only where it is taken, so no other route makes a
   // browser prompt for a password.
-  const challenge = basic ? 'Bearer realm="v1", Basic realm="v1", charset="UTF-8"' : 'Bearer realm="v1"';
-  return new ApiError("unauthorized", detail, undefined, { "WWW-Authenticate": challenge });
+  return { "WWW-Authenticate": basic ? 'Bearer realm="v1", Basic realm="v1", charset="UTF-8"' : 'Bearer realm="v1"' };
+}
+
+/** 401 for a request that presented no credential at all. */
+function unauthorized(detail: string, basic: boolean): ApiError {
+  return new ApiError("unauthorized", detail, undefined, challenge(basic));
+}
+
+/**
+ * 401 for a credential that was presented and refused (a malformed header, an unknown or revoked key, a bad
+ * session cookie), as opposed to none at all: the wrapper counts these per client address (lib/auth/failure-limit.ts).
+ */
+export class CredentialRefused extends ApiError {
+  constructor(detail: string, basic: boolean) {
+    super("unauthorized", detail, undefined, challenge(basic));
+  }
 }
 
 /** The password of RFC 7617 credentials (base64 of `user-id:password`; the user id holds no colon), or null. */
@@ -52,23 +66,24 @@ export async function authenticate(
     const bearer = BEARER.exec(authorization);
     if (bearer) {
       const principal = await findKeyBySecret(db, bearer[1], cache);
-      if (!principal) throw unauthorized("The API key is unknown or revoked.", basic);
+      if (!principal) throw new CredentialRefused("The API key is unknown or revoked.", basic);
       return principal;
     }
     const basicMatch = basic ? BASIC.exec(authorization) : null;
     if (basicMatch) {
       const password = basicPassword(basicMatch[1]);
       if (password === null) {
-        throw unauthorized("HTTP Basic credentials must be base64 of `user:API key` (any user name).", basic);
+        throw new CredentialRefused("HTTP Basic credentials must be base64 of `user:API key` (any user name).", basic);
       }
       const principal = await findKeyBySecret(db, password, cache);
-      if (!principal) throw unauthorized("The API key (the HTTP Basic password) is unknown or revoked.", basic);
+      if (!principal)
+        throw new CredentialRefused("The API key (the HTTP Basic password) is unknown or revoked.", basic);
       if (isUnsafeMethod(request.method) && !isSameOrigin(request, { allowMissing: true })) {
         throw new ApiError("cross_origin", "HTTP Basic credentials are refused on a request from another site's page.");
       }
       return principal;
     }
-    throw unauthorized(
+    throw new CredentialRefused(
       basic
         ? "The Authorization header must be `Bearer <API key>`, or HTTP Basic with the API key as password."
         : "The Authorization header must be `Bearer <API key>` (HTTP Basic is taken on POST /v1/cdrs only).",
@@ -79,7 +94,8 @@ export async function authenticate(
   if (token) {
     const claims = verifySessionToken(token);
     const principal = claims ? await findSessionPrincipal(db, claims.sessionId, cache) : null;
-    if (!principal) throw unauthorized("The session has ended, expired or its key was revoked. Sign in again.", basic);
+    if (!principal)
+      throw new CredentialRefused("The session has ended, expired or its key was revoked. Sign in again.", basic);
     if (isUnsafeMethod(request.method) && !isSameOrigin(request, { allowMissing: false })) {
       throw new ApiError(
         "cross_origin",

@@ -144,3 +144,11 @@ export function webhookDeliverySettings(): WebhookDeliverySettings {
     pollMs: intFromEnv("WEBHOOK_POLL_MS", 1_000),
   };
 }
+
+/**
+ * Failed authentications (a bad, unknown or revoked key, a bad session cookie, a failed sign-in) allowed per client
+ * address: a token bucket refilled at `perMinute`, holding `burst` (docs/contract.md §6). 0 in either turns it off.
+ */
+export function authFailureLimit(): { perMinute: number; burst: number } {
+  return { perMinute: intFromEnv("AUTH_FAILURES_PER_MINUTE", 10), burst: intFromEnv("AUTH_FAILURE_BURST", 10) };
+}

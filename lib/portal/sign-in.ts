@@ -1,4 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { problemResponse } from "@/lib/api/json-response";
+import { authFailuresExceeded, countAuthFailure } from "@/lib/auth/failure-limit";
 import { findKeyBySecret } from "@/lib/auth/find-key";
 import type { Principal } from "@/lib/auth/principal";
 import { createPortalSession, type OpenedSession } from "@/lib/auth/portal-sessions";
@@ -18,14 +21,42 @@ export function canUsePortal(principal: Principal): boolean {
 export type SignInResult =
   | { ok: true; session: OpenedSession }
   /** invalid: unknown, revoked or malformed key (one answer for all); no_read_scope: an ingest-only key. */
-  | { ok: false; reason: "invalid" | "no_read_scope" };
+  | { ok: false; reason: "invalid" | "no_read_scope" }
+  /** The key was refused and this address has spent its allowance of refused credentials (failure-limit.ts). */
+  | { ok: false; reason: "throttled"; retryAfterSeconds: number };
 
-/** Opens a server-side session for a live key that may read calls. */
-export async function openPortalSession(db: Executor, secret: string): Promise<SignInResult> {
+/**
+ * Opens a server-side session for a live key that may read calls. A refused key counts against the client's
+ * address like a refused /v1 credential (lib/auth/failure-limit.ts); a valid key signs in whatever that count.
+ */
+export async function openPortalSession(
+  db: Executor,
+  secret: string,
+  headers: { get(name: string): string | null },
+): Promise<SignInResult> {
   const principal = await findKeyBySecret(db, secret);
-  if (!principal) return { ok: false, reason: "invalid" };
+  if (!principal) {
+    const wait = await countAuthFailure(headers);
+    return wait === null
+      ? { ok: false, reason: "invalid" }
+      : { ok: false, reason: "throttled", retryAfterSeconds: wait };
+  }
   if (!canUsePortal(principal)) return { ok: false, reason: "no_read_scope" };
   return { ok: true, session: await createPortalSession(db, principal.keyId) };
+}
+
+/**
+ * 429 with Retry-After for a throttled sign-in: problem+json (docs/contract.md §3), or a short page for a browser's
+ * form post, which would otherwise show the JSON.
+ */
+export function throttledSignIn(request: Request, retryAfterSeconds: number): Response {
+  if (!(request.headers.get("accept") ?? "").includes("text/html")) {
+    return problemResponse(authFailuresExceeded(retryAfterSeconds), randomUUID());
+  }
+  const headers = { "retry-after": String(retryAfterSeconds), "cache-control": "no-store" };
+  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Too many sign-in attempts</title></head>
+<body><main><h1>Too many sign-in attempts</h1><p>Too many keys were refused from this address. Wait ${retryAfterSeconds} seconds, then <a href="/sign-in">sign in again</a>.</p></main></body></html>`;
+  return new Response(page, { status: 429, headers: { ...headers, "content-type": "text/html; charset=utf-8" } });
 }
 
 /**

@@ -41,7 +41,16 @@ export interface NextServerOptions {
 }
 
 // Never inherited from the caller's shell: each server gets exactly the store and secrets it is given.
-const ISOLATED = ["DATABASE_URL", "PUBLIC_BASE_URL", "TRUSTED_PROXIES", "REDIS_URL", "CURSOR_SECRET", "SESSION_SECRET"];
+const ISOLATED = [
+  "DATABASE_URL",
+  "PUBLIC_BASE_URL",
+  "TRUSTED_PROXIES",
+  "AUTH_FAILURES_PER_MINUTE",
+  "AUTH_FAILURE_BURST",
+  "REDIS_URL",
+  "CURSOR_SECRET",
+  "SESSION_SECRET",
+];
 
 /** Spawns `next start` on 127.0.0.1 with a clean environment. Does not wait for it. */
 export function spawnNextServer(options: NextServerOptions): ChildProcess {

@@ -34,7 +34,8 @@ export interface RateLimitedServer {
 
 /**
  * Small PGlite servers for where a request comes from (docs/contract.md §6): `proxied` trusts 127.0.0.2 as its proxy
- * (TRUSTED_PROXIES; a test sends from that address to be the proxy, from 127.0.0.1 or others to be a client); `public` has
+ * (TRUSTED_PROXIES; a test sends from that address to be the proxy, from 127.0.0.1 or others to be a client) and
+ * keeps its limit of failed authentications (burst 10, one more a minute: no refill within a test); `public` has
  * PUBLIC_BASE_URL=https://billing.example.test. Each holds one group with a rate for 44 and a key that may sign in
  * and authorize calls (`key`).
  */
@@ -94,7 +95,8 @@ async function startServer(engine: Engine, distDir: string, options: ServerOptio
     dataDir,
     databaseUrl,
     logFile,
-    env: { RATE_LIMIT_RPS: "0", LOG_REQUESTS: "1", ...options.env },
+    // The tests send many refused credentials from 127.0.0.1: limited on the edge servers, not here.
+    env: { RATE_LIMIT_RPS: "0", AUTH_FAILURES_PER_MINUTE: "0", LOG_REQUESTS: "1", ...options.env },
   });
 
   const cleanup = async () => {
@@ -161,7 +163,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
       return { baseUrl: started.server.baseUrl, ...seeded };
     };
     project.provide("edgeServers", {
-      proxied: await edge({ TRUSTED_PROXIES: PROXY_ADDRESS }),
+      proxied: await edge({
+        TRUSTED_PROXIES: PROXY_ADDRESS,
+        AUTH_FAILURES_PER_MINUTE: "1",
+        AUTH_FAILURE_BURST: "10",
+      }),
       public: await edge({ PUBLIC_BASE_URL }),
     });
   } catch (e) {
