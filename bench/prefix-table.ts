@@ -1,7 +1,7 @@
 // Measures PrefixIndex build and lookup speed (the index alone; bench/rate-lookup.ts measures the whole card): `npx tsx bench/prefix-table.ts [prefixes] [lookups]`.
 // Not a test: timings depend on the machine. Targets: build 500k prefixes < 1 s, >= 2M lookups/s.
 import os from "node:os";
-import { Prng } from "@/lib/demo/prng";
+import { Prng } from "@/lib/random/prng";
 import { PrefixIndex } from "@/lib/rating/prefix-table";
 import { generatePrefixes } from "./prefixes";
 

@@ -1,6 +1,6 @@
 // Deterministic rate-card prefixes shaped like a real deck: a country code of 1-3 digits followed by
 // 2-8 more digits (so 3-11 digits in all), no duplicates. Same seed, same deck.
-import { Prng } from "@/lib/demo/prng";
+import { Prng } from "@/lib/random/prng";
 
 export function generatePrefixes(count: number, seed: number): string[] {
   const rng = new Prng(seed);

@@ -3,7 +3,7 @@
 // (here generated, 50k rates each), every match answering the rate's terms (BigInt micros, increment,
 // fees). Run in its own process with --expose-gc (bench/run.ts does) so the memory figure is the
 // structure alone: `node --expose-gc --import tsx bench/rate-lookup.ts 500000`.
-import { Prng } from "@/lib/demo/prng";
+import { Prng } from "@/lib/random/prng";
 import { RateCardBuilder, type RateColumns } from "@/lib/rating/rate-card";
 import { generatePrefixes } from "./prefixes";
 import { destinationsFor } from "./destinations";

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { runAdminCommand, usageText } from "@/lib/admin/commands";
-import { UsageError, type ProgressEvent } from "@/lib/admin/command";
+import { UsageError } from "@/lib/admin/command";
+import type { ProgressEvent } from "@/lib/runtime/progress";
 import { databaseUrl, dataDir } from "@/lib/config/env";
 import { closeDb, getDbHandle } from "@/lib/db/client";
 import { DataDirBusyError, readLock } from "@/lib/db/data-dir-lock";

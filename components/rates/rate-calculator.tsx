@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import type { Rate } from "@/lib/rating/schemas";
-import { rateForAccount } from "@/app/(portal)/rates/actions";
+import { rateForAccount } from "@/lib/portal/account-rate-actions";
 import { formatDuration, formatPrice, formatRate, toMicros } from "@/lib/portal/format";
 import { priceCall } from "@/lib/rating/billing-math";
 import { incrementTextSchema } from "@/lib/rating/schemas";

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { getDbHandle } from "@/lib/db/client";
-import { UsageError, type ProgressEvent } from "./command";
+import type { ProgressEvent } from "@/lib/runtime/progress";
+import { UsageError } from "./command";
 import { runAdminCommand } from "./commands";
 
 /**

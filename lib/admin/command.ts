@@ -1,13 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { Db } from "@/lib/db/client";
-
-/** Long-running commands report progress; the CLI draws it on stderr, stdout stays one JSON object. */
-export interface ProgressEvent {
-  phase: string;
-  done: number;
-  total?: number;
-}
-export type ProgressReporter = (event: ProgressEvent) => void;
+import type { ProgressReporter } from "@/lib/runtime/progress";
 
 /** Bad input from the operator: printed as a message, exit code 2, nothing changed. */
 export class UsageError extends Error {}

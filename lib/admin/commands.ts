@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
-import { parseFlags, UsageError, type AdminCommand, type ProgressReporter } from "./command";
+import type { ProgressReporter } from "@/lib/runtime/progress";
+import { parseFlags, UsageError, type AdminCommand } from "./command";
 import { groupCommands } from "./group-commands";
 import { keyCommands } from "./key-commands";
 import { ratingCommands } from "./rating-commands";

@@ -12,7 +12,8 @@ import { parseRateCsv, RateCsvError } from "@/lib/rating/rate-csv";
 import type { RateRow } from "@/lib/rating/schemas";
 import { createSupplier } from "@/lib/rating/suppliers";
 import type { Db } from "@/lib/db/client";
-import { instantFlag, requireFlag, UsageError, type AdminCommand, type ProgressReporter } from "./command";
+import type { ProgressReporter } from "@/lib/runtime/progress";
+import { instantFlag, requireFlag, UsageError, type AdminCommand } from "./command";
 
 async function readDeck(file: string): Promise<RateRow[]> {
   let text: string;

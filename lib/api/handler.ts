@@ -124,7 +124,7 @@ export function apiRoute<Q extends z.ZodObject | undefined, P extends z.ZodObjec
         requestId,
         principal,
         db,
-        readDb: () => readDbFor(db, principal),
+        readDb: () => readDbFor(db, principal.billingGroupId),
         query,
         params,
       });

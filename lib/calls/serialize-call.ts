@@ -3,7 +3,7 @@ import { PgDialect, type AnyPgColumn } from "drizzle-orm/pg-core";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
 import { calls } from "@/lib/db/schema";
 import { microsToNumber } from "@/lib/money/micros";
-import { priceBilledSeconds } from "@/lib/rating/billing-math";
+import { priceBilledSeconds } from "@/lib/money/charge";
 import type { Call, CallDetail, CallDetailWithCost, CallWithCost } from "./schemas";
 import type { StoredCall } from "./stored-call";
 

@@ -1,6 +1,5 @@
 import type { Pool } from "pg";
 import { describe, expect, it, vi } from "vitest";
-import { testPrincipal } from "@/lib/testing/test-principal";
 import type { Db } from "./client";
 import { LagClock, lsnKey, MemoryWriteMarks, parseLsn, ReadRouter, RedisWriteMarks } from "./read-replica";
 
@@ -136,26 +135,26 @@ function router(maxLagMs = 10_000) {
 describe("ReadRouter", () => {
   it("reads the replica until the group's own write is past its replay position, then the primary until it catches up", async () => {
     const t = router();
-    const g1 = testPrincipal("grp_1");
+    const g1 = "grp_1";
     expect(await t.r.readDb(g1)).toBe(t.r.replicaDb);
     t.primaryLsn.value = "0/200"; // the group's ingest committed up to here
-    await t.r.noteWrite(testPrincipal("grp_1", ["cdrs:write"]));
+    await t.r.noteWrite("grp_1");
     expect(await t.r.readDb(g1)).toBe(t.primaryDb); // replica still at 0/100
-    expect(await t.r.readDb(testPrincipal("grp_2"))).toBe(t.r.replicaDb); // other groups are not held back
+    expect(await t.r.readDb("grp_2")).toBe(t.r.replicaDb); // other groups are not held back
     t.replayLsn.value = "0/200";
     expect(await t.r.readDb(g1)).toBe(t.r.replicaDb); // asks the replica again before giving up
-    await t.r.noteWrite(testPrincipal(null, ["cdrs:write"])); // a platform key's write holds back every group
+    await t.r.noteWrite(null); // a platform key's write (no group) holds back every group
     t.primaryLsn.value = "0/300";
-    await t.r.noteWrite(testPrincipal(null, ["cdrs:write"]));
-    expect(await t.r.readDb(testPrincipal("grp_2"))).toBe(t.primaryDb);
-    expect(await t.r.readDb(testPrincipal(null))).toBe(t.primaryDb);
+    await t.r.noteWrite(null);
+    expect(await t.r.readDb("grp_2")).toBe(t.primaryDb);
+    expect(await t.r.readDb(null)).toBe(t.primaryDb);
   });
 
   it("concurrent writes share one WAL position query started after they asked", async () => {
     const t = router();
-    await t.r.readDb(testPrincipal("grp_1"));
+    await t.r.readDb("grp_1");
     t.primary.calls.mockClear();
-    await Promise.all(Array.from({ length: 20 }, () => t.r.noteWrite(testPrincipal("grp_1", ["cdrs:write"]))));
+    await Promise.all(Array.from({ length: 20 }, () => t.r.noteWrite("grp_1")));
     expect(t.primary.calls.mock.calls.length).toBeLessThanOrEqual(2);
   });
 
@@ -164,18 +163,18 @@ describe("ReadRouter", () => {
     try {
       const t = router();
       t.replica.state.down = true;
-      expect(await t.r.readDb(testPrincipal("grp_1"))).toBe(t.primaryDb);
+      expect(await t.r.readDb("grp_1")).toBe(t.primaryDb);
       expect(stderr).toHaveBeenCalledTimes(1); // one log line per outage
 
       const u = router();
       u.replayLsn.value = null; // pg_last_wal_replay_lsn() is null on a primary
-      expect(await u.r.readDb(testPrincipal("grp_1"))).toBe(u.primaryDb);
+      expect(await u.r.readDb("grp_1")).toBe(u.primaryDb);
 
       const v = router();
-      expect(await v.r.readDb(testPrincipal("grp_1"))).toBe(v.r.replicaDb);
+      expect(await v.r.readDb("grp_1")).toBe(v.r.replicaDb);
       v.replica.state.down = true;
       expect((await v.fallback().query("SELECT calls")).rows[0].from).toBe("primary");
-      expect(await v.r.readDb(testPrincipal("grp_1"))).toBe(v.primaryDb); // skipped for a while
+      expect(await v.r.readDb("grp_1")).toBe(v.primaryDb); // skipped for a while
       v.replica.state.down = false;
       await expect(v.fallback().query("syntax error")).rejects.toMatchObject({ code: "42601" });
     } finally {
@@ -211,17 +210,17 @@ describe("ReadRouter", () => {
     vi.useFakeTimers({ now: 1_000_000, toFake: ["Date"] });
     try {
       const t = router(1_500);
-      expect(await t.r.readDb(testPrincipal("grp_1"))).toBe(t.r.replicaDb);
+      expect(await t.r.readDb("grp_1")).toBe(t.r.replicaDb);
       t.primaryLsn.value = "0/900"; // the primary moves on, the replica does not
       vi.setSystemTime(1_000_300);
-      expect(await t.r.readDb(testPrincipal("grp_1"))).toBe(t.r.replicaDb); // 300 ms behind at most
+      expect(await t.r.readDb("grp_1")).toBe(t.r.replicaDb); // 300 ms behind at most
       vi.setSystemTime(1_002_000);
-      expect(await t.r.readDb(testPrincipal("grp_1"))).toBe(t.primaryDb);
+      expect(await t.r.readDb("grp_1")).toBe(t.primaryDb);
       t.replayLsn.value = "0/900";
       vi.setSystemTime(1_002_300);
-      await t.r.readDb(testPrincipal("grp_1")); // probes: the replica has now replayed what the primary had at 1 002 300
+      await t.r.readDb("grp_1"); // probes: the replica has now replayed what the primary had at 1 002 300
       vi.setSystemTime(1_002_600);
-      expect(await t.r.readDb(testPrincipal("grp_1"))).toBe(t.r.replicaDb);
+      expect(await t.r.readDb("grp_1")).toBe(t.r.replicaDb);
     } finally {
       vi.useRealTimers();
     }

@@ -1,5 +1,4 @@
 import type { Pool, PoolClient, QueryConfig } from "pg";
-import type { Principal } from "@/lib/auth/principal";
 import { databaseReplicaUrl, replicaMaxLagMs } from "@/lib/config/env";
 import * as schema from "./schema";
 import type { Db } from "./client";
@@ -310,11 +309,14 @@ export class ReadRouter {
     return this.probing;
   }
 
-  /** The executor for a listing read by `principal`: the replica when it is up, within the lag bound and has the principal's group's writes. */
-  async readDb(principal: Principal): Promise<Db> {
+  /**
+   * The executor for a listing read of `billingGroupId` (null: a platform key's read, of every group): the replica
+   * when it is up, within the lag bound and has that group's writes.
+   */
+  async readDb(billingGroupId: string | null): Promise<Db> {
     const now = Date.now();
     if (now < this.downUntil) return this.primaryDb;
-    const required = await this.marks.required(principal.billingGroupId);
+    const required = await this.marks.required(billingGroupId);
     if (!this.state || now - this.lastProbeStart >= PROBE_EVERY_MS) {
       const probe = this.probe().catch(() => undefined);
       if (!this.probed) await probe; // nothing known yet: wait for the first answer (later, a replica coming back is tried in the background)
@@ -333,15 +335,15 @@ export class ReadRouter {
     );
   }
 
-  /** After a write by `principal` committed: its group's readers (every reader, for a platform key) must see it. */
-  async noteWrite(principal: Principal): Promise<void> {
+  /** After a write to `billingGroupId` committed: its readers (every reader, for null: a platform key) must see it. */
+  async noteWrite(billingGroupId: string | null): Promise<void> {
     let lsn: bigint;
     try {
       lsn = await this.currentLsn();
     } catch {
       lsn = INFINITE; // position unknown: this group reads the primary until the mark expires (the lag bound)
     }
-    await this.marks.note(principal.billingGroupId, lsn);
+    await this.marks.note(billingGroupId, lsn);
   }
 
   /** pg_current_wal_lsn() read after the caller's commit; concurrent callers share one query started after they asked. */
@@ -425,20 +427,20 @@ async function createRouter(primaryDb: Db, url: string): Promise<ReadRouter> {
   );
 }
 
-/** The executor for a listing read: the replica when configured and fit (see ReadRouter.readDb), else `db`. */
-export async function readDbFor(db: Db, principal: Principal): Promise<Db> {
+/** The executor for a listing read of a group: the replica when configured and fit (ReadRouter.readDb), else `db`. */
+export async function readDbFor(db: Db, billingGroupId: string | null): Promise<Db> {
   const router = readRouterFor(db);
   if (!router) return db;
   try {
-    return await (await router).readDb(principal);
+    return await (await router).readDb(billingGroupId);
   } catch {
     return db;
   }
 }
 
-/** After a committed write by `principal`: record it for read-your-writes (nothing without a replica). */
-export async function noteWrite(db: Db, principal: Principal): Promise<void> {
+/** After a committed write to a group (null: platform key): noted for read-your-writes; nothing without a replica. */
+export async function noteWrite(db: Db, billingGroupId: string | null): Promise<void> {
   const router = readRouterFor(db);
   if (!router) return;
-  await (await router).noteWrite(principal).catch(() => undefined);
+  await (await router).noteWrite(billingGroupId).catch(() => undefined);
 }

@@ -1,7 +1,7 @@
 import type { NativeCdr } from "@/lib/ingest/schemas";
 import type { Increment } from "@/lib/rating/schemas";
 import { TOLL_FREE, UNRATED_RANGES, type Destination } from "./destinations";
-import { Prng } from "./prng";
+import { Prng } from "@/lib/random/prng";
 
 // Demo calls: what a switch would report over the last 90 days for each demo customer. Deterministic
 // for a seed and a "now", so the same command gives the same data.

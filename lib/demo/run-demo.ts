@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { ProgressReporter } from "@/lib/admin/command";
+import type { ProgressReporter } from "@/lib/runtime/progress";
 import { createApiKey, type CreatedApiKey } from "@/lib/auth/manage-keys";
 import { createBillingGroup, topUpBillingGroup } from "@/lib/billing/groups";
 import { queryRows, type Db } from "@/lib/db/client";

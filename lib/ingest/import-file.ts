@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { ProgressReporter } from "@/lib/admin/command";
+import type { ProgressReporter } from "@/lib/runtime/progress";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { isEmbedded, type Db } from "@/lib/db/client";
 import { asteriskToNative, splitCsvRecord, type AsteriskOptions } from "./asterisk";

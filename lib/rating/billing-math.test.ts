@@ -1,13 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  answeredSeconds,
-  billableSeconds,
-  chargeMicros,
-  elapsedSeconds,
-  isoToEpochMicros,
-  priceCall,
-} from "./billing-math";
+import { chargeMicros } from "@/lib/money/charge";
+import { answeredSeconds, billableSeconds, elapsedSeconds, isoToEpochMicros, priceCall } from "./billing-math";
 
 const inc = (min: number, interval: number) => ({ min, interval });
 

@@ -1,5 +1,6 @@
 // Pure billing arithmetic (docs/contract.md §1). No node imports: the portal's rate calculator runs
 // these in the browser, so the price a customer previews is the price the switch is charged.
+import { priceBilledSeconds, type CallCharge, type RateFees } from "@/lib/money/charge";
 import type { Increment } from "./schemas";
 
 const MICROS_PER_SECOND = 1_000_000;
@@ -17,14 +18,6 @@ export function billableSeconds(answered: number, increment: Increment): number 
   if (answered <= 0) return 0;
   if (answered <= increment.min) return increment.min;
   return increment.min + Math.ceil((answered - increment.min) / increment.interval) * increment.interval;
-}
-
-/** round-half-up(rate * seconds / 60) to the micro: the one rounding step of a price. */
-export function chargeMicros(rateMicrosPerMinute: bigint, seconds: number): bigint {
-  if (rateMicrosPerMinute < 0n) throw new RangeError("a rate must not be negative");
-  if (!Number.isInteger(seconds) || seconds < 0) throw new RangeError("seconds must be a non-negative integer");
-  const numerator = rateMicrosPerMinute * BigInt(seconds);
-  return (numerator * 2n + 60n) / 120n;
 }
 
 const ISO_PARTS = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|[+-]\d{2}(?::?\d{2})?)$/i;
@@ -67,26 +60,6 @@ export function answeredSeconds(answerTime: string | Date | number | null, endTi
   return elapsedSeconds(answerTime, endTime);
 }
 
-/** Optional per-prefix fees of a rate, micro-units. */
-export interface RateFees {
-  /** Charged once per billed call, on top of the per-minute part. */
-  connectFeeMicros?: bigint | null;
-  /** The least a billed call costs, connect fee included. */
-  minChargeMicros?: bigint | null;
-}
-
-export interface CallCharge {
-  billableSeconds: number;
-  /** round-half-up(rate * billableSeconds / 60): the per-minute part. */
-  usageMicros: bigint;
-  /** Connect fee charged (0 when the rate has none or nothing was billed). */
-  connectFeeMicros: bigint;
-  /** True when the minimum charge raised the price. */
-  minChargeApplied: boolean;
-  /** The price: max(minCharge, connectFee + usage); 0 when nothing was billed. */
-  micros: bigint;
-}
-
 /**
  * Billable seconds and price of one side (sell or buy) of a call. A call with 0 billable seconds
  * (unanswered) costs 0: no connect fee, no minimum. Otherwise
@@ -100,23 +73,4 @@ export function priceCall(
   fees: RateFees = {},
 ): CallCharge {
   return priceBilledSeconds(rateMicrosPerMinute, billableSeconds(answered, increment), fees);
-}
-
-/** The price of `seconds` billable seconds (already through the increment), part by part: see priceCall. */
-export function priceBilledSeconds(rateMicrosPerMinute: bigint, seconds: number, fees: RateFees = {}): CallCharge {
-  const connectFee = fees.connectFeeMicros ?? 0n;
-  const minCharge = fees.minChargeMicros ?? 0n;
-  if (connectFee < 0n || minCharge < 0n) throw new RangeError("fees must not be negative");
-  const usageMicros = chargeMicros(rateMicrosPerMinute, seconds);
-  if (seconds === 0)
-    return { billableSeconds: 0, usageMicros, connectFeeMicros: 0n, minChargeApplied: false, micros: 0n };
-  const subtotal = connectFee + usageMicros;
-  const minChargeApplied = subtotal < minCharge;
-  return {
-    billableSeconds: seconds,
-    usageMicros,
-    connectFeeMicros: connectFee,
-    minChargeApplied,
-    micros: minChargeApplied ? minCharge : subtotal,
-  };
 }

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Executor } from "@/lib/db/client";
-import type { RateFees } from "./billing-math";
+import type { RateFees } from "@/lib/money/charge";
 import { RateCardBuilder, type RateColumns, type RateMatch } from "./rate-card";
 
 export type { RateMatch };
@@ -112,7 +112,7 @@ export function buildCard(
   return cardOf(side, ownerId, deckId, effectiveFrom, builder.build());
 }
 
-/** The fees of a matched rate, as billing-math takes them. */
+/** The fees of a matched rate, as the charge arithmetic (lib/money/charge.ts) takes them. */
 export function feesOf(match: RateMatch): RateFees {
   return { connectFeeMicros: match.connectFeeMicros, minChargeMicros: match.minChargeMicros };
 }

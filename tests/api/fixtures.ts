@@ -3,7 +3,7 @@ import { createApiKey, revokeApiKey } from "@/lib/auth/manage-keys";
 import type { Scope } from "@/lib/auth/scopes";
 import { createBillingGroup, setBillingGroupDisabledByOperator } from "@/lib/billing/groups";
 import type { Db } from "@/lib/db/client";
-import { Prng } from "@/lib/demo/prng";
+import { Prng } from "@/lib/random/prng";
 import { calls } from "@/lib/db/schema";
 import type { NativeCdr } from "@/lib/ingest/schemas";
 import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";

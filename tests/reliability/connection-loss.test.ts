@@ -1,4 +1,4 @@
-import { Prng } from "@/lib/demo/prng";
+import { Prng } from "@/lib/random/prng";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "@/lib/auth/manage-keys";

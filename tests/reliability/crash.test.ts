@@ -1,4 +1,4 @@
-import { Prng } from "@/lib/demo/prng";
+import { Prng } from "@/lib/random/prng";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";

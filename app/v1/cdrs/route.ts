@@ -8,6 +8,6 @@ import { ingestCdrsOperation } from "@/lib/ingest/operations";
 // mod_json_cdr authenticates with HTTP Basic (the operation's basicAuth) and may post its form encodings.
 export const POST = apiRoute(ingestCdrsOperation, async ({ request, db, principal }) => {
   const answer = await ingestRequest(db, principal, await readCdrBody(request));
-  await noteWrite(db, principal); // read-your-writes on the replica (lib/db/read-replica.ts); nothing without one
+  await noteWrite(db, principal.billingGroupId); // read-your-writes on the replica (lib/db/read-replica.ts); nothing without one
   return json(answer.body, answer.status, answer.headers);
 });

@@ -1,4 +1,4 @@
-import { Prng } from "@/lib/demo/prng";
+import { Prng } from "@/lib/random/prng";
 import type { IngestOutcome } from "../ingest-cdrs";
 import type { NativeCdr } from "../schemas";
 
