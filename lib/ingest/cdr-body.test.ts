@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES } from "@/lib/api/body";
+import { MAX_BODY_BYTES } from "@/lib/http/body";
 import { ApiError } from "@/lib/errors/api-error";
 import { modJsonCdrText, readCdrBody, repairDecodedJson } from "./cdr-body";
 import { freeswitchToNative } from "./freeswitch";

@@ -1,4 +1,4 @@
-import { isJsonContentType, parseJsonText, readBodyText, readJsonBody } from "@/lib/api/body";
+import { isJsonContentType, parseJsonText, readBodyText, readJsonBody } from "@/lib/http/body";
 import { ApiError } from "@/lib/errors/api-error";
 
 // The body of POST /v1/cdrs as FreeSWITCH's mod_json_cdr posts it (docs/contract.md §5, README "FreeSWITCH").

@@ -1,4 +1,4 @@
-import { readJsonBody } from "@/lib/api/body";
+import { readJsonBody } from "@/lib/http/body";
 import { apiRoute, json } from "@/lib/api/handler";
 import { authorizeCall } from "@/lib/authorizations/authorize";
 import { authorizeCallOperation } from "@/lib/authorizations/operations";
