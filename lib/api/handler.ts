@@ -10,11 +10,12 @@ import { getDb, type Db } from "@/lib/db/client";
 import { ApiError, paramErrors } from "@/lib/errors/api-error";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { readDbFor } from "@/lib/db/read-replica";
-import { rateLimiter } from "./rate-limit";
-import { json, problemResponse } from "./json-response";
+import { rateLimiter } from "@/lib/http/rate-limit";
+import { json, problemResponse } from "@/lib/http/json-response";
 
-// The answers' builders live in json-response.ts (the bench floor uses them without this module's dependencies).
-export { json, jsonText, problemResponse } from "./json-response";
+// The answers' builders live in lib/http/json-response.ts (the bench floor uses them without this module's
+// dependencies).
+export { json, jsonText, problemResponse } from "@/lib/http/json-response";
 
 export interface ApiContext<Q, P> {
   request: Request;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { EDGE_HEADER, edgeToken } from "@/lib/server/edge-token";
+import { EDGE_HEADER, edgeToken } from "@/lib/http/edge-token";
 import { countAuthFailure, recordAuthFailure } from "./failure-limit";
 
 /** Headers as lib/server/forwarded-headers.ts leaves them for a client at `address`. */

@@ -1,4 +1,4 @@
-import { takeAddressToken } from "@/lib/api/address-limit";
+import { takeAddressToken } from "@/lib/http/address-limit";
 import { authFailureLimit } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors/api-error";
 import { clientAddress } from "./request-origin";

@@ -1,5 +1,5 @@
 import { publicOrigin } from "@/lib/config/env";
-import { isRewrittenByEdge } from "@/lib/server/edge-token";
+import { isRewrittenByEdge } from "@/lib/http/edge-token";
 import { sessionCookieName } from "./session-token";
 
 // Where a request comes from (docs/contract.md §6). X-Forwarded-* count only as lib/server/forwarded-headers.ts

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { createSessionToken, SESSION_TTL_SECONDS, verifySessionToken } from "@/lib/auth/session-token";
 import { sessionTokenFromCookies } from "@/lib/auth/request-origin";
-import { EDGE_HEADER, edgeToken } from "@/lib/server/edge-token";
+import { EDGE_HEADER, edgeToken } from "@/lib/http/edge-token";
 import { isSecureRequest, sessionClearCookies, sessionSetCookie } from "./session-cookie";
 
 process.env.SESSION_SECRET ??= "session-cookie-test-secret";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { problemResponse } from "@/lib/api/json-response";
+import { problemResponse } from "@/lib/http/json-response";
 import { authFailuresExceeded, countAuthFailure } from "@/lib/auth/failure-limit";
 import { findKeyBySecret } from "@/lib/auth/find-key";
 import type { Principal } from "@/lib/auth/principal";

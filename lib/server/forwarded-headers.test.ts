@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { clientAddress, isSameOrigin, isSecureHeaders } from "@/lib/auth/request-origin";
-import { EDGE_HEADER, edgeToken } from "./edge-token";
+import { EDGE_HEADER, edgeToken } from "@/lib/http/edge-token";
 import { rewriteForwardedHeaders } from "./forwarded-headers";
 
 /** A request as node:http hands it over: its peer and raw headers, rewritten in place. */

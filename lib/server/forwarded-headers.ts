@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 import proxyaddr from "proxy-addr";
 import { publicOrigin, trustedProxies } from "@/lib/config/env";
-import { EDGE_HEADER, edgeToken } from "./edge-token";
+import { EDGE_HEADER, edgeToken } from "@/lib/http/edge-token";
 
 // Which forwarded headers count (docs/contract.md §6). X-Forwarded-For/-Host/-Proto are plain request headers: any
 // client can send them, and Next.js passes a client's own on to route handlers (it fills them in from the

@@ -5,7 +5,7 @@
 // Its answers are built by the API's jsonText (the same headers: a small answer is not gzipped either), so Next.js
 // does the same work for both. Answers only when the server was started with BENCH_FLOOR=1 (the bench does); 404 otherwise.
 
-import { jsonText } from "@/lib/api/json-response";
+import { jsonText } from "@/lib/http/json-response";
 
 export const dynamic = "force-dynamic";
 

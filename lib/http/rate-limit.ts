@@ -125,7 +125,7 @@ const GLOBAL_KEY = Symbol.for("callbook.rateLimiter");
 type G = typeof globalThis & { [REDIS_KEY]?: RedisLike | null; [GLOBAL_KEY]?: RateLimiter };
 
 /**
- * The one Redis client of this process's limiters (this per-key one and lib/api/address-limit.ts's), when REDIS_URL
+ * The one Redis client of this process's limiters (this per-key one and lib/http/address-limit.ts's), when REDIS_URL
  * is set; null otherwise. It never queues a command while disconnected, so a Redis outage costs a request nothing
  * but the fail-open answer.
  */
