@@ -1,13 +1,20 @@
-// `npm test`: every check, in order, failing fast. Lint and types first (cheap), then unit and
+// `npm test`: every check, in order, failing fast. Lint, architecture and types first (cheap), then unit and
 // data-layer tests on PGlite and PostgreSQL, then a production build that the HTTP API tests and
 // the Playwright suite run against.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 
+// Every folder of our code, for the architecture check.
+const SOURCES = ["app", "components", "lib", "cli", "bench", "tests", "e2e", "instrumentation.ts", "proxy.ts"];
+
 const steps = [
   ["lockfile (npm ci on every platform)", ["node", "scripts/complete-lockfile.mjs", "--check"]],
   ["format (prettier --check; `npm run format` writes)", ["npx", "prettier", "--check", ".", "--log-level=warn"]],
   ["lint", ["npx", "eslint", ".", "--max-warnings=0"]],
+  [
+    "architecture (dependency-cruiser: layers, no cycles; .dependency-cruiser.cjs)",
+    ["npx", "depcruise", "--config", ".dependency-cruiser.cjs", "--output-type", "err", ...SOURCES],
+  ],
   ["typecheck", ["npx", "tsc", "--noEmit"]],
   ["unit + data layer (vitest, PGlite and PostgreSQL)", ["npx", "vitest", "run", "--project", "unit"]],
   ["production build", ["npx", "next", "build"]],
