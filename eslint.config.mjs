@@ -16,6 +16,18 @@ const config = [
       "next-env.d.ts",
     ],
   },
+  {
+    // Every environment variable is read in lib/config/env.ts (README "Configuration"); tests and test support set
+    // and read their own.
+    files: ["app/**", "components/**", "lib/**", "instrumentation.ts", "proxy.ts"],
+    ignores: ["lib/config/env.ts", "**/*.test.ts", "lib/testing/**", "lib/*/testing/**"],
+    rules: {
+      "no-restricted-properties": [
+        "error",
+        { object: "process", property: "env", message: "Read environment variables in lib/config/env.ts." },
+      ],
+    },
+  },
 ];
 
 export default config;

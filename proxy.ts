@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { isDevelopment } from "@/lib/config/env";
 import { ApiError, problemBody } from "@/lib/errors/api-error";
 
 /**
@@ -10,7 +11,7 @@ import { ApiError, problemBody } from "@/lib/errors/api-error";
 export function proxy(request: NextRequest) {
   if (request.nextUrl.pathname.startsWith("/v1/")) return undecodableApiPath(request) ?? NextResponse.next();
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
-  const dev = process.env.NODE_ENV === "development";
+  const dev = isDevelopment();
   const csp = [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,

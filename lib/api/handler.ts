@@ -5,6 +5,7 @@ import { recordAuthFailure } from "@/lib/auth/failure-limit";
 import { principalCacheFor } from "@/lib/auth/principal-cache";
 import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
+import { logRequests } from "@/lib/config/env";
 import type { Operation } from "@/lib/openapi/operation";
 import { getDb, type Db } from "@/lib/db/client";
 import { ApiError, paramErrors } from "@/lib/errors/api-error";
@@ -45,7 +46,7 @@ function queryObject(url: URL): Record<string, string> {
 }
 
 function logLine(fields: Record<string, unknown>): void {
-  if (process.env.LOG_REQUESTS === "0") return;
+  if (!logRequests()) return;
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields })}\n`);
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isHttpsForwardedProto } from "@/lib/auth/request-origin";
+import { logRequests } from "@/lib/config/env";
 import { ApiError, problemBody } from "@/lib/errors/api-error";
 import { openApiDocument } from "./openapi";
 
@@ -88,7 +89,7 @@ export function refuseUnsupportedMethod(req: IncomingMessage, res: ServerRespons
   if (isHttpsForwardedProto(Array.isArray(proto) ? proto[0] : proto)) headers["strict-transport-security"] = HSTS;
   res.writeHead(405, headers);
   res.end(req.method === "HEAD" ? undefined : body);
-  if (process.env.LOG_REQUESTS !== "0") {
+  if (logRequests()) {
     const path = (req.url ?? "").split("?", 1)[0].slice(0, 200);
     process.stdout.write(
       `${JSON.stringify({ time: new Date().toISOString(), requestId, method: req.method, path, status: 405, ms: 0 })}\n`,

@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/client";
+import { processSingleton } from "@/lib/runtime/process-singleton";
 import type { Principal } from "./principal";
 
 // Principals of live keys, per process, so the /v1 hot path does not read api_keys on every request.
@@ -80,11 +81,8 @@ interface PoolLike {
   ended?: boolean;
 }
 
-const CACHES_KEY = Symbol.for("callbook.principal-caches");
-function caches(): WeakMap<object, ListeningCache> {
-  const g = globalThis as typeof globalThis & { [CACHES_KEY]?: WeakMap<object, ListeningCache> };
-  return (g[CACHES_KEY] ??= new WeakMap());
-}
+/** One cache per database handle and process (every route chunk shares it). */
+const caches = () => processSingleton("principal-caches", () => new WeakMap<object, ListeningCache>());
 
 /**
  * The principal cache of a database handle, created (and its LISTEN started) on first use.

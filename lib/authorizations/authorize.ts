@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { ApiError, paramErrors } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
-import { intFromEnv, maxCallSeconds } from "@/lib/config/env";
+import { authorizationTtlMarginSeconds, maxCallSeconds } from "@/lib/config/env";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { microsToNumber } from "@/lib/money/micros";
 import { priceCall } from "@/lib/rating/billing-math";
@@ -12,7 +12,7 @@ import { authorizationRequestSchema, type Authorization } from "./schemas";
 
 /** Seconds a reservation outlives its grant: ringing before the answer, and the CDR's trip after the hangup. */
 function ttlMarginSeconds(): number {
-  return intFromEnv("AUTHORIZATION_TTL_MARGIN_SECONDS", 600);
+  return authorizationTtlMarginSeconds();
 }
 
 /** The price ingest would charge for `seconds` answered on this rate: the rating's own arithmetic, fees included. */

@@ -1,7 +1,9 @@
 import path from "node:path";
 import proxyaddr from "proxy-addr";
 
-// Read at call time, not import time: tests and the CLI set these before opening anything.
+// Every environment variable the product reads is read here (the README's Configuration table documents them; an
+// ESLint rule refuses process.env elsewhere in app/, components/ and lib/; instrumentation.ts's NEXT_RUNTIME is a
+// bundler constant). Read at call time, not import time: tests and the CLI set these before opening anything.
 export function dataDir(): string {
   return path.resolve(/*turbopackIgnore: true*/ process.env.DATA_DIR || "./data");
 }
@@ -82,7 +84,7 @@ export function allowedHosts(): ReadonlySet<string> {
   return out;
 }
 
-export function intFromEnv(name: string, fallback: number): number {
+function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === "") return fallback;
   const n = Number(raw);
@@ -115,6 +117,63 @@ export function replicaMaxLagMs(): number {
  */
 export function preparedStatementsEnabled(): boolean {
   return process.env.PG_PREPARED_STATEMENTS?.trim().toLowerCase() !== "off";
+}
+
+/** HTTP port the server listens on (PORT), recorded for the admin channel. Default 3000. */
+export function port(): number {
+  return Number(process.env.PORT || 3000);
+}
+
+/** SESSION_SECRET or CURSOR_SECRET as set; undefined when unset or empty (lib/config/secrets.ts generates one). */
+export function secretFromEnv(name: "SESSION_SECRET" | "CURSOR_SECRET"): string | undefined {
+  const value = process.env[name];
+  return value && value.length > 0 ? value : undefined;
+}
+
+/** LOG_REQUESTS=0 silences the per-request log line. */
+export function logRequests(): boolean {
+  return process.env.LOG_REQUESTS !== "0";
+}
+
+/** REDIS_URL: shares the rate limiter and the replica's read-your-writes positions between app processes. */
+export function redisUrl(): string | undefined {
+  const url = process.env.REDIS_URL?.trim();
+  return url ? url : undefined;
+}
+
+/** The per-key token bucket: RATE_LIMIT_RPS (default 50) and RATE_LIMIT_BURST (default 100); 0 disables. */
+export function rateLimitSettings(): { ratePerSecond: number; burst: number } {
+  return { ratePerSecond: intFromEnv("RATE_LIMIT_RPS", 50), burst: intFromEnv("RATE_LIMIT_BURST", 100) };
+}
+
+/** PostgreSQL connections per pool (PG_POOL_MAX). Default 10. */
+export function pgPoolMax(): number {
+  return Number(process.env.PG_POOL_MAX || 10);
+}
+
+/** True while `next build` runs (NEXT_PHASE, set by Next): nothing may open the database then. */
+export function isBuildPhase(): boolean {
+  return process.env.NEXT_PHASE === "phase-production-build";
+}
+
+/** True under `next dev` (NODE_ENV, set by Next). */
+export function isDevelopment(): boolean {
+  return process.env.NODE_ENV === "development";
+}
+
+/** Seconds an authorization's reservation outlives its grant (AUTHORIZATION_TTL_MARGIN_SECONDS). Default 600. */
+export function authorizationTtlMarginSeconds(): number {
+  return intFromEnv("AUTHORIZATION_TTL_MARGIN_SECONDS", 600);
+}
+
+/** BENCH_FLOOR=1: /internal/floor answers (the benchmark's framework floor); 404 otherwise. */
+export function benchFloorEnabled(): boolean {
+  return process.env.BENCH_FLOOR === "1";
+}
+
+/** WEBHOOKS_WORKER=0: this server process does not deliver webhooks (another one does). */
+export function webhooksWorkerEnabled(): boolean {
+  return process.env.WEBHOOKS_WORKER !== "0";
 }
 
 /** WEBHOOKS_ALLOW_PRIVATE=1: webhook endpoints may target non-public addresses (lib/alerts/url-guard.ts). Tests only. */

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { dataDir } from "./env";
+import { dataDir, secretFromEnv } from "./env";
 
 const cache = new Map<string, Buffer>();
 
@@ -13,8 +13,8 @@ export function serverSecret(name: "SESSION_SECRET" | "CURSOR_SECRET"): Buffer {
   const cached = cache.get(name);
   if (cached) return cached;
   let secret: Buffer;
-  const fromEnv = process.env[name];
-  if (fromEnv && fromEnv.length > 0) {
+  const fromEnv = secretFromEnv(name);
+  if (fromEnv !== undefined) {
     secret = Buffer.from(fromEnv, "utf8");
   } else {
     const dir = dataDir();

@@ -3,8 +3,9 @@ import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { entityKind, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
-import { databaseUrl, dataDir, preparedStatementsEnabled } from "@/lib/config/env";
+import { databaseUrl, dataDir, isBuildPhase, pgPoolMax, preparedStatementsEnabled } from "@/lib/config/env";
 import { restrictUmask, securePrivateDir } from "@/lib/config/private-dir";
+import { processSingleton } from "@/lib/runtime/process-singleton";
 import * as schema from "./schema";
 import { acquireLock, releaseLock, type DataDirLock } from "./data-dir-lock";
 import { releaseDeadClients } from "./release-dead-clients";
@@ -32,27 +33,27 @@ export interface OpenOptions {
   port?: number;
 }
 
-const GLOBAL_KEY = Symbol.for("callbook.db");
-type GlobalWithDb = typeof globalThis & { [GLOBAL_KEY]?: Promise<DbHandle> };
+/** The process's database handle, cleared when opening it failed or it was closed. */
+const dbSlot = () => processSingleton("db", (): { handle?: Promise<DbHandle> } => ({}));
 
 export function migrationsFolder(): string {
   return path.join(/*turbopackIgnore: true*/ process.cwd(), "lib/db/migrations");
 }
 
 /**
- * The one database handle of this process. Kept on globalThis so that `next dev` hot reloads
- * and separately bundled route modules share it: PGlite must never be opened twice.
+ * The one database handle of this process (processSingleton), so that `next dev` hot reloads and separately
+ * bundled route modules share it: PGlite must never be opened twice.
  */
 export function getDbHandle(options: OpenOptions = {}): Promise<DbHandle> {
-  const g = globalThis as GlobalWithDb;
-  if (process.env.NEXT_PHASE === "phase-production-build") {
+  const slot = dbSlot();
+  if (isBuildPhase()) {
     throw new Error("The database is not available while `next build` runs.");
   }
-  g[GLOBAL_KEY] ??= openDatabase({ url: databaseUrl(), dir: dataDir(), ...options }).catch((e) => {
-    g[GLOBAL_KEY] = undefined; // let the next request retry (e.g. PostgreSQL came back)
+  slot.handle ??= openDatabase({ url: databaseUrl(), dir: dataDir(), ...options }).catch((e) => {
+    slot.handle = undefined; // let the next request retry (e.g. PostgreSQL came back)
     throw e;
   });
-  return g[GLOBAL_KEY];
+  return slot.handle;
 }
 
 export async function getDb(): Promise<Db> {
@@ -60,9 +61,9 @@ export async function getDb(): Promise<Db> {
 }
 
 export async function closeDb(): Promise<void> {
-  const g = globalThis as GlobalWithDb;
-  const handle = g[GLOBAL_KEY];
-  g[GLOBAL_KEY] = undefined;
+  const slot = dbSlot();
+  const handle = slot.handle;
+  slot.handle = undefined;
   if (handle) await (await handle).close();
 }
 
@@ -95,7 +96,7 @@ async function openPostgres(url: string): Promise<DbHandle> {
   const openPool = (session?: { options: string; application_name: string }) => {
     const pool = new pg.Pool({
       connectionString: url,
-      max: Number(process.env.PG_POOL_MAX || 10),
+      max: pgPoolMax(),
       connectionTimeoutMillis: 5_000,
       ...session,
     });

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { processSingleton } from "@/lib/runtime/process-singleton";
 
 /** Who holds an embedded data directory. PGlite admits one process per directory. */
 export interface DataDirLock {
@@ -116,9 +117,9 @@ interface Held {
   address: string;
 }
 
-// On globalThis: `next dev` may load this module again in the same process, which already holds the lock.
-const HELD_KEY = Symbol.for("callbook.data-dir-locks");
-const held: Map<string, Held> = ((globalThis as { [HELD_KEY]?: Map<string, Held> })[HELD_KEY] ??= new Map());
+// Per process, not per module copy: `next dev` may load this module again in the same process, which already holds
+// the lock.
+const held = processSingleton("data-dir-locks", () => new Map<string, Held>());
 
 function listen(address: string, reply: string): Promise<net.Server | "in-use"> {
   return new Promise((resolve, reject) => {

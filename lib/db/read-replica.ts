@@ -1,8 +1,10 @@
 import type { Pool, PoolClient, QueryConfig } from "pg";
-import { databaseReplicaUrl, replicaMaxLagMs } from "@/lib/config/env";
+import { databaseReplicaUrl, pgPoolMax, replicaMaxLagMs } from "@/lib/config/env";
+import { processSingleton } from "@/lib/runtime/process-singleton";
 import * as schema from "./schema";
 import type { Db } from "./client";
 import { isDatabaseUnavailable } from "./errors";
+import { sharedRedis } from "./redis";
 
 // Listing reads (GET /v1/calls, its CSV export, GET /v1/usage, and the portal pages built on them) may be served
 // by a streaming replica of the primary (DATABASE_REPLICA_URL, PostgreSQL only). Everything else (auth, balances,
@@ -377,21 +379,22 @@ async function queryLsn(pool: Pool): Promise<bigint> {
   return parseLsn(result.rows[0].lsn);
 }
 
-const GLOBAL_KEY = Symbol.for("callbook.readRouter");
-type G = typeof globalThis & { [GLOBAL_KEY]?: { primary: Db; router: Promise<ReadRouter> } };
+/** The process's router, for the primary it was made for; replaced when asked for another (or when it failed). */
+const routerSlot = () =>
+  processSingleton("readRouter", (): { current?: { primary: Db; router: Promise<ReadRouter> } } => ({}));
 
 /** The router of this process for the primary `db`, or undefined without DATABASE_REPLICA_URL (or on PGlite). */
 export function readRouterFor(db: Db): Promise<ReadRouter> | undefined {
   const url = databaseReplicaUrl();
   if (!url) return undefined;
-  const g = globalThis as G;
-  if (g[GLOBAL_KEY]?.primary !== db) {
-    g[GLOBAL_KEY] = { primary: db, router: createRouter(db, url) };
-    g[GLOBAL_KEY].router.catch(() => {
-      if (g[GLOBAL_KEY]?.primary === db) g[GLOBAL_KEY] = undefined;
+  const slot = routerSlot();
+  if (slot.current?.primary !== db) {
+    slot.current = { primary: db, router: createRouter(db, url) };
+    slot.current.router.catch(() => {
+      if (slot.current?.primary === db) slot.current = undefined;
     });
   }
-  return g[GLOBAL_KEY].router;
+  return slot.current.router;
 }
 
 async function createRouter(primaryDb: Db, url: string): Promise<ReadRouter> {
@@ -400,7 +403,7 @@ async function createRouter(primaryDb: Db, url: string): Promise<ReadRouter> {
   const primaryPool = (primaryDb as unknown as { $client: Pool }).$client;
   const replicaPool = new pg.Pool({
     connectionString: url,
-    max: Number(process.env.PG_POOL_MAX || 10),
+    max: pgPoolMax(),
     connectionTimeoutMillis: 1_000, // a replica that does not answer is skipped, the read goes to the primary
   });
   replicaPool.on("error", () => undefined);
@@ -409,11 +412,8 @@ async function createRouter(primaryDb: Db, url: string): Promise<ReadRouter> {
   const ttl = maxLag + 1_000;
   const local = new MemoryWriteMarks(ttl);
   let marks: WriteMarks = local;
-  const redisUrl = process.env.REDIS_URL?.trim();
-  if (redisUrl) {
-    const { Redis } = await import("ioredis");
-    const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-    redis.on("error", () => undefined);
+  const redis = sharedRedis();
+  if (redis) {
     const { rows } = await primaryPool.query<{ db: string }>("SELECT current_database() AS db");
     marks = new RedisWriteMarks(redis, local, ttl, `${REDIS_PREFIX}${rows[0].db}:`);
   }

@@ -1,4 +1,5 @@
 import ipaddr from "ipaddr.js";
+import { processSingleton } from "@/lib/runtime/process-singleton";
 import { tokenBucket, type RateLimitDecision, type RateLimiter } from "./rate-limit";
 
 /**
@@ -28,12 +29,11 @@ export function addressBucket(address: string): string {
   return `${parts.join(":")}::/64`;
 }
 
-const LIMITERS = Symbol.for("callbook.addressLimiters");
-type G = typeof globalThis & { [LIMITERS]?: Map<string, RateLimiter> };
+/** The process's limiters, one per limit (every route bundle shares them). */
+export const addressLimiters = () => processSingleton("addressLimiters", () => new Map<string, RateLimiter>());
 
 function limiterFor(limit: AddressLimit): RateLimiter {
-  const g = globalThis as G;
-  const limiters = (g[LIMITERS] ??= new Map());
+  const limiters = addressLimiters();
   const id = `${limit.name}:${limit.perMinute}:${limit.burst}`;
   let limiter = limiters.get(id);
   if (!limiter) {

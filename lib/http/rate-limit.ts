@@ -1,4 +1,6 @@
-import { intFromEnv } from "@/lib/config/env";
+import { rateLimitSettings } from "@/lib/config/env";
+import { sharedRedis } from "@/lib/db/redis";
+import { processSingleton } from "@/lib/runtime/process-singleton";
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -120,40 +122,21 @@ export class RedisTokenBucket implements RateLimiter {
   }
 }
 
-const REDIS_KEY = Symbol.for("callbook.redis");
-const GLOBAL_KEY = Symbol.for("callbook.rateLimiter");
-type G = typeof globalThis & { [REDIS_KEY]?: RedisLike | null; [GLOBAL_KEY]?: RateLimiter };
-
 /**
- * The one Redis client of this process's limiters (this per-key one and lib/http/address-limit.ts's), when REDIS_URL
- * is set; null otherwise. It never queues a command while disconnected, so a Redis outage costs a request nothing
- * but the fail-open answer.
+ * A token bucket per key: in Redis when REDIS_URL is set (shared by every app process, on the process's one client:
+ * lib/db/redis.ts), else in this process.
  */
-export function sharedRedis(): RedisLike | null {
-  const g = globalThis as G;
-  if (g[REDIS_KEY] === undefined) {
-    const redisUrl = process.env.REDIS_URL?.trim();
-    if (redisUrl) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { Redis } = require("ioredis") as typeof import("ioredis");
-      const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
-      redis.on("error", () => undefined);
-      g[REDIS_KEY] = redis;
-    } else g[REDIS_KEY] = null;
-  }
-  return g[REDIS_KEY];
-}
-
-/** A token bucket per key: in Redis when REDIS_URL is set (shared by every app process), else in this process. */
 export function tokenBucket(ratePerSecond: number, burst: number, redisPrefix: string): RateLimiter {
-  const redis = ratePerSecond > 0 && burst > 0 ? sharedRedis() : null;
+  const redis = ratePerSecond > 0 && burst > 0 ? sharedRedis() : undefined;
   return redis
     ? new RedisTokenBucket(redis, ratePerSecond, burst, redisPrefix)
     : new MemoryTokenBucket(ratePerSecond, burst);
 }
 
+/** The process's per-key limiter (docs/contract.md §6). */
 export function rateLimiter(): RateLimiter {
-  const g = globalThis as G;
-  g[GLOBAL_KEY] ??= tokenBucket(intFromEnv("RATE_LIMIT_RPS", 50), intFromEnv("RATE_LIMIT_BURST", 100), "cb:rl:");
-  return g[GLOBAL_KEY];
+  return processSingleton("rateLimiter", () => {
+    const { ratePerSecond, burst } = rateLimitSettings();
+    return tokenBucket(ratePerSecond, burst, "cb:rl:");
+  });
 }

@@ -1,4 +1,5 @@
 import { isEmbedded, type Db } from "@/lib/db/client";
+import { processSingleton } from "@/lib/runtime/process-singleton";
 import { ingestCdrs, type IngestOptions, type IngestOutcome } from "./ingest-cdrs";
 import type { NativeCdr } from "./schemas";
 
@@ -102,10 +103,7 @@ export function createIngestCoalescer(ingest: IngestFn = ingestCdrs): IngestCoal
   };
 }
 
-const GLOBAL_KEY = Symbol.for("callbook.ingestCoalescer");
-
-/** The process-wide coalescer (on globalThis, so every route module bundle shares one queue per db). */
+/** The process-wide coalescer (processSingleton: every route module bundle shares one queue per db). */
 export function getIngestCoalescer(): IngestCoalescer {
-  const holder = globalThis as typeof globalThis & { [GLOBAL_KEY]?: IngestCoalescer };
-  return (holder[GLOBAL_KEY] ??= createIngestCoalescer());
+  return processSingleton("ingestCoalescer", createIngestCoalescer);
 }

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Executor } from "@/lib/db/client";
 import type { RateFees } from "@/lib/money/charge";
+import { processSingleton } from "@/lib/runtime/process-singleton";
 import { RateCardBuilder, type RateColumns, type RateMatch } from "./rate-card";
 
 export type { RateMatch };
@@ -65,12 +66,9 @@ interface CacheState {
   cards: Map<string, RateCard>;
   loading: Map<string, Promise<unknown>>;
 }
-const CACHE_KEY = Symbol.for("callbook.rate-decks");
-function cacheState(): CacheState {
-  // On globalThis: separately bundled route modules share one cache per process.
-  const g = globalThis as typeof globalThis & { [CACHE_KEY]?: CacheState };
-  return (g[CACHE_KEY] ??= { indexes: new Map(), cards: new Map(), loading: new Map() });
-}
+/** One cache per process: separately bundled route modules share it. */
+const cacheState = () =>
+  processSingleton("rate-decks", (): CacheState => ({ indexes: new Map(), cards: new Map(), loading: new Map() }));
 
 /** Runs `load` once per key at a time: concurrent callers share the promise. */
 function once<T>(state: CacheState, key: string, load: () => Promise<T>): Promise<T> {

@@ -4,16 +4,13 @@ import type { Principal } from "@/lib/auth/principal";
 import type { Executor } from "@/lib/db/client";
 import { billingGroups } from "@/lib/db/schema";
 import { microsToNumber } from "@/lib/money/micros";
+import { processSingleton } from "@/lib/runtime/process-singleton";
 import { getRateCard } from "./find-rate";
 import { formatIncrement, type Rate } from "./schemas";
 import { billingGroupRequired } from "@/lib/billing/accounts";
 
 // A group's currency is fixed at creation (nothing updates it), so the hot path reads it once per process.
-const CURRENCY_KEY = Symbol.for("callbook.group-currency");
-function currencyCache(): Map<string, string> {
-  const g = globalThis as typeof globalThis & { [CURRENCY_KEY]?: Map<string, string> };
-  return (g[CURRENCY_KEY] ??= new Map());
-}
+const currencyCache = () => processSingleton("group-currency", () => new Map<string, string>());
 
 async function groupCurrency(db: Executor, billingGroupId: string): Promise<string> {
   const cache = currencyCache();

@@ -1,5 +1,12 @@
 import fs from "node:fs";
-import { databaseUrl, dataDir, publicOrigin, trustedProxies } from "@/lib/config/env";
+import {
+  databaseUrl,
+  dataDir,
+  port as portFromEnv,
+  publicOrigin,
+  trustedProxies,
+  webhooksWorkerEnabled,
+} from "@/lib/config/env";
 import { securePrivateDir } from "@/lib/config/private-dir";
 import { getDbHandle, type DbHandle } from "@/lib/db/client";
 import { listenAdminChannel } from "@/lib/admin/admin-listener";
@@ -26,7 +33,7 @@ async function bootServer(): Promise<void> {
   // The CLI reaches a running embedded server through the admin channel's loopback-only listener;
   // the lock records that listener's port (lib/admin/admin-listener.ts).
   const admin = databaseUrl() ? undefined : await listenAdminChannel();
-  const port = admin?.port ?? Number(process.env.PORT || 3000);
+  const port = admin?.port ?? portFromEnv();
   // On PostgreSQL DATA_DIR still holds the generated secrets; openPglite secures it on the embedded engine.
   if (databaseUrl() && fs.existsSync(dataDir())) securePrivateDir(dataDir());
   await openAndStartWorkers(port);
@@ -53,7 +60,7 @@ async function openAndStartWorkers(port: number, waiting = false): Promise<void>
   }
   logLine(process.stdout, { event: "database ready", engine: handle.engine });
   // Balance alert webhooks: every server process drains the outbox (leases keep processes from doubling up).
-  if (process.env.WEBHOOKS_WORKER !== "0") startWebhookWorker(handle.db);
+  if (webhooksWorkerEnabled()) startWebhookWorker(handle.db);
 }
 
 function exitOnOpenFailure(e: unknown): never {

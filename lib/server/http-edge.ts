@@ -1,9 +1,8 @@
 import diagnostics_channel from "node:diagnostics_channel";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { refuseUnsupportedMethod } from "@/lib/api/method-guard";
+import { processSingleton } from "@/lib/runtime/process-singleton";
 import { rewriteForwardedHeaders } from "./forwarded-headers";
-
-const INSTALLED = Symbol.for("callbook.http-edge");
 
 /**
  * What every request goes through on the HTTP server, before Next.js sees it: its forwarded headers rewritten by
@@ -14,9 +13,11 @@ const INSTALLED = Symbol.for("callbook.http-edge");
  * is not rewritten: code reading forwarded headers recognises that (forwarded-headers.ts edgeToken) and ignores them.
  */
 export function installHttpEdge(): void {
-  const g = globalThis as typeof globalThis & { [INSTALLED]?: boolean };
-  if (g[INSTALLED]) return;
-  g[INSTALLED] = true;
+  processSingleton("http-edge", subscribeHttpEdge);
+}
+
+/** Subscribes once per process (installHttpEdge). */
+function subscribeHttpEdge(): true {
   const wrapped = new WeakSet<Server>();
   diagnostics_channel.subscribe("http.server.request.start", (message) => {
     const { server } = message as { server: Server };
@@ -32,4 +33,5 @@ export function installHttpEdge(): void {
       return emit.apply(this, [event, ...args] as Parameters<Server["emit"]>);
     } as Server["emit"];
   });
+  return true;
 }

@@ -6,10 +6,11 @@
 // does the same work for both. Answers only when the server was started with BENCH_FLOOR=1 (the bench does); 404 otherwise.
 
 import { jsonText } from "@/lib/http/json-response";
+import { benchFloorEnabled } from "@/lib/config/env";
 
 export const dynamic = "force-dynamic";
 
-const ENABLED = process.env.BENCH_FLOOR === "1";
+const ENABLED = benchFloorEnabled();
 const MAX_BYTES = 1 << 20;
 const bodies = new Map<number, string>();
 
