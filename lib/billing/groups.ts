@@ -1,7 +1,13 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db, Executor } from "@/lib/db/client";
-import { billingGroups, ledgerEntries } from "@/lib/db/schema";
+import { billingGroups } from "@/lib/db/schema";
 import { newId } from "@/lib/ids/ids";
+import { writeLedgerEntries } from "./ledger";
+
+// Billing groups and their balances. Triggers on billing_groups: a balance or `disabled` change fires the balance
+// alerts (lib/alerts/triggers.ts: outbox rows in the same transaction); a rate card version change or a delete
+// notifies every process's principal cache (lib/auth/triggers.ts). ledger_entries has none (lib/billing/ledger.ts,
+// its one writer).
 
 export type BillingGroup = typeof billingGroups.$inferSelect;
 
@@ -29,12 +35,15 @@ export async function createBillingGroup(db: Db, options: CreateBillingGroupOpti
       })
       .returning();
     if (opening !== 0n) {
-      await tx.insert(ledgerEntries).values({
-        billingGroupId: group.id,
-        kind: "opening",
-        amountMicros: opening,
-        description: "Opening balance",
-      });
+      await writeLedgerEntries(tx, [
+        {
+          billingGroupId: group.id,
+          kind: "opening",
+          amountMicros: opening,
+          callId: null,
+          description: "Opening balance",
+        },
+      ]);
     }
     return group;
   });
@@ -60,7 +69,7 @@ export async function topUpBillingGroup(
       .where(eq(billingGroups.id, id))
       .returning();
     if (!group) return undefined;
-    await tx.insert(ledgerEntries).values({ billingGroupId: id, kind: "topup", amountMicros, description });
+    await writeLedgerEntries(tx, [{ billingGroupId: id, kind: "topup", amountMicros, callId: null, description }]);
     return group;
   });
 }

@@ -4,6 +4,7 @@ import { elapsedSeconds, isoToEpochMicros } from "@/lib/rating/billing-math";
 import { loadDatedCards, type DatedCards } from "@/lib/rating/find-rate";
 import { calls } from "@/lib/db/schema";
 import { debitBalances } from "@/lib/billing/debit";
+import { callDebitEntriesSql } from "@/lib/billing/ledger";
 import {
   CALL_COLUMNS,
   CALL_INSERT_COLUMNS,
@@ -362,8 +363,7 @@ async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]
           SELECT x.* FROM x WHERE x.id IN (SELECT call_id FROM claimed)
           RETURNING id, uuid, billing_group_id, to_number, rated, price_micros, created_at
         ), debits AS (
-          INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
-          SELECT billing_group_id, 'debit', -price_micros, id, 'Call to ' || to_number FROM ins WHERE rated AND price_micros > 0
+          ${callDebitEntriesSql(sql.raw("ins"))}
         )
         SELECT id::text AS id, uuid, billing_group_id, created_at FROM ins`,
   );

@@ -4,6 +4,7 @@ import { formatMicros } from "@/lib/money/micros";
 import { withRetry } from "@/lib/db/errors";
 import { loadDatedCards, type DatedCards } from "./find-rate";
 import { debitGroups } from "@/lib/billing/debit";
+import { writeLedgerEntries, type LedgerEntry } from "@/lib/billing/ledger";
 import { callColumnSet } from "@/lib/calls/stored-call";
 import { CALL_RATING_KEYS, rateCall, type CallRating } from "./rate-call";
 
@@ -165,7 +166,7 @@ async function applyRatings(tx: Executor, ratings: Map<string, KeyedRating>, rer
         ORDER BY calls.id FOR UPDATE OF calls`,
   );
   const updates: [string, KeyedRating][] = [];
-  const entries: { g: string; k: "debit" | "adjustment"; a: string; c: string; d: string }[] = [];
+  const entries: LedgerEntry[] = [];
   const balanceChange = new Map<string, bigint>();
   for (const row of stored) {
     const old = { ...row, ...RATING.decode(row) };
@@ -185,11 +186,11 @@ async function applyRatings(tx: Executor, ratings: Map<string, KeyedRating>, rer
       out.adjustedMicros += delta;
       if (delta !== 0n) {
         entries.push({
-          g: old.billing_group_id,
-          k: "adjustment",
-          a: (-delta).toString(),
-          c: old.id,
-          d: `Call to ${old.to_number} re-rated: ${formatMicros(oldPrice)} -> ${formatMicros(next.priceMicros)}`,
+          billingGroupId: old.billing_group_id,
+          kind: "adjustment",
+          amountMicros: -delta,
+          callId: old.id,
+          description: `Call to ${old.to_number} re-rated: ${formatMicros(oldPrice)} -> ${formatMicros(next.priceMicros)}`,
         });
       }
     } else {
@@ -197,11 +198,11 @@ async function applyRatings(tx: Executor, ratings: Map<string, KeyedRating>, rer
       out.debitedMicros += next.priceMicros;
       if (next.priceMicros > 0n)
         entries.push({
-          g: old.billing_group_id,
-          k: "debit",
-          a: (-next.priceMicros).toString(),
-          c: old.id,
-          d: `Call to ${old.to_number} (rerated)`,
+          billingGroupId: old.billing_group_id,
+          kind: "debit",
+          amountMicros: -next.priceMicros,
+          callId: old.id,
+          description: `Call to ${old.to_number} (rerated)`,
         });
     }
     if (delta !== 0n) balanceChange.set(old.billing_group_id, (balanceChange.get(old.billing_group_id) ?? 0n) + delta);
@@ -212,10 +213,7 @@ async function applyRatings(tx: Executor, ratings: Map<string, KeyedRating>, rer
   // the primary key (group, start, id): one partition per call (and one shard on Citus).
   await tx.execute(sql`UPDATE calls SET ${RATING.set} FROM json_to_recordset(${json}::json) AS x(id bigint, g text, s timestamptz, ${RATING.recordset})
                        WHERE calls.billing_group_id = x.g AND calls.start_time = x.s AND calls.id = x.id`);
-  if (entries.length > 0) {
-    await tx.execute(sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
-                         SELECT x.g, x.k, x.a, x.c, x.d FROM json_to_recordset(${JSON.stringify(entries)}::json) AS x(g text, k text, a bigint, c bigint, d text)`);
-  }
+  await writeLedgerEntries(tx, entries);
   // In group id order, as ingest debits (no deadlock cycles); `disabled` follows.
   await debitGroups(tx, balanceChange);
   return out;
