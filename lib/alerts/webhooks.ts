@@ -6,6 +6,10 @@ import { balanceAlertThresholds, billingGroups, webhookEndpoints, webhookSecrets
 import { newWebhookSecret } from "./signing";
 import { checkWebhookUrl } from "./url-guard";
 
+// Webhook endpoints, their secrets and per-group balance thresholds. The outbox (webhook_events, webhook_deliveries)
+// and the thresholds' `crossed` state are written by the balance alerts trigger on billing_groups
+// (lib/alerts/triggers.ts), in the transaction that moves the balance; delivery.ts drains the outbox.
+
 /** `we_` + 80 random bits (same alphabet as lib/ids). */
 function newEndpointId(): string {
   const alphabet = "0123456789abcdefghjkmnpqrstvwxyz";

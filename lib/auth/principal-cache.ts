@@ -3,10 +3,10 @@ import { processSingleton } from "@/lib/runtime/process-singleton";
 import type { Principal } from "./principal";
 
 // Principals of live keys, per process, so the /v1 hot path does not read api_keys on every request.
-// Correctness rests on invalidation, not on expiry: migration 0002 makes PostgreSQL (and PGlite)
-// NOTIFY `callbook_auth` when a key is revoked or deleted or a group's rate card version changes,
-// and migration 0003 when a portal session ends or is deleted, whichever process made the change,
-// and every cache LISTENs and drops everything it holds.
+// Correctness rests on invalidation, not on expiry: triggers (lib/auth/triggers.ts, migrations 0002 and 0003) make
+// PostgreSQL (and PGlite) NOTIFY `callbook_auth` when a key is revoked or deleted, a portal session ends or is
+// deleted, or a group's rate card version changes, whichever process made the change, and every cache LISTENs and
+// drops everything it holds. These are the only triggers on auth's tables (api_keys, portal_sessions).
 // - The cache serves nothing until its LISTEN is in place, and nothing while the listening
 //   connection is down (it reconnects), so a missed notification can never leave a revoked key alive.
 // - A lookup that raced with an invalidation is not stored (generation check).

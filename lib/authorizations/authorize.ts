@@ -10,6 +10,10 @@ import { formatIncrement } from "@/lib/rating/schemas";
 import { maxAffordableSeconds } from "./max-duration";
 import { authorizationRequestSchema, type Authorization } from "./schemas";
 
+// Prepaid authorizations (POST /v1/authorizations): a reservation against the balance for a call about to connect.
+// No trigger acts on `authorizations` itself, but one on calls writes it: the call's final CDR settles its
+// reservation in the ingest's transaction (lib/authorizations/triggers.ts).
+
 /** Seconds a reservation outlives its grant: ringing before the answer, and the CDR's trip after the hangup. */
 function ttlMarginSeconds(): number {
   return authorizationTtlMarginSeconds();

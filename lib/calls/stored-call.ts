@@ -1,6 +1,11 @@
 import { getTableColumns, sql, type SQL } from "drizzle-orm";
 import { calls } from "@/lib/db/schema";
 
+// The stored call: a row of `calls` (partitioned by UTC month, migration 0008), its columns, insert and decoding
+// derived from the schema. Triggers on calls, in the writing statement's transaction: the usage rollups on INSERT,
+// UPDATE, DELETE and TRUNCATE (lib/usage/triggers.ts), and the settlement of open authorizations on INSERT
+// (lib/authorizations/triggers.ts). call_uuids (the per-group uuid claim of ingest) has none.
+
 /** A calls row as Drizzle decodes it. */
 export type StoredCall = typeof calls.$inferSelect;
 

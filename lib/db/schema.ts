@@ -292,7 +292,7 @@ export const ledgerEntries = pgTable(
   ],
 );
 
-// Usage rollups of GET /v1/usage, kept exact by statement-level triggers on calls (migrations 0004/0005) in the
+// Usage rollups of GET /v1/usage, kept exact by statement-level triggers on calls (lib/usage/triggers.ts) in the
 // transaction that inserts or re-rates the calls. Three grains, so that a 90-day report reads thousands of rows,
 // not one per call (lib/usage/summarize-usage.ts says which report reads which):
 // - hourly: (group, UTC hour, direction, hangup cause, currency) for day/month/direction/hangupCause/account;

@@ -5,6 +5,9 @@ import { parseMicros } from "@/lib/money/micros";
 import type { RateRow } from "./schemas";
 import { ownerColumn, ownerTable, ratesTable, type CardSide } from "./find-rate";
 
+// No trigger acts on rating's tables (rate_decks, sell_rates, buy_rates, suppliers). Bumping a billing group's
+// rate_card_version here notifies every process's principal cache (lib/auth/triggers.ts): a principal carries it.
+
 export interface RateImportResult {
   /** Billing group id (sell card) or supplier id (buy card). */
   ownerId: string;

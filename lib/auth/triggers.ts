@@ -1,0 +1,35 @@
+import type { TriggerDeclaration } from "@/lib/db/triggers";
+
+// Principal cache invalidation (lib/auth/principal-cache.ts): every process that caches principals LISTENs on
+// callbook_auth, and these statement-level triggers NOTIFY it (payload: the table) when a key is revoked or deleted,
+// a portal session ends or is deleted, or a group's rate card version (which a principal carries) changes or the
+// group is deleted, whichever process made the change. SQL in migrations 0002 and 0003 (lib/db/triggers.test.ts).
+
+const notify = { name: "callbook_notify_auth_change", migration: "0002_auth_cache_notify.sql" };
+
+export const AUTH_TRIGGERS: TriggerDeclaration[] = [
+  {
+    name: "api_keys_notify_auth",
+    table: "api_keys",
+    definition:
+      "CREATE TRIGGER api_keys_notify_auth AFTER DELETE OR UPDATE ON public.api_keys FOR EACH STATEMENT EXECUTE FUNCTION callbook_notify_auth_change()",
+    migration: "0002_auth_cache_notify.sql",
+    functions: [notify],
+  },
+  {
+    name: "billing_groups_notify_auth",
+    table: "billing_groups",
+    definition:
+      "CREATE TRIGGER billing_groups_notify_auth AFTER DELETE OR UPDATE OF rate_card_version ON public.billing_groups FOR EACH STATEMENT EXECUTE FUNCTION callbook_notify_auth_change()",
+    migration: "0002_auth_cache_notify.sql",
+    functions: [notify],
+  },
+  {
+    name: "portal_sessions_notify_auth",
+    table: "portal_sessions",
+    definition:
+      "CREATE TRIGGER portal_sessions_notify_auth AFTER DELETE OR UPDATE ON public.portal_sessions FOR EACH STATEMENT EXECUTE FUNCTION callbook_notify_auth_change()",
+    migration: "0003_hardening.sql",
+    functions: [notify],
+  },
+];
