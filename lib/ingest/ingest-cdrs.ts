@@ -136,10 +136,13 @@ export interface IngestOptions {
  * Stores completed calls, rates them and debits their groups: ONE transaction per batch, so a
  * batch is stored whole or not at all. Idempotent by uuid within a billing group, also under concurrent
  * duplicates: the uuid is claimed in call_uuids (`ON CONFLICT (billing_group_id, uuid) DO NOTHING`) and only
- * the calls it claimed are inserted and debited; a replay with another startTime is a conflict, not a second call. Another group's calls are never read: the same uuid there is a different call, so a
- * key learns nothing about it (no conflict, no field list).
+ * the calls it claimed are inserted and debited; a replay with another startTime is a conflict, not a second call.
+ * Another group's calls are never read: the same uuid there is a different call, so a key learns nothing about it
+ * (no conflict, no field list).
  * Returns one outcome per input, in order. Throws CdrRejectedError (unknown group or supplier)
  * or CdrConflictError (a uuid stored for the same group with other content), writing nothing.
+ * The insert fires the triggers on calls (usage rollups, authorization settlement: lib/usage/triggers.ts,
+ * lib/authorizations/triggers.ts) and the debit those on billing_groups (balance alerts: lib/alerts/triggers.ts).
  */
 export async function ingestCdrs(
   db: Db,
@@ -149,68 +152,66 @@ export async function ingestCdrs(
   if (cdrs.length === 0) return [];
   // Every statement of ingest has one best plan whatever its values: planned once per connection (planOnce).
   const writer = planOnce(db);
-  const { groups, suppliersById, suppliersByGateway } = await resolveOwners(writer, cdrs);
+  const owners = await resolveOwners(writer, cdrs);
+  const times = batchTimes(cdrs);
+  const cards = await loadBatchCards(db, owners, times.startsMs);
+  const batch = prepareBatch(cdrs, owners, cards, times, options);
+  // Every month of the batch has its partition (a no-op after the first batch of a month in this process).
+  await ensureCallMonths(db, times.startsMs);
+  const stored = await withRetry(() => writer.transaction((tx) => storeBatch(tx, batch)));
+  return outcomesInInputOrder(batch.keys, stored);
+}
 
-  // Each call is rated with the decks in force at its start (a late CDR with the deck of its day).
+type Owners = Awaited<ReturnType<typeof resolveOwners>>;
+
+/** The CDRs' start instants in epoch microseconds, and the distinct milliseconds that choose decks and partitions. */
+function batchTimes(cdrs: readonly NativeCdr[]) {
   const startsMicros = cdrs.map((c) => isoToEpochMicros(c.startTime));
-  const startsMs = new Set(startsMicros.map((us) => Math.floor(us / 1000)));
-  const sellCards = new Map<string, DatedCards>();
-  const buyCards = new Map<string, DatedCards>();
-  for (const g of new Set(groups.values()))
-    sellCards.set(g.id, await loadDatedCards(db, "sell", g.id, Number(g.version), startsMs));
-  for (const s of suppliersById.values())
-    buyCards.set(s.id, await loadDatedCards(db, "buy", s.id, Number(s.version), startsMs));
+  return { startsMicros, startsMs: new Set(startsMicros.map((us) => Math.floor(us / 1000))) };
+}
 
-  // Prepare every call in JS (pure); a uuid listed twice for one group in one batch is one call.
+/** Each call is rated with the decks in force at its start (a late CDR with the deck of its day). */
+async function loadBatchCards(db: Db, owners: Owners, startsMs: ReadonlySet<number>) {
+  const sell = new Map<string, DatedCards>();
+  const buy = new Map<string, DatedCards>();
+  for (const g of new Set(owners.groups.values()))
+    sell.set(g.id, await loadDatedCards(db, "sell", g.id, Number(g.version), startsMs));
+  for (const s of owners.suppliersById.values())
+    buy.set(s.id, await loadDatedCards(db, "buy", s.id, Number(s.version), startsMs));
+  return { sell, buy };
+}
+
+interface PreparedBatch {
+  /** callKey of every input, in input order. */
+  keys: string[];
+  /** Each call once, in insert order: (group, uuid). */
+  unique: Prepared[];
+  /** Index of the first input of each call. */
+  firstIndexOfKey: Map<string, number>;
+}
+
+/**
+ * Every call prepared in JS (pure): its group and supplier checked, its content, duration and rating. A uuid listed
+ * twice for one group in one batch is one call (a copy with other content is a conflict). Throws, in input order,
+ * CdrRejectedError or CdrConflictError.
+ */
+function prepareBatch(
+  cdrs: readonly NativeCdr[],
+  owners: Owners,
+  cards: Awaited<ReturnType<typeof loadBatchCards>>,
+  times: ReturnType<typeof batchTimes>,
+  options: IngestOptions,
+): PreparedBatch {
   const prepared: Prepared[] = [];
   const keys: string[] = [];
   const firstIndexOfKey = new Map<string, number>();
   cdrs.forEach((cdr, index) => {
-    const found =
-      cdr.billingGroupId !== null ? groups.get(`id:${cdr.billingGroupId}`) : groups.get(`ac:${cdr.accountcode}`);
-    const restrict = options.restrictToBillingGroupId;
-    // Same answer as for an unknown group: a bound key learns nothing about other groups.
-    const group = found && (!restrict || found.id === restrict) ? found : undefined;
-    if (!group) {
-      const field = cdr.billingGroupId !== null ? "billingGroupId" : "accountcode";
-      const value = cdr.billingGroupId ?? cdr.accountcode;
-      throw new CdrRejectedError(
-        index,
-        field,
-        `no billing group ${field === "accountcode" ? "has the accountcode" : "has the id"} "${value}"`,
-      );
-    }
-    let supplierId: string | null = null;
-    if (cdr.supplierId !== null) {
-      if (!suppliersById.has(cdr.supplierId))
-        throw new CdrRejectedError(index, "supplierId", `no supplier has the id "${cdr.supplierId}"`);
-      supplierId = cdr.supplierId;
-    } else if (cdr.gateway !== null) {
-      // An unmapped gateway is not an error: the call is stored without buy cost rather than lost.
-      supplierId = suppliersByGateway.get(cdr.gateway)?.id ?? null;
-    }
-    const startMicros = startsMicros[index];
+    const group = chargedGroup(cdr, index, owners, options);
+    const supplierId = supplierOf(cdr, index, owners);
+    const startMicros = times.startsMicros[index];
     const endMicros = isoToEpochMicros(cdr.endTime);
     const answerMicros = cdr.answerTime === null ? null : isoToEpochMicros(cdr.answerTime);
-    const content: CallContent = {
-      uuid: cdr.uuid,
-      billingGroupId: group.id,
-      direction: cdr.direction,
-      fromNumber: cdr.from,
-      toNumber: cdr.to,
-      startTime: msDate(startMicros),
-      answerTime: answerMicros === null ? null : msDate(answerMicros),
-      endTime: msDate(endMicros),
-      pddMs: cdr.pdd === null ? null : Math.round(cdr.pdd * 1000),
-      hangupCause: cdr.hangupCause,
-      q850Cause: cdr.q850Cause,
-      readCodec: cdr.readCodec,
-      writeCodec: cdr.writeCodec,
-      recordingUrl: cdr.recordingUrl,
-      accountcode: cdr.accountcode,
-      networkAddr: cdr.networkAddr,
-      supplierId,
-    };
+    const content = callContent(cdr, group.id, supplierId, startMicros, answerMicros, endMicros);
     const key = callKey(group.id, cdr.uuid);
     keys.push(key);
     const first = firstIndexOfKey.get(key);
@@ -221,67 +222,143 @@ export async function ingestCdrs(
       firstIndexOfKey.set(key, index);
     }
     const startMs = Math.floor(startMicros / 1000);
-    const sellCard = sellCards.get(group.id)?.at(startMs) ?? null;
-    const buyCard = supplierId ? (buyCards.get(supplierId)?.at(startMs) ?? null) : null;
-    const rating = rateCall(cdr.to, answerMicros, endMicros, sellCard, buyCard);
+    const sellCard = cards.sell.get(group.id)?.at(startMs) ?? null;
+    const buyCard = supplierId ? (cards.buy.get(supplierId)?.at(startMs) ?? null) : null;
     prepared.push({
       key,
       content,
       duration: elapsedSeconds(startMicros, endMicros),
-      rating,
+      rating: rateCall(cdr.to, answerMicros, endMicros, sellCard, buyCard),
       currency: group.currency.trim(),
     });
   });
-
   const unique = [...firstIndexOfKey.values()].map((i) => prepared[i]);
   // Insert in (group, uuid) order (json_to_recordset keeps array order): two batches sharing calls
   // then wait on each other in one direction only, never in a cycle.
   unique.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  // Every month of the batch has its partition (a no-op after the first batch of a month in this process).
-  await ensureCallMonths(db, startsMs);
+  return { keys, unique, firstIndexOfKey };
+}
 
-  const stored = await withRetry(() =>
-    writer.transaction(async (tx) => {
-      const inserted = await insertCalls(tx, unique);
-      const createdKeys = new Set(inserted.map((c) => callKey(c.billingGroupId, c.uuid)));
-      const replayed = unique.filter((p) => !createdKeys.has(p.key)).map((p) => p.content);
-      // Looked up by (group, uuid) in call_uuids, then by calls' primary key (one partition, whatever startTime the
-      // replay carries): only this group's record is compared.
-      const wanted = JSON.stringify(replayed.map((c) => ({ g: c.billingGroupId, u: c.uuid })));
-      const existing =
-        replayed.length === 0
-          ? []
-          : (
-              await queryRows<Record<string, unknown>>(
-                tx,
-                sql`SELECT ${CALL_COLUMNS}
+/** The group a CDR is charged to, by id or accountcode; unknown (or not the key's own): CdrRejectedError. */
+function chargedGroup(cdr: NativeCdr, index: number, owners: Owners, options: IngestOptions): GroupRow {
+  const found =
+    cdr.billingGroupId !== null
+      ? owners.groups.get(`id:${cdr.billingGroupId}`)
+      : owners.groups.get(`ac:${cdr.accountcode}`);
+  const restrict = options.restrictToBillingGroupId;
+  // Same answer as for an unknown group: a bound key learns nothing about other groups.
+  const group = found && (!restrict || found.id === restrict) ? found : undefined;
+  if (group) return group;
+  const field = cdr.billingGroupId !== null ? "billingGroupId" : "accountcode";
+  const value = cdr.billingGroupId ?? cdr.accountcode;
+  throw new CdrRejectedError(
+    index,
+    field,
+    `no billing group ${field === "accountcode" ? "has the accountcode" : "has the id"} "${value}"`,
+  );
+}
+
+/** The supplier of a CDR, by id (unknown: CdrRejectedError) or gateway (unmapped: none). */
+function supplierOf(cdr: NativeCdr, index: number, owners: Owners): string | null {
+  if (cdr.supplierId !== null) {
+    if (!owners.suppliersById.has(cdr.supplierId))
+      throw new CdrRejectedError(index, "supplierId", `no supplier has the id "${cdr.supplierId}"`);
+    return cdr.supplierId;
+  }
+  // An unmapped gateway is not an error: the call is stored without buy cost rather than lost.
+  if (cdr.gateway !== null) return owners.suppliersByGateway.get(cdr.gateway)?.id ?? null;
+  return null;
+}
+
+function callContent(
+  cdr: NativeCdr,
+  billingGroupId: string,
+  supplierId: string | null,
+  startMicros: number,
+  answerMicros: number | null,
+  endMicros: number,
+): CallContent {
+  return {
+    uuid: cdr.uuid,
+    billingGroupId,
+    direction: cdr.direction,
+    fromNumber: cdr.from,
+    toNumber: cdr.to,
+    startTime: msDate(startMicros),
+    answerTime: answerMicros === null ? null : msDate(answerMicros),
+    endTime: msDate(endMicros),
+    pddMs: cdr.pdd === null ? null : Math.round(cdr.pdd * 1000),
+    hangupCause: cdr.hangupCause,
+    q850Cause: cdr.q850Cause,
+    readCodec: cdr.readCodec,
+    writeCodec: cdr.writeCodec,
+    recordingUrl: cdr.recordingUrl,
+    accountcode: cdr.accountcode,
+    networkAddr: cdr.networkAddr,
+    supplierId,
+  };
+}
+
+/** A call of the batch as stored, and whether this batch created it. */
+type StoredEntry = { call: StoredCall; created: boolean };
+
+/**
+ * The batch's transaction: inserts the calls whose uuid it claims (with their debit ledger entries), holds every
+ * other call of the batch to the stored one (same content, else CdrConflictError), then debits the groups.
+ */
+async function storeBatch(tx: Executor, batch: PreparedBatch): Promise<Map<string, StoredEntry>> {
+  const inserted = await insertCalls(tx, batch.unique);
+  const createdKeys = new Set(inserted.map((c) => callKey(c.billingGroupId, c.uuid)));
+  const replayed = batch.unique.filter((p) => !createdKeys.has(p.key)).map((p) => p.content);
+  const existing = await storedCallsOf(tx, replayed);
+  const byKey = new Map<string, StoredEntry>();
+  for (const call of inserted) byKey.set(callKey(call.billingGroupId, call.uuid), { call, created: true });
+  for (const call of existing) byKey.set(callKey(call.billingGroupId, call.uuid), { call, created: false });
+  checkReplays(replayed, byKey, batch.firstIndexOfKey);
+  // The ledger entries were written with the insert; now one atomic UPDATE per group, in id order.
+  await debitBalances(tx, inserted);
+  return byKey;
+}
+
+/**
+ * The stored calls of replayed CDRs: looked up by (group, uuid) in call_uuids, then by calls' primary key (one
+ * partition, whatever startTime the replay carries). Only this group's record is compared.
+ */
+async function storedCallsOf(tx: Executor, replayed: CallContent[]): Promise<StoredCall[]> {
+  if (replayed.length === 0) return [];
+  const wanted = JSON.stringify(replayed.map((c) => ({ g: c.billingGroupId, u: c.uuid })));
+  const rows = await queryRows<Record<string, unknown>>(
+    tx,
+    sql`SELECT ${CALL_COLUMNS}
                     FROM json_to_recordset(${wanted}::json) AS x(g text, u text)
                     JOIN call_uuids k ON k.billing_group_id = x.g AND k.uuid = x.u
                     JOIN calls ON calls.billing_group_id = k.billing_group_id AND calls.start_time = k.start_time AND calls.id = k.call_id`,
-              )
-            ).map(toStoredCall);
-      const byKey = new Map<string, { call: StoredCall; created: boolean }>();
-      for (const call of inserted) byKey.set(callKey(call.billingGroupId, call.uuid), { call, created: true });
-      for (const call of existing) byKey.set(callKey(call.billingGroupId, call.uuid), { call, created: false });
-      for (const content of replayed) {
-        const key = callKey(content.billingGroupId, content.uuid);
-        const entry = byKey.get(key);
-        const index = firstIndexOfKey.get(key)!;
-        // Not inserted and not found: its inserter rolled back after our insert gave way. Retry the batch.
-        if (!entry) throw Object.assign(new Error(`call ${content.uuid} vanished during ingest`), { code: "40001" });
-        const differs = differingFields(entry.call, content);
-        if (differs.length > 0) throw new CdrConflictError(index, content.uuid, differs);
-      }
-      // The ledger entries were written with the insert; now one atomic UPDATE per group, in id order.
-      await debitBalances(tx, inserted);
-      return byKey;
-    }),
   );
+  return rows.map(toStoredCall);
+}
 
+/** A replayed CDR must match its stored call; one neither inserted nor found is retried (40001). */
+function checkReplays(
+  replayed: CallContent[],
+  byKey: ReadonlyMap<string, StoredEntry>,
+  firstIndexOfKey: ReadonlyMap<string, number>,
+): void {
+  for (const content of replayed) {
+    const key = callKey(content.billingGroupId, content.uuid);
+    const entry = byKey.get(key);
+    const index = firstIndexOfKey.get(key)!;
+    // Not inserted and not found: its inserter rolled back after our insert gave way. Retry the batch.
+    if (!entry) throw Object.assign(new Error(`call ${content.uuid} vanished during ingest`), { code: "40001" });
+    const differs = differingFields(entry.call, content);
+    if (differs.length > 0) throw new CdrConflictError(index, content.uuid, differs);
+  }
+}
+
+/** One outcome per input, in input order; a call repeated within the batch is created once, then duplicate. */
+function outcomesInInputOrder(keys: readonly string[], stored: ReadonlyMap<string, StoredEntry>): IngestOutcome[] {
   const reported = new Set<string>();
   return keys.map((key) => {
     const entry = stored.get(key)!;
-    // A call repeated within the batch is created once; its later copies are duplicates.
     const status = entry.created && !reported.has(key) ? "created" : "duplicate";
     reported.add(key);
     return { status, call: entry.call };
