@@ -1,4 +1,4 @@
-// The cases of issue 6 that run against a started server. Each returns plain figures; run.ts
+// The benchmark cases (README "Benchmarks") that run against a started server. Each returns plain figures; run.ts
 // assembles the report.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -22,7 +22,7 @@ export interface Sizes {
   ingestCalls: number;
   ingestRounds: number;
   singleSeconds: number;
-  /** Calls of the GET /v1/usage group (issue 11), spread over 90 days. */
+  /** Calls of the GET /v1/usage group (case 11), spread over 90 days. */
   usageCalls: number;
 }
 

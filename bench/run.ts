@@ -1,6 +1,6 @@
 // `npm run bench [-- --quick] [--engines pglite,postgres] [--reuse-build] [--profile] [--only lookup,read,ingest]`
-// Issue 6: ingest, listing, rate lookup, HTTP overhead and memory, each figure beside its target,
-// on PGlite and (when reachable) PostgreSQL. Writes bench/results/latest.json. Not a test: nothing
+// The benchmarks (README "Benchmarks"): ingest, listing, rate lookup, HTTP overhead and memory, each figure beside
+// its target, on PGlite and (when reachable) PostgreSQL. Writes bench/results/latest.json. Not a test: nothing
 // here asserts a timing. Every HTTP case runs against `next start` of a production build on 127.0.0.1.
 import { spawn } from "node:child_process";
 import fs from "node:fs";

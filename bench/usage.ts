@@ -1,5 +1,5 @@
-// GET /v1/usage (issue 11): one group with `calls` calls spread evenly over `days` days, with a skewed mix
-// of 60 destinations, two suppliers, both directions and three hangup causes; then p50 latencies of
+// GET /v1/usage (README "Benchmarks", case 11): one group with `calls` calls spread evenly over `days` days, with a
+// skewed mix of 60 destinations, two suppliers, both directions and three hangup causes; then p50 latencies of
 // 90-day reports (concurrency 1) against the 50 ms target. Data comes from server-side generate_series
 // (like seed.ts) and goes through the calls insert trigger, so the rollup is built as ingest builds it.
 import { sql } from "drizzle-orm";

@@ -5,7 +5,7 @@ import fs from "node:fs";
 
 // V8 flags of the server process (scripts/server-node-flags.json, also used by the bench's server):
 // --heap-growing-percent=100 lets the old generation grow at most 2x its live size between full
-// collections instead of up to 4x. Measured (issue 12, 500k-prefix card, bench cases 3-5 on
+// collections instead of up to 4x. Measured (`npm run bench`, 500k-prefix card, cases 3-5 on
 // PostgreSQL): peak RSS 335 -> 234 MiB for about the same CPU per request (GET /v1/calls?pageSize=1000
 // 27.9 -> 29.0 ms); --optimize-for-size reached 150 MiB but doubled the CPU per request.
 const nodeFlags = JSON.parse(fs.readFileSync(new URL("./server-node-flags.json", import.meta.url), "utf8"));

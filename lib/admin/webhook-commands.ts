@@ -12,7 +12,8 @@ import { WebhookTargetError } from "@/lib/alerts/url-guard";
 import { formatMicros, parseMicros } from "@/lib/money/micros";
 import { requireFlag, UsageError, type AdminCommand } from "./command";
 
-// Balance alerts (issue 13): webhook endpoints and per-group low-balance thresholds.
+// Balance alerts (README "Prepaid authorizations and balance alerts"): webhook endpoints and per-group low-balance
+// thresholds.
 
 function endpointJson(e: WebhookEndpointInfo, showSecrets: boolean) {
   return {

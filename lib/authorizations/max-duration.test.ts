@@ -56,7 +56,7 @@ describe("maxAffordableSeconds", () => {
         [6, 6],
       ][rnd(6)];
       const rate = BigInt(1 + rnd(3_000_000));
-      // Connect fee and minimum charge (issue 13 part 2) half of the time.
+      // Connect fee and minimum charge (README "Billing and rating") half of the time.
       const fees = rnd(2) === 0 ? [0n, 0n] : [BigInt(rnd(200_000)), BigInt(rnd(1_000_000))];
       const price = priceOf(rate, increment[0], increment[1], fees[0], fees[1]);
       const available = BigInt(rnd(5_000_000));

@@ -66,7 +66,7 @@ describe("pageOrigin", () => {
     expect(pageOrigin(request({ host: "evil.com/path?" }), undefined, none)).toBe("http://localhost:3000");
   });
 
-  it("never echoes a Host that is not allowed (issue 10.9)", () => {
+  it("never echoes a Host that is not allowed (docs/contract.md §4, ALLOWED_HOSTS)", () => {
     for (const host of [
       "evil.example",
       "evil.example:3000",

@@ -186,8 +186,8 @@ export interface CallListingJson {
 /**
  * listCalls for GET /v1/calls: the same rows, order and cursor, but each call arrives from the database as its
  * JSON text (callJsonColumns), so the page is joined, never decoded into rows and objects and stringified again.
- * That decoding was most of a listing request's time (issue 12): Drizzle selected and mapped all 37 columns, and
- * PGlite copies and decodes every field on its own.
+ * That decoding was most of a listing request's time (`npm run bench -- --profile`): Drizzle selected and mapped
+ * all 37 columns, and PGlite copies and decodes every field on its own.
  */
 export async function listCallsJson(
   db: Executor,
@@ -197,7 +197,7 @@ export async function listCallsJson(
 ): Promise<CallListingJson> {
   const { query, hash } = listCallsJsonQuery(principal, filters, page);
   // On `db`, never planOnce(db): planned for its values at every call. A reused generic plan of a plain page was 5x
-  // slower with many groups' calls over several partitions (28 vs 5 ms p50, issue 12), and a number search's
+  // slower with many groups' calls over several partitions (28 vs 5 ms p50 in `npm run bench`), and a number search's
   // cannot see its pattern.
   const rows = await queryTextColumn(db, query);
   const hasMore = rows.length > page.pageSize;

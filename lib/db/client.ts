@@ -139,7 +139,7 @@ const markPlanOnce = (poolOrClient: object) =>
  * (plan_cache_mode=force_generic_plan), for statements whose best plan does not depend on their values: ingest's
  * (key lookups, inserts from a JSON recordset, an update by primary key). PostgreSQL otherwise plans them again at
  * every call. Never for a listing or search: a generic plan cannot see a `to` pattern, and for a plain page it was
- * 5x slower once many groups' calls spread over several partitions (issue 12, measured).
+ * 5x slower once many groups' calls spread over several partitions (measured with `npm run bench`).
  * Raw queries (queryRows, queryTextColumn) on it, or in its transactions, run as named statements; everywhere else
  * they are sent unnamed and planned for their values, as Drizzle's execute does.
  * `db` itself on PGlite, on a handle this module did not open (e.g. the replica's), and with
@@ -220,9 +220,9 @@ interface DrizzleSession {
 
 /**
  * On planOnce's connections (its pool, or a transaction's client from it), a raw query as a named prepared
- * statement: parsed and planned once per connection, not on every call (issue 12: PostgreSQL's parse and plan of
- * ingest's statements was CPU on the same two cores as Node). Drizzle's own session prepares it, so its type parsers
- * and logger apply as for execute(). Anywhere else: undefined (sent unnamed).
+ * statement: parsed and planned once per connection, not on every call (in `npm run bench`, PostgreSQL's parse and
+ * plan of ingest's statements was CPU on the same two cores as Node). Drizzle's own session prepares it, so its type
+ * parsers and logger apply as for execute(). Anywhere else: undefined (sent unnamed).
  */
 function namedStatement(db: Executor, query: SQL): { execute(): Promise<unknown> } | undefined {
   const session = (db as unknown as { session?: DrizzleSession & { client?: object } }).session;
@@ -263,7 +263,7 @@ const dialect = new PgDialect();
  * The first column of every row of `query`, as text (the query selects text). On PGlite (the database itself,
  * not a transaction) it goes to the client directly: Drizzle's execute passes PGlite its own type parsers, which
  * PGlite merges into a copy of its ~320 on every query, ~0.2 ms of CPU for a result that is text anyway
- * (issue 12, the listing). It then bypasses Drizzle's logger too. Elsewhere through Drizzle.
+ * (a profile of the listing). It then bypasses Drizzle's logger too. Elsewhere through Drizzle.
  */
 export async function queryTextColumn(db: Executor, query: SQL): Promise<string[]> {
   const client = pgliteClientOf(db);

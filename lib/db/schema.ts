@@ -356,9 +356,10 @@ export const usageDaily = pgTable(
   ],
 );
 
-// Balance alerts (issue 13): low-balance thresholds per group. `crossed` is true while the balance is at or below the
-// threshold; a trigger on billing_groups (migration 0007) flips it and writes the event in the transaction that moved
-// the balance, so each crossing fires once (no repeat while the balance stays below, none on an unrelated update).
+// Balance alerts (README "Prepaid authorizations and balance alerts"): low-balance thresholds per group. `crossed` is
+// true while the balance is at or below the threshold; a trigger on billing_groups (lib/alerts/triggers.ts) flips it
+// and writes the event in the transaction that moved the balance, so each crossing fires once (no repeat while the
+// balance stays below, none on an unrelated update).
 export const balanceAlertThresholds = pgTable(
   "balance_alert_thresholds",
   {
@@ -439,9 +440,10 @@ export const webhookDeliveries = pgTable(
   ],
 );
 
-// Prepaid authorizations (issue 13): a reservation held for a call in progress. Active while not settled and not
-// expired; available = balance + credit limit - active reservations. The call's CDR (same group and uuid) settles it
-// (trigger on calls, migration 0007): the debit is the ingest's as always, the reservation simply stops counting.
+// Prepaid authorizations (README "Prepaid authorizations and balance alerts"): a reservation held for a call in
+// progress. Active while not settled and not expired; available = balance + credit limit - active reservations. The
+// call's CDR (same group and uuid) settles it (trigger on calls: lib/authorizations/triggers.ts): the debit is the
+// ingest's as always, the reservation simply stops counting.
 export const authorizations = pgTable(
   "authorizations",
   {

@@ -4,8 +4,8 @@ import { problemBody, type ApiError } from "@/lib/errors/api-error";
  * Next.js gzips every answer for a client that accepts gzip, even one of a few hundred bytes: it strips a route
  * handler's Content-Length, so its compression middleware never applies its 1 KiB threshold. A zlib stream per small
  * answer costs the server and saves the client nothing (without it, single-call ingest served a third more calls per
- * second, issue 12). Answers below this size carry `no-transform`, which turns the middleware off (and tells a proxy
- * not to recompress them); larger ones are still compressed for whoever asks.
+ * second in `npm run bench`). Answers below this size carry `no-transform`, which turns the middleware off (and tells
+ * a proxy not to recompress them); larger ones are still compressed for whoever asks.
  */
 export const COMPRESS_FROM_BYTES = 1024;
 

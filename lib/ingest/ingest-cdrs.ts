@@ -456,7 +456,7 @@ async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]
 
 /**
  * The row a prepared call became: its content, duration, currency, rating, id and created_at. Written out field by
- * field: two object spreads per call were ~10% of a 1000-call batch's CPU (and most of its garbage), issue 12.
+ * field: two object spreads per call were ~10% of a 1000-call batch's CPU (and most of its garbage) in a profile.
  */
 function storedCallOf(p: Prepared, id: bigint, createdAt: Date): StoredCall {
   const c = p.content;

@@ -3,7 +3,8 @@ import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { api, apiServers, scratchCdr, type ApiServer } from "./helpers";
 
-// Issue 10 items 5 (TRACE), 9 (405, HSTS, nextPageUrl's origin).
+// TRACE and unimplemented methods answer 405 problem+json with Allow (docs/contract.md §3; README "Architecture",
+// Methods), HSTS on answers served over https, and nextPageUrl's origin (docs/contract.md §4; ALLOWED_HOSTS).
 
 interface RawAnswer {
   status: number;

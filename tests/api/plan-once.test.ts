@@ -2,7 +2,8 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { api, apiServers, scratchCdr } from "./helpers";
 
-// Issue 12: on PostgreSQL ingest runs on the plan-once pool (lib/db/client.ts planOnce), whose connections are named
+// On PostgreSQL ingest runs on the plan-once pool (lib/db/client.ts planOnce; README "Configuration",
+// PG_PREPARED_STATEMENTS), whose connections are named
 // callbook-plan-once. Checked through the built server, where each route chunk has its own copy of the module: the
 // pool must be found whichever copy opened the handle.
 const postgres = apiServers().filter((s) => s.engine === "postgres");

@@ -11,7 +11,7 @@ import { Replica } from "./replica-server";
 import { makeCdr, rateRows, SELL_CARD } from "./seed";
 
 /**
- * Listing reads on a real streaming replica (issue 12.5): the local PostgreSQL copied with pg_basebackup -R and
+ * Listing reads on a real streaming replica (README "Scale-out"): the local PostgreSQL copied with pg_basebackup -R and
  * started on another port. Three `next start` processes with DATABASE_REPLICA_URL and REDIS_URL: A and B with a
  * generous lag bound (2 min), C with 1.5 s.
  * - Served by the replica: with replay paused on the replica, a call written on the primary by another path (the

@@ -14,7 +14,7 @@ import { makeCdr, rateRows, SELL_CARD } from "./seed";
 
 /**
  * Two `next start` processes on one PostgreSQL behind ONE port (a round-robin TCP proxy on 127.0.0.1, one upstream
- * per new connection), REDIS_URL set (issue 12.5):
+ * per new connection), REDIS_URL set (README "Scale-out"):
  * 1. concurrent single-CDR and batch ingest through the port (with replays of the same calls racing on both
  *    processes): every call stored once, one 201 per uuid, balance == opening - prices == ledger exactly;
  * 2. a rate deck imported through the admin command is answered by both processes (GET /v1/rates, and the rating of

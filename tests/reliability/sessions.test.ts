@@ -32,7 +32,7 @@ let server: AppServer;
 let fixture: Fixture;
 /** Extra keys, one per test, so each has a full rate-limit bucket. */
 const extraKeys: { id: string; key: string }[] = [];
-/** A platform key that may only send CDRs (issue 10.3). */
+/** A platform key that may only send CDRs: it may not sign in (only keys holding calls:read may). */
 let ingestOnly: { id: string; key: string };
 /** Sessions opened before the server started (the store admits one process on PGlite). */
 const sessions: Record<"costAlpha" | "platformCost" | "expired", string> = {
@@ -224,7 +224,7 @@ describe("portal session cookie", () => {
   });
 });
 
-describe("server-side sessions (issue 10.8)", () => {
+describe("server-side sessions (README, Architecture: portal sessions)", () => {
   it("sign-out ends the session on the server: the same cookie replayed right after is refused", async () => {
     const { key } = extraKeys[8];
     const cookie = await signedInCookie(key);
@@ -307,7 +307,7 @@ describe("server-side sessions (issue 10.8)", () => {
   });
 });
 
-describe("sign-in (issue 10.3, 10.4)", () => {
+describe("sign-in (calls:read keys only, a safe return path)", () => {
   it("refuses a key that cannot read calls (an ingest-only cdrs:write key) with a clear message, and sets no cookie", async () => {
     const res = await signIn(ingestOnly.key);
     expect(res.status).toBe(303);
@@ -363,7 +363,7 @@ describe("sign-in (issue 10.3, 10.4)", () => {
   });
 });
 
-describe("the admin channel (issue 10.9)", () => {
+describe('the admin channel (README "Admin CLI": loopback only, its token in the lock)', () => {
   it("is not served by the public server, only by its own loopback listener named in the lock", async () => {
     const lock = JSON.parse(fs.readFileSync(path.join(store.dataDir, "pglite.lock"), "utf8")) as {
       port: number;
