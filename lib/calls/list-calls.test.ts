@@ -4,6 +4,7 @@ import { storedCallValues } from "@/lib/testing/stored-call-values";
 import { testPrincipal } from "@/lib/testing/test-principal";
 import type { Principal } from "@/lib/auth/principal";
 import { createBillingGroup } from "@/lib/billing/groups";
+import { createSupplier } from "@/lib/rating/suppliers";
 import { calls } from "@/lib/db/schema";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { decodeCursor, encodeCursor } from "./cursor";
@@ -115,9 +116,11 @@ describe("serializeCall", () => {
 describeOnEngines("listCalls", (handle) => {
   let groupA: string;
   let groupB: string;
+  let carrier: string;
   beforeAll(async () => {
     groupA = (await createBillingGroup(handle().db, { name: "A", currency: "USD" })).id;
     groupB = (await createBillingGroup(handle().db, { name: "B", currency: "USD" })).id;
+    carrier = (await createSupplier(handle().db, { name: "Carrier" })).id;
     const base = Date.parse("2026-01-05T00:00:00Z");
     const tos = ["44%1", "44_1", "4411", "44\\1"];
     await handle()
@@ -126,7 +129,7 @@ describeOnEngines("listCalls", (handle) => {
         Array.from({ length: 24 }, (_, i) => {
           return {
             ...storedCallValues(),
-            supplierId: null,
+            supplierId: i % 6 === 0 ? carrier : null,
             uuid: `u-${i}`,
             billingGroupId: i % 2 ? groupA : groupB,
             toNumber: tos[i % 4],
@@ -161,6 +164,23 @@ describeOnEngines("listCalls", (handle) => {
     expect(await all(principal(null), { to: "_" }, 5)).toHaveLength(6);
     expect(await all(principal(null), { to: "\\" }, 5)).toHaveLength(6);
     expect(await all(principal(null), { hangupCause: "USER_busy" }, 5)).toHaveLength(8);
+  });
+
+  it("filters by supplier for cost principals only, and binds the cursor to it", async () => {
+    const cost = principal(null, ["calls:read_cost"]);
+    const carried = await all(cost, { supplierId: carrier }, 3);
+    expect(carried).toHaveLength(4);
+    expect(await all(principal(groupB, ["calls:read_cost"]), { supplierId: carrier }, 3)).toHaveLength(4);
+    expect(await all(principal(groupA, ["calls:read_cost"]), { supplierId: carrier }, 3)).toHaveLength(0);
+    await expect(
+      listCalls(handle().db, principal(null), { supplierId: carrier }, { pageSize: 5 }),
+    ).rejects.toMatchObject({
+      code: "insufficient_scope",
+    });
+    const first = await listCalls(handle().db, cost, { supplierId: carrier }, { pageSize: 1 });
+    await expect(listCalls(handle().db, cost, {}, { pageSize: 1, cursor: first.nextCursor })).rejects.toMatchObject({
+      code: "invalid_cursor",
+    });
   });
 
   it("refuses a cursor on other filters or another group", async () => {

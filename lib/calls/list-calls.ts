@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import type { Principal } from "@/lib/auth/principal";
+import { canReadCost, type Principal } from "@/lib/auth/principal";
+import { ApiError } from "@/lib/errors/api-error";
 import { allowedHosts } from "@/lib/config/env";
 import { queryTextColumn, type Executor } from "@/lib/db/client";
 import { callUuids, calls } from "@/lib/db/schema";
@@ -27,6 +28,8 @@ export interface CallFilters {
   uuid?: string;
   /** One billing group: narrows a platform key; a bound key asking for another group gets nothing. */
   billingGroupId?: string;
+  /** Calls carried by one supplier: calls:read_cost principals only (supplierFilterAllowed). */
+  supplierId?: string;
 }
 
 export interface PageRequest {
@@ -51,7 +54,18 @@ export function callFiltersFromQuery(query: ListCallsQuery): CallFilters {
     id: nonEmpty(query.id),
     uuid: nonEmpty(query.uuid),
     billingGroupId: nonEmpty(query.billingGroupId),
+    supplierId: nonEmpty(query.supplierId),
   };
+}
+
+/**
+ * A supplier filter tells which supplier carried which calls: cost data (docs/contract.md §4), so a principal
+ * without calls:read_cost is refused rather than answered (an empty list would still say something).
+ */
+export function assertSupplierFilterAllowed(principal: Principal, filters: Pick<CallFilters, "supplierId">): void {
+  if (filters.supplierId !== undefined && !canReadCost(principal)) {
+    throw new ApiError("insufficient_scope", "The supplierId filter needs the scope `calls:read_cost`.");
+  }
 }
 
 const MAX_BIGINT = 9_223_372_036_854_775_807n;
@@ -62,16 +76,19 @@ export function escapeLike(text: string): string {
 }
 
 /** The columns callMatchConditions reads: of `calls`, or of an alias of it. */
-type MatchColumns = { [K in "billingGroupId" | "startTime" | "toNumber" | "fromNumber" | "id" | "uuid"]: AnyPgColumn };
+type MatchColumns = {
+  [K in "billingGroupId" | "startTime" | "toNumber" | "fromNumber" | "id" | "uuid" | "supplierId"]: AnyPgColumn;
+};
 
 /**
- * Conditions of the filters about one number or one call (to, toPrefix, from, id, uuid), which only the calls
+ * Conditions of the filters about one number or one call (to, toPrefix, from, id, uuid) and the supplier, which only the calls
  * rows answer: the listing and GET /v1/usage (on its alias of calls) filter with these same expressions.
  * `group`: the one billing group the caller's other conditions already confine the rows to (a bound key's, or the
  * group a platform key names), null for every group. It changes no result, only how the uuid is looked up.
  */
 export function callMatchConditions(filters: CallFilters, c: MatchColumns, group: string | null): SQL[] {
   const conditions: SQL[] = [];
+  if (filters.supplierId) conditions.push(eq(c.supplierId, filters.supplierId));
   if (filters.to) conditions.push(sql`${c.toNumber} LIKE ${`%${escapeLike(filters.to)}%`} ESCAPE '\\'`);
   // Prefixes as LIKE 'p%': the trigram index on to_number serves it (see README on from_number).
   if (filters.toPrefix) conditions.push(sql`${c.toNumber} LIKE ${`${escapeLike(filters.toPrefix)}%`} ESCAPE '\\'`);
@@ -112,6 +129,8 @@ function listingHash(principal: Principal, filters: CallFilters): string {
     id: filters.id,
     uuid: filters.uuid,
     billingGroupId: filters.billingGroupId,
+    // Only when set: cursors handed out before this filter existed keep their hash.
+    ...(filters.supplierId ? { supplierId: filters.supplierId } : {}),
   });
 }
 
@@ -128,6 +147,7 @@ function listingWhere(
   filters: CallFilters,
   cursor: string | undefined,
 ): { where: SQL | undefined; hash: string } {
+  assertSupplierFilterAllowed(principal, filters);
   const hash = listingHash(principal, filters);
   const conditions: (SQL | undefined)[] = [];
   if (principal.billingGroupId !== null) conditions.push(eq(calls.billingGroupId, principal.billingGroupId));
@@ -268,6 +288,7 @@ export function nextPageUrl(origin: string, query: ListCallsQuery, cursor: strin
     "id",
     "uuid",
     "billingGroupId",
+    "supplierId",
   ] as const) {
     const value = query[name];
     if (value !== undefined && value !== "") url.searchParams.set(name, value);

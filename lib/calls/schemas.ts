@@ -193,6 +193,10 @@ export const listCallsQuerySchema = z
       64,
       "Calls of this billing group (account) only; for platform keys, which see every group",
     ),
+    supplierId: filterText(
+      64,
+      "Calls carried by this supplier only; needs the `calls:read_cost` scope (403 `insufficient_scope` otherwise)",
+    ),
   })
   .superRefine((q, ctx) => {
     const gte = q["startTime[gte]"];

@@ -42,6 +42,7 @@ export async function lookupRate(db: Executor, principal: Principal, destination
   return {
     destination,
     matchedPrefix: match.prefix,
+    description: match.description,
     sellRate: microsToNumber(match.rateMicros),
     billingIncrement: formatIncrement(match.increment),
     connectFee: money(match.connectFeeMicros),

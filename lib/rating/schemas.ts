@@ -58,6 +58,10 @@ export const rateSchema = z
   .object({
     destination: z.string().describe("The destination as queried, echoed back"),
     matchedPrefix: z.string().describe("Longest prefix of the destination found in the rate card"),
+    description: z
+      .string()
+      .nullable()
+      .describe("The rate card's description of the matched prefix (e.g. `Philippines fixed`); null when it has none"),
     sellRate: z.number().describe("Sell rate per minute (at most 6 decimals)"),
     billingIncrement: z.string().describe("`minimum/interval` in seconds: `1/1` per second, `60/60` per minute"),
     connectFee: z

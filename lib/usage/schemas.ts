@@ -118,6 +118,7 @@ const CALL_FILTERS = {
   id: callFilterShape.id,
   uuid: callFilterShape.uuid,
   billingGroupId: callFilterShape.billingGroupId,
+  supplierId: callFilterShape.supplierId,
 };
 const CALL_FILTER_NAMES = Object.keys(CALL_FILTERS) as (keyof typeof CALL_FILTERS)[];
 

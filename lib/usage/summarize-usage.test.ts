@@ -140,6 +140,7 @@ function reference(
     if (filters.uuid && r.uuid !== filters.uuid) continue;
     if (filters.id !== undefined && String(r.id) !== filters.id) continue;
     if (filters.billingGroupId && r.billingGroupId !== filters.billingGroupId) continue;
+    if (filters.supplierId && r.supplierId !== filters.supplierId) continue;
     const key =
       groupBy === "day" || groupBy === "month"
         ? localKey(r.startTime, timeZone, groupBy)
@@ -347,6 +348,8 @@ describeOnEngines("usage rollup and summarizeUsage", (handle) => {
     ["destination with toPrefix (calls only)", "destination", "UTC", { toPrefix: "44000" }],
     ["hangupCause with a uuid (calls only)", "hangupCause", "UTC", { uuid: "u-4200" }],
     ["direction with from and an id (calls only)", "direction", "UTC", { fromPrefix: "155", id: "42" }],
+    ["destination of one supplier (calls only)", "destination", "UTC", { supplierId: "sup_a" }],
+    ["day of one supplier, New York (calls only)", "day", "America/New_York", { supplierId: "sup_b" }],
   ];
 
   it.each(cases)("equals the sums over the calls exactly: %s", async (_name, groupBy, timeZone, filters) => {
@@ -390,6 +393,9 @@ describeOnEngines("usage rollup and summarizeUsage", (handle) => {
     await expect(summarizeUsage(handle().db, principal(usd), {}, { groupBy: "supplier" })).rejects.toMatchObject({
       code: "insufficient_scope",
     });
+    await expect(
+      summarizeUsage(handle().db, principal(usd), { supplierId: "sup_a" }, { groupBy: "day" }),
+    ).rejects.toMatchObject({ code: "insufficient_scope" });
   });
 
   it("limits a bound key to its group: another group's account gives an empty report, as in /v1/calls", async () => {

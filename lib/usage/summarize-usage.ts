@@ -2,7 +2,12 @@ import { sql, type SQL } from "drizzle-orm";
 import { alias as tableAlias } from "drizzle-orm/pg-core";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
 import { ApiError } from "@/lib/errors/api-error";
-import { callFiltersFromQuery, callMatchConditions, type CallFilters } from "@/lib/calls/list-calls";
+import {
+  assertSupplierFilterAllowed,
+  callFiltersFromQuery,
+  callMatchConditions,
+  type CallFilters,
+} from "@/lib/calls/list-calls";
 import { DEFAULT_PAGE_SIZE } from "@/lib/calls/schemas";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { calls } from "@/lib/db/schema";
@@ -47,9 +52,16 @@ export interface UsagePlan {
   callRanges: { gte?: Date; lte?: Date }[];
 }
 
-/** Filters about single numbers or calls, which no rollup holds. */
+/** Filters about single numbers or calls, and the supplier filter (usage_hourly has no supplier), which no rollup holds. */
 export function needsCalls(filters: CallFilters): boolean {
-  return Boolean(filters.to || filters.toPrefix || filters.fromPrefix || filters.id !== undefined || filters.uuid);
+  return Boolean(
+    filters.to ||
+    filters.toPrefix ||
+    filters.fromPrefix ||
+    filters.id !== undefined ||
+    filters.uuid ||
+    filters.supplierId,
+  );
 }
 
 export function planUsage(filters: CallFilters, grainMs: number = HOUR_MS): UsagePlan {
@@ -79,8 +91,9 @@ export function planUsage(filters: CallFilters, grainMs: number = HOUR_MS): Usag
  *   (no zone today) from calls.
  * - destination, supplier: usage_daily for whole UTC days, calls for the partial days at the range ends.
  *   With a hangupCause filter (not a dimension of usage_daily) they are read from calls: slow path.
- * - any `to`, `toPrefix`, `from`, `id` or `uuid` filter: calls only (slow path; the indexes of GET /v1/calls).
- * Throws ApiError insufficient_scope for groupBy=supplier without calls:read_cost.
+ * - any `to`, `toPrefix`, `from`, `id`, `uuid` or `supplierId` filter: calls only (slow path; the indexes of
+ *   GET /v1/calls).
+ * Throws ApiError insufficient_scope for groupBy=supplier or a supplierId filter without calls:read_cost.
  */
 export async function summarizeUsage(
   db: Executor,
@@ -91,6 +104,7 @@ export async function summarizeUsage(
   const { groupBy } = options;
   const timeZone = options.timeZone ?? "UTC";
   requireScopeForGroupBy(principal, groupBy);
+  assertSupplierFilterAllowed(principal, filters);
   await requireDatabaseTimeZone(db, timeZone);
   const scope = reportScope(principal, filters);
   if (scope === "another group") return serializeUsage(groupBy, timeZone, [], principal);

@@ -149,7 +149,9 @@ async function seedDecks(db: Db, billingGroupId: string): Promise<void> {
   await importSellRates(
     db,
     billingGroupId,
-    parseRateCsv("prefix,rate,increment,connectFee,minCharge\n44,0.04,1/1,0.015,0.05\n49,0.02,60/60,,\n"),
+    parseRateCsv(
+      "prefix,rate,increment,description,connectFee,minCharge\n44,0.04,1/1,,0.015,0.05\n49,0.02,60/60,Germany,,\n",
+    ),
     undefined,
     {
       effectiveFrom: new Date(DECK_2_FROM),

@@ -13,6 +13,7 @@ describe.each(apiServers())("GET /v1/rates with dated decks on $engine", (server
     expect(rateSchema.strict().parse(res.body)).toEqual({
       destination: "+447700900123",
       matchedPrefix: "44",
+      description: null,
       sellRate: 0.04,
       billingIncrement: "1/1",
       connectFee: 0.015,
@@ -23,6 +24,7 @@ describe.each(apiServers())("GET /v1/rates with dated decks on $engine", (server
     const plain = await api(server, "/v1/rates?destination=4930", { key: "readDecks" });
     expect(plain.body).toMatchObject({
       matchedPrefix: "49",
+      description: "Germany",
       sellRate: 0.02,
       connectFee: null,
       minCharge: null,
