@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { callFiltersToApiQuery, callFiltersToSearch, hasAnyFilter, parseCallFilters, quickRange } from "./call-filters";
+import {
+  callFiltersToApiQuery,
+  callFiltersToSearch,
+  hasAnyFilter,
+  parseCallFilters,
+  quickRange,
+  rangeProblem,
+} from "./call-filters";
 
 describe("call log filters", () => {
   it("round-trips through the portal URL", () => {
@@ -75,5 +82,19 @@ describe("call log filters", () => {
     expect(parseCallFilters(new URLSearchParams("q=abc&by=id"))).toEqual({});
     expect(parseCallFilters(new URLSearchParams("q=abc"))).toEqual({});
     expect(hasAnyFilter(parseCallFilters(new URLSearchParams("match=prefix")))).toBe(false);
+  });
+});
+
+describe("supplier filter and date ranges", () => {
+  it("carries the supplier to the API as supplierId", () => {
+    const f = parseCallFilters(new URLSearchParams("supplier=sup_1&account=bg_2"));
+    expect(f).toEqual({ supplier: "sup_1", account: "bg_2" });
+    expect(Object.fromEntries(callFiltersToApiQuery(f))).toEqual({ supplierId: "sup_1", billingGroupId: "bg_2" });
+  });
+
+  it("says when From is after Until, and only then", () => {
+    expect(rangeProblem({ from: "2026-11-02", until: "2026-11-01" })).toMatch(/From is after Until/);
+    expect(rangeProblem({ from: "2026-11-01", until: "2026-11-01" })).toBeNull();
+    expect(rangeProblem({ from: "2026-11-02" })).toBeNull();
   });
 });

@@ -16,6 +16,8 @@ export interface CallFilters {
   hangupCause?: string;
   /** Billing group id (platform sessions). */
   account?: string;
+  /** Supplier id (cost sessions: the API refuses it to others). */
+  supplier?: string;
   /** Search text, read as searchBy says (a caller number by default). */
   search?: string;
   searchBy?: "id" | "uuid";
@@ -57,6 +59,7 @@ const fieldSchemas = {
     .trim()
     .regex(/^[A-Za-z0-9_]{1,64}$/),
   account: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  supplier: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
   search: z
     .string()
     .trim()
@@ -73,6 +76,7 @@ const PARAM: Record<keyof CallFilters, string> = {
   destinationMatch: "match",
   hangupCause: "cause",
   account: "account",
+  supplier: "supplier",
   search: "q",
   searchBy: "by",
 };
@@ -127,6 +131,7 @@ export function callFiltersToApiQuery(filters: CallFilters, zone: DayZone = "loc
   if (filters.destination) q.set(filters.destinationMatch === "prefix" ? "toPrefix" : "to", filters.destination);
   if (filters.hangupCause) q.set("hangupCause", filters.hangupCause);
   if (filters.account) q.set("billingGroupId", filters.account);
+  if (filters.supplier) q.set("supplierId", filters.supplier);
   if (filters.search) q.set(filters.searchBy ?? "from", filters.search);
   return q;
 }
@@ -152,6 +157,16 @@ export function quickRange(days: number, now = new Date(), zone: DayZone = "loca
       ? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)))
       : new Date(now.getFullYear(), now.getMonth(), now.getDate() - (days - 1));
   return { from: toDayString(start, zone), until: toDayString(now, zone) };
+}
+
+/**
+ * What is wrong with a range of days, said beside its fields (the API would answer 400): From after Until.
+ * yyyy-mm-dd strings compare as dates.
+ */
+export function rangeProblem(range: { from?: string; until?: string }): string | null {
+  if (range.from && range.until && range.from > range.until)
+    return "From is after Until: choose an earlier From or a later Until.";
+  return null;
 }
 
 /** Whether anything narrows the list (how the destination or search is matched does not, alone). */

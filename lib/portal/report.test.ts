@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { parseReportFilters, reportCsv, reportToUsageQuery } from "./report";
+import {
+  groupByCurrency,
+  groupDestinationsByName,
+  parseReportFilters,
+  reportCsv,
+  reportFiltersToSearch,
+  reportToUsageQuery,
+} from "./report";
 
 describe("usage report page", () => {
   it("reads its URL, dropping bad values", () => {
@@ -61,5 +68,59 @@ describe("report CSV cells", () => {
       },
     ];
     expect(reportCsv(rows, "hangupCause", false)).toContain(",'=HYPERLINK(1),");
+  });
+});
+
+describe("report figures per currency and per destination name", () => {
+  const row = (key: string | null, label: string | null, currency: string, price: number, extra = {}) => ({
+    key,
+    label,
+    currency,
+    calls: 2,
+    answeredCalls: 1,
+    unratedCalls: 0,
+    billedSeconds: 60,
+    price,
+    ...extra,
+  });
+
+  it("keeps each currency apart, codes ascending, rows in their order", () => {
+    const rows = [row("a", null, "USD", 1), row("b", null, "EUR", 2), row("c", null, "USD", 3)];
+    expect(groupByCurrency(rows).map((g) => [g.currency, g.items.map((r) => r.key)])).toEqual([
+      ["EUR", ["b"]],
+      ["USD", ["a", "c"]],
+    ]);
+  });
+
+  it("adds the prefixes of one named destination exactly, per currency, cost figures when present", () => {
+    const rows = [
+      row("63", "Philippines fixed", "USD", 0.1, { buyCost: 0.05, margin: 0.05 }),
+      row("632", "Philippines fixed", "USD", 0.2, { buyCost: 0.3, margin: -0.1 }),
+      row("6332", "Philippines fixed", "EUR", 0.7, { buyCost: 0.1, margin: 0.6 }),
+      row("33", null, "USD", 1, { buyCost: 0, margin: 1 }),
+      row(null, null, "USD", 0, { buyCost: 0, margin: 0 }),
+    ];
+    const groups = groupDestinationsByName(rows);
+    const usd = groups.find((g) => g.name === "Philippines fixed" && g.currency === "USD")!;
+    expect(usd).toMatchObject({ calls: 4, billedSeconds: 120, price: 0.3, buyCost: 0.35, margin: -0.05 });
+    expect(usd.prefixes.map((p) => p.key)).toEqual(["63", "632"]);
+    expect(groups.find((g) => g.currency === "EUR")).toMatchObject({ name: "Philippines fixed", price: 0.7 });
+    expect(groups.map((g) => g.name)).toEqual([
+      "Philippines fixed",
+      "Philippines fixed",
+      "33",
+      "Unrated (no rate matched)",
+    ]);
+    expect("margin" in groupDestinationsByName([row("1", "x", "USD", 1)])[0]).toBe(false);
+  });
+
+  it("defaults to this month when the URL names no range, and keeps an explicitly open range open", () => {
+    expect(parseReportFilters(new URLSearchParams(""), "2026-11-24")).toEqual({
+      groupBy: "day",
+      from: "2026-11-01",
+      until: "2026-11-30",
+    });
+    expect(parseReportFilters(new URLSearchParams("from=&until="), "2026-11-24")).toEqual({ groupBy: "day" });
+    expect(reportFiltersToSearch({ groupBy: "month" })).toBe("?groupBy=month&from=&until=");
   });
 });

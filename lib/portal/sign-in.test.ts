@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isSameOriginPost, safeReturnPath } from "./sign-in";
+import { isSameOriginPost, returnPathOf, safeReturnPath } from "./sign-in";
 
 describe("safeReturnPath", () => {
   it("keeps paths of this site, normalised", () => {
@@ -62,5 +62,16 @@ describe("isSameOriginPost", () => {
     expect(isSameOriginPost(post({ host: "portal.example", "sec-fetch-site": "cross-site" }))).toBe(false);
     expect(isSameOriginPost(post({ host: "portal.example", "sec-fetch-site": "same-origin" }))).toBe(true);
     expect(isSameOriginPost(post({ host: "portal.example" }))).toBe(true); // not a browser form post
+  });
+});
+
+describe("returnPathOf", () => {
+  it("keeps the query of a deep link, repeated parameters included, as a path of this site", () => {
+    expect(returnPathOf("/reports", { groupBy: "destination", from: "2026-11-01", until: "" })).toBe(
+      "/reports?groupBy=destination&from=2026-11-01&until=",
+    );
+    expect(returnPathOf("/calls", { cause: ["A", "B"], none: undefined })).toBe("/calls?cause=A&cause=B");
+    expect(returnPathOf("/rates", {})).toBe("/rates");
+    expect(returnPathOf("//evil.example", { a: "1" })).toBe("/");
   });
 });

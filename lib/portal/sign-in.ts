@@ -91,3 +91,15 @@ export function safeReturnPath(path: string | null | undefined): string {
   const normalised = `${url.pathname}${url.search}${url.hash}`;
   return normalised.startsWith("//") ? "/" : normalised;
 }
+
+/**
+ * The page a portal request asked for, path and query, as the sign-in page's `next`: a deep link (filters,
+ * account, report) survives signing in, whatever form sign-in takes. Repeated parameters are kept.
+ */
+export function returnPathOf(pathname: string, searchParams: Record<string, string | string[] | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(searchParams)) {
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) query.append(name, v);
+  }
+  return safeReturnPath(`${pathname}${query.size ? `?${query}` : ""}`);
+}

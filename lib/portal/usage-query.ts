@@ -3,7 +3,7 @@
  * uses a filter the usage report does not take (caller, id or uuid search, destination prefix):
  * totals of a wider set than the list shows would mislead.
  */
-const SHARED = ["startTime[gte]", "startTime[lte]", "direction", "to", "hangupCause"] as const;
+const SHARED = ["startTime[gte]", "startTime[lte]", "direction", "to", "hangupCause", "supplierId"] as const;
 const UNSUPPORTED = ["from", "id", "uuid", "toPrefix"] as const;
 
 export function usageQueryFromCallQuery(calls: URLSearchParams, groupBy = "direction"): URLSearchParams | null {
