@@ -3,11 +3,13 @@ import { BalanceWidget } from "@/components/balance/balance-widget";
 import { LatestCalls } from "@/components/dashboard/latest-calls";
 import { SpendChart } from "@/components/dashboard/spend-chart";
 import { SpendSummary } from "@/components/dashboard/spend-summary";
+import { Card } from "@/components/ui/card";
 import { getDb } from "@/lib/db/client";
 import { accountOptions } from "@/lib/portal/names";
+import { describePeriod } from "@/lib/portal/period";
 import { requirePortalSession } from "@/lib/portal/session";
+import { returnPathOf } from "@/lib/portal/sign-in";
 import { spendPerDay } from "@/lib/portal/spend-per-day";
-import { cardClass } from "@/components/ui/card";
 
 export const metadata: Metadata = { title: "Dashboard" };
 
@@ -16,35 +18,39 @@ export default async function DashboardPage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  const { account } = await searchParams;
-  const { session, principal } = await requirePortalSession(
-    typeof account === "string" ? `/?account=${encodeURIComponent(account)}` : "/",
-  );
+  const params = await searchParams;
+  const { account } = params;
+  const { session, principal } = await requirePortalSession(returnPathOf("/", params));
   const db = await getDb();
   // A platform session looks at one account at a time: the switcher's choice (in the URL), else the first.
   const options = await accountOptions(db, principal);
   const selected = options
     ? (options.find((a) => a.id === account)?.id ?? options[0]?.id ?? null)
     : principal.billingGroupId;
+  const now = new Date();
   const spend = await spendPerDay(
     db,
     { billingGroupId: selected ?? principal.billingGroupId },
-    { withCost: session.canReadCost },
+    { withCost: session.canReadCost, now },
   );
+  // The 30 UTC days spendPerDay sums, the last one today (not over yet).
+  const today = now.toISOString().slice(0, 10);
+  const first = new Date(Date.parse(`${today}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
+  const period = describePeriod({ from: first, until: today }, "UTC days", today);
   return (
     <div className="flex flex-col gap-6">
       <h1 className="text-2xl font-semibold tracking-tight">Dashboard</h1>
       <div className="grid gap-6 lg:grid-cols-[minmax(0,22rem)_1fr]">
         <div className="flex flex-col gap-6">
           <BalanceWidget accounts={options} selected={selected} />
-          <SpendSummary series={spend} showCost={session.canReadCost} />
+          <SpendSummary series={spend} period={period} showCost={session.canReadCost} />
         </div>
-        <section aria-labelledby="spend-title" className={cardClass}>
+        <Card aria-labelledby="spend-title">
           <h2 id="spend-title" className="sr-only">
-            Spend per day
+            {session.canReadCost ? "Revenue" : "Spend"} per day
           </h2>
-          <SpendChart series={spend} />
-        </section>
+          <SpendChart series={spend} period={period} label={session.canReadCost ? "Revenue" : "Spend"} />
+        </Card>
       </div>
       <LatestCalls account={options ? (selected ?? undefined) : undefined} />
     </div>

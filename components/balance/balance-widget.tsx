@@ -7,8 +7,9 @@ import type { Account, Balance } from "@/lib/billing/schemas";
 import { LOW_BALANCE_MICROS, balanceStatus } from "@/lib/portal/balance-status";
 import { formatAmount, toMicros } from "@/lib/portal/format";
 import { ApiProblem, apiGet } from "../api/api-client";
-import { cardClass } from "@/components/ui/card";
+import { Card as Panel, CardTitle } from "@/components/ui/card";
 import { ErrorState } from "@/components/ui/error-state";
+import { LoadError as LoadFailure } from "@/components/ui/load-error";
 import { Skeleton } from "@/components/ui/skeleton";
 
 export interface AccountChoice {
@@ -28,13 +29,11 @@ export function BalanceWidget({ accounts, selected }: { accounts?: AccountChoice
 
 function Card({ children, title, action }: { children: React.ReactNode; title: string; action?: React.ReactNode }) {
   return (
-    <section aria-labelledby="balance-title" className={cardClass} data-testid="balance-widget">
-      <h2 id="balance-title" className="text-sm font-medium text-slate-600">
-        {title}
-      </h2>
+    <Panel aria-labelledby="balance-title" data-testid="balance-widget">
+      <CardTitle id="balance-title">{title}</CardTitle>
       {action ? <div className="mt-2">{action}</div> : null}
       {children}
-    </section>
+    </Panel>
   );
 }
 
@@ -166,11 +165,11 @@ function BalanceSkeleton() {
 
 function LoadError({ error, onRetry }: { error: unknown; onRetry: () => void }) {
   return (
-    <div role="alert" className="mt-3 text-sm">
-      <p className="text-red-800">{error instanceof ApiProblem ? error.detail : "The balance could not be loaded."}</p>
-      <button type="button" onClick={onRetry} className="mt-2 rounded-lg bg-slate-900 px-3 py-1 text-white">
-        Retry
-      </button>
-    </div>
+    <LoadFailure
+      title="The balance could not be loaded"
+      detail={error instanceof ApiProblem ? error.detail : undefined}
+      onRetry={onRetry}
+      compact
+    />
   );
 }

@@ -2,8 +2,16 @@
 
 import type { ColumnDef } from "@tanstack/react-table";
 import type { Call, CallWithCost } from "@/lib/calls/schemas";
-import type { CallColumnId } from "@/lib/portal/call-columns";
-import { formatAmount, formatDateTime, formatDuration, formatPrice, toMicros } from "@/lib/portal/format";
+import { CALL_COLUMN_LABEL, CALL_COLUMN_REM, type CallColumnId } from "@/lib/portal/call-columns";
+import { CALL_STATUS_LABEL, answeredFromListing, callStatus, type CallStatus } from "@/lib/portal/call-status";
+import {
+  formatAmount,
+  formatDateTime,
+  formatDuration,
+  formatPhoneNumber,
+  formatPrice,
+  toMicros,
+} from "@/lib/portal/format";
 
 /** A row as the API sends it: the cost fields exist only for calls:read_cost sessions. */
 export type CallRow = Call & Partial<Pick<CallWithCost, "buyCost" | "margin" | "supplierId">>;
@@ -35,7 +43,7 @@ function Signed({
   return <span>{text}</span>;
 }
 
-/** A per-call amount with fixed decimals (so a column lines up); losses marked when `signed`. */
+/** A per-call amount in the currency's decimals, more where the exact amount has them; losses marked when `signed`. */
 export function Money({
   value,
   currency,
@@ -82,26 +90,60 @@ export function DirectionBadge({ direction }: { direction: Call["direction"] }) 
   );
 }
 
-interface ColumnLayout {
-  /** Fixed width in rem: rows are virtualised, so columns must not resize as rows come and go. */
-  rem: number;
-  numeric?: boolean;
+const STATUS_TONE: Record<CallStatus, string> = {
+  answered: "bg-emerald-50 text-emerald-800",
+  busy: "bg-amber-50 text-amber-900",
+  no_answer: "bg-slate-100 text-slate-700",
+  cancelled: "bg-slate-100 text-slate-700",
+  failed: "bg-red-50 text-red-800",
+};
+
+/** The outcome people read (Answered, Busy, ...), derived from the cause and the answer (lib/portal/call-status). */
+export function StatusBadge({ status, title }: { status: CallStatus; title?: string }) {
+  return (
+    <span
+      className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ${STATUS_TONE[status]}`}
+      title={title}
+      data-status={status}
+    >
+      {CALL_STATUS_LABEL[status]}
+    </span>
+  );
 }
 
-export const COLUMN_LAYOUT: Record<CallColumnId, ColumnLayout> = {
-  startTime: { rem: 10.5 },
-  account: { rem: 11 },
-  direction: { rem: 7 },
-  from: { rem: 8 },
-  to: { rem: 8 },
-  duration: { rem: 6.5, numeric: true },
-  billDuration: { rem: 5, numeric: true },
-  hangupCause: { rem: 10.25 },
-  price: { rem: 7.5, numeric: true },
-  buyCost: { rem: 7.5, numeric: true },
-  margin: { rem: 8.5, numeric: true },
-  supplierId: { rem: 11 },
-};
+/** A listed call's status: the list has no answer time, so its billed seconds tell (answeredFromListing). */
+export function listedCallStatus(call: Pick<Call, "billDuration" | "rated" | "hangupCause" | "q850Cause">): CallStatus {
+  return callStatus({ answered: answeredFromListing(call), hangupCause: call.hangupCause, q850Cause: call.q850Cause });
+}
+
+/** A number in E.164 ("+442071234567"), with the destination's name from the rate card under it when known. */
+export function PhoneNumber({ number, name, inline = false }: { number: string; name?: string; inline?: boolean }) {
+  const shown = formatPhoneNumber(number);
+  if (inline) {
+    return (
+      <span>
+        <span className="font-mono">{shown}</span>
+        {name ? <span className="ml-2 text-slate-600">{name}</span> : null}
+      </span>
+    );
+  }
+  return (
+    <span className="flex min-w-0 flex-col leading-tight">
+      <span className="truncate font-mono text-xs">{shown}</span>
+      {name ? <span className="truncate text-[11px] text-slate-600">{name}</span> : null}
+    </span>
+  );
+}
+
+const NUMERIC: ReadonlySet<CallColumnId> = new Set(["duration", "billDuration", "price", "buyCost", "margin"]);
+
+/** Width (rem) and alignment of each column. */
+export const COLUMN_LAYOUT: Record<CallColumnId, { rem: number; numeric: boolean }> = Object.fromEntries(
+  (Object.keys(CALL_COLUMN_REM) as CallColumnId[]).map((id) => [
+    id,
+    { rem: CALL_COLUMN_REM[id], numeric: NUMERIC.has(id) },
+  ]),
+) as Record<CallColumnId, { rem: number; numeric: boolean }>;
 
 export interface ColumnContext {
   /** IANA zone for times (undefined: the viewer's). */
@@ -110,6 +152,8 @@ export interface ColumnContext {
   zoneLabel: string;
   accounts: NameMap;
   suppliers: NameMap;
+  /** The rate card's name of a call's destination, once known. */
+  destinationName: (call: CallRow) => string | undefined;
 }
 
 /** The call log's columns; names come from the maps the server passed (ids when unknown). */
@@ -117,7 +161,7 @@ export function buildColumnDefs(ctx: ColumnContext): Record<CallColumnId, Column
   return {
     startTime: {
       id: "startTime",
-      header: `Start time (${ctx.zoneLabel})`,
+      header: `${CALL_COLUMN_LABEL.startTime} (${ctx.zoneLabel})`,
       cell: ({ row }) => (
         <time dateTime={row.original.startTime}>
           {formatDateTime(row.original.startTime, { timeZone: ctx.timeZone })}
@@ -141,14 +185,31 @@ export function buildColumnDefs(ctx: ColumnContext): Record<CallColumnId, Column
     from: {
       id: "from",
       header: "From",
-      cell: ({ row }) => <span className="font-mono text-xs">{row.original.from}</span>,
+      cell: ({ row }) => <span className="font-mono text-xs">{formatPhoneNumber(row.original.from)}</span>,
     },
-    to: { id: "to", header: "To", cell: ({ row }) => <span className="font-mono text-xs">{row.original.to}</span> },
+    to: {
+      id: "to",
+      header: "To",
+      cell: ({ row }) => <PhoneNumber number={row.original.to} name={ctx.destinationName(row.original)} />,
+    },
     duration: { id: "duration", header: "Duration", cell: ({ row }) => formatDuration(row.original.duration) },
     billDuration: {
       id: "billDuration",
       header: "Billed",
       cell: ({ row }) => formatDuration(row.original.billDuration),
+    },
+    status: {
+      id: "status",
+      header: "Status",
+      cell: ({ row }) => (
+        <StatusBadge
+          status={listedCallStatus(row.original)}
+          title={
+            row.original.hangupCause ??
+            (row.original.q850Cause === null ? undefined : `Q.850 ${row.original.q850Cause}`)
+          }
+        />
+      ),
     },
     hangupCause: {
       id: "hangupCause",

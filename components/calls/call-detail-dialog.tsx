@@ -4,10 +4,13 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useRef, type ReactNode } from "react";
 import type { CallDetail, CallDetailWithCost } from "@/lib/calls/schemas";
-import { formatDuration, formatPrice, formatRate, toMicros } from "@/lib/portal/format";
+import { callStatus } from "@/lib/portal/call-status";
+import { formatDuration, formatPhoneNumber, formatPrice, formatRate, toMicros } from "@/lib/portal/format";
 import { ApiProblem, apiGet } from "../api/api-client";
 import { Time, useTimeZone } from "../portal/time-zone";
-import { DirectionBadge, Money, Price, type NameMap } from "./call-columns";
+import { LoadError } from "../ui/load-error";
+import { DirectionBadge, Money, PhoneNumber, Price, StatusBadge, type NameMap } from "./call-columns";
+import { useDestinationNames } from "./use-destination-names";
 
 export type Detail = CallDetail & Partial<Pick<CallDetailWithCost, "buyCost" | "margin" | "supplierId" | "buyRate">>;
 
@@ -82,20 +85,13 @@ export function CallDetailDialog({
         {detail.isPending ? (
           <p className="py-8 text-center text-sm text-slate-500">Loading call…</p>
         ) : detail.isError ? (
-          <div role="alert" className="py-8 text-center text-sm">
-            <p className="text-red-800">
-              {detail.error instanceof ApiProblem ? detail.error.detail : "The call could not be loaded."}
-            </p>
-            <button
-              type="button"
-              onClick={() => void detail.refetch()}
-              className="mt-3 rounded-lg bg-slate-900 px-3 py-1.5 text-white"
-            >
-              Retry
-            </button>
-          </div>
+          <LoadError
+            title="The call could not be loaded"
+            detail={detail.error instanceof ApiProblem ? detail.error.detail : undefined}
+            onRetry={() => void detail.refetch()}
+          />
         ) : (
-          <CallDetailBody call={detail.data} accounts={accounts} suppliers={suppliers} />
+          <NamedCallDetail call={detail.data} accounts={accounts} suppliers={suppliers} />
         )}
       </div>
     </dialog>
@@ -132,29 +128,48 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
   );
 }
 
+/** The detail with its destination's name asked from the server (the call's page has it already). */
+function NamedCallDetail({ call, accounts, suppliers }: { call: Detail; accounts: NameMap; suppliers: NameMap }) {
+  const nameOf = useDestinationNames([[call]], `call-${call.id}`);
+  return <CallDetailBody call={call} accounts={accounts} suppliers={suppliers} destinationName={nameOf(call)} />;
+}
+
 /** The full record of a call: in the dialog, and on the call's own page (/calls/{id}). */
 export function CallDetailBody({
   call,
   accounts = {},
   suppliers = {},
+  destinationName,
 }: {
   call: Detail;
   accounts?: NameMap;
   suppliers?: NameMap;
+  /** The rate card's name of the called number's destination. */
+  destinationName?: string;
 }) {
   const cost = "buyCost" in call;
   const zone = useTimeZone();
+  const status = callStatus({
+    answered: call.answerTime !== null,
+    hangupCause: call.hangupCause,
+    q850Cause: call.q850Cause,
+  });
   return (
     <div className="divide-y divide-slate-200">
       <Section title="Call">
+        <Row label="Status">
+          <span data-testid="call-status">
+            <StatusBadge status={status} />
+          </span>
+        </Row>
         <Row label="Direction">
           <DirectionBadge direction={call.direction} />
         </Row>
         <Row label="From" mono>
-          {call.from}
+          {formatPhoneNumber(call.from)}
         </Row>
-        <Row label="To" mono>
-          {call.to}
+        <Row label="To">
+          <PhoneNumber number={call.to} name={destinationName} inline />
         </Row>
         <Row label={`Started (${zone.name})`}>
           <Time iso={call.startTime} />

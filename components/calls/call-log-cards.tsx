@@ -1,18 +1,19 @@
 import { useRef } from "react";
-import { formatDateTime, formatDuration } from "@/lib/portal/format";
-import { DirectionBadge, Money, Price } from "./call-columns";
+import { formatDateTime, formatDuration, formatPhoneNumber } from "@/lib/portal/format";
+import { Card } from "../ui/card";
+import { DirectionBadge, Money, Price, StatusBadge, listedCallStatus } from "./call-columns";
 import { EmptyState, LoadErrorState } from "./call-log-states";
 import { CARD_HEIGHT, useCallWindow, type BodyProps } from "./call-log-window";
 
 /** Phone width: one card per call, virtualised like the table, the same keyboard walk. */
 export function CallLogCards(props: BodyProps) {
-  const { rows, calls, zone, accounts, suppliers, columns } = props;
+  const { rows, calls, zone, accounts, suppliers, columns, destinationName } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
   const { virtualRows, paddingTop, paddingBottom, onKey } = useCallWindow(props, scrollRef, CARD_HEIGHT);
   const showAccount = columns.includes("account");
   const showCost = columns.includes("margin");
   return (
-    <div className="overflow-hidden rounded-xl border border-slate-200 bg-white shadow-sm">
+    <Card as="div" padding="none" className="overflow-hidden">
       <div
         ref={scrollRef}
         className="relative h-[calc(100dvh-16rem)] min-h-96 overflow-auto"
@@ -44,8 +45,13 @@ export function CallLogCards(props: BodyProps) {
                   data-testid="call-card"
                 >
                   <div className="flex items-center justify-between gap-2">
-                    <span className="font-mono text-sm font-medium text-slate-900">{c.to}</span>
-                    <span className="num font-medium">
+                    <span className="min-w-0 truncate">
+                      <span className="font-mono text-sm font-medium text-slate-900">{formatPhoneNumber(c.to)}</span>
+                      {destinationName(c) ? (
+                        <span className="ml-1.5 text-xs text-slate-600">{destinationName(c)}</span>
+                      ) : null}
+                    </span>
+                    <span className="num shrink-0 font-medium">
                       <Price call={c} />
                     </span>
                   </div>
@@ -53,13 +59,18 @@ export function CallLogCards(props: BodyProps) {
                     <time dateTime={c.startTime}>
                       {formatDateTime(c.startTime, { timeZone: zone.timeZone })} {zone.short}
                     </time>
-                    <span className="tabular-nums">{formatDuration(c.duration)}</span>
+                    <span className="flex items-center gap-2">
+                      <StatusBadge status={listedCallStatus(c)} />
+                      <span className="tabular-nums">{formatDuration(c.duration)}</span>
+                    </span>
                   </div>
                   <div className="flex items-center justify-between gap-2 text-xs text-slate-600">
                     <span className="flex min-w-0 items-center gap-2">
                       <DirectionBadge direction={c.direction} />
                       <span className="truncate">
-                        {showAccount ? (accounts[c.billingGroupId] ?? c.billingGroupId) : `from ${c.from}`}
+                        {showAccount
+                          ? (accounts[c.billingGroupId] ?? c.billingGroupId)
+                          : `from ${formatPhoneNumber(c.from)}`}
                       </span>
                     </span>
                     {showCost ? (
@@ -85,6 +96,6 @@ export function CallLogCards(props: BodyProps) {
           </p>
         ) : null}
       </div>
-    </div>
+    </Card>
   );
 }

@@ -1,5 +1,6 @@
 import type { CallColumnId } from "@/lib/portal/call-columns";
 import { ApiProblem } from "../api/api-client";
+import { LoadError } from "../ui/load-error";
 import { Skeleton } from "../ui/skeleton";
 import { COLUMN_LAYOUT } from "./call-columns";
 import { navigateFilters } from "./call-filters-bar";
@@ -57,20 +58,5 @@ export function LoadErrorState({
   compact?: boolean;
 }) {
   const detail = error instanceof ApiProblem ? error.detail : "The network request failed.";
-  return (
-    <div
-      role="alert"
-      className={`flex flex-col items-center gap-2 text-center ${compact ? "px-4 py-4" : "px-6 py-16"}`}
-    >
-      <p className="font-medium text-red-800">Calls could not be loaded</p>
-      <p className="max-w-md text-sm text-slate-600">{detail}</p>
-      <button
-        type="button"
-        onClick={onRetry}
-        className="mt-1 rounded-lg bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700"
-      >
-        Retry
-      </button>
-    </div>
-  );
+  return <LoadError title="Calls could not be loaded" detail={detail} onRetry={onRetry} compact={compact} />;
 }

@@ -4,17 +4,18 @@ import type { CallColumnId } from "@/lib/portal/call-columns";
 import { COLUMN_LAYOUT, buildColumnDefs } from "./call-columns";
 import { EmptyState, LoadErrorState, SkeletonRows } from "./call-log-states";
 import { ROW_HEIGHT, useCallWindow, type BodyProps } from "./call-log-window";
+import { Card } from "../ui/card";
 
 export function CallLogTable(props: BodyProps) {
-  const { rows, columns, calls, zone, accounts, suppliers } = props;
+  const { rows, columns, calls, zone, accounts, suppliers, destinationName } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
   const { virtualRows, paddingTop, paddingBottom, onKey } = useCallWindow(props, scrollRef, ROW_HEIGHT);
   const firstVisible = virtualRows.length ? virtualRows[0].index : 0;
   const lastVisible = virtualRows.length ? virtualRows[virtualRows.length - 1].index : -1;
 
   const defs = useMemo(
-    () => buildColumnDefs({ timeZone: zone.timeZone, zoneLabel: zone.short, accounts, suppliers }),
-    [zone.timeZone, zone.short, accounts, suppliers],
+    () => buildColumnDefs({ timeZone: zone.timeZone, zoneLabel: zone.short, accounts, suppliers, destinationName }),
+    [zone.timeZone, zone.short, accounts, suppliers, destinationName],
   );
   const columnDefs = useMemo(() => columns.map((id) => defs[id]), [columns, defs]);
   // The table models only the rows on screen: a Row object per loaded call would cost hundreds of
@@ -32,7 +33,7 @@ export function CallLogTable(props: BodyProps) {
   const loaded = rows.length;
 
   return (
-    <div className="overflow-hidden rounded-xl border border-slate-200 bg-white shadow-sm">
+    <Card padding="none" as="div" className="overflow-hidden">
       <div
         ref={scrollRef}
         className="relative h-[calc(100dvh-21rem)] min-h-80 overflow-auto"
@@ -149,6 +150,6 @@ export function CallLogTable(props: BodyProps) {
           </tbody>
         </table>
       </div>
-    </div>
+    </Card>
   );
 }

@@ -21,6 +21,8 @@ export interface BodyProps {
   filtered: boolean;
   resetKey: string;
   onOpen: (id: string) => void;
+  /** The rate card's name of a call's destination, once known. */
+  destinationName: (call: CallRow) => string | undefined;
 }
 
 /** The virtualiser over the loaded calls, loading the next page as the end comes into view. */

@@ -2,62 +2,76 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
-import { useMemo, useState, useSyncExternalStore } from "react";
+import { useMemo, useState } from "react";
 import type { CallColumnId } from "@/lib/portal/call-columns";
-import { callFiltersToApiQuery, hasAnyFilter, parseCallFilters } from "@/lib/portal/call-filters";
+import {
+  callFiltersToApiQuery,
+  hasAnyFilter,
+  parseCallFilters,
+  rangeProblem,
+  toDayString,
+} from "@/lib/portal/call-filters";
 import { formatCount } from "@/lib/portal/format";
+import { describePeriod } from "@/lib/portal/period";
 import { useTimeZone } from "../portal/time-zone";
-import { primaryButtonClass } from "../ui/button";
+import { primaryButtonClass, secondaryButtonClass } from "../ui/button";
+import { Card } from "../ui/card";
 import { useIsClient } from "../use-is-client";
+import { usePhoneLayout } from "../use-phone-layout";
 import type { CallRow, NameMap } from "./call-columns";
 import { CallDetailDialog } from "./call-detail-dialog";
-import { CallFiltersBar, type AccountOption } from "./call-filters-bar";
+import { CallFiltersBar, type NamedOption } from "./call-filters-bar";
 import { CallLogCards } from "./call-log-cards";
 import type { BodyProps } from "./call-log-window";
 import { CallLogTable } from "./call-log-table";
 import { CallTotals } from "./call-totals";
+import { ColumnChooser } from "./column-chooser";
 import { useCallPages } from "./use-call-pages";
-
-/** Below Tailwind's `sm`: a card per call instead of a 9-column table. */
-const PHONE_QUERY = "(max-width: 639px)";
-
-function usePhoneLayout(): boolean {
-  return useSyncExternalStore(
-    (onChange) => {
-      const mq = window.matchMedia(PHONE_QUERY);
-      mq.addEventListener("change", onChange);
-      return () => mq.removeEventListener("change", onChange);
-    },
-    () => window.matchMedia(PHONE_QUERY).matches,
-    () => false,
-  );
-}
+import { useColumnChoice } from "./use-column-choice";
+import { useDestinationNames } from "./use-destination-names";
 
 export interface CallLogProps {
+  /** Every column this session may have (the server decides: cost and account columns only where allowed). */
   columns: CallColumnId[];
+  /** Whose column choice to keep (the session's key id): choices are per person. */
+  owner: string;
   /** Account names by id: platform sessions only. */
   accounts?: NameMap;
   /** The account filter's choices: platform sessions only. */
-  accountOptions?: AccountOption[];
-  /** Supplier names by id: cost sessions only. */
+  accountOptions?: NamedOption[];
+  /** Supplier names by id: cost sessions only (also the supplier filter's choices). */
   suppliers?: NameMap;
   /** Whether totals include buy cost and margin (cost sessions only). */
   canReadCost?: boolean;
 }
 
-export function CallLog({ columns, accounts = {}, accountOptions, suppliers = {}, canReadCost = false }: CallLogProps) {
+export function CallLog({
+  columns: available,
+  owner,
+  accounts = {},
+  accountOptions,
+  suppliers = {},
+  canReadCost = false,
+}: CallLogProps) {
   const searchParams = useSearchParams();
   const filters = useMemo(() => parseCallFilters(searchParams), [searchParams]);
   const zone = useTimeZone();
   // Day filters become instants in the viewer's zone (or UTC): the server render cannot know it,
   // so nothing is fetched until hydrated (the query is client-only anyway).
   const isClient = useIsClient();
+  const problem = rangeProblem(filters);
   const apiQuery = useMemo(() => callFiltersToApiQuery(filters, zone.mode), [filters, zone.mode]);
   const apiQueryText = apiQuery.toString();
   const queryClient = useQueryClient();
   const phone = usePhoneLayout();
+  const { shown: columns, choose } = useColumnChoice(available, owner);
 
-  const calls = useCallPages(apiQueryText, isClient);
+  // A range the API would refuse is not asked for: the form says what to change.
+  const calls = useCallPages(apiQueryText, isClient && problem === null);
+  const destinationName = useDestinationNames(
+    useMemo(() => calls.data?.pages.map((p) => p.calls) ?? [], [calls.data]),
+    apiQueryText,
+  );
 
   const rows = useMemo(() => (calls.data?.pages.flatMap((p) => p.calls) ?? []) as CallRow[], [calls.data]);
   const [openCallId, setOpenCallId] = useState<string | null>(null);
@@ -66,6 +80,7 @@ export function CallLog({ columns, accounts = {}, accountOptions, suppliers = {}
   const loaded = rows.length;
   const pending = calls.isPending;
   const firstPageError = calls.isError && !calls.data;
+  const supplierOptions = canReadCost ? Object.entries(suppliers).map(([id, name]) => ({ id, name })) : undefined;
 
   const body: BodyProps = {
     rows,
@@ -77,36 +92,56 @@ export function CallLog({ columns, accounts = {}, accountOptions, suppliers = {}
     filtered: hasAnyFilter(filters),
     resetKey: apiQueryText,
     onOpen: setOpenCallId,
+    destinationName,
   };
 
   return (
     <div className="flex flex-col gap-4">
-      <CallFiltersBar filters={filters} accounts={accountOptions} />
-      {isClient ? <CallTotals apiQuery={apiQueryText} canReadCost={canReadCost} /> : null}
+      <CallFiltersBar filters={filters} accounts={accountOptions} suppliers={supplierOptions} />
+      {isClient && problem === null ? (
+        <CallTotals
+          apiQuery={apiQueryText}
+          canReadCost={canReadCost}
+          period={describePeriod(filters, zone.name, toDayString(new Date(), zone.mode))}
+        />
+      ) : null}
       <div className="flex flex-wrap items-center justify-between gap-3">
         <p className="text-sm text-slate-600" role="status" aria-live="polite" data-testid="call-count">
-          {pending
-            ? "Loading calls…"
-            : firstPageError
-              ? "Calls could not be loaded."
-              : `${formatCount(loaded)} ${loaded === 1 ? "call" : "calls"} loaded · ${
-                  calls.hasNextPage ? "more available, scroll to load" : "all calls loaded"
-                }`}
+          {problem
+            ? "No calls shown until the dates are corrected."
+            : pending
+              ? "Loading calls…"
+              : firstPageError
+                ? "Calls could not be loaded."
+                : `${formatCount(loaded)} ${loaded === 1 ? "call" : "calls"} loaded · ${
+                    calls.hasNextPage ? "more available, scroll to load" : "all calls loaded"
+                  }`}
         </p>
         <div className="flex items-center gap-2">
+          {phone ? null : <ColumnChooser available={available} shown={columns} onChoose={choose} />}
           <button
             type="button"
             onClick={() => void queryClient.resetQueries({ queryKey: ["calls", apiQueryText] })}
-            className="rounded-lg border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 shadow-xs hover:bg-slate-50"
+            className={secondaryButtonClass}
           >
             Refresh
           </button>
-          <a href={exportHref} download className={primaryButtonClass({ compact: true })}>
-            Export CSV
-          </a>
+          {problem ? null : (
+            <a href={exportHref} download className={primaryButtonClass({ compact: true })}>
+              Export CSV
+            </a>
+          )}
         </div>
       </div>
-      {phone ? <CallLogCards {...body} /> : <CallLogTable {...body} />}
+      {problem ? (
+        <Card className="text-center text-sm text-slate-600" data-testid="range-blocked">
+          {problem}
+        </Card>
+      ) : phone ? (
+        <CallLogCards {...body} />
+      ) : (
+        <CallLogTable {...body} />
+      )}
       <CallDetailDialog
         callId={openCallId}
         onClose={() => setOpenCallId(null)}

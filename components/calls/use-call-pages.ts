@@ -2,7 +2,17 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import type { CallPage } from "@/lib/calls/schemas";
 import { apiGet } from "../api/api-client";
 
-const PAGE_SIZE = 500;
+/** The first page is small so rows show at once; the pages after it are large so scrolling rarely waits. */
+export const FIRST_PAGE_SIZE = 50;
+export const NEXT_PAGE_SIZE = 500;
+
+/** The next page's URL at the larger size: the cursor is bound to the filters, not to the page size (docs/contract.md §4). */
+export function nextPageAt(nextPageUrl: string | null, pageSize = NEXT_PAGE_SIZE): string | undefined {
+  if (!nextPageUrl) return undefined;
+  const url = new URL(nextPageUrl, "http://portal.invalid");
+  url.searchParams.set("pageSize", String(pageSize));
+  return `${url.pathname}${url.search}`;
+}
 
 /**
  * The call log's pages of GET /v1/calls for one filter query, following nextPageUrl. Loaded pages are
@@ -12,8 +22,8 @@ export function useCallPages(apiQueryText: string, enabled: boolean) {
   return useInfiniteQuery({
     queryKey: ["calls", apiQueryText],
     queryFn: ({ pageParam, signal }) => apiGet<CallPage>(pageParam, signal),
-    initialPageParam: `/v1/calls?${apiQueryText ? `${apiQueryText}&` : ""}pageSize=${PAGE_SIZE}`,
-    getNextPageParam: (last) => last.nextPageUrl ?? undefined,
+    initialPageParam: `/v1/calls?${apiQueryText ? `${apiQueryText}&` : ""}pageSize=${FIRST_PAGE_SIZE}`,
+    getNextPageParam: (last) => nextPageAt(last.nextPageUrl),
     // Hundreds of loaded pages must not be refetched behind the user's back; "Refresh" restarts.
     staleTime: Infinity,
     // Deep-comparing every loaded page on each new page is O(rows); the pages never change anyway.

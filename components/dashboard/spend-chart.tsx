@@ -1,5 +1,7 @@
 import { formatAmount } from "@/lib/portal/format";
+import type { Period } from "@/lib/portal/period";
 import type { SpendSeries } from "@/lib/portal/spend-per-day";
+import { PeriodLabel } from "../portal/period-label";
 
 const DAY_LABEL = new Intl.DateTimeFormat("en", { month: "short", day: "numeric", timeZone: "UTC" });
 
@@ -8,8 +10,19 @@ function share(value: bigint, max: bigint): number {
   return max === 0n ? 0 : Number((value * 1000n) / max) / 10;
 }
 
-/** Spend per UTC day as CSS bars; every bar carries its exact amount for hover and screen readers. */
-export function SpendChart({ series }: { series: SpendSeries[] }) {
+/**
+ * Spend per UTC day as CSS bars, one chart per currency (bars of different currencies never share an axis);
+ * every bar carries its exact amount for hover and screen readers, every chart its period.
+ */
+export function SpendChart({
+  series,
+  period,
+  label = "Spend",
+}: {
+  series: SpendSeries[];
+  period: Period;
+  label?: string;
+}) {
   if (series.length === 0) {
     return (
       <div
@@ -29,7 +42,12 @@ export function SpendChart({ series }: { series: SpendSeries[] }) {
         return (
           <figure key={s.currency} data-testid={`spend-${s.currency}`}>
             <figcaption className="mb-3 flex flex-wrap items-baseline justify-between gap-2">
-              <span className="text-sm font-medium text-slate-600">Spend in {s.currency}, last 30 days</span>
+              <span>
+                <span className="block text-sm font-medium text-slate-600">
+                  {label} in {s.currency} per day, last 30 days
+                </span>
+                <PeriodLabel period={period} className="mt-0.5" />
+              </span>
               <span className="text-lg font-semibold tabular-nums">{formatAmount(s.totalMicros, s.currency)}</span>
             </figcaption>
             <div className="relative">
@@ -45,7 +63,7 @@ export function SpendChart({ series }: { series: SpendSeries[] }) {
               </span>
               <ol
                 className="flex h-44 items-end gap-[3px] border-b border-slate-300 pt-3"
-                aria-label={`Daily spend in ${s.currency}`}
+                aria-label={`Daily ${label.toLowerCase()} in ${s.currency}`}
               >
                 {s.days.map((d) => {
                   const label = `${DAY_LABEL.format(new Date(`${d.day}T00:00:00Z`))}: ${formatAmount(d.spendMicros, s.currency)} over ${d.calls} ${d.calls === 1 ? "call" : "calls"}`;

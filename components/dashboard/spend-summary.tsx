@@ -1,18 +1,30 @@
 import { formatAmount, formatCount } from "@/lib/portal/format";
+import type { Period } from "@/lib/portal/period";
 import type { SpendSeries } from "@/lib/portal/spend-per-day";
-import { cardClass } from "@/components/ui/card";
+import { Card, CardTitle } from "@/components/ui/card";
+import { Stat } from "@/components/ui/stat";
 import { Amount } from "../calls/call-columns";
+import { PeriodLabel } from "../portal/period-label";
 
 /**
- * Totals of the last 30 days per currency: spend, calls and the average price of a call; for cost
- * sessions (the server decides: `showCost`) also buy cost and margin, losses marked.
+ * Totals of the last 30 days per currency (never added across currencies): spend, calls and the average price of
+ * a call, under the period they cover; for cost sessions (the server decides: `showCost`) the sell side is
+ * revenue, with buy cost and margin, losses marked.
  */
-export function SpendSummary({ series, showCost = false }: { series: SpendSeries[]; showCost?: boolean }) {
+export function SpendSummary({
+  series,
+  period,
+  showCost = false,
+}: {
+  series: SpendSeries[];
+  period: Period;
+  showCost?: boolean;
+}) {
+  const sell = showCost ? "Revenue" : "Spend";
   return (
-    <section aria-labelledby="summary-title" className={cardClass}>
-      <h2 id="summary-title" className="text-sm font-medium text-slate-600">
-        Last 30 days (UTC days)
-      </h2>
+    <Card aria-labelledby="summary-title">
+      <CardTitle id="summary-title">Last 30 days</CardTitle>
+      <PeriodLabel period={period} className="mt-1" />
       {series.length === 0 ? (
         <p className="mt-3 text-sm text-slate-600">No calls yet.</p>
       ) : (
@@ -28,34 +40,19 @@ export function SpendSummary({ series, showCost = false }: { series: SpendSeries
                 className="grid grid-cols-2 gap-x-3 gap-y-2 border-t border-slate-100 pt-3 first:border-0 first:pt-0"
                 data-testid={`summary-${s.currency}`}
               >
-                <div className="col-span-2">
-                  <dt className="text-xs text-slate-600">Spend ({s.currency})</dt>
-                  <dd className="mt-0.5 text-xl font-semibold tabular-nums">
-                    {formatAmount(s.totalMicros, s.currency)}
-                  </dd>
-                </div>
-                <div>
-                  <dt className="text-xs text-slate-600">Calls</dt>
-                  <dd className="mt-0.5 font-semibold tabular-nums">{formatCount(calls)}</dd>
-                </div>
-                <div>
-                  <dt className="text-xs text-slate-600">Avg. per call</dt>
-                  <dd className="mt-0.5 font-semibold tabular-nums">{formatAmount(average, s.currency)}</dd>
-                </div>
+                <Stat label={`${sell} (${s.currency})`} size="lg" className="col-span-2">
+                  {formatAmount(s.totalMicros, s.currency)}
+                </Stat>
+                <Stat label="Calls">{formatCount(calls)}</Stat>
+                <Stat label="Avg. per call">{formatAmount(average, s.currency)}</Stat>
                 {cost ? (
                   <>
-                    <div>
-                      <dt className="text-xs text-slate-600">Buy cost</dt>
-                      <dd className="mt-0.5 font-semibold tabular-nums" data-testid="summary-cost">
-                        {formatAmount(cost.buyCostMicros, s.currency)}
-                      </dd>
-                    </div>
-                    <div>
-                      <dt className="text-xs text-slate-600">Margin</dt>
-                      <dd className="mt-0.5 font-semibold tabular-nums" data-testid="summary-margin">
-                        <Amount micros={cost.marginMicros} currency={s.currency} signed />
-                      </dd>
-                    </div>
+                    <Stat label="Buy cost" testId="summary-cost">
+                      {formatAmount(cost.buyCostMicros, s.currency)}
+                    </Stat>
+                    <Stat label="Margin" testId="summary-margin">
+                      <Amount micros={cost.marginMicros} currency={s.currency} signed />
+                    </Stat>
                   </>
                 ) : null}
               </dl>
@@ -63,6 +60,6 @@ export function SpendSummary({ series, showCost = false }: { series: SpendSeries
           })}
         </div>
       )}
-    </section>
+    </Card>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { usePathname } from "next/navigation";
+import { usePathname, useSearchParams } from "next/navigation";
 
 const LINKS = [
   { href: "/", label: "Dashboard" },
@@ -10,8 +10,16 @@ const LINKS = [
   { href: "/reports", label: "Reports" },
 ] as const;
 
+const ACCOUNT = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * The main navigation. The account chosen on one page (`?account=`, platform sessions) goes along to the
+ * others, so the dashboard, calls, rates and reports all show the same account until another is picked.
+ */
 export function NavLinks() {
   const pathname = usePathname();
+  const account = useSearchParams().get("account");
+  const carried = account && ACCOUNT.test(account) ? `?account=${encodeURIComponent(account)}` : "";
   return (
     <nav aria-label="Main" className="flex flex-wrap items-center gap-1">
       {LINKS.map((link) => {
@@ -19,7 +27,7 @@ export function NavLinks() {
         return (
           <Link
             key={link.href}
-            href={link.href}
+            href={`${link.href}${carried}`}
             aria-current={active ? "page" : undefined}
             className={`rounded-md px-2 py-1.5 text-sm font-medium sm:px-2.5 ${active ? "bg-brand-50 text-brand-700" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900"}`}
           >

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { Suspense } from "react";
 import type { PortalSession } from "@/lib/portal/session";
 import { NavLinks } from "./nav-links";
 import { TimeZoneSwitch } from "./time-zone";
@@ -28,7 +29,10 @@ export function PortalHeader({ session }: { session: PortalSession }) {
           </span>
           <span className="hidden sm:inline">Callbook</span>
         </Link>
-        <NavLinks />
+        {/* The links read the URL's account in the browser; without it (while it streams) they still work. */}
+        <Suspense fallback={null}>
+          <NavLinks />
+        </Suspense>
         <div className="ml-auto flex items-center gap-2 sm:gap-3">
           <TimeZoneSwitch />
           <span

@@ -3,14 +3,23 @@
 import { useQuery } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import type { Rate } from "@/lib/rating/schemas";
-import { rateForAccount } from "@/lib/portal/account-rate-actions";
-import { formatDuration, formatPrice, formatRate, toMicros } from "@/lib/portal/format";
-import { priceCall } from "@/lib/rating/billing-math";
+import {
+  formatDuration,
+  formatPercent,
+  formatPhoneNumber,
+  formatPrice,
+  formatRate,
+  toMicros,
+} from "@/lib/portal/format";
+import type { SupplierBuyRate } from "@/lib/portal/buy-rates";
+import { priceCall, type CallCharge } from "@/lib/rating/billing-math";
 import { incrementTextSchema } from "@/lib/rating/schemas";
 import { ApiProblem, apiGet } from "../api/api-client";
 import type { AccountChoice } from "../balance/balance-widget";
-import { cardClass } from "@/components/ui/card";
+import { usePortalActions } from "../portal/portal-actions";
+import { Card } from "@/components/ui/card";
 import { primaryButtonClass } from "@/components/ui/button";
+import { LoadError } from "@/components/ui/load-error";
 import { Skeleton } from "@/components/ui/skeleton";
 import { inputClass as uiInputClass } from "@/components/ui/field";
 
@@ -27,14 +36,18 @@ export function RateCalculator({
   initialSeconds = 60,
   accounts,
   initialAccount,
+  canReadCost = false,
 }: {
   initialDestination?: string;
   initialSeconds?: number;
   /** Platform sessions: the accounts whose rate cards may be looked up. */
   accounts?: AccountChoice[];
   initialAccount?: string;
+  /** Cost sessions also see each supplier's buy rate and the margin of the call. */
+  canReadCost?: boolean;
 }) {
   const id = useId();
+  const { rateForAccount, buyRates } = usePortalActions();
   const [destinationText, setDestinationText] = useState(initialDestination);
   const [secondsText, setSecondsText] = useState(String(initialSeconds));
   const [account, setAccount] = useState(
@@ -69,6 +82,17 @@ export function RateCalculator({
     staleTime: 5 * 60_000,
   });
 
+  const buy = useQuery({
+    queryKey: ["buy-rates", submitted?.destination ?? ""],
+    queryFn: async () => {
+      const answer = await buyRates({ destination: submitted!.destination });
+      if (!answer.ok) throw new ApiProblem(400, answer.code, answer.detail);
+      return answer.rates;
+    },
+    enabled: canReadCost && submitted !== null,
+    staleTime: 5 * 60_000,
+  });
+
   const syncUrl = (destination: string, secs: string, acct: string) => {
     const params = new URLSearchParams(window.location.search);
     params.set("destination", destination);
@@ -79,10 +103,10 @@ export function RateCalculator({
 
   return (
     <div className="grid gap-6 lg:grid-cols-[22rem_1fr]">
-      <form
-        className={cardClass}
+      <Card
+        as="form"
         aria-label="Rate calculator"
-        onSubmit={(e) => {
+        onSubmit={(e: React.FormEvent) => {
           e.preventDefault();
           setTouched(true);
           if (!destinationValid || seconds === null || (accounts && !account)) return;
@@ -100,7 +124,13 @@ export function RateCalculator({
                 id={`${id}-account`}
                 name="account"
                 value={account}
-                onChange={(e) => setAccount(e.target.value)}
+                onChange={(e) => {
+                  setAccount(e.target.value);
+                  // The account chosen here is the one the other pages follow (?account= in the URL).
+                  const params = new URLSearchParams(window.location.search);
+                  params.set("account", e.target.value);
+                  window.history.replaceState(null, "", `${window.location.pathname}?${params}`);
+                }}
                 className={inputClass}
               >
                 {accounts.map((a) => (
@@ -167,9 +197,9 @@ export function RateCalculator({
             Look up rate
           </button>
         </div>
-      </form>
+      </Card>
 
-      <section aria-live="polite" aria-label="Rate and cost" className={cardClass} data-testid="rate-result">
+      <Card aria-live="polite" aria-label="Rate and cost" data-testid="rate-result">
         {submitted === null ? (
           <p className="text-sm text-slate-600">
             Enter a destination to see the rate that applies and what a call of that length costs.
@@ -188,9 +218,13 @@ export function RateCalculator({
         ) : rate.isError ? (
           <RateError error={rate.error} destination={submitted.destination} onRetry={() => void rate.refetch()} />
         ) : (
-          <RateResult rate={rate.data} seconds={seconds} />
+          <RateResult
+            rate={rate.data}
+            seconds={seconds}
+            buy={canReadCost ? { rates: buy.data, pending: buy.isPending, error: buy.error } : null}
+          />
         )}
-      </section>
+      </Card>
     </div>
   );
 }
@@ -199,7 +233,7 @@ function RateError({ error, destination, onRetry }: { error: unknown; destinatio
   if (error instanceof ApiProblem && error.code === "no_rate") {
     return (
       <div role="alert" data-testid="no-rate">
-        <p className="font-medium text-slate-900">No rate for {destination}</p>
+        <p className="font-medium text-slate-900">No rate for {formatPhoneNumber(destination)}</p>
         <p className="mt-1 text-sm text-slate-600">
           No prefix of this number is in your rate card, so calls to it cannot be rated. Check the country code, or ask
           us to add the destination.
@@ -208,15 +242,12 @@ function RateError({ error, destination, onRetry }: { error: unknown; destinatio
     );
   }
   return (
-    <div role="alert">
-      <p className="font-medium text-red-800">The rate could not be looked up</p>
-      <p className="mt-1 text-sm text-slate-600">
-        {error instanceof ApiProblem ? error.detail : "The network request failed."}
-      </p>
-      <button type="button" onClick={onRetry} className="mt-3 rounded-lg bg-slate-900 px-3 py-1.5 text-sm text-white">
-        Retry
-      </button>
-    </div>
+    <LoadError
+      title="The rate could not be looked up"
+      detail={error instanceof ApiProblem ? error.detail : "The network request failed."}
+      onRetry={onRetry}
+      compact
+    />
   );
 }
 
@@ -231,26 +262,47 @@ function Figure({ label, children, testId }: { label: string; children: React.Re
   );
 }
 
-function RateResult({ rate, seconds }: { rate: Rate; seconds: number | null }) {
+function chargeOf(
+  rate: { rate: number; billingIncrement: string; connectFee: number | null; minCharge: number | null },
+  seconds: number | null,
+): CallCharge | null {
+  const increment = incrementTextSchema.safeParse(rate.billingIncrement);
+  if (!increment.success || seconds === null) return null;
+  return priceCall(toMicros(rate.rate), increment.data, seconds, {
+    connectFeeMicros: rate.connectFee === null ? null : toMicros(rate.connectFee),
+    minChargeMicros: rate.minCharge === null ? null : toMicros(rate.minCharge),
+  });
+}
+
+interface BuySide {
+  rates: SupplierBuyRate[] | undefined;
+  pending: boolean;
+  error: unknown;
+}
+
+function RateResult({ rate, seconds, buy }: { rate: Rate; seconds: number | null; buy: BuySide | null }) {
   const increment = incrementTextSchema.safeParse(rate.billingIncrement);
   const rateMicros = toMicros(rate.sellRate);
   const connectFee = rate.connectFee === null ? null : toMicros(rate.connectFee);
   const minCharge = rate.minCharge === null ? null : toMicros(rate.minCharge);
-  const charge =
-    increment.success && seconds !== null
-      ? priceCall(rateMicros, increment.data, seconds, { connectFeeMicros: connectFee, minChargeMicros: minCharge })
-      : null;
+  const charge = chargeOf({ ...rate, rate: rate.sellRate }, seconds);
   return (
     <div>
-      <p className="text-sm text-slate-600">
-        <span className="font-mono">{rate.destination}</span> matches prefix{" "}
-        <span className="font-mono font-semibold text-slate-900">{rate.matchedPrefix}</span>
+      <p className="text-sm text-slate-600" data-testid="rate-destination">
+        <span className="font-mono">{formatPhoneNumber(rate.destination)}</span>
+        {rate.description ? (
+          <>
+            {" "}
+            is <span className="font-semibold text-slate-900">{rate.description}</span>:
+          </>
+        ) : null}{" "}
+        matches prefix <span className="font-mono font-semibold text-slate-900">{rate.matchedPrefix}</span>
       </p>
       <dl className="mt-4 grid gap-3 sm:grid-cols-2 xl:grid-cols-3">
         <Figure label="Matched prefix" testId="rate-prefix">
           <span className="font-mono">{rate.matchedPrefix}</span>
         </Figure>
-        <Figure label="Sell rate" testId="rate-sell">
+        <Figure label={buy ? "Sell rate" : "Rate"} testId="rate-sell">
           {formatRate(rateMicros, rate.currency)}
         </Figure>
         <Figure label="Billing increment" testId="rate-increment">
@@ -274,7 +326,7 @@ function RateResult({ rate, seconds }: { rate: Rate; seconds: number | null }) {
             {formatPrice(minCharge, rate.currency)}
           </Figure>
         ) : null}
-        <Figure label="Cost of this call" testId="rate-cost">
+        <Figure label={buy ? "Revenue of this call" : "Cost of this call"} testId="rate-cost">
           {charge ? formatPrice(charge.micros, rate.currency) : "—"}
         </Figure>
       </dl>
@@ -292,6 +344,91 @@ function RateResult({ rate, seconds }: { rate: Rate; seconds: number | null }) {
         </p>
       ) : null}
       {seconds === 0 ? <p className="mt-3 text-xs text-slate-600">Unanswered calls are not charged.</p> : null}
+      {buy ? <BuyRates buy={buy} sell={charge} currency={rate.currency} seconds={seconds} /> : null}
     </div>
+  );
+}
+
+/** Each supplier's buy rate now, what this call would cost with it, and the margin left (cost sessions). */
+function BuyRates({
+  buy,
+  sell,
+  currency,
+  seconds,
+}: {
+  buy: BuySide;
+  sell: CallCharge | null;
+  currency: string;
+  seconds: number | null;
+}) {
+  return (
+    <section className="mt-5 border-t border-slate-200 pt-4" aria-labelledby="buy-rates-title" data-testid="buy-rates">
+      <h3 id="buy-rates-title" className="text-sm font-semibold text-slate-900">
+        Buy rates and margin
+      </h3>
+      {buy.pending ? (
+        <Skeleton className="mt-3 h-4 w-64" />
+      ) : buy.error || !buy.rates ? (
+        <p className="mt-2 text-sm text-red-800" role="alert">
+          {buy.error instanceof ApiProblem ? buy.error.detail : "The buy rates could not be looked up."}
+        </p>
+      ) : buy.rates.length === 0 ? (
+        <p className="mt-2 text-sm text-slate-600">No supplier has a rate for this destination.</p>
+      ) : (
+        <div className="mt-2 overflow-x-auto" role="region" aria-label="Buy rates" tabIndex={0}>
+          <table className="w-full min-w-[32rem] text-sm">
+            <thead>
+              <tr className="border-b border-slate-200 text-left text-xs uppercase tracking-wide text-slate-600">
+                <th scope="col" className="py-2 pr-3 font-semibold">
+                  Supplier
+                </th>
+                <th scope="col" className="px-3 py-2 text-right font-semibold">
+                  Buy rate
+                </th>
+                <th scope="col" className="px-3 py-2 text-right font-semibold">
+                  Buy cost of this call
+                </th>
+                <th scope="col" className="px-3 py-2 text-right font-semibold">
+                  Margin
+                </th>
+                <th scope="col" className="py-2 pl-3 text-right font-semibold">
+                  Margin %
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {buy.rates.map((r) => {
+                const cost = chargeOf({ ...r, rate: r.buyRate }, seconds);
+                const margin = sell && cost ? sell.micros - cost.micros : null;
+                return (
+                  <tr key={r.supplierId} className="border-b border-slate-100 last:border-0" data-testid="buy-rate-row">
+                    <td className="py-2 pr-3">
+                      {r.supplierName} <span className="font-mono text-xs text-slate-600">({r.matchedPrefix})</span>
+                    </td>
+                    <td className="num px-3 py-2" data-testid="buy-rate">
+                      {formatRate(toMicros(r.buyRate), currency)}
+                      <span className="block text-xs text-slate-600">{r.billingIncrement}</span>
+                    </td>
+                    <td className="num px-3 py-2" data-testid="buy-cost">
+                      {cost ? formatPrice(cost.micros, currency) : "—"}
+                    </td>
+                    <td
+                      className={`num px-3 py-2 ${margin !== null && margin < 0n ? "text-red-700" : ""}`}
+                      data-testid="buy-margin"
+                    >
+                      {margin === null ? "—" : formatPrice(margin, currency)}
+                      {margin !== null && margin < 0n ? <span className="sr-only"> (loss)</span> : null}
+                    </td>
+                    <td className="num py-2 pl-3">
+                      {margin === null || !sell ? "—" : (formatPercent(margin, sell.micros) ?? "—")}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
   );
 }

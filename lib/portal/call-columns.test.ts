@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { callColumnsFor } from "./call-columns";
+import {
+  callColumnsFor,
+  chosenCallColumns,
+  columnsWidthRem,
+  defaultCallColumns,
+  DESKTOP_BUDGET_REM,
+} from "./call-columns";
 
 describe("call log columns per session", () => {
   it("gives cost columns only to cost sessions and the account column only to platform sessions", () => {
@@ -10,6 +16,7 @@ describe("call log columns per session", () => {
       "to",
       "duration",
       "billDuration",
+      "status",
       "hangupCause",
       "price",
     ]);
@@ -21,5 +28,35 @@ describe("call log columns per session", () => {
     const platform = callColumnsFor({ canReadCost: false, billingGroupId: null });
     expect(platform.slice(0, 2)).toEqual(["startTime", "account"]);
     expect(platform).not.toContain("margin");
+  });
+
+  it("defaults to columns that fit 1440 px, margin and supplier included for the widest session", () => {
+    for (const session of [
+      { canReadCost: false, billingGroupId: "bg_1" },
+      { canReadCost: true, billingGroupId: "bg_1" },
+      { canReadCost: true, billingGroupId: null },
+    ]) {
+      const shown = defaultCallColumns(callColumnsFor(session));
+      expect(columnsWidthRem(shown)).toBeLessThanOrEqual(DESKTOP_BUDGET_REM);
+      expect(shown).toContain("status");
+      expect(shown).not.toContain("hangupCause");
+      if (session.canReadCost) expect(shown).toEqual(expect.arrayContaining(["margin", "supplierId"]));
+      if (session.canReadCost && session.billingGroupId) expect(shown).toContain("buyCost");
+    }
+    expect(defaultCallColumns(callColumnsFor({ canReadCost: false, billingGroupId: "bg_1" }))).toContain(
+      "billDuration",
+    );
+  });
+
+  it("reads a stored choice against what the session may show, in the log's order", () => {
+    const read = callColumnsFor({ canReadCost: false, billingGroupId: "bg_1" });
+    expect(chosenCallColumns(read, JSON.stringify(["price", "hangupCause", "margin", 7]))).toEqual([
+      "startTime",
+      "hangupCause",
+      "price",
+    ]);
+    expect(chosenCallColumns(read, "not json")).toEqual(defaultCallColumns(read));
+    expect(chosenCallColumns(read, JSON.stringify(["margin"]))).toEqual(defaultCallColumns(read));
+    expect(chosenCallColumns(read, null)).toEqual(defaultCallColumns(read));
   });
 });

@@ -4,6 +4,8 @@ import {
   formatDateTime,
   formatDuration,
   formatMoney,
+  formatPercent,
+  formatPhoneNumber,
   formatPrice,
   formatRate,
   shortTimeZoneName,
@@ -26,8 +28,24 @@ describe("portal formatting", () => {
     expect(formatMoney(toMicros(-0.0042), "USD", "en-US")).toBe("-$0.0042");
   });
 
-  it("formats rates per minute", () => {
-    expect(formatRate(toMicros("0.012"), "USD", "en-US")).toBe("$0.012/min");
+  it("formats rates per minute with their 6 decimals", () => {
+    expect(formatRate(toMicros("0.012"), "USD", "en-US")).toBe("$0.012000/min");
+    expect(formatRate(toMicros("0.000001"), "EUR", "en-US")).toBe("€0.000001/min");
+  });
+
+  it("shows shares to a tenth of a percent, rounded half away from zero, none of nothing", () => {
+    expect(formatPercent(1n, 8n, "en-US")).toBe("12.5%");
+    expect(formatPercent(-1n, 8n, "en-US")).toBe("-12.5%");
+    expect(formatPercent(1_234_567n, 10_000_000n, "en-US")).toBe("12.3%");
+    expect(formatPercent(5n, 0n, "en-US")).toBeNull();
+  });
+
+  it("writes international numbers in E.164 with the +, and leaves other numbers as stored", () => {
+    expect(formatPhoneNumber("442071234567")).toBe("+442071234567");
+    expect(formatPhoneNumber("+639171234567")).toBe("+639171234567");
+    expect(formatPhoneNumber("1001")).toBe("1001");
+    expect(formatPhoneNumber("02071234567")).toBe("02071234567");
+    expect(formatPhoneNumber("anonymous")).toBe("anonymous");
   });
 
   it("formats durations", () => {
@@ -54,10 +72,12 @@ describe("portal formatting", () => {
     expect(formatAmount(toMicros("-0.004"), "USD", "en-US")).toBe("-$0.00");
   });
 
-  it("formats per-call prices with fixed decimals so columns align", () => {
-    expect(formatPrice(toMicros("0.0074"), "USD", "en-US")).toBe("$0.007400");
-    expect(formatPrice(toMicros("1.2"), "EUR", "en-US")).toBe("€1.200000");
+  it("formats per-call prices in the currency's decimals, more only where the exact amount has them", () => {
+    expect(formatPrice(0n, "USD", "en-US")).toBe("$0.00");
+    expect(formatPrice(toMicros("0.0074"), "USD", "en-US")).toBe("$0.0074");
+    expect(formatPrice(toMicros("1.2"), "EUR", "en-US")).toBe("€1.20");
     expect(formatPrice(toMicros("-0.000001"), "USD", "en-US")).toBe("-$0.000001");
-    expect(formatPrice(toMicros("5"), "JPY", "en-US")).toBe("¥5.000000");
+    expect(formatPrice(toMicros("5"), "JPY", "en-US")).toBe("¥5");
+    expect(formatPrice(toMicros("0.5"), "BHD", "en-US")).toBe("BHD\u00a00.500");
   });
 });

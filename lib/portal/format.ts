@@ -31,14 +31,23 @@ export function formatMoney(micros: bigint, currency: string, locale?: string): 
   ).format(formatMicros(micros));
 }
 
-/** Decimals of a call's price, buy cost and margin in every table: fixed, so columns line up, and 6 so nothing is rounded away. */
-export const PRICE_DECIMALS = 6;
+/** How many decimals a currency's amounts have (USD 2, JPY 0, BHD 3), as Intl knows it. */
+export function currencyDecimals(currency: string): number {
+  return new Intl.NumberFormat("en-US", { style: "currency", currency }).resolvedOptions().minimumFractionDigits ?? 2;
+}
 
-/** A per-call amount with fixed decimals ("$0.007585", "$1.200000"): exact, and aligned in a column. */
+/** Decimals of a per-minute rate: always 6, the precision rates are kept in (docs/contract.md §1). */
+export const RATE_DECIMALS = 6;
+
+/**
+ * A per-call amount (price, buy cost, margin, a fee): the currency's own decimals ("$0.00" for a free call,
+ * "€1.20"), and more, up to 6, only where the exact amount has them ("$0.007585"): nothing is rounded away.
+ */
 export function formatPrice(micros: bigint, currency: string, locale?: string): string {
+  const decimals = currencyDecimals(currency);
   return numberFormat(
     `price:${currency}`,
-    { style: "currency", currency, minimumFractionDigits: PRICE_DECIMALS, maximumFractionDigits: PRICE_DECIMALS },
+    { style: "currency", currency, minimumFractionDigits: decimals, maximumFractionDigits: 6 },
     locale,
   ).format(formatMicros(micros));
 }
@@ -51,9 +60,35 @@ export function formatAmount(micros: bigint, currency: string, locale?: string):
   return numberFormat(`amount:${currency}`, { style: "currency", currency }, locale).format(formatMicros(micros));
 }
 
-/** A per-minute rate: "$0.0120/min". */
+/** A per-minute rate with its 6 decimals: "$0.012000/min". */
 export function formatRate(micros: bigint, currency: string, locale?: string): string {
-  return `${formatMoney(micros, currency, locale)}/min`;
+  const text = numberFormat(
+    `rate:${currency}`,
+    { style: "currency", currency, minimumFractionDigits: RATE_DECIMALS, maximumFractionDigits: RATE_DECIMALS },
+    locale,
+  ).format(formatMicros(micros));
+  return `${text}/min`;
+}
+
+/** A whole share in tenths of a percent ("12.5%"; "−3.0%"), from exact micros: no float money. */
+export function formatPercent(part: bigint, whole: bigint, locale?: string): string | null {
+  if (whole === 0n) return null;
+  // Rounded half away from zero to a tenth of a percent.
+  const scaled = (part * 2000n) / whole;
+  const tenths = scaled >= 0n ? (scaled + 1n) / 2n : (scaled - 1n) / 2n;
+  const abs = tenths < 0n ? -tenths : tenths;
+  const text = `${tenths < 0n ? "-" : ""}${abs / 10n}.${abs % 10n}`;
+  return `${numberFormat("percent", { minimumFractionDigits: 1, maximumFractionDigits: 1 }, locale).format(text)}%`;
+}
+
+/**
+ * A phone number as E.164 ("+442071234567") when it is one: 8 to 15 digits that do not start with 0 (switches
+ * store international numbers without the "+"). Anything else (an extension, a national number with its trunk
+ * prefix, a SIP name) is shown as stored.
+ */
+export function formatPhoneNumber(number: string): string {
+  if (/^\+\d{1,15}$/.test(number)) return number;
+  return /^[1-9]\d{7,14}$/.test(number) ? `+${number}` : number;
 }
 
 /** A plain integer with grouping: "12,345". */

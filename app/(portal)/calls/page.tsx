@@ -5,6 +5,7 @@ import { getDb } from "@/lib/db/client";
 import { callColumnsFor } from "@/lib/portal/call-columns";
 import { portalNames } from "@/lib/portal/names";
 import { requirePortalSession } from "@/lib/portal/session";
+import { returnPathOf } from "@/lib/portal/sign-in";
 
 export const metadata: Metadata = { title: "Calls" };
 
@@ -13,9 +14,7 @@ export default async function CallsPage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(await searchParams)) if (typeof v === "string") params.set(k, v);
-  const { session, principal } = await requirePortalSession(`/calls${params.size ? `?${params}` : ""}`);
+  const { session, principal } = await requirePortalSession(returnPathOf("/calls", await searchParams));
   const names = await portalNames(await getDb(), principal);
   return (
     <div className="flex flex-col gap-4">
@@ -30,6 +29,7 @@ export default async function CallsPage({
         {/* The server decides which columns and names exist: cost columns and supplier names only for cost-scoped sessions. */}
         <CallLog
           columns={callColumnsFor(session)}
+          owner={session.keyId}
           accounts={names.accounts}
           accountOptions={names.accountOptions?.map(({ id, name }) => ({ id, name }))}
           suppliers={names.suppliers}

@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
 import { RateCalculator } from "@/components/rates/rate-calculator";
+import { Card } from "@/components/ui/card";
 import { getDb } from "@/lib/db/client";
 import { accountOptions } from "@/lib/portal/names";
 import { requirePortalSession } from "@/lib/portal/session";
+import { returnPathOf } from "@/lib/portal/sign-in";
 
 export const metadata: Metadata = { title: "Rates" };
 
@@ -16,7 +18,7 @@ export default async function RatesPage({
     typeof params.destination === "string" && /^\+?\d{1,32}$/.test(params.destination) ? params.destination : "";
   const seconds = typeof params.seconds === "string" && /^\d{1,6}$/.test(params.seconds) ? Number(params.seconds) : 60;
   const account = typeof params.account === "string" ? params.account : undefined;
-  const { principal } = await requirePortalSession("/rates");
+  const { session, principal } = await requirePortalSession(returnPathOf("/rates", params));
   // A platform key has no rate card of its own: it picks the account whose card to look up.
   const accounts = await accountOptions(await getDb(), principal);
   return (
@@ -27,18 +29,20 @@ export default async function RatesPage({
           {accounts
             ? "The rate an account pays for a destination, and what a call of a given length costs."
             : "The rate your account pays for a destination, and what a call of a given length costs."}
+          {session.canReadCost ? " With each supplier's buy rate and the margin left." : null}
         </p>
       </div>
       {accounts && accounts.length === 0 ? (
-        <p role="note" className="rounded-xl border border-slate-200 bg-white p-5 text-sm text-slate-600 shadow-sm">
+        <Card role="note" className="text-sm text-slate-600">
           No billing groups exist yet, so there is no rate card to look up.
-        </p>
+        </Card>
       ) : (
         <RateCalculator
           initialDestination={destination}
           initialSeconds={seconds}
           accounts={accounts}
           initialAccount={account}
+          canReadCost={session.canReadCost}
         />
       )}
     </div>

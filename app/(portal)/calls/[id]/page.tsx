@@ -5,7 +5,9 @@ import { CallDetailBody } from "@/components/calls/call-detail-dialog";
 import { ApiError } from "@/lib/errors/api-error";
 import { getCall } from "@/lib/calls/get-call";
 import { getDb } from "@/lib/db/client";
+import { nameDestinations } from "@/lib/portal/destination-names";
 import { callNames } from "@/lib/portal/names";
+import { Card } from "@/components/ui/card";
 import { requirePortalSession } from "@/lib/portal/session";
 
 export const metadata: Metadata = { title: "Call" };
@@ -20,10 +22,13 @@ export default async function CallPage({ params }: { params: Promise<{ id: strin
     if (e instanceof ApiError && e.code === "not_found") notFound();
     throw e;
   });
-  const names = await callNames(db, principal, {
-    billingGroupId: call.billingGroupId,
-    supplierId: "supplierId" in call ? call.supplierId : null,
-  });
+  const [names, destinations] = await Promise.all([
+    callNames(db, principal, {
+      billingGroupId: call.billingGroupId,
+      supplierId: "supplierId" in call ? call.supplierId : null,
+    }),
+    nameDestinations(db, principal, [{ billingGroupId: call.billingGroupId, numbers: [call.to] }]),
+  ]);
   return (
     <div className="mx-auto flex max-w-3xl flex-col gap-4">
       <nav aria-label="Breadcrumb" className="text-sm">
@@ -32,9 +37,14 @@ export default async function CallPage({ params }: { params: Promise<{ id: strin
         </Link>
       </nav>
       <h1 className="text-2xl font-semibold tracking-tight">Call {call.id}</h1>
-      <div className="rounded-xl border border-slate-200 bg-white px-5 py-3 shadow-sm" data-testid="call-detail">
-        <CallDetailBody call={call} accounts={names.accounts} suppliers={names.suppliers} />
-      </div>
+      <Card as="div" padding="none" className="px-5 py-3" data-testid="call-detail">
+        <CallDetailBody
+          call={call}
+          accounts={names.accounts}
+          suppliers={names.suppliers}
+          destinationName={destinations[call.billingGroupId]?.[call.to]}
+        />
+      </Card>
     </div>
   );
 }
