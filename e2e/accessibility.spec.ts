@@ -11,10 +11,7 @@ const VIEWPORTS = [
 const READY: Record<string, (page: Page) => Promise<void>> = {
   "/": async (page) => {
     await expect(page.getByTestId("balance-amount")).toBeVisible();
-    await expect(page.getByTestId("latest-calls").locator("tbody tr").first()).not.toHaveAttribute(
-      "aria-hidden",
-      "true",
-    );
+    await expect(page.getByTestId("latest-calls").locator("tbody tr").first()).toBeAttached();
   },
   "/calls": async (page) => {
     await expect(page.locator("[data-call-id]").first()).toBeVisible();
@@ -23,7 +20,15 @@ const READY: Record<string, (page: Page) => Promise<void>> = {
     await expect(page.getByRole("button", { name: "Look up rate" })).toBeVisible();
   },
   "/reports": async (page) => {
-    await expect(page.getByTestId("report-table")).toBeVisible();
+    await expect(page.getByTestId("report-totals").first()).toBeVisible();
+  },
+  // Every account, by destination, one destination opened (prefixes and, for cost sessions, suppliers).
+  "/reports?groupBy=destination&from=&until=": async (page) => {
+    await page.getByTestId("destination-open").first().click();
+    await expect(page.getByTestId("destination-drilldown").getByRole("table").first()).toBeVisible();
+  },
+  "/rates?destination=442071234567&seconds=60": async (page) => {
+    await expect(page.getByTestId("rate-result")).not.toContainText("Enter a destination");
   },
 };
 

@@ -31,11 +31,16 @@ test("a calls:read session never sees or receives cost data", async ({ page, sig
 
   const headers = await page.locator("thead th").allInnerTexts();
   expect(headers.map((h) => h.toLowerCase())).toEqual(
-    ["Start time (EST)", "Direction", "From", "To", "Duration", "Billed", "Hangup cause", "Price"].map((h) =>
+    ["Start time (EST)", "Direction", "From", "To", "Duration", "Billed", "Status", "Price"].map((h) =>
       h.toLowerCase(),
     ),
   );
   for (const h of COST_HEADERS) await expect(page.getByRole("columnheader", { name: h })).toHaveCount(0);
+  // Nor can the column chooser offer them: the server never named them to this session.
+  await page.getByRole("button", { name: "Columns" }).click();
+  await expect(page.getByRole("checkbox", { name: "Hangup cause" })).toBeVisible();
+  for (const h of COST_HEADERS) await expect(page.getByRole("checkbox", { name: h })).toHaveCount(0);
+  await page.getByRole("button", { name: "Done" }).click();
 
   // The full detail of a call (GET /v1/calls/{id}) has no cost rows either.
   await page.locator("tr[data-call-id]").first().click();

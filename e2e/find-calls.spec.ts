@@ -23,7 +23,8 @@ test.describe("finding calls", () => {
     await expect
       .poll(async () => (await settledRows(page)).map((r) => r.id).slice(0, 5))
       .toEqual(expected.slice(0, 5).map((c) => c.id));
-    for (const r of await settledRows(page)) expect(r.cells.from.startsWith(prefix)).toBe(true);
+    // Shown in E.164 ("+" and the stored digits).
+    for (const r of await settledRows(page)) expect(r.cells.from.startsWith(`+${prefix}`)).toBe(true);
     await screenshot(page, "call-log-search-caller");
 
     await page.getByLabel("Search by").selectOption("id");
@@ -55,7 +56,7 @@ test.describe("finding calls", () => {
     await expect.poll(() => new URL(page.url()).searchParams.get("destination")).toBe(prefix);
     const rows = await settledRows(page);
     expect(rows.map((r) => r.id)).toEqual(expected.slice(0, rows.length).map((c) => c.id));
-    for (const r of rows) expect(r.cells.to.startsWith(prefix)).toBe(true);
+    for (const r of rows) expect(r.cells.to.startsWith(`+${prefix}`)).toBe(true);
     await expect(page.getByTestId("call-count")).toContainText(
       expected.length < 500 ? `${expected.length}` : "more available",
     );
