@@ -126,7 +126,11 @@ export function CallLog({
           >
             Refresh
           </button>
-          {problem ? null : (
+          {problem ? (
+            <button type="button" disabled className={primaryButtonClass({ compact: true })}>
+              Export CSV
+            </button>
+          ) : (
             <a href={exportHref} download className={primaryButtonClass({ compact: true })}>
               Export CSV
             </a>

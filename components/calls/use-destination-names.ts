@@ -28,7 +28,8 @@ export function useDestinationNames(batches: Numbered[][], key: string): (call: 
   const { nameDestinations } = usePortalActions();
   const data = useQueries({
     queries: batches.map((calls, i) => ({
-      queryKey: ["destination-names", key, i],
+      // A refreshed log may hold other calls on page i: the page's first call tells them apart.
+      queryKey: ["destination-names", key, i, calls[0]?.to ?? "", calls.length],
       queryFn: () => nameDestinations(request(calls)),
       staleTime: Infinity,
       // Names are a convenience: a failure leaves the numbers unnamed rather than retrying in a loop.

@@ -64,7 +64,7 @@ export function callFiltersFromQuery(query: ListCallsQuery): CallFilters {
  */
 export function assertSupplierFilterAllowed(principal: Principal, filters: Pick<CallFilters, "supplierId">): void {
   if (filters.supplierId !== undefined && !canReadCost(principal)) {
-    throw new ApiError("insufficient_scope", "The supplierId filter needs the scope `calls:read_cost`.");
+    throw new ApiError("insufficient_scope", "Filtering by supplier needs the scope `calls:read_cost`.");
   }
 }
 

@@ -41,6 +41,13 @@ describe.each(apiServers())("cost fields on $engine", (server) => {
     ]) {
       bodies.push((await api(server, path, { key })).body);
     }
+    // Filtering by supplier would say which calls a supplier carried: refused, without echoing the id.
+    for (const path of ["/v1/calls", "/v1/calls/export", "/v1/usage"]) {
+      const refused = await api(server, `${path}${query({ supplierId: server.supplierId })}`, { key });
+      expect(refused.status, path).toBe(403);
+      expect(refused.body).toMatchObject({ code: "insufficient_scope" });
+      bodies.push(refused.body);
+    }
     const found = allKeys(bodies);
     for (const name of COST_FIELD_NAMES) expect(found.has(name), name).toBe(false);
     // Not even as text, e.g. inside an error detail.
@@ -67,6 +74,15 @@ describe.each(apiServers())("cost fields on $engine", (server) => {
     const detail = await api(server, `/v1/calls/${sample.id}`, { key });
     const parsed = callDetailWithCostSchema.strict().parse(detail.body);
     expect(parsed.buyRate).not.toBeNull();
+    // The supplier filter lists exactly the calls that supplier carried, through every page.
+    const carried = await walkPages(
+      server,
+      `/v1/calls${query({ pageSize: 7, supplierId: server.supplierId, ...window })}`,
+      key,
+    );
+    expect(carried.calls.map((c) => c.id)).toEqual(
+      calls.filter((c) => c.supplierId === server.supplierId).map((c) => c.id),
+    );
   });
 
   it("money is a number with at most 6 decimals, times are ISO 8601 UTC", async () => {
