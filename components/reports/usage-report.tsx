@@ -89,6 +89,11 @@ export function UsageReport({
 
   // A range the API would refuse is not asked for (it could only fail): the form says what to change.
   const report = useUsage(usageQuery, { enabled: today !== undefined && problem === null });
+  // Months without a From: the first month holds calls only from the first day there are any. Its first day
+  // (by day, same filters) marks that month partial, instead of it reading like a slow full month.
+  const needsFirstDay = groupBy === "month" && !filters.from && problem === null && today !== undefined;
+  const byDay = useUsage(needsFirstDay ? reportToUsageQuery({ ...filters, groupBy: "day" }, zoneName) : null);
+  const firstDay = needsFirstDay ? (byDay.data?.rows.find((r) => r.key !== null)?.key ?? undefined) : undefined;
 
   const set = (patch: Partial<ReportFilters>) => {
     setOpenId(null);
@@ -100,8 +105,8 @@ export function UsageReport({
   const timeKeys = groupBy === "day" || groupBy === "month";
   const period: Period | null = today ? describePeriod(filters, zoneName, today) : null;
   const items = useMemo(
-    () => (today ? reportItems(rows, groupBy, filters, today) : []),
-    [rows, groupBy, filters, today],
+    () => (today ? reportItems(rows, groupBy, { ...filters, from: filters.from ?? firstDay }, today) : []),
+    [rows, groupBy, filters, today, firstDay],
   );
   const csvHref =
     report.data && problem === null
