@@ -52,7 +52,7 @@ const CLIENT_SAFE = [
   "^lib/(calls|usage|billing|rating)/schemas\\.ts$",
   "^lib/money/[^/]+\\.ts$",
   "^lib/rating/billing-math\\.ts$",
-  "^lib/portal/(format|call-filters|call-columns|usage-query|balance-status|report)\\.ts$",
+  "^lib/portal/(format|call-filters|call-columns|call-status|period|usage-query|balance-status|report)\\.ts$",
 ].join("|");
 const SERVER_ACTION = "^lib/[^/]+/[^/]+-actions\\.ts$";
 

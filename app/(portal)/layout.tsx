@@ -1,24 +1,19 @@
 import type { ReactNode } from "react";
-import { PortalActionsProvider } from "@/components/portal/portal-actions";
 import { PortalHeader } from "@/components/portal/portal-header";
 import { getPortalPrincipal, toPortalSession } from "@/lib/portal/session";
-import { buyRates, nameDestinations, rateForAccount } from "./actions";
 
 // The session check that guards data is in each page (requirePortalSession: layouts are skipped on
 // client navigation, and the page knows its own URL to come back to after sign-in). The layout
 // only needs the session for the header, and renders no chrome without one.
 export default async function PortalLayout({ children }: { children: ReactNode }) {
   const principal = await getPortalPrincipal();
-  const actions = { nameDestinations, rateForAccount, buyRates };
-  if (!principal) return <PortalActionsProvider actions={actions}>{children}</PortalActionsProvider>;
+  if (!principal) return children;
   return (
-    <PortalActionsProvider actions={actions}>
-      <div className="flex min-h-screen flex-col">
-        <PortalHeader session={toPortalSession(principal)} />
-        <main id="main" className="mx-auto w-full max-w-screen-2xl flex-1 px-4 py-6 sm:px-6">
-          {children}
-        </main>
-      </div>
-    </PortalActionsProvider>
+    <div className="flex min-h-screen flex-col">
+      <PortalHeader session={toPortalSession(principal)} />
+      <main id="main" className="mx-auto w-full max-w-screen-2xl flex-1 px-4 py-6 sm:px-6">
+        {children}
+      </main>
+    </div>
   );
 }

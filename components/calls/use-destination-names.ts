@@ -3,7 +3,7 @@
 import { useQueries, type QueryObserverResult } from "@tanstack/react-query";
 import { useMemo } from "react";
 import type { DestinationNames } from "@/lib/portal/destination-names";
-import { usePortalActions } from "../portal/portal-actions";
+import { nameDestinations } from "@/lib/portal/destination-names-actions";
 
 type Numbered = { billingGroupId: string; to: string };
 
@@ -25,7 +25,6 @@ const answers = (results: QueryObserverResult<DestinationNames>[]) => results.ma
  * the dashboard's latest): `nameOf(call)` is undefined until its batch is answered, or when the card has none.
  */
 export function useDestinationNames(batches: Numbered[][], key: string): (call: Numbered) => string | undefined {
-  const { nameDestinations } = usePortalActions();
   const data = useQueries({
     queries: batches.map((calls, i) => ({
       // A refreshed log may hold other calls on page i: the page's first call tells them apart.

@@ -12,11 +12,13 @@ import {
   toMicros,
 } from "@/lib/portal/format";
 import type { SupplierBuyRate } from "@/lib/portal/buy-rates";
-import { priceCall, type CallCharge } from "@/lib/rating/billing-math";
+import { buyRates } from "@/lib/portal/buy-rates-actions";
+import { rateForAccount } from "@/lib/portal/account-rate-actions";
+import type { CallCharge } from "@/lib/money/charge";
+import { priceCall } from "@/lib/rating/billing-math";
 import { incrementTextSchema } from "@/lib/rating/schemas";
 import { ApiProblem, apiGet } from "../api/api-client";
 import type { AccountChoice } from "../balance/balance-widget";
-import { usePortalActions } from "../portal/portal-actions";
 import { Card } from "@/components/ui/card";
 import { primaryButtonClass } from "@/components/ui/button";
 import { LoadError } from "@/components/ui/load-error";
@@ -47,7 +49,6 @@ export function RateCalculator({
   canReadCost?: boolean;
 }) {
   const id = useId();
-  const { rateForAccount, buyRates } = usePortalActions();
   const [destinationText, setDestinationText] = useState(initialDestination);
   const [secondsText, setSecondsText] = useState(String(initialSeconds));
   const [account, setAccount] = useState(
