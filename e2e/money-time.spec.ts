@@ -1,6 +1,6 @@
-import { allCalls, expect, renderedRows, screenshot, test } from "./fixtures";
+import { allCalls, apiMicros, displayedMicros, expect, renderedRows, screenshot, test } from "./fixtures";
 
-test("prices: fixed decimals in a column, and Unrated rather than 0.00 for unrated calls", async ({
+test("prices: the currency's decimals, exact, and Unrated rather than 0.00 for unrated calls", async ({
   page,
   signIn,
   api,
@@ -11,8 +11,12 @@ test("prices: fixed decimals in a column, and Unrated rather than 0.00 for unrat
   const rows = await renderedRows(page);
   const byId = new Map(calls.map((c) => [c.id, c]));
   for (const r of rows) {
-    if (byId.get(r.id)!.rated) expect(r.cells.price, r.id).toMatch(/^[^\d-]*-?[$€£]?\d[\d,]*\.\d{6}$/);
-    else expect(r.cells.price).toBe("Unrated");
+    const call = byId.get(r.id)!;
+    if (call.rated) {
+      // At least the currency's 2 decimals ("$0.00" for a free call), more only where the amount has them.
+      expect(r.cells.price, r.id).toMatch(/^-?[$€]\d[\d,]*\.\d{2,6}$/);
+      expect(displayedMicros(r.cells.price)).toBe(apiMicros(call.price));
+    } else expect(r.cells.price).toBe("Unrated");
   }
 
   const unrated = calls.find((c) => !c.rated);
