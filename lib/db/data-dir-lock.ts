@@ -135,12 +135,15 @@ function listen(address: string, reply: string): Promise<net.Server | "in-use"> 
   });
 }
 
-/** Asks whoever listens on the lock who it is: a holder, "refused" (nobody listens), or "silent". */
-function ping(address: string, timeoutMs: number): Promise<LockHolder | "refused" | "silent"> {
+/**
+ * Asks whoever listens on the lock who it is: a holder, "refused" (the socket file or name is there but nobody
+ * listens), "absent" (no socket file: someone removed it and may be binding it right now), or "silent".
+ */
+function ping(address: string, timeoutMs: number): Promise<LockHolder | "refused" | "absent" | "silent"> {
   return new Promise((resolve) => {
     let data = "";
     const socket = net.connect({ path: address });
-    const done = (v: LockHolder | "refused" | "silent") => {
+    const done = (v: LockHolder | "refused" | "absent" | "silent") => {
       socket.destroy();
       clearTimeout(timer);
       resolve(v);
@@ -155,7 +158,7 @@ function ping(address: string, timeoutMs: number): Promise<LockHolder | "refused
       }
     });
     socket.on("error", (e: NodeJS.ErrnoException) =>
-      done(e.code === "ECONNREFUSED" || e.code === "ENOENT" ? "refused" : "silent"),
+      done(e.code === "ECONNREFUSED" ? "refused" : e.code === "ENOENT" ? "absent" : "silent"),
     );
   });
 }
@@ -163,7 +166,9 @@ function ping(address: string, timeoutMs: number): Promise<LockHolder | "refused
 /**
  * Removes a socket file nobody answers on. One process at a time (a guard directory), checking again
  * under the guard: while the stale file is there nobody can bind the path, so what is removed is
- * always the file found dead, never a socket another process has just bound in its place.
+ * always the file found dead, never a socket another process has just bound in its place. A file
+ * already gone ("absent") is left alone: the path is free then, and another process may bind it
+ * between that answer and a removal, which would delete its live socket.
  */
 async function removeStaleSocketFile(address: string): Promise<void> {
   const guard = `${address}.takeover`;
@@ -219,6 +224,7 @@ export async function acquireLock(
       return lock;
     }
     const holder = await ping(address, 1_000);
+    if (holder === "absent") continue; // removed by a process taking over: try to bind it first
     if (holder === "refused" && !address.startsWith("\0")) {
       await removeStaleSocketFile(address); // left by a dead process: only an answering holder is alive
       continue;
