@@ -42,7 +42,7 @@ const FAN_OUT_ALLOWED: Record<string, string> = {
   "get-call, platform key": "a platform key may open any call by id; the id alone does not say its group",
   "usage, platform key":
     "a platform key's usage report spans every group (groupBy=account among others); with a uuid, as the listing's uuid search",
-  "rerate, all groups": "the operator's `rerate` without --group re-rates every group's calls, in id order",
+  "rerate, all groups": "the operator's `rerate` without --group re-rates every group's calls, in primary key order",
 };
 
 /** A statement that reads or writes calls (not call_uuids, not the rollups' `calls` column). */

@@ -222,11 +222,12 @@ export const calls = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [
-    // Keyset pagination of a group (bound keys), read backwards for start_time DESC, id DESC; ingest's replay lookup
-    // and rerate's update find one call by it. Holds the partition key, as a partitioned unique key must.
+    // Keyset pagination of a group (bound keys), read backwards for start_time DESC, id DESC; rerate's batches walk it
+    // forwards; ingest's replay lookup and rerate's update find one call by it. Holds the partition key, as a
+    // partitioned unique key must.
     primaryKey({ name: "calls_pkey", columns: [t.billingGroupId, t.startTime, t.id] }),
-    // One call by id (GET /v1/calls/{id}, the listing's `id` filter, rerate's batches in id order). Ids only grow,
-    // so this index appends at its right edge: the cheapest one to keep up.
+    // One call by id (GET /v1/calls/{id}, the listing's `id` filter). Ids only grow, so this index appends at its
+    // right edge: the cheapest one to keep up.
     index("calls_id_idx").on(t.id),
     // Keyset pagination for platform keys (all groups).
     index("calls_start_id_idx").on(t.startTime.desc().nullsFirst(), t.id.desc().nullsFirst()),

@@ -37,6 +37,24 @@ export interface RerateResult {
   unmatched: number;
 }
 
+/**
+ * A re-rating with `since` that did not look at every call in its scope: the batches it committed hold (balance =
+ * ledger), but some calls may still carry the old price. Never reported as success (the CLI exits non-zero).
+ */
+export class RerateIncompleteError extends Error {
+  constructor(
+    readonly result: RerateResult,
+    /** Calls in scope (of the group) when the run began. */
+    readonly inScope: number,
+    /** Of those, calls the run did not re-rate. */
+    readonly missed: number,
+  ) {
+    super(
+      `re-rating did not finish: ${missed} of the ${inScope} calls in scope were not re-rated (${result.rerated} were, with their balance adjustments); run it again`,
+    );
+  }
+}
+
 interface Candidate {
   id: string;
   billing_group_id: string;
@@ -74,8 +92,10 @@ interface StoredRating {
  */
 export async function rerateCalls(db: Db, options: RerateOptions = {}): Promise<RerateResult> {
   const batchSize = options.batchSize ?? 1000;
-  const groupFilter = options.billingGroupId ? sql`AND billing_group_id = ${options.billingGroupId}` : sql``;
-  const scope: SQL = options.since ? sql`start_time >= ${options.since.toISOString()}::timestamptz` : sql`NOT rated`;
+  const groupFilter = options.billingGroupId ? sql`AND calls.billing_group_id = ${options.billingGroupId}` : sql``;
+  const scope: SQL = options.since
+    ? sql`calls.start_time >= ${options.since.toISOString()}::timestamptz`
+    : sql`NOT calls.rated`;
   const [{ n: total }] = await queryRows<{ n: bigint | number }>(
     db,
     sql`SELECT count(*)::bigint AS n FROM calls WHERE ${scope} ${groupFilter}`,
@@ -89,17 +109,25 @@ export async function rerateCalls(db: Db, options: RerateOptions = {}): Promise<
     adjustedMicros: 0n,
     unmatched: 0,
   };
-  let lastId = 0n;
+  let notFound = 0;
+  // Batches walk the primary key (group, start, id): unique by constraint and a total order over every partition,
+  // the default one included, so each call in scope is read exactly once. Every column is qualified: the select
+  // list's "id" is the id as text, and an unqualified ORDER BY id sorts by that ("1000" < "999"), which skipped calls.
+  let after: SQL = sql``;
   for (;;) {
     const candidates = await queryRows<Candidate>(
       db,
-      sql`SELECT id::text AS id, billing_group_id, supplier_id, to_number, (extract(epoch FROM start_time) * 1000)::bigint::text AS start_ms,
-            (extract(epoch FROM answer_time) * 1000000)::bigint::text AS answer_us, (extract(epoch FROM end_time) * 1000000)::bigint::text AS end_us
+      sql`SELECT calls.id::text AS id, calls.billing_group_id, calls.supplier_id, calls.to_number,
+            (extract(epoch FROM calls.start_time) * 1000)::bigint::text AS start_ms,
+            (extract(epoch FROM calls.answer_time) * 1000000)::bigint::text AS answer_us,
+            (extract(epoch FROM calls.end_time) * 1000000)::bigint::text AS end_us
           FROM calls
-          WHERE ${scope} ${groupFilter} AND id > ${lastId.toString()}::bigint ORDER BY id LIMIT ${batchSize}`,
+          WHERE ${scope} ${groupFilter} ${after}
+          ORDER BY calls.billing_group_id, calls.start_time, calls.id LIMIT ${batchSize}`,
     );
     if (candidates.length === 0) break;
-    lastId = BigInt(candidates[candidates.length - 1].id);
+    const last = candidates[candidates.length - 1];
+    after = sql`AND (calls.billing_group_id, calls.start_time, calls.id) > (${last.billing_group_id}, ${new Date(Number(last.start_ms)).toISOString()}::timestamptz, ${last.id}::bigint)`;
     result.examined += candidates.length;
 
     // Cards are read before the transaction (PGlite runs one statement stream at a time).
@@ -134,6 +162,7 @@ export async function rerateCalls(db: Db, options: RerateOptions = {}): Promise<
     result.rerated += batch.rerated;
     result.adjustedMicros += batch.adjustedMicros;
     result.unmatched += batch.unmatched;
+    notFound += batch.notFound;
     options.progress?.(result.examined, Number(total));
   }
   // Counted, not derived: a concurrent run may have rated some of what this one examined.
@@ -142,6 +171,11 @@ export async function rerateCalls(db: Db, options: RerateOptions = {}): Promise<
     sql`SELECT count(*)::bigint AS n FROM calls WHERE NOT rated ${groupFilter}`,
   );
   result.stillUnrated = Number(left);
+  // A call in scope not examined (or gone before its batch locked it) may still carry its old price: say so. With
+  // `since` the scope only grows while a run goes (start times never change, calls are never deleted); without it a
+  // concurrent run may rate calls first, which stillUnrated reports.
+  const missed = notFound + (options.since ? Math.max(0, Number(total) - result.examined) : 0);
+  if (missed > 0) throw new RerateIncompleteError(result, Number(total), missed);
   return result;
 }
 
@@ -156,7 +190,7 @@ export function rerateUnratedCalls(db: Db, options: Omit<RerateOptions, "since">
  * 'adjustment' entry of (old price - new price). A rated call no deck prices any more is left alone.
  */
 async function applyRatings(tx: Executor, ratings: Map<string, KeyedRating>, rerateRated: boolean) {
-  const out = { rated: 0, debitedMicros: 0n, rerated: 0, adjustedMicros: 0n, unmatched: 0 };
+  const out = { rated: 0, debitedMicros: 0n, rerated: 0, adjustedMicros: 0n, unmatched: 0, notFound: 0 };
   const keys = JSON.stringify([...ratings].map(([id, k]) => ({ g: k.g, s: k.s, id })));
   const stored = await queryRows<StoredRating & Record<string, unknown>>(
     tx,
@@ -165,6 +199,7 @@ async function applyRatings(tx: Executor, ratings: Map<string, KeyedRating>, rer
         JOIN calls ON calls.billing_group_id = x.g AND calls.start_time = x.s AND calls.id = x.id
         ORDER BY calls.id FOR UPDATE OF calls`,
   );
+  out.notFound = ratings.size - stored.length;
   const updates: [string, KeyedRating][] = [];
   const entries: LedgerEntry[] = [];
   const balanceChange = new Map<string, bigint>();
