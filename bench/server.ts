@@ -67,6 +67,24 @@ function statusKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
   }
 }
 
+/** Waits until the log, past `offset`, holds `text`; throws when the server exits or after `timeoutMs`. */
+async function waitForLogLine(
+  logFile: string,
+  offset: number,
+  text: string,
+  child: ChildProcess,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const log = fs.readFileSync(logFile).subarray(offset).toString("utf8");
+    if (log.includes(text)) return;
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`the server did not log ${text} (exit ${child.exitCode}).\n${log.slice(-4000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export class BenchServer {
   readonly baseUrl: string;
   private child: ChildProcess;
@@ -84,6 +102,7 @@ export class BenchServer {
 
   static async start(options: ServerOptions): Promise<BenchServer> {
     const port = await freePort();
+    const logOffset = fs.existsSync(options.logFile) ? fs.statSync(options.logFile).size : 0;
     const child = spawnNextServer({
       port,
       distDir: DIST_DIR,
@@ -100,6 +119,9 @@ export class BenchServer {
     const server = new BenchServer(`http://127.0.0.1:${port}`, child);
     try {
       await waitUntilServing(server.baseUrl, child, options.logFile, START_TIMEOUT_MS);
+      // The server gathers the statistics a seeded database lacks at start, in the background (lib/server/boot.ts):
+      // measure once it has, as a user's server that has been up for a moment.
+      await waitForLogLine(options.logFile, logOffset, '"event":"planner statistics ready"', child, START_TIMEOUT_MS);
     } catch (e) {
       child.kill("SIGKILL");
       throw e;

@@ -10,6 +10,7 @@ import * as schema from "./schema";
 import { acquireLock, releaseLock, type DataDirLock } from "./data-dir-lock";
 import { releaseDeadClients } from "./release-dead-clients";
 import { ensureOpenWindow } from "./call-partitions";
+import { keepPlannerStatistics, stopPlannerStatistics } from "./planner-statistics";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -69,7 +70,16 @@ export async function closeDb(): Promise<void> {
 
 /** Opens a database and applies migrations. Most code wants getDbHandle(); tests open their own. */
 export async function openDatabase(options: OpenOptions): Promise<DbHandle> {
-  return options.url ? openPostgres(options.url) : openPglite(options);
+  const handle = await (options.url ? openPostgres(options.url) : openPglite(options));
+  // The planner statistics of what this process writes (planner-statistics.ts); closing lets a running analyze end.
+  keepPlannerStatistics(handle.db, handle.engine);
+  return {
+    ...handle,
+    close: async () => {
+      await stopPlannerStatistics(handle.db);
+      await handle.close();
+    },
+  };
 }
 
 async function openPostgres(url: string): Promise<DbHandle> {

@@ -16,6 +16,7 @@ import {
 } from "@/lib/calls/stored-call";
 import { withRetry } from "@/lib/db/errors";
 import { ensureCallMonths } from "@/lib/db/call-partitions";
+import { noteCallsWritten } from "@/lib/db/planner-statistics";
 import { rateCall, type CallRating } from "@/lib/rating/rate-call";
 import type { NativeCdr } from "./schemas";
 
@@ -159,6 +160,8 @@ export async function ingestCdrs(
   // Every month of the batch has its partition (a no-op after the first batch of a month in this process).
   await ensureCallMonths(db, times.startsMs);
   const stored = await withRetry(() => writer.transaction((tx) => storeBatch(tx, batch)));
+  // Committed: the calls' planner statistics are refreshed in the background once enough rows were written.
+  noteCallsWritten(db, [...stored.values()].filter((e) => e.created).length);
   return outcomesInInputOrder(batch.keys, stored);
 }
 

@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { formatMicros } from "@/lib/money/micros";
 import { withRetry } from "@/lib/db/errors";
+import { noteCallsWritten } from "@/lib/db/planner-statistics";
 import { loadDatedCards, type DatedCards } from "./find-rate";
 import { debitGroups } from "@/lib/billing/debit";
 import { writeLedgerEntries, type LedgerEntry } from "@/lib/billing/ledger";
@@ -162,6 +163,7 @@ export async function rerateCalls(db: Db, options: RerateOptions = {}): Promise<
     result.rerated += batch.rerated;
     result.adjustedMicros += batch.adjustedMicros;
     result.unmatched += batch.unmatched;
+    noteCallsWritten(db, batch.rated + batch.rerated);
     notFound += batch.notFound;
     options.progress?.(result.examined, Number(total));
   }
