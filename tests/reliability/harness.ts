@@ -112,8 +112,10 @@ function gone(pid: number): boolean {
   return state === undefined || state === "Z" || state === "X";
 }
 
+/** The pid the launcher writes once it has forked the server (a loaded machine may take its time: a deadline only). */
 async function serverPidFrom(file: string, keeper: ChildProcess): Promise<number> {
-  for (let i = 0; i < 500; i++) {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
     const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim() : "";
     if (/^\d+$/.test(text)) return Number(text);
     if (keeper.exitCode !== null || keeper.signalCode !== null) break;

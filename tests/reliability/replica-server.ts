@@ -44,8 +44,16 @@ export async function ensureReplicationHba(): Promise<void> {
   const text = fs.readFileSync(file, "utf8");
   if (/^\s*host\s+replication\s+all\s+127\.0\.0\.1\/32\s+trust\b/m.test(text)) return;
   fs.appendFileSync(file, `${text.endsWith("\n") ? "" : "\n"}host replication all 127.0.0.1/32 trust\n`);
+  // The postmaster re-reads pg_hba.conf on SIGHUP, when it gets to it: wait until a new backend (forked from it)
+  // reports a newer configuration load than before the signal.
+  const loadTime = "SELECT (extract(epoch FROM pg_conf_load_time()) * 1000000)::bigint::text AS at";
+  const [{ at: before }] = await primaryQuery<{ at: string }>(loadTime);
   await primaryQuery("SELECT pg_reload_conf()");
-  await new Promise((r) => setTimeout(r, 500)); // the postmaster re-reads pg_hba.conf on SIGHUP
+  const deadline = Date.now() + 60_000;
+  while (BigInt((await primaryQuery<{ at: string }>(loadTime))[0].at) <= BigInt(before)) {
+    if (Date.now() > deadline) throw new Error("the primary did not reload pg_hba.conf within 60 s");
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 export class Replica {

@@ -196,12 +196,14 @@ describe("two app processes behind one port on postgres, with Redis", () => {
     await runAdminCommand(db.db, ["rates", "import", "--group", groupId, "--file", file]);
     const importedAt = Date.now();
 
-    // The invalidation is a NOTIFY sent at commit; each process's listener gets it asynchronously: bounded wait.
+    // The invalidation is a NOTIFY sent at commit; each process's listener gets it asynchronously: polled until it
+    // has (the deadline only guards against a lost notification).
     const seen: string[] = [];
     for (const server of servers) {
       let r = 0;
       let tries = 0;
-      while (tries < 50 && r !== 0.07) {
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline && r !== 0.07) {
         if (tries++ > 0) await sleep(50);
         r = await rate(server);
       }
