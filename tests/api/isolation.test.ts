@@ -80,6 +80,7 @@ describe.each(apiServers())("tenant isolation on $engine", (server: ApiServer) =
       billingIncrement: "60/60",
       connectFee: null,
       minCharge: null,
+      description: null,
       effectiveFrom: "1970-01-01T00:00:00.000Z",
       currency: server.groups[viewer.group].currency,
     });
@@ -104,6 +105,7 @@ describe.each(apiServers())("tenant isolation on $engine", (server: ApiServer) =
         billingIncrement,
         connectFee: null,
         minCharge: null,
+        description: null,
         effectiveFrom: "1970-01-01T00:00:00.000Z",
         currency: "USD",
       });
