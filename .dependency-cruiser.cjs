@@ -12,6 +12,7 @@ const LAYERS = [
   ["http"], // request bodies, JSON answers, token-bucket limiters (per key, per address), the edge token
   ["auth"], // keys, sessions, principals
   ["openapi"], // what a /v1 operation declares (each concept declares its own in operations.ts)
+  ["audit"], // the append-only audit log: recording an event (every concept above), listing, CSV
   ["calls"], // the stored call row, listing, serialiser
   ["billing"], // groups, accounts, balances, the ledger
   ["rating"], // rate decks, billing math, rating and re-rating calls

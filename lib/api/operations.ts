@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { exportAuditEventsOperation, listAuditEventsOperation } from "@/lib/audit/operations";
 import { authorizeCallOperation } from "@/lib/authorizations/operations";
 import { getAccountOperation, getBalanceOperation, listAccountsOperation } from "@/lib/billing/operations";
 import { exportCallsOperation, getCallOperation, listCallsOperation } from "@/lib/calls/operations";
@@ -34,5 +35,7 @@ export const OPERATIONS: readonly Operation[] = [
   getAccountOperation,
   ingestCdrsOperation,
   authorizeCallOperation,
+  listAuditEventsOperation,
+  exportAuditEventsOperation,
   getOpenApiOperation,
 ];

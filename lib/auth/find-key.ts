@@ -11,6 +11,8 @@ interface KeyRow {
   hash: string;
   scopes: string[];
   billing_group_id: string | null;
+  name: string | null;
+  display_prefix: string;
   rate_card_version: bigint | number | null;
 }
 
@@ -18,6 +20,7 @@ function toPrincipal(row: KeyRow, via: Principal["via"], sessionId?: string): Pr
   // Frozen: a cached principal is shared by every request of its key.
   return Object.freeze({
     keyId: row.id,
+    keyLabel: row.name ?? row.display_prefix,
     scopes: effectiveScopes(row.scopes),
     billingGroupId: row.billing_group_id,
     rateCardVersion: row.rate_card_version === null ? null : Number(row.rate_card_version),
@@ -26,7 +29,7 @@ function toPrincipal(row: KeyRow, via: Principal["via"], sessionId?: string): Pr
   });
 }
 
-const SELECT_KEY = sql`SELECT k.id, k.hash, k.scopes, k.billing_group_id, g.rate_card_version
+const SELECT_KEY = sql`SELECT k.id, k.hash, k.scopes, k.billing_group_id, k.name, k.display_prefix, g.rate_card_version
   FROM api_keys k LEFT JOIN billing_groups g ON g.id = k.billing_group_id`;
 
 /**

@@ -3,6 +3,8 @@ import type { Scope } from "./scopes";
 /** Who is calling, whatever the credential (API key header or portal session cookie). */
 export interface Principal {
   keyId: string;
+  /** The key's name, else its display prefix: how the audit log names the actor (lib/audit/actor.ts). */
+  keyLabel?: string | null;
   scopes: ReadonlySet<Scope>;
   /** null for a platform key: sees every group, cannot use /v1/balances or /v1/rates. */
   billingGroupId: string | null;

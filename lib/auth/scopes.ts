@@ -1,16 +1,17 @@
 import { z } from "zod";
 
-export const SCOPES = ["calls:read", "calls:read_cost", "cdrs:write"] as const;
+export const SCOPES = ["calls:read", "calls:read_cost", "cdrs:write", "keys:read", "keys:write", "audit:read"] as const;
 export const scopeSchema = z.enum(SCOPES);
 export type Scope = z.infer<typeof scopeSchema>;
 
-/** calls:read_cost implies calls:read (docs/contract.md §2). */
+/** calls:read_cost implies calls:read (docs/contract.md §2), keys:write implies keys:read. */
 export function effectiveScopes(granted: readonly string[]): Set<Scope> {
   const out = new Set<Scope>();
   for (const s of granted) {
     if ((SCOPES as readonly string[]).includes(s)) out.add(s as Scope);
   }
   if (out.has("calls:read_cost")) out.add("calls:read");
+  if (out.has("keys:write")) out.add("keys:read");
   return out;
 }
 

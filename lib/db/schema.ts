@@ -6,6 +6,7 @@ import {
   check,
   index,
   integer,
+  jsonb,
   pgSequence,
   pgTable,
   primaryKey,
@@ -137,9 +138,21 @@ export const apiKeys = pgTable(
     name: text("name"),
     revokedAt: ts("revoked_at"),
     createdAt: ts("created_at").notNull().defaultNow(),
+    // Refused at authentication from this instant on (docs/contract.md, "Self-service API keys"); null: never.
+    expiresAt: ts("expires_at"),
   },
   (t) => [uniqueIndex("api_keys_hash_key").on(t.hash)],
 );
+
+// When each key was last used, at most once a minute per key and off the request's transaction (lib/keys/
+// last-used.ts). Its own table, not a column of api_keys: every UPDATE of api_keys NOTIFYs callbook_auth and empties
+// every principal cache (lib/auth/triggers.ts), which a use of a key must not do.
+export const apiKeyUses = pgTable("api_key_uses", {
+  keyId: text("key_id")
+    .primaryKey()
+    .references(() => apiKeys.id, { onDelete: "cascade" }),
+  lastUsedAt: ts("last_used_at").notNull(),
+});
 
 // Portal sessions, so that signing out ends a session on the server, not only in the browser.
 // The cookie carries the id (signed); a session counts while it is not ended, not expired and its key is live.
@@ -470,5 +483,34 @@ export const authorizations = pgTable(
     index("authorizations_active_idx")
       .on(t.billingGroupId, t.expiresAt)
       .where(sql`settled_at IS NULL`),
+  ],
+);
+
+// The audit log (lib/audit, docs/contract.md "Audit events"): one row per state change, written in the transaction of
+// the change. Append-only: a trigger refuses UPDATE, DELETE and TRUNCATE (lib/audit/triggers.ts, migration 0011). No
+// foreign keys: an event outlives the group, key or person it names. Listed newest first by keyset on
+// (occurred_at, id), per group (audit_events_group_idx) or across groups (audit_events_occurred_idx).
+export const auditEvents = pgTable(
+  "audit_events",
+  {
+    id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
+    occurredAt: ts("occurred_at").notNull().defaultNow(),
+    // The organization the change concerns; null: the platform's own.
+    billingGroupId: text("billing_group_id"),
+    actorType: text("actor_type").notNull(),
+    actorId: text("actor_id"),
+    actorLabel: text("actor_label"),
+    action: text("action").notNull(),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id"),
+    // The client's address as the HTTP edge resolved it (lib/auth/request-origin.ts clientAddress); null off HTTP.
+    address: text("address"),
+    before: jsonb("before"),
+    after: jsonb("after"),
+  },
+  (t) => [
+    check("audit_events_actor_type_check", sql`${t.actorType} IN ('api_key', 'user', 'cli', 'system')`),
+    index("audit_events_group_idx").on(t.billingGroupId, t.occurredAt.desc(), t.id.desc()),
+    index("audit_events_occurred_idx").on(t.occurredAt.desc(), t.id.desc()),
   ],
 );

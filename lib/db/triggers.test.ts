@@ -3,6 +3,7 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import { expect, it } from "vitest";
 import { ALERT_TRIGGERS } from "@/lib/alerts/triggers";
+import { AUDIT_TRIGGERS } from "@/lib/audit/triggers";
 import { AUTH_TRIGGERS } from "@/lib/auth/triggers";
 import { AUTHORIZATION_TRIGGERS } from "@/lib/authorizations/triggers";
 import { USAGE_TRIGGERS } from "@/lib/usage/triggers";
@@ -16,6 +17,7 @@ const DECLARED: TriggerDeclaration[] = [
   ...USAGE_TRIGGERS,
   ...AUTHORIZATION_TRIGGERS,
   ...ALERT_TRIGGERS,
+  ...AUDIT_TRIGGERS,
 ];
 
 const migrations = fs

@@ -13,6 +13,8 @@ export const OPERATION_TAGS = {
   Calls: "Call detail records",
   Billing: "Balances, accounts and rates",
   Ingest: "Completed calls from switches",
+  Keys: "API keys, managed by their holders",
+  Audit: "The append-only log of changes",
   Meta: "This description",
 } as const;
 

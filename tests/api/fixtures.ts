@@ -1,4 +1,5 @@
 import { asc, sql } from "drizzle-orm";
+import { recordAuditEvent } from "@/lib/audit/record-audit-event";
 import { createApiKey, revokeApiKey } from "@/lib/auth/manage-keys";
 import type { Scope } from "@/lib/auth/scopes";
 import { createBillingGroup, setBillingGroupDisabledByOperator } from "@/lib/billing/groups";
@@ -32,7 +33,10 @@ export type KeyName =
   | "ingestPlatform"
   | "readZones"
   | "costZones"
-  | "readDecks";
+  | "readDecks"
+  | "auditA"
+  | "auditB"
+  | "platformAudit";
 
 export interface FixtureGroup {
   id: string;
@@ -54,6 +58,12 @@ export interface FixtureCall {
   hangupCause: string | null;
 }
 
+export interface FixtureAuditEvent {
+  group: "a" | "b" | null;
+  targetId: string;
+  actorId: string;
+}
+
 export interface SeededData {
   groups: Record<GroupName, FixtureGroup>;
   keys: Record<KeyName, string>;
@@ -64,6 +74,8 @@ export interface SeededData {
   /** All seeded start times lie inside [windowStart, windowEnd]. */
   windowStart: string;
   windowEnd: string;
+  /** The seeded audit events (action `fixture.seeded`), newest first: groups a and b and the platform's own. */
+  auditEvents: FixtureAuditEvent[];
   /** Sell rate cards as imported: prefix -> [rate, increment]. */
   sellRates: Record<"a" | "b", Record<string, [string, string]>>;
 }
@@ -206,6 +218,36 @@ function rateRows(card: Record<string, [string, string]>) {
   return Object.entries(card).map(([prefix, [rate, increment]]) => rateRowSchema.parse({ prefix, rate, increment }));
 }
 
+/**
+ * Audit events for the listing tests (read-only, like the calls of a and b): 23 of group a, 9 of b and 2 of the
+ * platform, interleaved, from two actors; several share a transaction and so an instant. Newest first.
+ */
+async function seedAuditEvents(db: Db, a: string, b: string): Promise<FixtureAuditEvent[]> {
+  const plan: FixtureAuditEvent[] = [];
+  for (let i = 0; i < 34; i++) {
+    const group =
+      i === 10 || i === 30 ? null : i % 4 === 1 && plan.filter((e) => e.group === "b").length < 9 ? "b" : "a";
+    plan.push({ group, targetId: `fixture-${i}`, actorId: i % 3 === 0 ? "key_fixture_x" : "key_fixture_y" });
+  }
+  const ids = { a, b };
+  for (let i = 0; i < plan.length; i += 4) {
+    await db.transaction(async (tx) => {
+      for (const e of plan.slice(i, i + 4)) {
+        await recordAuditEvent(tx, {
+          actor: { type: "api_key", id: e.actorId, label: "fixture" },
+          action: "fixture.seeded",
+          billingGroupId: e.group === null ? null : ids[e.group],
+          targetType: "fixture",
+          targetId: e.targetId,
+          address: "192.0.2.1",
+          after: { n: e.targetId },
+        });
+      }
+    });
+  }
+  return plan.reverse();
+}
+
 export async function seedFixtures(db: Db): Promise<SeededData> {
   const a = await createBillingGroup(db, { name: "Acme Telecom", currency: "USD", openingBalanceMicros: 100_000_000n });
   const b = await createBillingGroup(db, {
@@ -249,8 +291,13 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
     readZones: await key(db, ["calls:read"], zones.id, "read zones"),
     costZones: await key(db, ["calls:read", "calls:read_cost"], zones.id, "cost zones"),
     readDecks: await key(db, ["calls:read"], decks.id, "read decks"),
+    auditA: await key(db, ["audit:read"], a.id, "audit A"),
+    auditB: await key(db, ["audit:read"], b.id, "audit B"),
+    platformAudit: await key(db, ["audit:read"], null, "platform audit"),
   };
   await revokeApiKey(db, created.revokedA.id);
+
+  const auditEvents = await seedAuditEvents(db, a.id, b.id);
 
   const cdrs = new Prng(7).shuffle([
     ...fixtureCdrs("a", a.id, 157, supplier.id),
@@ -294,6 +341,7 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
     keys: Object.fromEntries(Object.entries(created).map(([k, v]) => [k, v.key])) as Record<KeyName, string>,
     keyIds: Object.fromEntries(Object.entries(created).map(([k, v]) => [k, v.id])) as Record<KeyName, string>,
     supplierId: supplier.id,
+    auditEvents,
     calls: rows.map((r) => ({
       id: String(r.id),
       uuid: r.uuid,

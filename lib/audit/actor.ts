@@ -1,0 +1,10 @@
+import type { Principal } from "@/lib/auth/principal";
+import type { AuditActor } from "./record-audit-event";
+
+/** The actor of a change made through /v1 or the portal: the API key behind the request (or behind its session). */
+export function auditActorOf(principal: Principal): AuditActor {
+  return { type: "api_key", id: principal.keyId, label: principal.keyLabel ?? null };
+}
+
+/** The actor of a change made by the operator's CLI (`npm run admin`). */
+export const CLI_ACTOR: AuditActor = { type: "cli", id: null, label: "admin CLI" };

@@ -1,0 +1,130 @@
+import { z } from "zod";
+
+/** The AuditEvent resource of /v1 (docs/contract.md "Audit events"); list-audit-events.ts is its only producer. */
+
+export const AUDIT_ACTOR_TYPES = ["api_key", "user", "cli", "system"] as const;
+
+export const auditEventSchema = z
+  .object({
+    id: z.string().describe("Identifier of the event (digits), increasing in the order events were recorded"),
+    occurredAt: z.string().describe("When the change was made (its transaction's start), ISO 8601 UTC"),
+    billingGroupId: z
+      .string()
+      .nullable()
+      .describe("The billing group (account) the change concerns; null for the platform's own changes"),
+    actor: z
+      .object({
+        type: z.enum(AUDIT_ACTOR_TYPES).describe("api_key (also a portal session signed in with a key), user, cli"),
+        id: z.string().nullable().describe("The key's id, the person's id; null for the CLI and the system"),
+        label: z.string().nullable().describe("A name for the actor at the time: the key's name, the person's email"),
+      })
+      .describe("Who made the change"),
+    action: z.string().describe("What was done: a dotted verb, e.g. `api_key.created`, `api_key.revoked`"),
+    target: z
+      .object({ type: z.string().describe("What was changed, e.g. `api_key`"), id: z.string().nullable() })
+      .describe("What the change was made to"),
+    address: z.string().nullable().describe("The client's IP address; null for changes not made over HTTP"),
+    before: z.unknown().describe("The target before the change (JSON), null when it did not exist; never secrets"),
+    after: z.unknown().describe("The target after the change (JSON), null when it no longer exists; never secrets"),
+  })
+  .meta({ id: "AuditEvent", description: "One change recorded in the append-only audit log" });
+
+export type AuditEvent = z.infer<typeof auditEventSchema>;
+
+export const auditEventPageSchema = z
+  .object({
+    events: z.array(auditEventSchema),
+    nextPageUrl: z
+      .string()
+      .nullable()
+      .describe("Absolute URL of the next page (all filters, pageSize and cursor); null when hasMore is false"),
+    meta: z.object({
+      pageSize: z.number().int().describe("Page size used"),
+      hasMore: z.boolean().describe("True when more pages exist"),
+    }),
+  })
+  .meta({ id: "AuditEventPage", description: "One page of audit events, newest first" });
+
+export type AuditEventPage = z.infer<typeof auditEventPageSchema>;
+
+// ---- query of GET /v1/audit-events (and its export) ----
+
+export const MAX_AUDIT_PAGE_SIZE = 1000;
+export const DEFAULT_AUDIT_PAGE_SIZE = 50;
+
+const FILTER_TEXT = /^[^\u0000-\u001f\u007f]*$/;
+const filterText = (max: number, description: string) =>
+  z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .regex(FILTER_TEXT, "must not contain control characters")
+    .optional()
+    .describe(description);
+
+const FIRST_INSTANT = Date.parse("0001-01-01T00:00:00Z");
+const LAST_INSTANT = Date.parse("9999-12-31T00:00:00Z");
+const instantParam = (description: string) =>
+  z
+    .union([z.iso.datetime({ offset: true }), z.iso.date()], {
+      error: "must be an ISO 8601 date (2026-01-31) or timestamp with offset (2026-01-31T12:00:00Z)",
+    })
+    .refine(
+      (text) => {
+        const ms = Date.parse(text);
+        return ms >= FIRST_INSTANT && ms <= LAST_INSTANT;
+      },
+      { message: "must lie between 0001-01-01T00:00:00Z and 9999-12-31T00:00:00Z" },
+    )
+    .optional()
+    .describe(description);
+
+export const listAuditEventsQuerySchema = z
+  .object({
+    pageSize: z
+      .string()
+      .regex(/^\d{1,7}$/, `must be an integer between 1 and ${MAX_AUDIT_PAGE_SIZE}`)
+      .pipe(
+        z.coerce
+          .number<string>()
+          .int()
+          .min(1, `must be an integer between 1 and ${MAX_AUDIT_PAGE_SIZE}`)
+          .max(MAX_AUDIT_PAGE_SIZE, `must be an integer between 1 and ${MAX_AUDIT_PAGE_SIZE}`),
+      )
+      .optional()
+      .default(DEFAULT_AUDIT_PAGE_SIZE)
+      .describe(`Events per page, 1..${MAX_AUDIT_PAGE_SIZE}`),
+    cursor: z.string().optional().describe("Opaque cursor taken from nextPageUrl; pass it unmodified"),
+    "occurredAt[gte]": instantParam(
+      "Keep events at or after this instant (inclusive); a date alone means 00:00:00Z of that day",
+    ),
+    "occurredAt[lte]": instantParam(
+      "Keep events at or before this instant (inclusive); a date alone means 00:00:00Z of that day",
+    ),
+    action: z
+      .string()
+      .max(64, "must be at most 64 characters")
+      .regex(
+        /^([a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?)?$/,
+        "must be a dotted action (`api_key.created`) or a prefix (`api_key.*`)",
+      )
+      .optional()
+      .describe("Exact action (`api_key.revoked`), or every action under a prefix (`api_key.*`)"),
+    actorType: z
+      .enum(AUDIT_ACTOR_TYPES, { error: `must be one of ${AUDIT_ACTOR_TYPES.join(", ")}` })
+      .optional()
+      .describe("Events of this kind of actor only"),
+    actorId: filterText(128, "Events of this actor only (a key's id, a person's id)"),
+    account: filterText(
+      64,
+      "Events of this billing group (account) only; for platform keys, which see every group and the platform's own",
+    ),
+  })
+  .superRefine((q, ctx) => {
+    const gte = q["occurredAt[gte]"];
+    const lte = q["occurredAt[lte]"];
+    if (gte && lte && Date.parse(gte) > Date.parse(lte)) {
+      ctx.addIssue({ code: "custom", path: ["occurredAt[gte]"], message: "must not be after occurredAt[lte]" });
+    }
+  });
+
+export type ListAuditEventsQuery = z.output<typeof listAuditEventsQuerySchema>;
