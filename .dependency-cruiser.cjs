@@ -17,6 +17,7 @@ const LAYERS = [
   ["billing"], // groups, accounts, balances, the ledger
   ["rating"], // rate decks, billing math, rating and re-rating calls
   ["authorizations", "usage", "alerts", "ingest"], // concepts built on rated calls and balances
+  ["invoices"], // monthly invoices and credit/debit notes from the usage rollups and the ledger, their documents
   ["api", "portal", "demo"], // the HTTP edge, the portal's server helpers, the demo data
   ["admin"], // operator commands (CLI and the server's admin channel)
   ["server"], // process start

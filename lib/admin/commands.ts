@@ -8,6 +8,7 @@ import { rerateCommands } from "./rerate-command";
 import { cdrsImportCommands } from "./cdrs-import-command";
 import { demoCommands } from "./demo-command";
 import { webhookCommands } from "./webhook-commands";
+import { invoiceCommands } from "./invoice-commands";
 
 /** Every admin command (docs/contract.md §7). Each module contributes its own. */
 export const ADMIN_COMMANDS: AdminCommand[] = [
@@ -18,6 +19,7 @@ export const ADMIN_COMMANDS: AdminCommand[] = [
   ...cdrsImportCommands,
   ...demoCommands,
   ...webhookCommands,
+  ...invoiceCommands,
 ];
 
 export function usageText(): string {

@@ -1,10 +1,13 @@
 import {
   createBillingGroup,
+  setBillingGroupInvoicing,
+  UnknownTimeZoneError,
   setBillingGroupDisabledByOperator,
   topUpBillingGroup,
   type BillingGroup,
 } from "@/lib/billing/groups";
 import { currencySchema } from "@/lib/billing/schemas";
+import { formatTaxRatePercent, parseTaxRatePercent } from "@/lib/invoices/tax";
 import { formatMicros, parseMicros } from "@/lib/money/micros";
 import { requireFlag, UsageError, type AdminCommand } from "./command";
 
@@ -18,6 +21,9 @@ export function groupJson(g: BillingGroup) {
     accountcode: g.accountcode,
     disabled: g.disabled,
     disabledByOperator: g.disabledByOperator,
+    timeZone: g.timeZone,
+    billingMode: g.billingMode,
+    taxRate: formatTaxRatePercent(g.taxRatePpm),
   };
 }
 
@@ -31,6 +37,8 @@ function amount(flags: Record<string, string | boolean | undefined>, name: strin
   }
 }
 
+const invoicingUsage =
+  "groups invoicing --group ID [--time-zone Europe/Berlin] [--mode prepaid|postpaid] [--tax-rate 20 (percent, up to 4 decimals)]";
 const createUsage = "groups create --name N --currency USD [--balance 100] [--credit-limit 0] [--accountcode C]";
 
 export const groupCommands: AdminCommand[] = [
@@ -71,6 +79,39 @@ export const groupCommands: AdminCommand[] = [
       const group = await topUpBillingGroup(db, id, value);
       if (!group) throw new UsageError(`no billing group ${id}`);
       return groupJson(group);
+    },
+  },
+  {
+    name: "groups invoicing",
+    usage: invoicingUsage,
+    options: {
+      group: { type: "string" },
+      "time-zone": { type: "string" },
+      mode: { type: "string" },
+      "tax-rate": { type: "string" },
+    },
+    async run(db, flags) {
+      const id = requireFlag(flags, "group", invoicingUsage);
+      const mode = flags.mode;
+      if (mode !== undefined && mode !== "prepaid" && mode !== "postpaid")
+        throw new UsageError(`--mode must be prepaid or postpaid\nusage: ${invoicingUsage}`);
+      let taxRatePpm: number | undefined;
+      if (typeof flags["tax-rate"] === "string") {
+        try {
+          taxRatePpm = parseTaxRatePercent(flags["tax-rate"]);
+        } catch (e) {
+          throw new UsageError(`--tax-rate: ${(e as Error).message}`);
+        }
+      }
+      const timeZone = typeof flags["time-zone"] === "string" ? flags["time-zone"].trim() : undefined;
+      try {
+        const group = await setBillingGroupInvoicing(db, id, { timeZone, billingMode: mode, taxRatePpm });
+        if (!group) throw new UsageError(`no billing group ${id}`);
+        return groupJson(group);
+      } catch (e) {
+        if (e instanceof UnknownTimeZoneError) throw new UsageError(`--time-zone: ${e.message}`);
+        throw e;
+      }
     },
   },
   ...(["disable", "enable"] as const).map((verb): AdminCommand => ({

@@ -1,5 +1,5 @@
 import { eq, sql } from "drizzle-orm";
-import type { Db, Executor } from "@/lib/db/client";
+import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { billingGroups } from "@/lib/db/schema";
 import { newId } from "@/lib/ids/ids";
 import { writeLedgerEntries } from "./ledger";
@@ -82,6 +82,55 @@ export async function setBillingGroupDisabledByOperator(
   const [group] = await db
     .update(billingGroups)
     .set({ disabledByOperator: disabled })
+    .where(eq(billingGroups.id, id))
+    .returning();
+  return group;
+}
+
+export interface InvoicingSettings {
+  /** IANA zone of the invoice periods; must be one of the database's (pg_timezone_names). */
+  timeZone?: string;
+  billingMode?: "prepaid" | "postpaid";
+  /** Parts per million, 0-1 000 000. */
+  taxRatePpm?: number;
+}
+
+export class UnknownTimeZoneError extends Error {
+  constructor(readonly timeZone: string) {
+    super(`"${timeZone}" is not a time zone the database knows (pg_timezone_names)`);
+  }
+}
+
+/**
+ * Sets a group's invoicing settings (docs/contract.md §10). The zone is stored as the database spells it, so the
+ * invoice run's `AT TIME ZONE` and Intl agree on it; an unknown one throws UnknownTimeZoneError. A change applies to
+ * the periods not yet invoiced.
+ */
+export async function setBillingGroupInvoicing(
+  db: Executor,
+  id: string,
+  settings: InvoicingSettings,
+): Promise<BillingGroup | undefined> {
+  let timeZone: string | undefined;
+  if (settings.timeZone !== undefined) {
+    const [known] = await queryRows<{ name: string }>(
+      db,
+      sql`SELECT name FROM pg_timezone_names WHERE lower(name) = lower(${settings.timeZone}) ORDER BY name LIMIT 1`,
+    );
+    if (!known) throw new UnknownTimeZoneError(settings.timeZone);
+    timeZone = known.name;
+  }
+  if (settings.taxRatePpm !== undefined && !(Number.isInteger(settings.taxRatePpm) && settings.taxRatePpm >= 0))
+    throw new RangeError("a tax rate is a whole number of parts per million");
+  if (timeZone === undefined && settings.billingMode === undefined && settings.taxRatePpm === undefined)
+    return getBillingGroup(db, id);
+  const [group] = await db
+    .update(billingGroups)
+    .set({
+      ...(timeZone !== undefined && { timeZone }),
+      ...(settings.billingMode !== undefined && { billingMode: settings.billingMode }),
+      ...(settings.taxRatePpm !== undefined && { taxRatePpm: settings.taxRatePpm }),
+    })
     .where(eq(billingGroups.id, id))
     .returning();
   return group;

@@ -211,3 +211,24 @@ export function webhookDeliverySettings(): WebhookDeliverySettings {
 export function authFailureLimit(): { perMinute: number; burst: number } {
   return { perMinute: intFromEnv("AUTH_FAILURES_PER_MINUTE", 10), burst: intFromEnv("AUTH_FAILURE_BURST", 10) };
 }
+
+/** The operator as invoices name it (OPERATOR_NAME, OPERATOR_ADDRESS; lines of the address separated by "\n" or "|"). */
+export function operatorIdentity(): { name: string; address: string } {
+  const name = process.env.OPERATOR_NAME?.trim() || "Callbook operator";
+  const address = (process.env.OPERATOR_ADDRESS ?? "")
+    .split(/\\n|\n|\|/)
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join("\n");
+  return { name, address };
+}
+
+/** INVOICES_WORKER=0: this server process does not run the invoice run (another one does). */
+export function invoicesWorkerEnabled(): boolean {
+  return process.env.INVOICES_WORKER !== "0";
+}
+
+/** How often the server's invoice run looks for closed periods and marked days (INVOICE_RUN_INTERVAL_MS). */
+export function invoiceRunIntervalMs(): number {
+  return intFromEnv("INVOICE_RUN_INTERVAL_MS", 600_000);
+}

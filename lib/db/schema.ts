@@ -43,8 +43,19 @@ export const billingGroups = pgTable(
     // Bumped on every change to the group's sell rates; rate caches compare it.
     rateCardVersion: bigint("rate_card_version", { mode: "number" }).notNull().default(0),
     createdAt: ts("created_at").notNull().defaultNow(),
+    // Invoicing (docs/contract.md §10): the IANA zone whose calendar months are the invoice periods (validated against
+    // pg_timezone_names), prepaid or postpaid, and the tax rate in parts per million (200000 = 20 %; exact, no float).
+    timeZone: text("time_zone").notNull().default("UTC"),
+    billingMode: text("billing_mode", { enum: ["prepaid", "postpaid"] })
+      .notNull()
+      .default("prepaid"),
+    taxRatePpm: integer("tax_rate_ppm").notNull().default(0),
   },
-  (t) => [uniqueIndex("billing_groups_accountcode_key").on(t.accountcode)],
+  (t) => [
+    uniqueIndex("billing_groups_accountcode_key").on(t.accountcode),
+    check("billing_groups_billing_mode", sql`${t.billingMode} IN ('prepaid', 'postpaid')`),
+    check("billing_groups_tax_rate_ppm", sql`${t.taxRatePpm} BETWEEN 0 AND 1000000`),
+  ],
 );
 
 export const suppliers = pgTable(
@@ -514,3 +525,90 @@ export const auditEvents = pgTable(
     index("audit_events_occurred_idx").on(t.occurredAt.desc(), t.id.desc()),
   ],
 );
+
+// Invoices and credit/debit notes (docs/contract.md §10, lib/invoices): issued once, never changed (a trigger refuses
+// every UPDATE and DELETE: lib/invoices/triggers.ts). An invoice covers one calendar month of its group's zone
+// [period_start, period_end); a note corrects an issued invoice (invoice_id) after a late or re-rated call of its
+// period. The issuer, customer, zone, mode, tax rate and currency are copied at issue, so the document never changes.
+export const invoices = pgTable(
+  "invoices",
+  {
+    id: text("id").primaryKey(),
+    // Listing order (GET /v1/invoices pages by issued_at, seq); not the document number, which is gapless.
+    seq: bigint("seq", { mode: "bigint" }).notNull().generatedAlwaysAsIdentity(),
+    kind: text("kind", { enum: ["invoice", "credit_note", "debit_note"] }).notNull(),
+    // Gapless per series (document_counters), drawn in the issuing transaction.
+    number: text("number").notNull(),
+    billingGroupId: text("billing_group_id")
+      .notNull()
+      .references(() => billingGroups.id),
+    invoiceId: text("invoice_id").references((): AnyPgColumn => invoices.id),
+    periodStart: ts("period_start").notNull(),
+    periodEnd: ts("period_end").notNull(),
+    timeZone: text("time_zone").notNull(),
+    billingMode: text("billing_mode", { enum: ["prepaid", "postpaid"] }).notNull(),
+    taxRatePpm: integer("tax_rate_ppm").notNull(),
+    currency: char("currency", { length: 3 }).notNull(),
+    customerName: text("customer_name").notNull(),
+    issuerName: text("issuer_name").notNull(),
+    issuerAddress: text("issuer_address").notNull(),
+    subtotalMicros: micros("subtotal_micros").notNull(),
+    taxMicros: micros("tax_micros").notNull(),
+    totalMicros: micros("total_micros").notNull(),
+    // The balance over the period (ledger entries by their time); null on notes.
+    openingBalanceMicros: micros("opening_balance_micros"),
+    topupsMicros: micros("topups_micros"),
+    adjustmentsMicros: micros("adjustments_micros"),
+    debitsMicros: micros("debits_micros"),
+    closingBalanceMicros: micros("closing_balance_micros"),
+    issuedAt: ts("issued_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("invoices_number_key").on(t.number),
+    // One invoice per group and period: a second run (or process) cannot issue it twice.
+    uniqueIndex("invoices_group_period_key")
+      .on(t.billingGroupId, t.periodStart)
+      .where(sql`${t.kind} = 'invoice'`),
+    // GET /v1/invoices: newest first per group, and for platform keys.
+    index("invoices_group_issued_idx").on(t.billingGroupId, t.issuedAt, t.seq),
+    index("invoices_issued_idx").on(t.issuedAt, t.seq),
+    index("invoices_invoice_idx").on(t.invoiceId),
+    check("invoices_note_refers", sql`(${t.kind} = 'invoice') = (${t.invoiceId} IS NULL)`),
+  ],
+);
+
+// The lines of a document: usage per direction and destination (matched prefix; null = unrated calls), and on an
+// invoice the period's top-ups and adjustments as ledger lines (not part of the subtotal).
+export const invoiceLines = pgTable(
+  "invoice_lines",
+  {
+    invoiceId: text("invoice_id")
+      .notNull()
+      .references(() => invoices.id),
+    lineNo: integer("line_no").notNull(),
+    kind: text("kind", { enum: ["usage", "topup", "adjustment"] }).notNull(),
+    direction: text("direction", { enum: ["inbound", "outbound"] }),
+    prefix: text("prefix"),
+    description: text("description").notNull(),
+    calls: bigint("calls", { mode: "number" }).notNull(),
+    billedSeconds: bigint("billed_seconds", { mode: "number" }).notNull(),
+    amountMicros: micros("amount_micros").notNull(),
+    occurredAt: ts("occurred_at"),
+  },
+  (t) => [primaryKey({ columns: [t.invoiceId, t.lineNo] })],
+);
+
+// Gapless document numbers: one row per series, incremented in the transaction that issues the document (a sequence
+// would leave gaps on rollback).
+export const documentCounters = pgTable("document_counters", {
+  series: text("series").primaryKey(),
+  lastNumber: bigint("last_number", { mode: "number" }).notNull(),
+});
+
+// Calls written (ingest, re-rating, delete) in months that may be closed: a statement-level trigger on calls appends
+// (group, UTC day) here; the invoice run rechecks the invoices of those days and issues notes (lib/invoices).
+export const invoiceRecheckMarks = pgTable("invoice_recheck_marks", {
+  id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
+  billingGroupId: text("billing_group_id").notNull(),
+  day: ts("day").notNull(),
+});

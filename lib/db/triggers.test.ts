@@ -6,6 +6,7 @@ import { ALERT_TRIGGERS } from "@/lib/alerts/triggers";
 import { AUDIT_TRIGGERS } from "@/lib/audit/triggers";
 import { AUTH_TRIGGERS } from "@/lib/auth/triggers";
 import { AUTHORIZATION_TRIGGERS } from "@/lib/authorizations/triggers";
+import { INVOICE_TRIGGERS } from "@/lib/invoices/triggers";
 import { USAGE_TRIGGERS } from "@/lib/usage/triggers";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { migrationsFolder, queryRows } from "./client";
@@ -18,6 +19,7 @@ const DECLARED: TriggerDeclaration[] = [
   ...AUTHORIZATION_TRIGGERS,
   ...ALERT_TRIGGERS,
   ...AUDIT_TRIGGERS,
+  ...INVOICE_TRIGGERS,
 ];
 
 const migrations = fs

@@ -2,6 +2,8 @@ import fs from "node:fs";
 import {
   databaseUrl,
   dataDir,
+  invoiceRunIntervalMs,
+  invoicesWorkerEnabled,
   port as portFromEnv,
   publicOrigin,
   trustedProxies,
@@ -14,6 +16,7 @@ import { installHttpEdge } from "./http-edge";
 import { startWebhookWorker } from "@/lib/alerts/delivery";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { gatherMissingStatistics } from "@/lib/db/planner-statistics";
+import { startInvoiceWorker } from "@/lib/invoices/invoice-worker";
 
 const RETRY_OPEN_MS = 2_000;
 
@@ -62,6 +65,8 @@ async function openAndStartWorkers(port: number, waiting = false): Promise<void>
   logLine(process.stdout, { event: "database ready", engine: handle.engine });
   // Balance alert webhooks: every server process drains the outbox (leases keep processes from doubling up).
   if (webhooksWorkerEnabled()) startWebhookWorker(handle.db);
+  // The invoice run (README "Invoices"): every server process, side by side (each document under its group's lock).
+  if (invoicesWorkerEnabled()) startInvoiceWorker(handle.db, invoiceRunIntervalMs());
   // Statistics never gathered (a restored or upgraded database, rows loaded by hand): in the background, requests are
   // answered meanwhile. The line says when (the bench waits for it before measuring).
   const started = performance.now();
