@@ -22,6 +22,21 @@ export async function apiGet<T>(pathOrUrl: string, signal?: AbortSignal): Promis
     headers: { accept: "application/json" },
     signal,
   });
+  return answerOf<T>(response);
+}
+
+/** POST JSON to a /v1 resource with the session cookie (the browser adds this site's Origin, which a change needs). */
+export async function apiPost<T>(path: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
+  const response = await fetch(path, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { accept: "application/json", "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  return answerOf<T>(response);
+}
+
+async function answerOf<T>(response: Response): Promise<T> {
   if (response.ok) return (await response.json()) as T;
   let code = "internal";
   let detail = `The server answered ${response.status}.`;

@@ -19,6 +19,7 @@ import { Card } from "../ui/card";
 import { useIsClient } from "../use-is-client";
 import { usePhoneLayout } from "../use-phone-layout";
 import type { CallRow, NameMap } from "./call-columns";
+import { BackgroundExport } from "./background-export";
 import { CallDetailDialog } from "./call-detail-dialog";
 import { CallFiltersBar, type NamedOption } from "./call-filters-bar";
 import { CallLogCards } from "./call-log-cards";
@@ -126,6 +127,7 @@ export function CallLog({
           >
             Refresh
           </button>
+          <BackgroundExport apiQueryText={apiQueryText} disabled={problem !== null || !isClient} />
           {problem ? (
             <button type="button" disabled className={primaryButtonClass({ compact: true })}>
               Export CSV

@@ -12,6 +12,8 @@ import { ApiError, paramErrors } from "@/lib/errors/api-error";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { readDbFor } from "@/lib/db/read-replica";
 import { rateLimiter } from "@/lib/http/rate-limit";
+import { readBodyText } from "@/lib/http/body";
+import { idempotencyKeyOf, requestFingerprint, runIdempotent } from "@/lib/idempotency/idempotent-request";
 import { json, problemResponse } from "@/lib/http/json-response";
 
 // The answers' builders live in lib/http/json-response.ts (the bench floor uses them without this module's
@@ -121,16 +123,29 @@ export function apiRoute<Q extends z.ZodObject | undefined, P extends z.ZodObjec
         if (!parsed.success) throw new ApiError("not_found", `No such resource: ${url.pathname.slice(0, 200)}.`);
         params = parsed.data as Params;
       }
-      const result = await handler({
-        request,
-        requestId,
-        principal,
-        db,
-        readDb: () => readDbFor(db, principal.billingGroupId),
-        query,
-        params,
-      });
-      response = result instanceof Response ? result : json(result);
+      const run = async (): Promise<Response> => {
+        const result = await handler({
+          request,
+          requestId,
+          principal,
+          db,
+          readDb: () => readDbFor(db, principal.billingGroupId),
+          query,
+          params,
+        });
+        return result instanceof Response ? result : json(result);
+      };
+      const idempotencyKey = operation.idempotent ? idempotencyKeyOf(request) : undefined;
+      if (idempotencyKey === undefined) {
+        response = await run();
+      } else {
+        // The body is read from a copy: the handler reads the request's own.
+        const fingerprint = requestFingerprint(request.method, url, await readBodyText(request.clone()));
+        // Errors the handler throws are rendered inside, so a 4xx answer is stored and replayed like any other.
+        response = await runIdempotent(db, { keyId: principal.keyId, key: idempotencyKey, fingerprint }, () =>
+          run().catch((error: unknown) => problemResponse(toApiError(error, requestId), requestId)),
+        );
+      }
       if (limitHeaders) for (const [k, v] of Object.entries(limitHeaders)) response.headers.set(k, v);
     } catch (error) {
       response = problemResponse(toApiError(error, requestId), requestId);

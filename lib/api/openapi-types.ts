@@ -4,7 +4,7 @@ export type JsonSchema = Record<string, unknown>;
 
 export interface OpenApiParameter {
   name: string;
-  in: "query" | "path";
+  in: "query" | "path" | "header";
   required: boolean;
   description?: string;
   schema: JsonSchema;

@@ -61,10 +61,24 @@ const ANSWER_HEADERS = {
   "RateLimit-Reset": header("RateLimit-Reset"),
 };
 
+/** The header of an idempotent operation (lib/idempotency; README "Idempotent requests"). */
+const IDEMPOTENCY_KEY_PARAMETER: OpenApiParameter = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Any unique string up to 255 printable characters (a V4 UUID). Within 24 hours a retry with the same key, " +
+    "method, path and body answers the first request's status and body again, with `Idempotent-Replayed: true`; " +
+    "the same key with another request answers 409 `idempotency_key_reused`, and while the first still runs 409 " +
+    "`idempotency_key_in_use` (retry after `Retry-After`). Answers of 500 and above are not kept.",
+  schema: { type: "string", minLength: 1, maxLength: 255 },
+};
+
 /** Headers an error answer carries besides those. */
 const ERROR_HEADERS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
   unauthorized: { "WWW-Authenticate": header("WWW-Authenticate") },
   rate_limited: { "Retry-After": header("Retry-After") },
+  idempotency_key_in_use: { "Retry-After": header("Retry-After") },
 };
 
 /** What apiRoute answers itself for an operation, before the operation's own errors (docs/contract.md §3, §6). */
@@ -73,6 +87,7 @@ function errorCodes(operation: Operation): ErrorCode[] {
   if (operation.scope) codes.push("unauthorized", "insufficient_scope", "rate_limited", "internal", "unavailable");
   if (operation.query) codes.push("invalid_parameter");
   if (operation.params) codes.push("not_found");
+  if (operation.idempotent) codes.push("invalid_parameter", "idempotency_key_reused", "idempotency_key_in_use");
   return [...new Set([...codes, ...(operation.errors ?? [])])];
 }
 
@@ -187,6 +202,7 @@ function operationObject(operation: Operation, input: ConvertedBodies, output: C
   const parameters = [
     ...parametersOf(operation.params, "path"),
     ...parametersOf(operation.query, "query", operation.undocumentedQuery),
+    ...(operation.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : []),
   ];
   return {
     operationId: operation.operationId,

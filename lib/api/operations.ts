@@ -3,6 +3,7 @@ import { exportAuditEventsOperation, listAuditEventsOperation } from "@/lib/audi
 import { authorizeCallOperation } from "@/lib/authorizations/operations";
 import { getAccountOperation, getBalanceOperation, listAccountsOperation } from "@/lib/billing/operations";
 import { exportCallsOperation, getCallOperation, listCallsOperation } from "@/lib/calls/operations";
+import { createExportOperation, downloadExportOperation, getExportOperation } from "@/lib/exports/operations";
 import { ingestCdrsOperation } from "@/lib/ingest/operations";
 import { defineOperation, type Operation } from "@/lib/openapi/operation";
 import { lookupRateOperation } from "@/lib/rating/operations";
@@ -28,6 +29,9 @@ export const OPERATIONS: readonly Operation[] = [
   listCallsOperation,
   exportCallsOperation,
   getCallOperation,
+  createExportOperation,
+  getExportOperation,
+  downloadExportOperation,
   summarizeUsageOperation,
   getBalanceOperation,
   lookupRateOperation,

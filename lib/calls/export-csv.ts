@@ -18,6 +18,16 @@ export function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+/** The CSV lines of a page of serialised calls (serializeCall's output: the cost rule is already applied). */
+export function csvRows(columns: readonly string[], page: CallListing["page"]): string {
+  let text = "";
+  for (const call of page) {
+    const record = call as Record<string, unknown>;
+    text += `${columns.map((c) => csvField(record[c])).join(",")}\r\n`;
+  }
+  return text;
+}
+
 /**
  * Every call matching the filters as CSV, streamed page by page through listCalls (and so through
  * serializeCall: the cost rule lives in one place). Pull-based: the next page is read only when the
@@ -33,14 +43,7 @@ export async function exportCallsCsv(
 ): Promise<ReadableStream<Uint8Array>> {
   const columns = csvColumns(principal);
   const encoder = new TextEncoder();
-  const rows = (listing: CallListing) => {
-    let text = "";
-    for (const call of listing.page) {
-      const record = call as Record<string, unknown>;
-      text += `${columns.map((c) => csvField(record[c])).join(",")}\r\n`;
-    }
-    return text;
-  };
+  const rows = (listing: CallListing) => csvRows(columns, listing.page);
   const first = await listCalls(db, principal, filters, { pageSize });
   let pending: string | null = `${columns.join(",")}\r\n${rows(first)}`;
   let cursor = first.nextCursor;

@@ -176,6 +176,11 @@ export function webhooksWorkerEnabled(): boolean {
   return process.env.WEBHOOKS_WORKER !== "0";
 }
 
+/** EXPORTS_WORKER=0: this server process does not write background exports (another one does). */
+export function exportsWorkerEnabled(): boolean {
+  return process.env.EXPORTS_WORKER !== "0";
+}
+
 /** WEBHOOKS_ALLOW_PRIVATE=1: webhook endpoints may target non-public addresses (lib/alerts/url-guard.ts). Tests only. */
 export function webhooksAllowPrivate(): boolean {
   return process.env.WEBHOOKS_ALLOW_PRIVATE === "1";

@@ -612,3 +612,66 @@ export const invoiceRecheckMarks = pgTable("invoice_recheck_marks", {
   billingGroupId: text("billing_group_id").notNull(),
   day: ts("day").notNull(),
 });
+
+// Stored answers of POSTs sent with an Idempotency-Key (lib/idempotency): one per (API key, idempotency key), kept
+// 24 hours. `status` is null while the first request runs; `lockedUntil` bounds that (a dead process's lock lapses).
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    keyId: text("key_id").notNull(),
+    idempotencyKey: text("idempotency_key").notNull(),
+    requestHash: text("request_hash").notNull(),
+    status: integer("status"),
+    responseHeaders: text("response_headers"),
+    responseBody: text("response_body"),
+    lockedUntil: ts("locked_until").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "idempotency_keys_pkey", columns: [t.keyId, t.idempotencyKey] }),
+    index("idempotency_keys_created_idx").on(t.createdAt),
+  ],
+);
+
+// Background CSV exports (lib/exports): a job claimed under a lease, its file in export_chunks (one row per page).
+export const exports = pgTable(
+  "exports",
+  {
+    id: text("id").primaryKey(),
+    keyId: text("key_id").notNull(),
+    billingGroupId: text("billing_group_id"),
+    withCost: boolean("with_cost").notNull(),
+    filters: text("filters").notNull(),
+    status: text("status").notNull().default("queued"),
+    rowsEstimated: bigint("rows_estimated", { mode: "number" }),
+    rowsDone: bigint("rows_done", { mode: "number" }).notNull().default(0),
+    chunks: integer("chunks").notNull().default(0),
+    bytes: bigint("bytes", { mode: "number" }).notNull().default(0),
+    cursor: text("cursor"),
+    attempts: integer("attempts").notNull().default(0),
+    leasedUntil: ts("leased_until"),
+    error: text("error"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    completedAt: ts("completed_at"),
+    expiresAt: ts("expires_at").notNull(),
+  },
+  (t) => [
+    check("exports_status_check", sql`${t.status} IN ('queued', 'running', 'succeeded', 'failed')`),
+    index("exports_key_idx").on(t.keyId, t.createdAt),
+    index("exports_pending_idx")
+      .on(t.createdAt)
+      .where(sql`status IN ('queued', 'running')`),
+  ],
+);
+
+export const exportChunks = pgTable(
+  "export_chunks",
+  {
+    exportId: text("export_id")
+      .notNull()
+      .references(() => exports.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    body: text("body").notNull(),
+  },
+  (t) => [primaryKey({ name: "export_chunks_pkey", columns: [t.exportId, t.seq] })],
+);

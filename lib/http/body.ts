@@ -42,7 +42,10 @@ export async function readBodyText(request: Request, maxBytes = MAX_BODY_BYTES):
 }
 
 /** The 422 codes a body can earn: each route's own (a CDR's, an authorization request's), so the title fits. */
-export type BodyErrorCode = Extract<ErrorCode, "invalid_body" | "invalid_authorization_request">;
+export type BodyErrorCode = Extract<
+  ErrorCode,
+  "invalid_body" | "invalid_authorization_request" | "invalid_request_body"
+>;
 
 export interface JsonBodyOptions {
   maxBytes?: number;

@@ -11,6 +11,7 @@ import type { ErrorCode } from "@/lib/errors/api-error";
 /** The document's tags and their descriptions, in the order /docs shows them. */
 export const OPERATION_TAGS = {
   Calls: "Call detail records",
+  Exports: "Background CSV exports of calls",
   Billing: "Balances, accounts and rates",
   Ingest: "Completed calls from switches",
   Keys: "API keys, managed by their holders",
@@ -61,6 +62,11 @@ export interface Operation<
    * other operation answers Basic with 401.
    */
   basicAuth?: boolean;
+  /**
+   * Takes an `Idempotency-Key` header (lib/idempotency): a POST that creates something or moves money. apiRoute runs
+   * the handler once per key and replays its answer; the document lists the header and the 409 answers.
+   */
+  idempotent?: boolean;
   responses: Partial<Record<"200" | "201" | "202" | "204", OperationResponse>>;
   /**
    * Errors the operation's own code answers. The document adds what apiRoute answers itself: 401, 403, 429, 500, 503

@@ -8,12 +8,15 @@ import {
   publicOrigin,
   trustedProxies,
   webhooksWorkerEnabled,
+  exportsWorkerEnabled,
 } from "@/lib/config/env";
 import { securePrivateDir } from "@/lib/config/private-dir";
 import { getDbHandle, type DbHandle } from "@/lib/db/client";
 import { listenAdminChannel } from "@/lib/admin/admin-listener";
 import { installHttpEdge } from "./http-edge";
 import { startWebhookWorker } from "@/lib/alerts/delivery";
+import { deleteExpiredExports, startExportWorker } from "@/lib/exports/run-exports";
+import { deleteExpiredIdempotencyKeys } from "@/lib/idempotency/idempotent-request";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { gatherMissingStatistics } from "@/lib/db/planner-statistics";
 import { startInvoiceWorker } from "@/lib/invoices/invoice-worker";
@@ -67,6 +70,9 @@ async function openAndStartWorkers(port: number, waiting = false): Promise<void>
   if (webhooksWorkerEnabled()) startWebhookWorker(handle.db);
   // The invoice run (README "Invoices"): every server process, side by side (each document under its group's lock).
   if (invoicesWorkerEnabled()) startInvoiceWorker(handle.db, invoiceRunIntervalMs());
+  // Background exports: every server process takes due jobs (a lease keeps one job in one process at a time).
+  if (exportsWorkerEnabled()) startExportWorker(handle.db);
+  startHousekeeping(handle.db);
   // Statistics never gathered (a restored or upgraded database, rows loaded by hand): in the background, requests are
   // answered meanwhile. The line says when (the bench waits for it before measuring).
   const started = performance.now();
@@ -77,6 +83,21 @@ async function openAndStartWorkers(port: number, waiting = false): Promise<void>
       ms: Math.round(performance.now() - started),
     }),
   );
+}
+
+const HOUSEKEEPING_MS = 10 * 60_000;
+
+/**
+ * Deletes what has expired: idempotency keys past 24 hours (already ignored) and exports past their `expiresAt` (files
+ * included). Every process does it; the deletes are idempotent. A failed round is retried at the next.
+ */
+function startHousekeeping(db: DbHandle["db"]): void {
+  const round = () =>
+    Promise.all([deleteExpiredIdempotencyKeys(db), deleteExpiredExports(db)]).catch((e: unknown) =>
+      logLine(process.stderr, { event: "housekeeping failed", error: (e as Error).message }),
+    );
+  void round();
+  setInterval(round, HOUSEKEEPING_MS).unref();
 }
 
 function exitOnOpenFailure(e: unknown): never {
