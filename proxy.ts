@@ -5,7 +5,7 @@ import { ApiError, problemBody } from "@/lib/errors/api-error";
 /**
  * Pages only: a fresh nonce per request for a strict Content-Security-Policy (Next applies the
  * nonce to its own scripts). /v1 and static assets are excluded by the matcher so the API hot
- * path pays nothing here (only the two /v1 routes with an id segment pass, for undecodableApiPath).
+ * path pays nothing here (only /v1 routes with an id segment pass, for undecodableApiPath).
  * Authorization is never decided here: it is checked where data is read.
  */
 export function proxy(request: NextRequest) {
@@ -58,9 +58,13 @@ function undecodableApiPath(request: NextRequest): Response | null {
 }
 
 export const config = {
+  // Every /v1 path with an {id} segment, and what lies under it (lib/api/proxy-matcher.test.ts checks each operation).
   matcher: [
     "/v1/calls/:id",
-    "/v1/accounts/:id",
+    "/v1/accounts/:id/:rest*",
+    "/v1/exports/:id/:rest*",
+    "/v1/api-keys/:id/:rest*",
+    "/v1/invoices/:id/:rest*",
     {
       source: "/((?!v1/|v1$|internal/|_next/static|_next/image|favicon.ico|robots.txt).*)",
       missing: [

@@ -1,6 +1,7 @@
 import http from "node:http";
 import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { OPERATIONS } from "@/lib/api/operations";
 import { api, apiServers, scratchCdr, type ApiServer } from "./helpers";
 
 // TRACE and unimplemented methods answer 405 problem+json with Allow (docs/contract.md §3; README "Architecture",
@@ -140,6 +141,19 @@ describe.each(apiServers())("methods and headers on $engine", (server) => {
     const refused = await raw(server, "PUT", "/v1/calls", https);
     expect(refused.status).toBe(405);
     expect(refused.headers["strict-transport-security"]).toBeUndefined();
+  });
+
+  it("answers 404 problem+json to a path segment that is not valid percent-encoding, on every operation with one", async () => {
+    // Next answers such a path with a 500 of its own before any handler runs; proxy.ts's matcher must list each
+    // /v1 path with an {id} segment (docs/contract.md §3).
+    const withParams = OPERATIONS.filter((op) => op.path.includes("{"));
+    expect(withParams.length).toBeGreaterThan(0);
+    for (const op of withParams) {
+      const path = op.path.replace(/\{\w+\}/g, "%ED%A0%80");
+      const res = await raw(server, op.method, path, { authorization: `Bearer ${server.keys.platformRead}` });
+      expect(res.status, `${op.method} ${path}: ${res.text.slice(0, 200)}`).toBe(404);
+      expect(res.headers["content-type"], path).toMatch(/^application\/problem\+json/);
+    }
   });
 
   it("never builds nextPageUrl from a Host the server does not answer for (PUBLIC_BASE_URL unset)", async () => {
