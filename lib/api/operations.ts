@@ -1,7 +1,15 @@
 import { z } from "zod";
 import { exportAuditEventsOperation, listAuditEventsOperation } from "@/lib/audit/operations";
 import { authorizeCallOperation } from "@/lib/authorizations/operations";
-import { getAccountOperation, getBalanceOperation, listAccountsOperation } from "@/lib/billing/operations";
+import {
+  adjustAccountOperation,
+  createAccountOperation,
+  getAccountOperation,
+  getBalanceOperation,
+  listAccountsOperation,
+  topUpAccountOperation,
+  updateAccountOperation,
+} from "@/lib/billing/operations";
 import { exportCallsOperation, getCallOperation, listCallsOperation } from "@/lib/calls/operations";
 import { createExportOperation, downloadExportOperation, getExportOperation } from "@/lib/exports/operations";
 import { ingestCdrsOperation } from "@/lib/ingest/operations";
@@ -37,6 +45,10 @@ export const OPERATIONS: readonly Operation[] = [
   lookupRateOperation,
   listAccountsOperation,
   getAccountOperation,
+  createAccountOperation,
+  updateAccountOperation,
+  topUpAccountOperation,
+  adjustAccountOperation,
   ingestCdrsOperation,
   authorizeCallOperation,
   listAuditEventsOperation,

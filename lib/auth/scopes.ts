@@ -1,6 +1,16 @@
 import { z } from "zod";
 
-export const SCOPES = ["calls:read", "calls:read_cost", "cdrs:write", "keys:read", "keys:write", "audit:read"] as const;
+export const SCOPES = [
+  "calls:read",
+  "calls:read_cost",
+  "cdrs:write",
+  "keys:read",
+  "keys:write",
+  "audit:read",
+  // Provisioning, platform keys only (README "Provisioning"): billing groups, and the money on them.
+  "accounts:write",
+  "payments:write",
+] as const;
 export const scopeSchema = z.enum(SCOPES);
 export type Scope = z.infer<typeof scopeSchema>;
 

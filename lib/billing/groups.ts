@@ -20,7 +20,7 @@ export interface CreateBillingGroupOptions {
 }
 
 /** Creates a group; a non-zero opening balance is a ledger entry like any other movement. */
-export async function createBillingGroup(db: Db, options: CreateBillingGroupOptions): Promise<BillingGroup> {
+export async function createBillingGroup(db: Executor, options: CreateBillingGroupOptions): Promise<BillingGroup> {
   const opening = options.openingBalanceMicros ?? 0n;
   return db.transaction(async (tx) => {
     const [group] = await tx

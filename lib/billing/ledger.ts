@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { Executor } from "@/lib/db/client";
+import { queryRows, type Executor } from "@/lib/db/client";
 import type { ledgerEntries } from "@/lib/db/schema";
 
 // The ledger (ledger_entries): every movement of a balance is one entry, and for every billing group the entries sum
@@ -34,6 +34,18 @@ export async function writeLedgerEntries(tx: Executor, entries: readonly LedgerE
   );
   await tx.execute(sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
                        SELECT x.g, x.k, x.a, x.c, x.d FROM json_to_recordset(${json}::json) AS x(g text, k text, a bigint, c bigint, d text)`);
+}
+
+/** Writes one entry and answers its id and time (a top-up's or an adjustment's answer names them). */
+export async function writeLedgerEntry(tx: Executor, entry: LedgerEntry): Promise<{ id: string; createdAt: Date }> {
+  const [row] = await queryRows<{ id: string; created_at: Date | string }>(
+    tx,
+    sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
+        VALUES (${entry.billingGroupId}, ${entry.kind}, ${entry.amountMicros.toString()}::bigint,
+                ${entry.callId === null ? null : entry.callId.toString()}::bigint, ${entry.description})
+        RETURNING id::text AS id, created_at`,
+  );
+  return { id: row.id, createdAt: new Date(row.created_at) };
 }
 
 /**

@@ -52,3 +52,14 @@ function isRetryable(error: unknown): boolean {
   for (const { code } of causes(error)) if (typeof code === "string" && RETRYABLE.has(code)) return true;
   return false;
 }
+
+/** True for a unique constraint's refusal (SQLSTATE 23505), on either driver; `constraint` narrows it to one index. */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  for (const cause of causes(error)) {
+    const { code } = cause;
+    if (code !== "23505") continue;
+    const name = (cause as { constraint?: unknown }).constraint;
+    if (constraint === undefined || name === undefined || name === constraint) return true;
+  }
+  return false;
+}

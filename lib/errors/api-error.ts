@@ -78,3 +78,17 @@ export function paramErrors(issues: readonly z.core.$ZodIssue[]): ParamError[] {
     message: issue.message,
   }));
 }
+
+/**
+ * zod issues of a JSON body -> `errors[]`, each naming its field by path (`filters.direction`): a field the schema does
+ * not know is named itself, and a rule about the whole body is `(body)`.
+ */
+export function bodyParamErrors(issues: readonly z.core.$ZodIssue[]): ParamError[] {
+  return issues.flatMap((issue) => {
+    const at = issue.path.map(String);
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => ({ param: [...at, key].join("."), message: "is not a field of this request" }));
+    }
+    return [{ param: at.join(".") || "(body)", message: issue.message }];
+  });
+}

@@ -3,7 +3,7 @@ import { canReadCost, type Principal } from "@/lib/auth/principal";
 import { assertSupplierFilterAllowed, callFiltersFromQuery } from "@/lib/calls/list-calls";
 import { DEFAULT_PAGE_SIZE } from "@/lib/calls/schemas";
 import { queryRows, type Executor } from "@/lib/db/client";
-import { ApiError, paramErrors } from "@/lib/errors/api-error";
+import { ApiError, bodyParamErrors } from "@/lib/errors/api-error";
 import { newId } from "@/lib/ids/ids";
 import { exportRowToAnswer, type ExportRow } from "./export-row";
 import { createExportBodySchema, type Export, type ExportFilters } from "./schemas";
@@ -15,7 +15,7 @@ export const EXPORT_KEEP_HOURS = 24;
 export function parseCreateExport(body: unknown): { filters: ExportFilters } {
   const parsed = createExportBodySchema.safeParse(body);
   if (!parsed.success) {
-    throw new ApiError("invalid_request_body", "The export request is invalid.", paramErrors(parsed.error.issues));
+    throw new ApiError("invalid_request_body", "The export request is invalid.", bodyParamErrors(parsed.error.issues));
   }
   return parsed.data;
 }

@@ -12,6 +12,7 @@ import type { ErrorCode } from "@/lib/errors/api-error";
 export const OPERATION_TAGS = {
   Calls: "Call detail records",
   Exports: "Background CSV exports of calls",
+  Provisioning: "Accounts and their money, for the platform's operators",
   Billing: "Balances, accounts and rates",
   Ingest: "Completed calls from switches",
   Keys: "API keys, managed by their holders",

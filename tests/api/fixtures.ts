@@ -36,7 +36,10 @@ export type KeyName =
   | "readDecks"
   | "auditA"
   | "auditB"
-  | "platformAudit";
+  | "platformAudit"
+  | "platformProvision"
+  | "platformAccounts"
+  | "boundProvision";
 
 export interface FixtureGroup {
   id: string;
@@ -294,6 +297,9 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
     auditA: await key(db, ["audit:read"], a.id, "audit A"),
     auditB: await key(db, ["audit:read"], b.id, "audit B"),
     platformAudit: await key(db, ["audit:read"], null, "platform audit"),
+    platformProvision: await key(db, ["accounts:write", "payments:write"], null, "platform provisioning"),
+    platformAccounts: await key(db, ["accounts:write"], null, "platform accounts only"),
+    boundProvision: await key(db, ["accounts:write", "payments:write"], c.id, "bound provisioning C"),
   };
   await revokeApiKey(db, created.revokedA.id);
 

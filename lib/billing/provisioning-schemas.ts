@@ -1,0 +1,102 @@
+import { z } from "zod";
+import { storable, storableText } from "@/lib/db/storable-text";
+import { ApiError, bodyParamErrors } from "@/lib/errors/api-error";
+import { parseMicros } from "@/lib/money/micros";
+import { accountSchema, currencySchema } from "./schemas";
+
+// Bodies and answers of the provisioning operations (POST/PATCH /v1/accounts, top-ups, adjustments). Money comes in as
+// decimal strings, exact, and becomes bigint micro-units here (docs/contract.md §1); it goes out as JSON numbers with at
+// most 6 decimals, as every amount of /v1 does.
+
+const DECIMAL = /^-?\d{1,13}(\.\d{1,6})?$/;
+const money = (description: string) =>
+  z
+    .string({ error: 'must be a decimal string such as "25.00" (not a JSON number)' })
+    .regex(DECIMAL, 'must be a decimal string with at most 6 decimals, such as "25.00"')
+    .transform((text) => parseMicros(text))
+    .describe(description);
+
+const creditLimit = money("How far below zero the balance may go before the account is disabled (>= 0)").refine(
+  (micros) => micros >= 0n,
+  "must not be negative",
+);
+const accountcode = storable(z.string().trim().min(1).max(64))
+  .nullable()
+  .describe("The switch's accountcode that routes CDRs to this account (unique); null removes it");
+
+export const createAccountBodySchema = z
+  .strictObject({
+    name: storableText(200).describe("Display name"),
+    currency: z.string().pipe(currencySchema).describe("ISO 4217 code, e.g. USD; fixed for the account's life"),
+    creditLimit: creditLimit.optional(),
+    accountcode: accountcode.optional(),
+    openingBalance: money("Opening balance (a ledger entry of kind `opening`)").optional(),
+  })
+  .meta({ id: "CreateAccountRequest", description: "A new billing group (account)" });
+
+export const updateAccountBodySchema = z
+  .strictObject({
+    name: storableText(200).optional().describe("Display name"),
+    creditLimit: creditLimit.optional(),
+    accountcode: accountcode.optional(),
+    disabled: z
+      .boolean()
+      .optional()
+      .describe("true: disabled by the operator whatever the balance; false: enabled again (unless over its limit)"),
+  })
+  .refine((body) => Object.keys(body).length > 0, { message: "name at least one field to change" })
+  .meta({ id: "UpdateAccountRequest", description: "The fields to change; absent fields stay as they are" });
+
+export const topUpBodySchema = z
+  .strictObject({
+    amount: money("Amount added to the balance").refine((micros) => micros > 0n, "must be positive"),
+    description: storableText(200).optional().describe('Shown in the ledger (default "Top-up")'),
+  })
+  .meta({ id: "TopUpRequest", description: "Money added to an account's balance" });
+
+export const adjustmentBodySchema = z
+  .strictObject({
+    amount: money("Signed: positive credits the balance, negative debits it").refine(
+      (micros) => micros !== 0n,
+      "must not be zero",
+    ),
+    description: storableText(200).describe("Why: shown in the ledger and the audit log"),
+  })
+  .meta({ id: "AdjustmentRequest", description: "A correction of an account's balance, either way" });
+
+export type CreateAccountBody = z.output<typeof createAccountBodySchema>;
+export type UpdateAccountBody = z.output<typeof updateAccountBodySchema>;
+export type TopUpBody = z.output<typeof topUpBodySchema>;
+export type AdjustmentBody = z.output<typeof adjustmentBodySchema>;
+
+/** A body parsed, or 422 `invalid_request_body` naming every field at fault. */
+export function parseRequestBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    throw new ApiError("invalid_request_body", "The request body is invalid.", bodyParamErrors(parsed.error.issues));
+  }
+  return parsed.data;
+}
+
+export const accountDetailSchema = accountSchema
+  .extend({
+    creditLimit: z.number().describe("How far below zero the balance may go (at most 6 decimals)"),
+    accountcode: z.string().nullable().describe("The switch's accountcode routed to this account"),
+    disabledByOperator: z.boolean().describe("Disabled by an operator (PATCH `disabled`)"),
+    createdAt: z.string().describe("ISO 8601"),
+  })
+  .meta({ id: "AccountDetail", description: "A billing group as its operator sees it" });
+
+export const balanceMovementSchema = z
+  .object({
+    id: z.string().describe("Ledger entry id"),
+    kind: z.enum(["topup", "adjustment"]),
+    amount: z.number().describe("Signed amount (at most 6 decimals)"),
+    description: z.string(),
+    createdAt: z.string().describe("ISO 8601"),
+    account: accountDetailSchema.describe("The account after the movement"),
+  })
+  .meta({ id: "BalanceMovement", description: "A top-up or adjustment as written to the ledger" });
+
+export type AccountDetail = z.infer<typeof accountDetailSchema>;
+export type BalanceMovement = z.infer<typeof balanceMovementSchema>;
