@@ -4,6 +4,7 @@ import { authorizeCallOperation } from "@/lib/authorizations/operations";
 import { getAccountOperation, getBalanceOperation, listAccountsOperation } from "@/lib/billing/operations";
 import { exportCallsOperation, getCallOperation, listCallsOperation } from "@/lib/calls/operations";
 import { createExportOperation, downloadExportOperation, getExportOperation } from "@/lib/exports/operations";
+import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from "@/lib/keys/operations";
 import { ingestCdrsOperation } from "@/lib/ingest/operations";
 import { defineOperation, type Operation } from "@/lib/openapi/operation";
 import { lookupRateOperation } from "@/lib/rating/operations";
@@ -39,6 +40,9 @@ export const OPERATIONS: readonly Operation[] = [
   getAccountOperation,
   ingestCdrsOperation,
   authorizeCallOperation,
+  createApiKeyOperation,
+  listApiKeysOperation,
+  revokeApiKeyOperation,
   listAuditEventsOperation,
   exportAuditEventsOperation,
   getOpenApiOperation,

@@ -36,7 +36,11 @@ export type KeyName =
   | "readDecks"
   | "auditA"
   | "auditB"
-  | "platformAudit";
+  | "platformAudit"
+  | "keysA"
+  | "keysReadA"
+  | "keysB"
+  | "platformKeys";
 
 export interface FixtureGroup {
   id: string;
@@ -294,6 +298,10 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
     auditA: await key(db, ["audit:read"], a.id, "audit A"),
     auditB: await key(db, ["audit:read"], b.id, "audit B"),
     platformAudit: await key(db, ["audit:read"], null, "platform audit"),
+    keysA: await key(db, ["calls:read", "keys:write", "audit:read"], a.id, "keys A"),
+    keysReadA: await key(db, ["keys:read"], a.id, "keys read A"),
+    keysB: await key(db, ["calls:read", "keys:write", "audit:read"], b.id, "keys B"),
+    platformKeys: await key(db, ["calls:read_cost", "keys:write", "audit:read"], null, "platform keys"),
   };
   await revokeApiKey(db, created.revokedA.id);
 
