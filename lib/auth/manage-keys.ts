@@ -4,6 +4,7 @@ import { apiKeys } from "@/lib/db/schema";
 import { newId } from "@/lib/ids/ids";
 import { displayPrefix, generateApiKeySecret, hashApiKey } from "./api-key-format";
 import { endSessionsOfKey } from "./portal-sessions";
+import { invalidateLocalPrincipals } from "./principal-cache";
 import type { Scope } from "./scopes";
 
 export interface CreatedApiKey {
@@ -52,7 +53,8 @@ export async function createApiKey(
 
 /**
  * Revokes a key and ends its portal sessions, in the caller's transaction; false when no live key has that id.
- * The revocation NOTIFYs every process's principal cache (lib/auth/triggers.ts) when the transaction commits.
+ * The revocation NOTIFYs every process's principal cache (lib/auth/triggers.ts) when the transaction commits; the
+ * caller then drops its own process's at once (invalidateLocalPrincipals), as revokeApiKey does.
  */
 export async function revokeApiKeyIn(tx: Executor, id: string): Promise<boolean> {
   const rows = await tx
@@ -67,5 +69,7 @@ export async function revokeApiKeyIn(tx: Executor, id: string): Promise<boolean>
 
 /** Revokes a key and ends its portal sessions; returns false when no live key has that id. */
 export async function revokeApiKey(db: Db, id: string): Promise<boolean> {
-  return db.transaction((tx) => revokeApiKeyIn(tx, id));
+  const revoked = await db.transaction((tx) => revokeApiKeyIn(tx, id));
+  if (revoked) invalidateLocalPrincipals(db);
+  return revoked;
 }

@@ -49,8 +49,9 @@ export const revokeApiKeyOperation = defineOperation({
   summary: "Revoke an API key",
   description:
     "Revokes a key of the caller's group (a platform caller: any key) and ends its portal sessions: every request " +
-    "with it is refused (401) from the answer on, in every app process. Revoking a revoked key answers it " +
-    "unchanged. Another group's key answers 404, like an unknown id. Recorded in the audit log as `api_key.revoked`.",
+    "with it is refused (401) from the answer on (other app processes as soon as the revocation's notification " +
+    "reaches them). Revoking a revoked key answers it unchanged. Another group's key answers 404, like an unknown " +
+    "id. Recorded in the audit log as `api_key.revoked`.",
   scope: "keys:write",
   params: z.object({ id: z.string().describe("Key id, from the `id` field of a key") }),
   responses: { 200: { description: "The key, revoked", body: apiKeySchema } },

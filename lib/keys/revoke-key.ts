@@ -3,6 +3,7 @@ import { auditActorOf } from "@/lib/audit/actor";
 import { recordAuditEvent, type AuditActor } from "@/lib/audit/record-audit-event";
 import { revokeApiKeyIn } from "@/lib/auth/manage-keys";
 import type { Principal } from "@/lib/auth/principal";
+import { invalidateLocalPrincipals } from "@/lib/auth/principal-cache";
 import type { Db } from "@/lib/db/client";
 import { apiKeys, apiKeyUses } from "@/lib/db/schema";
 import { ApiError } from "@/lib/errors/api-error";
@@ -23,7 +24,7 @@ export async function revokeKeyAudited(
   address: string | null,
   reach?: Principal,
 ): Promise<{ key: ApiKey; changed: boolean } | null> {
-  return db.transaction(async (tx) => {
+  const result = await db.transaction(async (tx) => {
     const select = () =>
       tx
         .select(apiKeyColumns)
@@ -46,6 +47,9 @@ export async function revokeKeyAudited(
     });
     return { key: toApiKey(after), changed: true };
   });
+  // Refused by this process's next request at once; the others drop the key on the commit's NOTIFY.
+  if (result?.changed) invalidateLocalPrincipals(db);
+  return result;
 }
 
 /** DELETE /v1/api-keys/{id}: a key of the caller's reach (its group's; any for a platform caller), else 404. */
