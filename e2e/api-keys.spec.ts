@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { adminCli, expect, screenshot, test } from "./fixtures";
 
 // Self-service keys in the portal (docs/contract.md §10): a session with keys:write makes a key, sees its secret
@@ -57,6 +58,7 @@ test("create a key, see its secret once, use it, revoke it, see it refused and a
     .not.toBe("Never");
   expect(await page.content()).not.toContain(secret);
 
+  const robotId = (await row.getAttribute("data-key-id"))!;
   await row.getByRole("button", { name: "Revoke e2e robot" }).click();
   await expect(row.getByRole("group", { name: "Confirm revocation" })).toBeVisible();
   await screenshot(page, "api-keys-confirm-revoke");
@@ -68,18 +70,23 @@ test("create a key, see its secret once, use it, revoke it, see it refused and a
   await nav.getByRole("link", { name: "Audit log" }).click();
   await expect(page.getByRole("heading", { name: "Audit log" })).toBeVisible();
   const events = page.getByTestId("audit-events");
-  await expect(events.locator('tr[data-event-action="api_key.revoked"]', { hasText: "e2e key admin" })).toHaveCount(1);
-  await expect(events.locator('tr[data-event-action="api_key.created"]', { hasText: "e2e key admin" })).toHaveCount(1);
+  // The robot's creation and revocation, by the signed-in key, from the browser's address.
+  for (const action of ["api_key.created", "api_key.revoked"]) {
+    const event = events.locator(`tr[data-event-action="${action}"]`, { hasText: robotId });
+    await expect(event).toHaveCount(1);
+    await expect(event).toContainText("e2e key admin (API key)");
+    await expect(event).toContainText("127.0.0.1");
+  }
   // The signing-in key itself was made by the operator's CLI.
-  await expect(
-    events.locator('tr[data-event-action="api_key.created"]', { hasText: "Operator CLI" }).first(),
-  ).toBeVisible();
+  await expect(events.locator('tr[data-event-action="api_key.created"]', { hasText: admin.id })).toContainText(
+    "Operator CLI",
+  );
   await screenshot(page, "audit-log");
 
   // The CSV of the same log.
   const download = page.waitForEvent("download");
   await page.getByTestId("audit-csv").click();
-  const csv = await (await download).path().then((p) => import("node:fs").then((fs) => fs.readFileSync(p, "utf8")));
+  const csv = fs.readFileSync(await (await download).path(), "utf8");
   expect(csv.split("\r\n")[0]).toContain("occurredAt");
   expect(csv).toContain("api_key.revoked");
 });

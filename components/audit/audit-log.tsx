@@ -31,7 +31,9 @@ function queryOf(filters: Filters): URLSearchParams {
 
 function actorText(event: AuditEvent): string {
   const kind = { api_key: "API key", user: "Person", cli: "Operator CLI", system: "System" }[event.actor.type];
-  return event.actor.label ? `${event.actor.label} (${kind})` : kind;
+  // The CLI and the system are one actor each: their kind says it all.
+  if (event.actor.type === "cli" || event.actor.type === "system" || !event.actor.label) return kind;
+  return `${event.actor.label} (${kind})`;
 }
 
 function Snapshot({ event }: { event: AuditEvent }) {
