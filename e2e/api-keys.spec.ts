@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { adminCli, expect, screenshot, test } from "./fixtures";
 
-// Self-service keys in the portal (docs/contract.md §10): a session with keys:write makes a key, sees its secret
+// Self-service keys in the portal (docs/contract.md §12): a session with keys:write makes a key, sees its secret
 // once, the key works against /v1, is revoked, and is refused; the audit log shows both changes.
 
 test("create a key, see its secret once, use it, revoke it, see it refused and audited", async ({
@@ -49,7 +49,7 @@ test("create a key, see its secret once, use it, revoke it, see it refused and a
   await page.getByRole("button", { name: "Done" }).click();
   await expect(secretBox).toHaveCount(0);
   const row = page.locator("tr", { hasText: "e2e robot" });
-  // Its last use is written in the background (docs/contract.md §10): reload until the list shows it.
+  // Its last use is written in the background (docs/contract.md §12): reload until the list shows it.
   await expect
     .poll(async () => {
       await page.reload();

@@ -39,7 +39,7 @@ function problemText(error: unknown): string {
 
 /**
  * The keys of the session's account (platform: every key): when each was last used, a form that makes one with the
- * session's own scopes at most (docs/contract.md §10) and shows its secret once, and revocation after a confirmation.
+ * session's own scopes at most (docs/contract.md §12) and shows its secret once, and revocation after a confirmation.
  * Everything goes through /v1 with the session cookie, as an API client would.
  */
 export function ApiKeysManager({ scopes, canWrite }: { scopes: string[]; canWrite: boolean }) {
