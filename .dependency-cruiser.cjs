@@ -14,6 +14,7 @@ const LAYERS = [
   ["auth"], // keys, sessions, principals
   ["openapi"], // what a /v1 operation declares (each concept declares its own in operations.ts)
   ["audit"], // the append-only audit log: recording an event (every concept above), listing, CSV
+  ["keys"], // self-service API keys: create, list, revoke (audited), when each was last used
   ["calls"], // the stored call row, listing, serialiser
   ["billing"], // groups, accounts, balances, the ledger
   ["rating"], // rate decks, billing math, rating and re-rating calls

@@ -62,3 +62,31 @@ export function retryTransient(failureCount: number, error: unknown): boolean {
   if (error instanceof ApiProblem && error.status < 500 && error.status !== 429) return false;
   return failureCount < 2;
 }
+
+/**
+ * POST/DELETE (or another method) on /v1 with the session cookie and a JSON body: the portal changes state through
+ * the API as a program would (the same-origin check of lib/auth/authenticate.ts holds: the browser sends Origin).
+ */
+export async function apiSend<T>(
+  method: "POST" | "PUT" | "PATCH" | "DELETE",
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    credentials: "same-origin",
+    headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (response.ok) return (await response.json()) as T;
+  let code = "internal";
+  let detail = `The server answered ${response.status}.`;
+  try {
+    const problem = (await response.json()) as { code?: string; detail?: string };
+    code = problem.code ?? code;
+    detail = problem.detail ?? detail;
+  } catch {
+    // not a problem body: keep the generic message
+  }
+  throw new ApiProblem(response.status, code, detail);
+}

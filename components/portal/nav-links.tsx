@@ -3,12 +3,15 @@
 import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 
-const LINKS = [
+const LINKS: readonly { href: string; label: string; scope?: string }[] = [
   { href: "/", label: "Dashboard" },
   { href: "/calls", label: "Calls" },
   { href: "/rates", label: "Rates" },
   { href: "/reports", label: "Reports" },
-] as const;
+  // Shown only to sessions that may use them (the pages answer 404 to the others).
+  { href: "/api-keys", label: "API keys", scope: "keys:read" },
+  { href: "/audit", label: "Audit log", scope: "audit:read" },
+];
 
 const ACCOUNT = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -16,13 +19,13 @@ const ACCOUNT = /^[A-Za-z0-9_-]{1,64}$/;
  * The main navigation. The account chosen on one page (`?account=`, platform sessions) goes along to the
  * others, so the dashboard, calls, rates and reports all show the same account until another is picked.
  */
-export function NavLinks() {
+export function NavLinks({ scopes }: { scopes: readonly string[] }) {
   const pathname = usePathname();
   const account = useSearchParams().get("account");
   const carried = account && ACCOUNT.test(account) ? `?account=${encodeURIComponent(account)}` : "";
   return (
     <nav aria-label="Main" className="flex flex-wrap items-center gap-1">
-      {LINKS.map((link) => {
+      {LINKS.filter((link) => link.scope === undefined || scopes.includes(link.scope)).map((link) => {
         const active = link.href === "/" ? pathname === "/" : pathname.startsWith(link.href);
         return (
           <Link

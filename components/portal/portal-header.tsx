@@ -31,7 +31,7 @@ export function PortalHeader({ session }: { session: PortalSession }) {
         </Link>
         {/* The links read the URL's account in the browser; without it (while it streams) they still work. */}
         <Suspense fallback={null}>
-          <NavLinks />
+          <NavLinks scopes={session.scopes} />
         </Suspense>
         <div className="ml-auto flex items-center gap-2 sm:gap-3">
           <TimeZoneSwitch />

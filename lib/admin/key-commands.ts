@@ -1,15 +1,25 @@
+import { CLI_ACTOR } from "@/lib/audit/actor";
 import { getBillingGroup } from "@/lib/billing/groups";
-import { createApiKey, revokeApiKey } from "@/lib/auth/manage-keys";
 import { parseScopeList } from "@/lib/auth/scopes";
-import { requireFlag, UsageError, type AdminCommand } from "./command";
+import { createKeyAudited } from "@/lib/keys/create-key-audited";
+import { revokeKeyAudited } from "@/lib/keys/revoke-key";
+import { instantFlag, requireFlag, UsageError, type AdminCommand } from "./command";
 
-const createUsage = "keys create --scopes calls:read[,calls:read_cost][,cdrs:write] [--group ID] [--name N]";
+const createUsage =
+  "keys create --scopes calls:read[,calls:read_cost][,cdrs:write][,keys:read][,keys:write][,audit:read] [--group ID] [--name N] [--expires-at ISO]";
 
+// The operator's keys: any scopes, any group. Each create and revoke is recorded in the audit log (actor `cli`) in
+// the transaction of the change, as the /v1 ones are (lib/keys).
 export const keyCommands: AdminCommand[] = [
   {
     name: "keys create",
     usage: createUsage,
-    options: { scopes: { type: "string" }, group: { type: "string" }, name: { type: "string" } },
+    options: {
+      scopes: { type: "string" },
+      group: { type: "string" },
+      name: { type: "string" },
+      "expires-at": { type: "string" },
+    },
     async run(db, flags) {
       let scopes;
       try {
@@ -20,11 +30,13 @@ export const keyCommands: AdminCommand[] = [
       }
       const groupId = typeof flags.group === "string" ? flags.group : null;
       if (groupId && !(await getBillingGroup(db, groupId))) throw new UsageError(`no billing group ${groupId}`);
-      return createApiKey(db, {
-        scopes,
-        billingGroupId: groupId,
-        name: typeof flags.name === "string" ? flags.name : undefined,
-      });
+      const expiresAt = instantFlag(flags, "expires-at", createUsage) ?? null;
+      if (expiresAt && expiresAt.getTime() <= Date.now()) throw new UsageError("--expires-at must be in the future");
+      const name = typeof flags.name === "string" ? flags.name : undefined;
+      const created = await db.transaction((tx) =>
+        createKeyAudited(tx, { scopes, billingGroupId: groupId, name, expiresAt }, CLI_ACTOR, null),
+      );
+      return { ...created, createdAt: created.createdAt.toISOString(), expiresAt: expiresAt?.toISOString() ?? null };
     },
   },
   {
@@ -33,8 +45,9 @@ export const keyCommands: AdminCommand[] = [
     options: { id: { type: "string" } },
     async run(db, flags) {
       const id = requireFlag(flags, "id", this.usage);
-      if (!(await revokeApiKey(db, id))) throw new UsageError(`no live key ${id}`);
-      return { id, revoked: true };
+      const revoked = await revokeKeyAudited(db, id, CLI_ACTOR, null);
+      if (!revoked?.changed) throw new UsageError(`no live key ${id}`);
+      return { id, revoked: true, revokedAt: revoked.key.revokedAt };
     },
   },
 ];

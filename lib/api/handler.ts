@@ -15,6 +15,7 @@ import { rateLimiter } from "@/lib/http/rate-limit";
 import { readBodyText } from "@/lib/http/body";
 import { idempotencyKeyOf, requestFingerprint, runIdempotent } from "@/lib/idempotency/idempotent-request";
 import { json, problemResponse } from "@/lib/http/json-response";
+import { noteKeyUse } from "@/lib/keys/last-used";
 
 // The answers' builders live in lib/http/json-response.ts (the bench floor uses them without this module's
 // dependencies).
@@ -86,6 +87,8 @@ export function apiRoute<Q extends z.ZodObject | undefined, P extends z.ZodObjec
         throw error;
       });
       keyId = principal.keyId;
+      // In the background, at most once a minute per key and process (lib/keys/last-used.ts).
+      void noteKeyUse(db, principal.keyId);
       const limiter = rateLimiter();
       let limitHeaders: Record<string, string> | undefined;
       if (limiter.enabled) {

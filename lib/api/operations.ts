@@ -12,6 +12,7 @@ import {
 } from "@/lib/billing/operations";
 import { exportCallsOperation, getCallOperation, listCallsOperation } from "@/lib/calls/operations";
 import { createExportOperation, downloadExportOperation, getExportOperation } from "@/lib/exports/operations";
+import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from "@/lib/keys/operations";
 import { ingestCdrsOperation } from "@/lib/ingest/operations";
 import { defineOperation, type Operation } from "@/lib/openapi/operation";
 import { lookupRateOperation } from "@/lib/rating/operations";
@@ -51,6 +52,9 @@ export const OPERATIONS: readonly Operation[] = [
   adjustAccountOperation,
   ingestCdrsOperation,
   authorizeCallOperation,
+  createApiKeyOperation,
+  listApiKeysOperation,
+  revokeApiKeyOperation,
   listAuditEventsOperation,
   exportAuditEventsOperation,
   getOpenApiOperation,

@@ -66,7 +66,7 @@ export async function authenticate(
     const bearer = BEARER.exec(authorization);
     if (bearer) {
       const principal = await findKeyBySecret(db, bearer[1], cache);
-      if (!principal) throw new CredentialRefused("The API key is unknown or revoked.", basic);
+      if (!principal) throw new CredentialRefused("The API key is unknown, revoked or expired.", basic);
       return principal;
     }
     const basicMatch = basic ? BASIC.exec(authorization) : null;
@@ -77,7 +77,7 @@ export async function authenticate(
       }
       const principal = await findKeyBySecret(db, password, cache);
       if (!principal)
-        throw new CredentialRefused("The API key (the HTTP Basic password) is unknown or revoked.", basic);
+        throw new CredentialRefused("The API key (the HTTP Basic password) is unknown, revoked or expired.", basic);
       if (isUnsafeMethod(request.method) && !isSameOrigin(request, { allowMissing: true })) {
         throw new ApiError("cross_origin", "HTTP Basic credentials are refused on a request from another site's page.");
       }
@@ -95,7 +95,10 @@ export async function authenticate(
     const claims = verifySessionToken(token);
     const principal = claims ? await findSessionPrincipal(db, claims.sessionId, cache) : null;
     if (!principal)
-      throw new CredentialRefused("The session has ended, expired or its key was revoked. Sign in again.", basic);
+      throw new CredentialRefused(
+        "The session has ended or expired, or its key was revoked or expired. Sign in again.",
+        basic,
+      );
     if (isUnsafeMethod(request.method) && !isSameOrigin(request, { allowMissing: false })) {
       throw new ApiError(
         "cross_origin",

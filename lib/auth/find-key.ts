@@ -13,6 +13,7 @@ interface KeyRow {
   billing_group_id: string | null;
   name: string | null;
   display_prefix: string;
+  expires_at: Date | string | null;
   rate_card_version: bigint | number | null;
 }
 
@@ -21,6 +22,7 @@ function toPrincipal(row: KeyRow, via: Principal["via"], sessionId?: string): Pr
   return Object.freeze({
     keyId: row.id,
     keyLabel: row.name ?? row.display_prefix,
+    keyExpiresAt: row.expires_at === null ? null : new Date(row.expires_at).getTime(),
     scopes: effectiveScopes(row.scopes),
     billingGroupId: row.billing_group_id,
     rateCardVersion: row.rate_card_version === null ? null : Number(row.rate_card_version),
@@ -29,21 +31,32 @@ function toPrincipal(row: KeyRow, via: Principal["via"], sessionId?: string): Pr
   });
 }
 
-const SELECT_KEY = sql`SELECT k.id, k.hash, k.scopes, k.billing_group_id, k.name, k.display_prefix, g.rate_card_version
-  FROM api_keys k LEFT JOIN billing_groups g ON g.id = k.billing_group_id`;
+const SELECT_KEY = sql`SELECT k.id, k.hash, k.scopes, k.billing_group_id, k.name, k.display_prefix, k.expires_at,
+  g.rate_card_version FROM api_keys k LEFT JOIN billing_groups g ON g.id = k.billing_group_id`;
+/** A key counts while it is neither revoked nor past its expiry (docs/contract.md §13). */
+const LIVE_KEY = sql`k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`;
 
 /**
- * The live (not revoked) key for a secret, or null. Malformed secrets never reach the database.
+ * A cached principal of a key that has expired since it was cached is refused without a lookup: expiry is a
+ * moment, not a change, so no notification drops it (revocation does, principal-cache.ts).
+ */
+function unexpired(principal: Principal | undefined, now = Date.now()): Principal | null | undefined {
+  if (!principal) return undefined;
+  return principal.keyExpiresAt != null && principal.keyExpiresAt <= now ? null : principal;
+}
+
+/**
+ * The live (neither revoked nor expired) key for a secret, or null. Malformed secrets never reach the database.
  * With a cache, live keys are served from it (unknown keys are never cached).
  */
 export async function findKeyBySecret(db: Executor, secret: string, cache?: PrincipalCache): Promise<Principal | null> {
   if (!isWellFormedApiKey(secret)) return null;
   const hash = hashApiKey(secret);
   const cacheKey = `h:${hash}`;
-  const cached = cache?.get(cacheKey);
-  if (cached) return cached;
+  const cached = unexpired(cache?.get(cacheKey));
+  if (cached !== undefined) return cached;
   const generation = cache?.generation() ?? 0;
-  const [row] = await queryRows<KeyRow>(db, sql`${SELECT_KEY} WHERE k.hash = ${hash} AND k.revoked_at IS NULL`);
+  const [row] = await queryRows<KeyRow>(db, sql`${SELECT_KEY} WHERE k.hash = ${hash} AND ${LIVE_KEY}`);
   if (!row) return null;
   // The index lookup already matched; compare again in constant time as defence in depth.
   if (!timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash))) return null;
@@ -54,7 +67,7 @@ export async function findKeyBySecret(db: Executor, secret: string, cache?: Prin
 
 /**
  * The live key behind a live portal session: the session neither ended (sign-out, key revocation)
- * nor expired, and its key not revoked. Ending a session or revoking a key NOTIFYs callbook_auth,
+ * nor expired, and its key neither revoked nor expired. Ending a session or revoking a key NOTIFYs callbook_auth,
  * which drops the cache (migrations 0002 and 0003).
  */
 export async function findSessionPrincipal(
@@ -63,13 +76,13 @@ export async function findSessionPrincipal(
   cache?: PrincipalCache,
 ): Promise<Principal | null> {
   const cacheKey = `s:${sessionId}`;
-  const cached = cache?.get(cacheKey);
-  if (cached) return cached;
+  const cached = unexpired(cache?.get(cacheKey));
+  if (cached !== undefined) return cached;
   const generation = cache?.generation() ?? 0;
   const [row] = await queryRows<KeyRow>(
     db,
     sql`${SELECT_KEY} JOIN portal_sessions s ON s.key_id = k.id
-      WHERE s.id = ${sessionId} AND s.ended_at IS NULL AND s.expires_at > now() AND k.revoked_at IS NULL`,
+      WHERE s.id = ${sessionId} AND s.ended_at IS NULL AND s.expires_at > now() AND ${LIVE_KEY}`,
   );
   if (!row) return null;
   const principal = toPrincipal(row, "session", sessionId);

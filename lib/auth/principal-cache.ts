@@ -99,6 +99,15 @@ export function principalCacheFor(db: Db): PrincipalCache {
   return cache;
 }
 
+/**
+ * Drops this process's cached principals of a database handle, if it has a cache: a change this process committed
+ * (a key revoked) is then refused by its next request at once, without waiting for its own NOTIFY to come back on the
+ * listening connection (on PostgreSQL that arrives asynchronously). Other processes drop theirs on the NOTIFY.
+ */
+export function invalidateLocalPrincipals(db: Db): void {
+  caches().get(db)?.invalidate();
+}
+
 function startListening(db: Db, cache: ListeningCache): void {
   const client = (db as unknown as { $client?: unknown }).$client;
   if (client && typeof (client as PgliteLike).listen === "function") {

@@ -5,6 +5,8 @@ export interface Principal {
   keyId: string;
   /** The key's name, else its display prefix: how the audit log names the actor (lib/audit/actor.ts). */
   keyLabel?: string | null;
+  /** When the key expires (Unix ms), null or absent: never. A cached principal is refused from then on. */
+  keyExpiresAt?: number | null;
   scopes: ReadonlySet<Scope>;
   /** null for a platform key: sees every group, cannot use /v1/balances or /v1/rates. */
   billingGroupId: string | null;

@@ -12,6 +12,7 @@ export const ERROR_TABLE = {
   billing_group_required: { status: 400, title: "Billing group required" },
   invalid_body: { status: 422, title: "Unprocessable CDR" },
   invalid_authorization_request: { status: 422, title: "Unprocessable authorization request" },
+  invalid_key_request: { status: 422, title: "Unprocessable key request" },
   method_not_allowed: { status: 405, title: "Method not allowed" },
   conflict: { status: 409, title: "Conflict" },
   idempotency_key_reused: { status: 409, title: "Idempotency key reused with another request" },

@@ -41,10 +41,10 @@ export async function readBodyText(request: Request, maxBytes = MAX_BODY_BYTES):
   return Buffer.concat(chunks, total).toString("utf8");
 }
 
-/** The 422 codes a body can earn: each route's own (a CDR's, an authorization request's), so the title fits. */
+/** The 422 codes a body can earn: each route's own (a CDR's, an authorization request's, a key's), so the title fits. */
 export type BodyErrorCode = Extract<
   ErrorCode,
-  "invalid_body" | "invalid_authorization_request" | "invalid_request_body"
+  "invalid_body" | "invalid_authorization_request" | "invalid_request_body" | "invalid_key_request"
 >;
 
 export interface JsonBodyOptions {

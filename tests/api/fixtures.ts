@@ -39,7 +39,11 @@ export type KeyName =
   | "platformAudit"
   | "platformProvision"
   | "platformAccounts"
-  | "boundProvision";
+  | "boundProvision"
+  | "keysA"
+  | "keysReadA"
+  | "keysB"
+  | "platformKeys";
 
 export interface FixtureGroup {
   id: string;
@@ -300,6 +304,10 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
     platformProvision: await key(db, ["accounts:write", "payments:write"], null, "platform provisioning"),
     platformAccounts: await key(db, ["accounts:write"], null, "platform accounts only"),
     boundProvision: await key(db, ["accounts:write", "payments:write"], c.id, "bound provisioning C"),
+    keysA: await key(db, ["calls:read", "keys:write", "audit:read"], a.id, "keys A"),
+    keysReadA: await key(db, ["keys:read"], a.id, "keys read A"),
+    keysB: await key(db, ["calls:read", "keys:write", "audit:read"], b.id, "keys B"),
+    platformKeys: await key(db, ["calls:read_cost", "keys:write", "audit:read"], null, "platform keys"),
   };
   await revokeApiKey(db, created.revokedA.id);
 
