@@ -8,6 +8,7 @@ const LINKS = [
   { href: "/calls", label: "Calls" },
   { href: "/rates", label: "Rates" },
   { href: "/reports", label: "Reports" },
+  { href: "/invoices", label: "Invoices" },
 ] as const;
 
 const ACCOUNT = /^[A-Za-z0-9_-]{1,64}$/;

@@ -5,6 +5,12 @@ import { getAccountOperation, getBalanceOperation, listAccountsOperation } from 
 import { exportCallsOperation, getCallOperation, listCallsOperation } from "@/lib/calls/operations";
 import { createExportOperation, downloadExportOperation, getExportOperation } from "@/lib/exports/operations";
 import { ingestCdrsOperation } from "@/lib/ingest/operations";
+import {
+  getInvoiceCallsOperation,
+  getInvoiceOperation,
+  getInvoicePdfOperation,
+  listInvoicesOperation,
+} from "@/lib/invoices/operations";
 import { defineOperation, type Operation } from "@/lib/openapi/operation";
 import { lookupRateOperation } from "@/lib/rating/operations";
 import { summarizeUsageOperation } from "@/lib/usage/operations";
@@ -37,6 +43,10 @@ export const OPERATIONS: readonly Operation[] = [
   lookupRateOperation,
   listAccountsOperation,
   getAccountOperation,
+  listInvoicesOperation,
+  getInvoiceOperation,
+  getInvoicePdfOperation,
+  getInvoiceCallsOperation,
   ingestCdrsOperation,
   authorizeCallOperation,
   listAuditEventsOperation,

@@ -13,6 +13,7 @@ export const OPERATION_TAGS = {
   Calls: "Call detail records",
   Exports: "Background CSV exports of calls",
   Billing: "Balances, accounts and rates",
+  Invoices: "Monthly invoices, credit and debit notes, their PDF and calls",
   Ingest: "Completed calls from switches",
   Keys: "API keys, managed by their holders",
   Audit: "The append-only log of changes",
