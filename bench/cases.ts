@@ -24,6 +24,8 @@ export interface Sizes {
   singleSeconds: number;
   /** Calls of the GET /v1/usage group (case 11), spread over 90 days. */
   usageCalls: number;
+  /** Billing groups of the invoice run (case 24), each with a month of usage in the rollups. */
+  invoiceGroups: number;
 }
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });

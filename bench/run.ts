@@ -24,6 +24,7 @@ import { machineInfo } from "./machine";
 import { printTable, type Figure } from "./report";
 import { seed } from "./seed";
 import { usageLatency } from "./usage";
+import { invoicePdfBench, invoiceRunBench } from "./invoices";
 import { BenchServer, buildProduction, ROOT } from "./server";
 import { median, round } from "./stats";
 
@@ -40,6 +41,7 @@ const FULL: Sizes = {
   ingestRounds: 3,
   singleSeconds: 8,
   usageCalls: 1_000_000,
+  invoiceGroups: 10_000,
 };
 const QUICK: Sizes = {
   listedCalls: 100_000,
@@ -54,6 +56,7 @@ const QUICK: Sizes = {
   ingestRounds: 3,
   singleSeconds: 3,
   usageCalls: 200_000,
+  invoiceGroups: 10_000,
 };
 
 const started = Date.now();
@@ -351,7 +354,7 @@ async function main(): Promise<void> {
     options: {
       quick: { type: "boolean", default: false },
       engines: { type: "string" },
-      only: { type: "string", default: "lookup,read,usage,ingest" },
+      only: { type: "string", default: "lookup,read,usage,ingest,invoices" },
       "reuse-build": { type: "boolean", default: false },
       profile: { type: "boolean", default: false },
       // Size overrides, e.g. for a short profiling loop.
@@ -360,6 +363,7 @@ async function main(): Promise<void> {
       prefixes: { type: "string" },
       "ingest-calls": { type: "string" },
       "usage-calls": { type: "string" },
+      "invoice-groups": { type: "string" },
     },
   });
   const sizes = { ...(values.quick ? QUICK : FULL) };
@@ -368,6 +372,7 @@ async function main(): Promise<void> {
   if (values.prefixes) sizes.ratePrefixes = Number(values.prefixes);
   if (values["ingest-calls"]) sizes.ingestCalls = Number(values["ingest-calls"]);
   if (values["usage-calls"]) sizes.usageCalls = Number(values["usage-calls"]);
+  if (values["invoice-groups"]) sizes.invoiceGroups = Number(values["invoice-groups"]);
   const only = new Set(values.only!.split(","));
   // BENCH_RESULTS_DIR: helpers benching at once keep their reports and profiles apart.
   const resultsDir = path.resolve(ROOT, process.env.BENCH_RESULTS_DIR || "bench/results");
@@ -406,6 +411,39 @@ async function main(): Promise<void> {
       target: ["<", 1000],
     });
     figures.push({ case: "4", measure: "card structure memory", engine: null, value: r.structureMiB, unit: "MiB" });
+  }
+  if (only.has("invoices")) {
+    log("invoices: the PDF of a 500-line invoice, in process");
+    const pdf = await invoicePdfBench(500);
+    detail.invoicePdf = pdf;
+    figures.push({
+      case: "24",
+      measure: `PDF of a 500-line invoice (${Math.round(pdf.bytes / 1024)} KiB), p50`,
+      engine: null,
+      value: pdf.p50Ms,
+      unit: "ms",
+      target: ["<", 1000],
+    });
+    if (engines.includes("postgres")) {
+      log(`invoices: the invoice run for ${sizes.invoiceGroups} groups with a month of usage each, PostgreSQL`);
+      const run = await invoiceRunBench(sizes.invoiceGroups, (l) => log(l));
+      detail.invoiceRun = run;
+      figures.push({
+        case: "24",
+        measure: `invoice run, ${run.groups} groups, ${run.usageDailyRows} usage_daily rows: ${run.result.invoices} invoices`,
+        engine: "postgres",
+        value: run.runSeconds,
+        unit: "s",
+        target: ["<", 60],
+      });
+      figures.push({
+        case: "24",
+        measure: `  the run again (issues ${run.again.invoices})`,
+        engine: "postgres",
+        value: run.againSeconds,
+        unit: "s",
+      });
+    }
   }
   if (only.has("read") || only.has("ingest") || only.has("usage")) {
     buildProduction(log, values["reuse-build"]!);

@@ -22,6 +22,9 @@ const READY: Record<string, (page: Page) => Promise<void>> = {
   "/reports": async (page) => {
     await expect(page.getByTestId("report-totals").first()).toBeVisible();
   },
+  "/invoices": async (page) => {
+    await expect(page.getByRole("heading", { name: "Invoices", level: 1 })).toBeVisible();
+  },
   // Every account, by destination, one destination opened (prefixes and, for cost sessions, suppliers).
   "/reports?groupBy=destination&from=&until=": async (page) => {
     await page.getByTestId("destination-open").first().click();

@@ -8,6 +8,7 @@ const LINKS: readonly { href: string; label: string; scope?: string }[] = [
   { href: "/calls", label: "Calls" },
   { href: "/rates", label: "Rates" },
   { href: "/reports", label: "Reports" },
+  { href: "/invoices", label: "Invoices" },
   // Shown only to sessions that may use them (the pages answer 404 to the others).
   { href: "/api-keys", label: "API keys", scope: "keys:read" },
   { href: "/audit", label: "Audit log", scope: "audit:read" },

@@ -14,6 +14,12 @@ import { exportCallsOperation, getCallOperation, listCallsOperation } from "@/li
 import { createExportOperation, downloadExportOperation, getExportOperation } from "@/lib/exports/operations";
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from "@/lib/keys/operations";
 import { ingestCdrsOperation } from "@/lib/ingest/operations";
+import {
+  getInvoiceCallsOperation,
+  getInvoiceOperation,
+  getInvoicePdfOperation,
+  listInvoicesOperation,
+} from "@/lib/invoices/operations";
 import { defineOperation, type Operation } from "@/lib/openapi/operation";
 import { lookupRateOperation } from "@/lib/rating/operations";
 import { summarizeUsageOperation } from "@/lib/usage/operations";
@@ -50,6 +56,10 @@ export const OPERATIONS: readonly Operation[] = [
   updateAccountOperation,
   topUpAccountOperation,
   adjustAccountOperation,
+  listInvoicesOperation,
+  getInvoiceOperation,
+  getInvoicePdfOperation,
+  getInvoiceCallsOperation,
   ingestCdrsOperation,
   authorizeCallOperation,
   createApiKeyOperation,

@@ -10,11 +10,16 @@ export const SCOPES = [
   // Provisioning, platform keys only (README "Provisioning"): billing groups, and the money on them.
   "accounts:write",
   "payments:write",
+  "invoices:read",
 ] as const;
 export const scopeSchema = z.enum(SCOPES);
 export type Scope = z.infer<typeof scopeSchema>;
 
-/** calls:read_cost implies calls:read (docs/contract.md §2), keys:write implies keys:read. */
+/**
+ * calls:read_cost implies calls:read, keys:write implies keys:read, and calls:read implies invoices:read
+ * (docs/contract.md §2): keys and portal sessions made before invoices existed read them; an `invoices:read` key reads
+ * invoices only.
+ */
 export function effectiveScopes(granted: readonly string[]): Set<Scope> {
   const out = new Set<Scope>();
   for (const s of granted) {
@@ -22,6 +27,7 @@ export function effectiveScopes(granted: readonly string[]): Set<Scope> {
   }
   if (out.has("calls:read_cost")) out.add("calls:read");
   if (out.has("keys:write")) out.add("keys:read");
+  if (out.has("calls:read")) out.add("invoices:read");
   return out;
 }
 

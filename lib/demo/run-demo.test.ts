@@ -60,10 +60,11 @@ describe("demo on pglite", () => {
 
   it("returns four working keys of the four kinds", async () => {
     const main = result.groups[0].id;
+    // Effective scopes: calls:read includes invoices:read (docs/contract.md §2).
     const expected = {
-      read: { scopes: ["calls:read"], group: main },
-      cost: { scopes: ["calls:read", "calls:read_cost"], group: main },
-      platform: { scopes: ["calls:read", "calls:read_cost"], group: null },
+      read: { scopes: ["calls:read", "invoices:read"], group: main },
+      cost: { scopes: ["calls:read", "calls:read_cost", "invoices:read"], group: main },
+      platform: { scopes: ["calls:read", "calls:read_cost", "invoices:read"], group: null },
       ingest: { scopes: ["cdrs:write"], group: null },
     };
     for (const [kind, want] of Object.entries(expected)) {

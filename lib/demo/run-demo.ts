@@ -161,7 +161,9 @@ export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoRe
   const supplierIds = Object.fromEntries(suppliers.map(({ plan, supplier }) => [plan.key, supplier.id]));
   let batch: NativeCdr[] = [];
   let done = 0;
+  let firstStart = now.getTime();
   for (const { cdr } of generateCalls(count, destinations, { seed, now, supplierIds })) {
+    firstStart = Math.min(firstStart, Date.parse(cdr.startTime));
     batch.push(cdr);
     if (batch.length >= batchSize) {
       await ingestCdrs(db, batch);
@@ -175,6 +177,12 @@ export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoRe
     done += batch.length;
   }
   progress({ phase: "calls", done, total: count });
+  // The demo's customers have been customers since their first call, so the invoice run (docs/contract.md §10) has
+  // their closed months to invoice.
+  await db.execute(
+    sql`UPDATE billing_groups SET created_at = ${new Date(firstStart).toISOString()}::timestamptz
+        WHERE id IN (SELECT json_array_elements_text(${JSON.stringify(groups.map((g) => g.group.id))}::json))`,
+  );
 
   const main = groups[0].group;
   const keys = {

@@ -14,17 +14,32 @@ export interface GroupForInvoicing {
 }
 
 /**
- * In an issuing transaction: waits for every other issue of the group's documents to commit (a transaction-level
- * advisory lock on the group, so two processes never issue for one group at once), then reads the group. The
- * statements after it see whatever the other issue committed. Undefined: no such group.
+ * In an issuing transaction: waits for every other issue of these groups' documents to commit (transaction-level
+ * advisory locks on the groups, taken in the order of their keys so two batches never wait on each other in a
+ * circle), then reads the groups. The statements after it see whatever the other issues committed.
  */
-export async function lockGroupForInvoicing(tx: Executor, groupId: string): Promise<GroupForInvoicing | undefined> {
-  const [group] = await queryRows<GroupForInvoicing>(
+export async function lockGroupsForInvoicing(
+  tx: Executor,
+  groupIds: readonly string[],
+): Promise<Map<string, GroupForInvoicing>> {
+  if (groupIds.length === 0) return new Map();
+  const ids = JSON.stringify([...new Set(groupIds)]);
+  await queryRows(
+    tx,
+    sql`SELECT count(pg_advisory_xact_lock(${INVOICE_LOCK_CLASS}, k)) FROM (
+          SELECT DISTINCT hashtext(g) AS k FROM json_array_elements_text(${ids}::json) AS g ORDER BY k
+        ) AS keys`,
+  );
+  const rows = await queryRows<GroupForInvoicing>(
     tx,
     sql`SELECT g.id, g.name, g.currency, g.time_zone AS "timeZone", g.billing_mode AS "billingMode",
                g.tax_rate_ppm AS "taxRatePpm"
-        FROM (SELECT pg_advisory_xact_lock(${INVOICE_LOCK_CLASS}, hashtext(${groupId}))) AS locked, billing_groups g
-        WHERE g.id = ${groupId}`,
+        FROM billing_groups g WHERE g.id IN (SELECT json_array_elements_text(${ids}::json))`,
   );
-  return group;
+  return new Map(rows.map((g) => [g.id, { ...g, taxRatePpm: Number(g.taxRatePpm) }]));
+}
+
+/** lockGroupsForInvoicing of one group; undefined: no such group. */
+export async function lockGroupForInvoicing(tx: Executor, groupId: string): Promise<GroupForInvoicing | undefined> {
+  return (await lockGroupsForInvoicing(tx, [groupId])).get(groupId);
 }

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Executor } from "@/lib/db/client";
+import { recordAuditEvent } from "@/lib/audit/record-audit-event";
 import { newId } from "@/lib/ids/ids";
 
 export type DocumentKind = "invoice" | "credit_note" | "debit_note";
@@ -43,52 +44,117 @@ export interface NewDocument {
 const big = (v: bigint | undefined) => (v === undefined ? null : v.toString());
 
 /**
- * Issues a document in one statement: draws the next number of its series (the counter row is locked until the
- * transaction commits, so numbers are gapless and in commit order: a rolled-back issue gives its number back), inserts
- * the document and its lines. Call it last in the issuing transaction: the counter row is the one lock every issue
- * shares. Returns the id and number.
+ * Issues documents of one kind in one statement: draws the next numbers of their series (the counter row is locked
+ * until the transaction commits, so numbers are gapless and in commit order: a rolled-back issue gives its numbers
+ * back), in the order given, and inserts the documents and their lines. issued_at is the time of the insert, under the
+ * counter's lock (not the transaction's start), so a series' issue times follow its numbers. Call it last in the issuing transaction: the
+ * counter row is the one lock every issue shares. Returns each document's id and number, in order.
  */
-export async function insertDocument(tx: Executor, doc: NewDocument): Promise<{ id: string; number: string }> {
-  const id = newId("inv");
-  const lines = JSON.stringify(
-    doc.lines.map((l, i) => ({
+export async function insertDocuments(
+  tx: Executor,
+  kind: DocumentKind,
+  docs: readonly NewDocument[],
+): Promise<{ id: string; number: string }[]> {
+  if (docs.length === 0) return [];
+  if (docs.some((d) => d.kind !== kind)) throw new RangeError("one series per statement");
+  const ids = docs.map(() => newId("inv"));
+  const documents = JSON.stringify(
+    docs.map((doc, i) => ({
+      id: ids[i],
       n: i + 1,
-      k: l.kind,
-      dir: l.direction,
-      p: l.prefix,
-      d: l.description,
-      c: l.calls,
-      s: l.billedSeconds,
-      a: l.amountMicros.toString(),
-      at: l.occurredAt?.toISOString() ?? null,
+      g: doc.billingGroupId,
+      inv: doc.invoiceId,
+      s: doc.periodStart.toISOString(),
+      e: doc.periodEnd.toISOString(),
+      tz: doc.timeZone,
+      mode: doc.billingMode,
+      rate: doc.taxRatePpm,
+      cur: doc.currency,
+      cust: doc.customerName,
+      iname: doc.issuerName,
+      iaddr: doc.issuerAddress,
+      sub: doc.subtotalMicros.toString(),
+      tax: doc.taxMicros.toString(),
+      tot: doc.totalMicros.toString(),
+      o: big(doc.balance?.opening),
+      t: big(doc.balance?.topups),
+      a: big(doc.balance?.adjustments),
+      d: big(doc.balance?.debits),
+      c: big(doc.balance?.closing),
     })),
   );
-  const [row] = await queryRows<{ number: string }>(
+  const lines = JSON.stringify(
+    docs.flatMap((doc, i) =>
+      doc.lines.map((l, n) => ({
+        doc: ids[i],
+        n: n + 1,
+        k: l.kind,
+        dir: l.direction,
+        p: l.prefix,
+        d: l.description,
+        c: l.calls,
+        s: l.billedSeconds,
+        a: l.amountMicros.toString(),
+        at: l.occurredAt?.toISOString() ?? null,
+      })),
+    ),
+  );
+  const rows = await queryRows<{ id: string; number: string }>(
     tx,
     sql`WITH counter AS (
-          INSERT INTO document_counters AS c (series, last_number) VALUES (${doc.kind}, 1)
-          ON CONFLICT (series) DO UPDATE SET last_number = c.last_number + 1
-          RETURNING last_number
-        ), document AS (
+          INSERT INTO document_counters AS c (series, last_number) VALUES (${kind}, ${docs.length})
+          ON CONFLICT (series) DO UPDATE SET last_number = c.last_number + ${docs.length}
+          RETURNING last_number - ${docs.length} AS before
+        ), inserted AS (
           INSERT INTO invoices (id, kind, number, billing_group_id, invoice_id, period_start, period_end, time_zone,
             billing_mode, tax_rate_ppm, currency, customer_name, issuer_name, issuer_address, subtotal_micros, tax_micros,
-            total_micros, opening_balance_micros, topups_micros, adjustments_micros, debits_micros, closing_balance_micros)
-          SELECT ${id}, ${doc.kind}, ${NUMBER_PREFIX[doc.kind]} || '-' || lpad(last_number::text, 6, '0'),
-            ${doc.billingGroupId}, ${doc.invoiceId}, ${doc.periodStart.toISOString()}::timestamptz,
-            ${doc.periodEnd.toISOString()}::timestamptz, ${doc.timeZone}, ${doc.billingMode}, ${doc.taxRatePpm},
-            ${doc.currency}, ${doc.customerName}, ${doc.issuerName}, ${doc.issuerAddress},
-            ${doc.subtotalMicros.toString()}::bigint, ${doc.taxMicros.toString()}::bigint, ${doc.totalMicros.toString()}::bigint,
-            ${big(doc.balance?.opening)}::bigint, ${big(doc.balance?.topups)}::bigint, ${big(doc.balance?.adjustments)}::bigint,
-            ${big(doc.balance?.debits)}::bigint, ${big(doc.balance?.closing)}::bigint
-          FROM counter
+            total_micros, opening_balance_micros, topups_micros, adjustments_micros, debits_micros, closing_balance_micros,
+            issued_at)
+          SELECT x.id, ${kind}, ${NUMBER_PREFIX[kind]} || '-' || lpad((counter.before + x.n)::text, 6, '0'), x.g, x.inv,
+            x.s, x.e, x.tz, x.mode, x.rate, x.cur, x.cust, x.iname, x.iaddr, x.sub, x.tax, x.tot, x.o, x.t, x.a, x.d, x.c,
+            clock_timestamp()
+          FROM counter, json_to_recordset(${documents}::json) AS x(id text, n int, g text, inv text, s timestamptz,
+            e timestamptz, tz text, mode text, rate int, cur text, cust text, iname text, iaddr text, sub bigint,
+            tax bigint, tot bigint, o bigint, t bigint, a bigint, d bigint, c bigint)
+          ORDER BY x.n
           RETURNING id, number
         ), lines AS (
           INSERT INTO invoice_lines (invoice_id, line_no, kind, direction, prefix, description, calls, billed_seconds,
             amount_micros, occurred_at)
-          SELECT document.id, x.n, x.k, x.dir, x.p, x.d, x.c, x.s, x.a, x.at FROM document,
-            json_to_recordset(${lines}::json) AS x(n int, k text, dir text, p text, d text, c bigint, s bigint, a bigint, at timestamptz)
+          SELECT l.doc, l.n, l.k, l.dir, l.p, l.d, l.c, l.s, l.a, l.at
+          FROM inserted JOIN json_to_recordset(${lines}::json) AS l(doc text, n int, k text, dir text, p text, d text,
+            c bigint, s bigint, a bigint, at timestamptz) ON l.doc = inserted.id
         )
-        SELECT number FROM document`,
+        SELECT id, number FROM inserted`,
   );
-  return { id, number: row.number };
+  const byId = new Map(rows.map((r) => [r.id, r.number]));
+  const issued = ids.map((id) => ({ id, number: byId.get(id)! }));
+  // The audit log (docs/contract.md §9): each document's issue, by the system, in the issuing transaction.
+  for (const [i, doc] of docs.entries())
+    await recordAuditEvent(tx, {
+      actor: { type: "system", id: null, label: "invoice run" },
+      action: kind === "invoice" ? "invoice.issued" : "note.issued",
+      billingGroupId: doc.billingGroupId,
+      targetType: "invoice",
+      targetId: issued[i].id,
+      address: null,
+      after: {
+        number: issued[i].number,
+        kind,
+        invoiceId: doc.invoiceId,
+        periodStart: doc.periodStart,
+        periodEnd: doc.periodEnd,
+        currency: doc.currency,
+        subtotalMicros: doc.subtotalMicros,
+        taxMicros: doc.taxMicros,
+        totalMicros: doc.totalMicros,
+      },
+    });
+  return issued;
+}
+
+/** One document (insertDocuments of one). */
+export async function insertDocument(tx: Executor, doc: NewDocument): Promise<{ id: string; number: string }> {
+  const [issued] = await insertDocuments(tx, doc.kind, [doc]);
+  return issued;
 }

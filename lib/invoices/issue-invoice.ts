@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Db } from "@/lib/db/client";
-import { lockGroupForInvoicing } from "./group-lock";
-import { insertDocument, type NewLine } from "./insert-document";
-import { readPeriodLedger } from "./period-ledger";
-import { readPeriodUsage, type UsageLine } from "./period-usage";
+import { lockGroupsForInvoicing } from "./group-lock";
+import { insertDocuments, type NewDocument, type NewLine } from "./insert-document";
+import { readPeriodsLedger } from "./period-ledger";
+import { readPeriodsUsage, type GroupPeriod, type UsageLine } from "./period-usage";
 import { taxMicros } from "./tax";
 
 export interface Issuer {
@@ -31,76 +31,92 @@ export function usageLine(line: UsageLine): NewLine {
 }
 
 /**
- * Issues the group's invoice for [periodStart, periodEnd) unless it exists (docs/contract.md §10): usage lines from
- * the rollups, the period's balance from the ledger, tax on the subtotal. One transaction under the group's lock;
- * the unique key (group, period start) would refuse a second one anyway. Returns the number issued, or null.
+ * Issues each group's invoice for its period [start, end) unless it exists (docs/contract.md §10): usage lines from
+ * the rollups, the period's balance from the ledger, tax on the subtotal. One transaction for the batch (at most one
+ * period per group), under the groups' locks; the unique key (group, period start) would refuse a second invoice
+ * anyway. Returns the numbers issued.
  */
-export async function issueInvoice(
-  db: Db,
-  groupId: string,
-  periodStart: Date,
-  periodEnd: Date,
-  issuer: Issuer,
-): Promise<string | null> {
+export async function issueInvoices(db: Db, periods: readonly GroupPeriod[], issuer: Issuer): Promise<string[]> {
+  if (periods.length === 0) return [];
   return db.transaction(async (tx) => {
-    const group = await lockGroupForInvoicing(tx, groupId);
-    if (!group) return null;
-    const [previous] = await queryRows<{ period_start: Date | string; closing: string | null }>(
+    const groups = await lockGroupsForInvoicing(
       tx,
-      sql`SELECT period_start, closing_balance_micros::text AS closing FROM invoices
-          WHERE billing_group_id = ${groupId} AND kind = 'invoice' AND period_start <= ${periodStart.toISOString()}::timestamptz
-            AND period_end >= ${periodStart.toISOString()}::timestamptz
-          ORDER BY period_start DESC LIMIT 1`,
+      periods.map((p) => p.groupId),
     );
-    if (previous && new Date(previous.period_start).getTime() === periodStart.getTime()) return null;
-    const usage = await readPeriodUsage(tx, groupId, periodStart, periodEnd);
-    const ledger = await readPeriodLedger(
+    // The invoices of these groups that begin or end where a period begins: whether each period is still due, and the
+    // previous invoice's closing balance. One scan of invoices whatever the planner thinks of its size (no subquery
+    // per group: statistics taken while the table was empty would make that a scan per group).
+    const ids = periods.map((p) => p.groupId).join(",");
+    const starts = [...new Set(periods.map((p) => p.start.toISOString()))].join(",");
+    const known = await queryRows<{ g: string; start: Date | string; end: Date | string; closing: string | null }>(
       tx,
-      groupId,
-      periodStart,
-      periodEnd,
-      previous?.closing != null ? BigInt(previous.closing) : undefined,
+      sql`SELECT billing_group_id AS g, period_start AS start, period_end AS "end", closing_balance_micros::text AS closing
+          FROM invoices
+          WHERE kind = 'invoice' AND billing_group_id = ANY(string_to_array(${ids}, ','))
+            AND (period_start = ANY(string_to_array(${starts}, ',')::timestamptz[])
+                 OR period_end = ANY(string_to_array(${starts}, ',')::timestamptz[]))`,
     );
-    const subtotal = usage.reduce((sum, l) => sum + l.amountMicros, 0n);
-    const tax = taxMicros(subtotal, group.taxRatePpm, group.currency);
-    const lines: NewLine[] = [
-      ...usage.map(usageLine),
-      ...ledger.lines.map((l): NewLine => ({
-        kind: l.kind,
-        direction: null,
-        prefix: null,
-        description: l.description,
-        calls: 0,
-        billedSeconds: 0,
-        amountMicros: l.amountMicros,
-        occurredAt: l.occurredAt,
-      })),
-    ];
-    const { number } = await insertDocument(tx, {
-      kind: "invoice",
-      billingGroupId: groupId,
-      invoiceId: null,
-      periodStart,
-      periodEnd,
-      timeZone: group.timeZone,
-      billingMode: group.billingMode,
-      taxRatePpm: group.taxRatePpm,
-      currency: group.currency,
-      customerName: group.name,
-      issuerName: issuer.name,
-      issuerAddress: issuer.address,
-      subtotalMicros: subtotal,
-      taxMicros: tax,
-      totalMicros: subtotal + tax,
-      balance: {
-        opening: ledger.openingMicros,
-        topups: ledger.topupsMicros,
-        adjustments: ledger.adjustmentsMicros,
-        debits: ledger.debitsMicros,
-        closing: ledger.closingMicros,
-      },
-      lines,
+    const issued = new Set<string>();
+    const previous = new Map<string, string | null>();
+    const startOf = new Map(periods.map((p) => [p.groupId, p.start.getTime()]));
+    for (const k of known) {
+      if (new Date(k.start).getTime() === startOf.get(k.g)) issued.add(k.g);
+      if (new Date(k.end).getTime() === startOf.get(k.g)) previous.set(k.g, k.closing);
+    }
+    const due = periods.filter((p) => groups.has(p.groupId) && !issued.has(p.groupId));
+    if (due.length === 0) return [];
+    const usage = await readPeriodsUsage(tx, due);
+    const ledgers = await readPeriodsLedger(
+      tx,
+      due.map((p) => {
+        const closing = previous.get(p.groupId);
+        return { ...p, openingMicros: closing == null ? undefined : BigInt(closing) };
+      }),
+    );
+    const docs: NewDocument[] = due.map((p) => {
+      const group = groups.get(p.groupId)!;
+      const lines = usage.get(p.groupId) ?? [];
+      const ledger = ledgers.get(p.groupId)!;
+      const subtotal = lines.reduce((sum, l) => sum + l.amountMicros, 0n);
+      const tax = taxMicros(subtotal, group.taxRatePpm, group.currency);
+      return {
+        kind: "invoice",
+        billingGroupId: p.groupId,
+        invoiceId: null,
+        periodStart: p.start,
+        periodEnd: p.end,
+        timeZone: group.timeZone,
+        billingMode: group.billingMode,
+        taxRatePpm: group.taxRatePpm,
+        currency: group.currency,
+        customerName: group.name,
+        issuerName: issuer.name,
+        issuerAddress: issuer.address,
+        subtotalMicros: subtotal,
+        taxMicros: tax,
+        totalMicros: subtotal + tax,
+        balance: {
+          opening: ledger.openingMicros,
+          topups: ledger.topupsMicros,
+          adjustments: ledger.adjustmentsMicros,
+          debits: ledger.debitsMicros,
+          closing: ledger.closingMicros,
+        },
+        lines: [
+          ...lines.map(usageLine),
+          ...ledger.lines.map((l): NewLine => ({
+            kind: l.kind,
+            direction: null,
+            prefix: null,
+            description: l.description,
+            calls: 0,
+            billedSeconds: 0,
+            amountMicros: l.amountMicros,
+            occurredAt: l.occurredAt,
+          })),
+        ],
+      };
     });
-    return number;
+    return (await insertDocuments(tx, "invoice", docs)).map((d) => d.number);
   });
 }

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { queryRows, type Executor } from "@/lib/db/client";
 
 // The balance over an invoice period, from the ledger (lib/billing/ledger.ts) by the entries' own time (created_at):
-// opening + top-ups + adjustments + call debits = closing, exactly (docs/contract.md §1, §9). Debits are by the time
+// opening + top-ups + adjustments + call debits = closing, exactly (docs/contract.md §1, §10). Debits are by the time
 // they were written, usage lines by the calls' start: a call that ended after the period's close, or a late CDR, is
 // in the next statement's debits.
 
@@ -25,20 +25,32 @@ export interface PeriodLedger {
   lines: LedgerLine[];
 }
 
-/**
- * The group's ledger over [start, end). `openingMicros`: the previous invoice's closing balance when the periods
- * join, else undefined and the sum of every earlier entry is read.
- */
-export async function readPeriodLedger(
+export interface LedgerPeriod {
+  groupId: string;
+  start: Date;
+  end: Date;
+  /** The previous invoice's closing balance when the periods join; else every earlier entry is summed. */
+  openingMicros?: bigint;
+}
+
+/** Each group's ledger over its period, by group id. */
+export async function readPeriodsLedger(
   db: Executor,
-  groupId: string,
-  start: Date,
-  end: Date,
-  openingMicros?: bigint,
-): Promise<PeriodLedger> {
-  const s = start.toISOString();
-  const e = end.toISOString();
-  const [sums] = await queryRows<{
+  periods: readonly LedgerPeriod[],
+): Promise<Map<string, PeriodLedger>> {
+  const out = new Map<string, PeriodLedger>();
+  if (periods.length === 0) return out;
+  const json = JSON.stringify(
+    periods.map((p) => ({
+      g: p.groupId,
+      s: p.start.toISOString(),
+      e: p.end.toISOString(),
+      o: p.openingMicros === undefined ? null : p.openingMicros.toString(),
+    })),
+  );
+  const recordset = sql`json_to_recordset(${json}::json) AS p(g text, s timestamptz, e timestamptz, o bigint)`;
+  const sums = await queryRows<{
+    g: string;
     opening: string;
     topups: string;
     adjustments: string;
@@ -47,50 +59,69 @@ export async function readPeriodLedger(
     rerated_n: string;
   }>(
     db,
-    sql`SELECT
-          ${openingMicros === undefined ? sql`(SELECT coalesce(sum(amount_micros), 0) FROM ledger_entries WHERE billing_group_id = ${groupId} AND created_at < ${s}::timestamptz)` : sql`${openingMicros.toString()}::bigint`}::text AS opening,
-          coalesce(sum(amount_micros) FILTER (WHERE kind IN ('opening', 'topup')), 0)::text AS topups,
-          coalesce(sum(amount_micros) FILTER (WHERE kind = 'adjustment'), 0)::text AS adjustments,
-          coalesce(sum(amount_micros) FILTER (WHERE kind = 'debit'), 0)::text AS debits,
-          coalesce(sum(amount_micros) FILTER (WHERE kind = 'adjustment' AND call_id IS NOT NULL), 0)::text AS rerated,
-          count(*) FILTER (WHERE kind = 'adjustment' AND call_id IS NOT NULL)::text AS rerated_n
-        FROM ledger_entries
-        WHERE billing_group_id = ${groupId} AND created_at >= ${s}::timestamptz AND created_at < ${e}::timestamptz`,
+    sql`SELECT p.g,
+          coalesce(p.o, (SELECT coalesce(sum(amount_micros), 0) FROM ledger_entries b
+                         WHERE b.billing_group_id = p.g AND b.created_at < p.s))::text AS opening,
+          coalesce(sum(l.amount_micros) FILTER (WHERE l.kind IN ('opening', 'topup')), 0)::text AS topups,
+          coalesce(sum(l.amount_micros) FILTER (WHERE l.kind = 'adjustment'), 0)::text AS adjustments,
+          coalesce(sum(l.amount_micros) FILTER (WHERE l.kind = 'debit'), 0)::text AS debits,
+          coalesce(sum(l.amount_micros) FILTER (WHERE l.kind = 'adjustment' AND l.call_id IS NOT NULL), 0)::text AS rerated,
+          count(*) FILTER (WHERE l.kind = 'adjustment' AND l.call_id IS NOT NULL)::text AS rerated_n
+        FROM ${recordset}
+        LEFT JOIN LATERAL (
+          SELECT kind, call_id, amount_micros FROM ledger_entries
+          WHERE billing_group_id = p.g AND created_at >= p.s AND created_at < p.e) l ON true
+        GROUP BY p.g, p.o, p.s`,
   );
-  const entries = await queryRows<{ kind: string; description: string | null; amount: string; at: Date | string }>(
+  const entries = await queryRows<{
+    g: string;
+    kind: string;
+    description: string | null;
+    amount: string;
+    at: Date | string;
+  }>(
     db,
-    sql`SELECT kind, description, amount_micros::text AS amount, created_at AS at FROM ledger_entries
-        WHERE billing_group_id = ${groupId} AND created_at >= ${s}::timestamptz AND created_at < ${e}::timestamptz
-          AND kind <> 'debit' AND call_id IS NULL
-        ORDER BY created_at, id`,
+    sql`SELECT p.g, l.kind, l.description, l.amount_micros::text AS amount, l.created_at AS at
+        FROM ${recordset}
+        CROSS JOIN LATERAL (
+          SELECT id, kind, description, amount_micros, created_at FROM ledger_entries
+          WHERE billing_group_id = p.g AND created_at >= p.s AND created_at < p.e AND kind <> 'debit' AND call_id IS NULL
+        ) l
+        ORDER BY p.g, l.created_at, l.id`,
   );
-  const lines: LedgerLine[] = entries.map((r) => ({
-    kind: r.kind === "adjustment" ? "adjustment" : "topup",
-    description:
-      r.description ?? (r.kind === "opening" ? "Opening balance" : r.kind === "topup" ? "Top-up" : "Adjustment"),
-    amountMicros: BigInt(r.amount),
-    occurredAt: new Date(r.at),
-    entries: 1,
-  }));
-  const reratedCount = Number(sums.rerated_n);
-  if (reratedCount > 0)
-    lines.push({
-      kind: "adjustment",
-      description: `Re-rating of calls (${reratedCount} ${reratedCount === 1 ? "entry" : "entries"})`,
-      amountMicros: BigInt(sums.rerated),
-      occurredAt: null,
-      entries: reratedCount,
+  for (const s of sums) {
+    const opening = BigInt(s.opening);
+    const topups = BigInt(s.topups);
+    const adjustments = BigInt(s.adjustments);
+    const debits = BigInt(s.debits);
+    out.set(s.g, {
+      openingMicros: opening,
+      topupsMicros: topups,
+      adjustmentsMicros: adjustments,
+      debitsMicros: debits,
+      closingMicros: opening + topups + adjustments + debits,
+      lines: [],
     });
-  const opening = BigInt(sums.opening);
-  const topups = BigInt(sums.topups);
-  const adjustments = BigInt(sums.adjustments);
-  const debits = BigInt(sums.debits);
-  return {
-    openingMicros: opening,
-    topupsMicros: topups,
-    adjustmentsMicros: adjustments,
-    debitsMicros: debits,
-    closingMicros: opening + topups + adjustments + debits,
-    lines,
-  };
+  }
+  for (const r of entries)
+    out.get(r.g)?.lines.push({
+      kind: r.kind === "adjustment" ? "adjustment" : "topup",
+      description:
+        r.description ?? (r.kind === "opening" ? "Opening balance" : r.kind === "topup" ? "Top-up" : "Adjustment"),
+      amountMicros: BigInt(r.amount),
+      occurredAt: new Date(r.at),
+      entries: 1,
+    });
+  for (const s of sums) {
+    const count = Number(s.rerated_n);
+    if (count > 0)
+      out.get(s.g)!.lines.push({
+        kind: "adjustment",
+        description: `Re-rating of calls (${count} ${count === 1 ? "entry" : "entries"})`,
+        amountMicros: BigInt(s.rerated),
+        occurredAt: null,
+        entries: count,
+      });
+  }
+  return out;
 }

@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { queryRows, type Executor } from "@/lib/db/client";
 
 // A period's usage per direction and destination, from the usage rollups (docs/contract.md §10): usage_daily holds
@@ -20,33 +20,43 @@ export interface UsageLine {
   amountMicros: bigint;
 }
 
-/** Which instants come from usage_daily (whole UTC days) and which from calls. */
-export function splitPeriod(
-  start: Date,
-  end: Date,
-): { days?: { from: Date; until: Date }; callRanges: [Date, Date][] } {
-  const from = new Date(Math.ceil(start.getTime() / DAY_MS) * DAY_MS);
-  const until = new Date(Math.floor(end.getTime() / DAY_MS) * DAY_MS);
-  if (from >= until) return { callRanges: [[start, end]] };
-  const callRanges: [Date, Date][] = [];
-  if (start < from) callRanges.push([start, from]);
-  if (until < end) callRanges.push([until, end]);
-  return { days: { from, until }, callRanges };
+export interface GroupPeriod {
+  groupId: string;
+  start: Date;
+  end: Date;
 }
 
-const iso = (d: Date) => d.toISOString();
+/**
+ * Which instants come from usage_daily (whole UTC days [from, until)) and which from calls: [start, from) and
+ * [until, end). A period shorter than a day reads calls only (from = until = end).
+ */
+export function splitPeriod(start: Date, end: Date): { from: Date; until: Date } {
+  const from = new Date(Math.ceil(start.getTime() / DAY_MS) * DAY_MS);
+  const until = new Date(Math.floor(end.getTime() / DAY_MS) * DAY_MS);
+  return from < until ? { from, until } : { from: end, until: end };
+}
 
-/** The usage lines of calls of `groupId` that started in [start, end), ordered by direction and prefix. */
-export async function readPeriodUsage(db: Executor, groupId: string, start: Date, end: Date): Promise<UsageLine[]> {
-  const { days, callRanges } = splitPeriod(start, end);
-  const parts: SQL[] = [];
-  if (days)
-    parts.push(sql`SELECT direction, matched_prefix, calls, billed_seconds, price_micros FROM usage_daily
-                   WHERE billing_group_id = ${groupId} AND day >= ${iso(days.from)}::timestamptz AND day < ${iso(days.until)}::timestamptz`);
-  for (const [gte, lt] of callRanges)
-    parts.push(sql`SELECT direction, matched_prefix, 1::bigint, bill_duration::bigint, price_micros FROM calls
-                   WHERE billing_group_id = ${groupId} AND start_time >= ${iso(gte)}::timestamptz AND start_time < ${iso(lt)}::timestamptz`);
+/** The usage lines of each period's group, by group id, each ordered by direction and prefix. */
+export async function readPeriodsUsage(
+  db: Executor,
+  periods: readonly GroupPeriod[],
+): Promise<Map<string, UsageLine[]>> {
+  const out = new Map<string, UsageLine[]>(periods.map((p) => [p.groupId, []]));
+  if (periods.length === 0) return out;
+  const json = JSON.stringify(
+    periods.map((p) => {
+      const { from, until } = splitPeriod(p.start, p.end);
+      return {
+        g: p.groupId,
+        s: p.start.toISOString(),
+        e: p.end.toISOString(),
+        f: from.toISOString(),
+        u: until.toISOString(),
+      };
+    }),
+  );
   const rows = await queryRows<{
+    g: string;
     direction: "inbound" | "outbound";
     prefix: string | null;
     description: string | null;
@@ -55,26 +65,52 @@ export async function readPeriodUsage(db: Executor, groupId: string, start: Date
     amount: string;
   }>(
     db,
-    sql`SELECT u.direction, u.prefix, r.description, u.calls, u.seconds, u.amount FROM (
-          SELECT direction, matched_prefix AS prefix, sum(calls)::text AS calls, sum(billed_seconds)::text AS seconds,
+    sql`WITH p AS MATERIALIZED (
+          SELECT * FROM json_to_recordset(${json}::json) AS p(g text, s timestamptz, e timestamptz, f timestamptz, u timestamptz)
+        ), x AS (
+          -- LATERAL: one index range per group (the rollup's key, calls' primary key), never a scan of the table.
+          SELECT p.g, d.direction, d.matched_prefix AS prefix, d.calls, d.billed_seconds, d.price_micros
+          FROM p CROSS JOIN LATERAL (
+            SELECT direction, matched_prefix, calls, billed_seconds, price_micros FROM usage_daily
+            WHERE billing_group_id = p.g AND day >= p.f AND day < p.u) d
+          UNION ALL
+          SELECT p.g, c.direction, c.matched_prefix, 1::bigint, c.bill_duration::bigint, c.price_micros
+          FROM p CROSS JOIN LATERAL (
+            SELECT direction, matched_prefix, bill_duration, price_micros FROM calls
+            WHERE billing_group_id = p.g AND start_time >= p.s AND start_time < p.f) c
+          UNION ALL
+          SELECT p.g, c.direction, c.matched_prefix, 1::bigint, c.bill_duration::bigint, c.price_micros
+          FROM p CROSS JOIN LATERAL (
+            SELECT direction, matched_prefix, bill_duration, price_micros FROM calls
+            WHERE billing_group_id = p.g AND start_time >= p.u AND start_time < p.e) c
+        ), lines AS (
+          SELECT g, direction, prefix, sum(calls)::text AS calls, sum(billed_seconds)::text AS seconds,
                  sum(price_micros)::text AS amount
-          FROM (${sql.join(parts, sql` UNION ALL `)}) AS x (direction, matched_prefix, calls, billed_seconds, price_micros)
-          GROUP BY direction, matched_prefix
+          FROM x GROUP BY g, direction, prefix
           HAVING sum(calls) <> 0 OR sum(price_micros) <> 0
-        ) u
+        )
+        SELECT l.g, l.direction, l.prefix, r.description, l.calls, l.seconds, l.amount
+        FROM lines l JOIN p ON p.g = l.g
         LEFT JOIN LATERAL (
           SELECT s.description FROM sell_rates s JOIN rate_decks d ON d.id = s.deck_id
-          WHERE s.billing_group_id = ${groupId} AND s.prefix = u.prefix AND d.effective_from < ${iso(end)}::timestamptz
+          WHERE s.billing_group_id = l.g AND s.prefix = l.prefix AND d.effective_from < p.e
           ORDER BY d.effective_from DESC LIMIT 1
         ) r ON true
-        ORDER BY u.direction, u.prefix COLLATE "C" NULLS LAST`,
+        ORDER BY l.g, l.direction, l.prefix COLLATE "C" NULLS LAST`,
   );
-  return rows.map((r) => ({
-    direction: r.direction,
-    prefix: r.prefix,
-    rateDescription: r.description,
-    calls: Number(r.calls),
-    billedSeconds: Number(r.seconds),
-    amountMicros: BigInt(r.amount),
-  }));
+  for (const r of rows)
+    out.get(r.g)?.push({
+      direction: r.direction,
+      prefix: r.prefix,
+      rateDescription: r.description,
+      calls: Number(r.calls),
+      billedSeconds: Number(r.seconds),
+      amountMicros: BigInt(r.amount),
+    });
+  return out;
+}
+
+/** The usage lines of calls of `groupId` that started in [start, end), ordered by direction and prefix. */
+export async function readPeriodUsage(db: Executor, groupId: string, start: Date, end: Date): Promise<UsageLine[]> {
+  return (await readPeriodsUsage(db, [{ groupId, start, end }])).get(groupId) ?? [];
 }

@@ -168,6 +168,14 @@ describeOnEngines("the invoice run", (handle) => {
       "outbound - Unrated calls",
     ]);
 
+    // Each issue is in the audit log, by the system.
+    const audited = await queryRows<{ target_id: string; actor_type: string }>(
+      db(),
+      sql`SELECT target_id, actor_type FROM audit_events WHERE action = 'invoice.issued' AND billing_group_id = ${group.id}`,
+    );
+    expect(audited.map((a) => a.target_id).sort()).toEqual(docs.map((d) => d.id).sort());
+    expect(audited.every((a) => a.actor_type === "system")).toBe(true);
+
     // Idempotent: nothing more to issue.
     expect(await runInvoices(db(), { now: new Date("2026-01-20T00:00:00Z"), issuer: ISSUER })).toMatchObject({
       invoices: 0,
@@ -202,6 +210,11 @@ describeOnEngines("the invoice run", (handle) => {
     expect(notes[0].kind).toBe("debit_note");
     expect(notes.every((n) => n.kind === (BigInt(n.total) < 0n ? "credit_note" : "debit_note"))).toBe(true);
     await expectInvariant(group, docs);
+    const notesAudited = await queryRows<{ n: number }>(
+      db(),
+      sql`SELECT count(*)::int AS n FROM audit_events WHERE action = 'note.issued' AND billing_group_id = ${group.id}`,
+    );
+    expect(notesAudited[0].n).toBe(3);
     // Again: nothing.
     expect(await runInvoices(db(), { now: new Date("2026-01-21T00:00:00Z"), issuer: ISSUER })).toMatchObject({
       invoices: 0,

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { isEmbedded, queryRows, type Db } from "@/lib/db/client";
 import { operatorIdentity } from "@/lib/config/env";
-import { issueInvoice, type Issuer } from "./issue-invoice";
+import { issueInvoices, type Issuer } from "./issue-invoice";
 import { issueNoteIfChanged } from "./issue-note";
 
 export interface InvoiceRunOptions {
@@ -9,8 +9,10 @@ export interface InvoiceRunOptions {
   now?: Date;
   /** Default: OPERATOR_NAME and OPERATOR_ADDRESS (lib/config/env.ts). */
   issuer?: Issuer;
-  /** Groups issued at once (PostgreSQL; the embedded engine has one connection). Default 4. */
+  /** Batches issued at once (PostgreSQL; the embedded engine has one connection). Default 2. */
   concurrency?: number;
+  /** Groups per issuing transaction. Default 100. */
+  batchSize?: number;
 }
 
 export interface InvoiceRunResult {
@@ -39,16 +41,23 @@ const MARK_BATCH = 1_000;
 export async function runInvoices(db: Db, options: InvoiceRunOptions = {}): Promise<InvoiceRunResult> {
   const now = options.now ?? new Date();
   const issuer = options.issuer ?? operatorIdentity();
-  const concurrency = isEmbedded(db) ? 1 : Math.max(1, options.concurrency ?? 4);
+  const concurrency = isEmbedded(db) ? 1 : Math.max(1, options.concurrency ?? 2);
+  const batchSize = Math.max(1, options.batchSize ?? 100);
   const result: InvoiceRunResult = { invoices: 0, notes: 0, rechecked: 0 };
   // Each round issues the next closed period of every group behind; a group with a backlog takes several rounds.
   for (;;) {
     const due = await duePeriods(db, now);
     if (due.length === 0) break;
     let issued = 0;
-    await forEachConcurrently(due, concurrency, async (p) => {
-      const number = await issueInvoice(db, p.id, new Date(p.period_start), new Date(p.period_end), issuer);
-      if (number !== null) issued += 1;
+    const batches: DuePeriod[][] = [];
+    for (let i = 0; i < due.length; i += batchSize) batches.push(due.slice(i, i + batchSize));
+    await forEachConcurrently(batches, concurrency, async (batch) => {
+      const numbers = await issueInvoices(
+        db,
+        batch.map((p) => ({ groupId: p.id, start: new Date(p.period_start), end: new Date(p.period_end) })),
+        issuer,
+      );
+      issued += numbers.length;
     });
     result.invoices += issued;
     // Another process issued them (it goes on with the rest).

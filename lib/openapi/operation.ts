@@ -14,6 +14,7 @@ export const OPERATION_TAGS = {
   Exports: "Background CSV exports of calls",
   Provisioning: "Accounts and their money, for the platform's operators",
   Billing: "Balances, accounts and rates",
+  Invoices: "Monthly invoices, credit and debit notes, their PDF and calls",
   Ingest: "Completed calls from switches",
   Keys: "API keys, managed by their holders",
   Audit: "The append-only log of changes",

@@ -2,10 +2,11 @@ import { asc, sql } from "drizzle-orm";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
 import { createApiKey, revokeApiKey } from "@/lib/auth/manage-keys";
 import type { Scope } from "@/lib/auth/scopes";
-import { createBillingGroup, setBillingGroupDisabledByOperator } from "@/lib/billing/groups";
+import { createBillingGroup, setBillingGroupDisabledByOperator, setBillingGroupInvoicing } from "@/lib/billing/groups";
 import type { Db } from "@/lib/db/client";
 import { Prng } from "@/lib/random/prng";
 import { calls } from "@/lib/db/schema";
+import { runInvoices } from "@/lib/invoices/run-invoices";
 import type { NativeCdr } from "@/lib/ingest/schemas";
 import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
 import { parseRateCsv } from "@/lib/rating/rate-csv";
@@ -43,7 +44,8 @@ export type KeyName =
   | "keysA"
   | "keysReadA"
   | "keysB"
-  | "platformKeys";
+  | "platformKeys"
+  | "invoicesA";
 
 export interface FixtureGroup {
   id: string;
@@ -308,6 +310,7 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
     keysReadA: await key(db, ["keys:read"], a.id, "keys read A"),
     keysB: await key(db, ["calls:read", "keys:write", "audit:read"], b.id, "keys B"),
     platformKeys: await key(db, ["calls:read_cost", "keys:write", "audit:read"], null, "platform keys"),
+    invoicesA: await key(db, ["invoices:read"], a.id, "invoices A"),
   };
   await revokeApiKey(db, created.revokedA.id);
 
@@ -320,6 +323,11 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
   await storeFixtureCdrs(db, cdrs);
   await storeFixtureCdrs(db, zoneCdrs(zones.id, supplier.id));
   await seedDecks(db, decks.id);
+  // Invoices (tests/api/invoices.test.ts): groups a and b as if created in December 2025, invoiced up to now (so the
+  // server's own invoice run finds nothing left to issue), a in Berlin, postpaid, at 19 % tax.
+  await db.execute(sql`UPDATE billing_groups SET created_at = '2025-12-10T00:00:00Z' WHERE id IN (${a.id}, ${b.id})`);
+  await setBillingGroupInvoicing(db, a.id, { timeZone: "Europe/Berlin", billingMode: "postpaid", taxRatePpm: 190_000 });
+  await runInvoices(db, { issuer: { name: "Fixture Telecom", address: "1 Test Street\nTestville" } });
 
   const groupName = new Map<string, GroupName>([
     [a.id, "a"],

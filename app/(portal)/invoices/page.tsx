@@ -1,0 +1,31 @@
+import type { Metadata } from "next";
+import { InvoiceList } from "@/components/invoices/invoice-list";
+import { getDb } from "@/lib/db/client";
+import { portalInvoices } from "@/lib/portal/invoices";
+import { requirePortalSession } from "@/lib/portal/session";
+import { returnPathOf } from "@/lib/portal/sign-in";
+
+export const metadata: Metadata = { title: "Invoices" };
+
+export default async function InvoicesPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const params = await searchParams;
+  const { principal } = await requirePortalSession(returnPathOf("/invoices", params));
+  const account = typeof params.account === "string" ? params.account : undefined;
+  const documents = await portalInvoices(await getDb(), principal, account);
+  return (
+    <div className="flex flex-col gap-4">
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight">Invoices</h1>
+        <p className="text-sm text-slate-600">
+          One invoice per calendar month once it has closed, and the credit or debit notes that correct one when a call
+          of its month is re-rated or arrives late.
+        </p>
+      </div>
+      <InvoiceList documents={documents} showAccount={principal.billingGroupId === null && !account} />
+    </div>
+  );
+}

@@ -1,0 +1,158 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import type { StoredInvoice, StoredLine } from "./read-invoices";
+import { formatAmount, formatPeriod, renderInvoicePdf } from "./render-pdf";
+
+const run = promisify(execFile);
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "invoice-pdf-"));
+
+function invoice(lines: StoredLine[], overrides: Partial<StoredInvoice> = {}): StoredInvoice {
+  const subtotal = lines.filter((l) => l.kind === "usage").reduce((s, l) => s + l.amountMicros, 0n);
+  return {
+    id: "inv_test",
+    seq: "1",
+    kind: "invoice",
+    number: "INV-000042",
+    billingGroupId: "bg_acme",
+    invoiceId: null,
+    invoiceNumber: null,
+    periodStart: new Date("2025-10-01T04:00:00Z"),
+    periodEnd: new Date("2025-11-01T04:00:00Z"),
+    timeZone: "America/New_York",
+    billingMode: "postpaid",
+    taxRatePpm: 88_750,
+    currency: "USD",
+    customerName: "Acme Müller & Søn",
+    issuerName: "Example Telecom Ltd",
+    issuerAddress: "1 Exchange Road\nLondon EC1A 1AA",
+    subtotalMicros: subtotal,
+    taxMicros: 12_340_000n,
+    totalMicros: subtotal + 12_340_000n,
+    balance: {
+      opening: 100_000_000n,
+      topups: 25_000_000n,
+      adjustments: -1_500n,
+      debits: -80_123_456n,
+      closing: 44_875_044n,
+    },
+    issuedAt: new Date("2025-11-01T04:05:00Z"),
+    lines,
+    notes: [],
+    ...overrides,
+  };
+}
+
+const usage = (i: number): StoredLine => ({
+  kind: "usage",
+  direction: i % 2 ? "inbound" : "outbound",
+  prefix: String(4400 + i),
+  description: `Destination ${i} (${4400 + i})`,
+  calls: 10 + i,
+  billedSeconds: 61 * i,
+  amountMicros: BigInt(1_234_567 * i),
+  occurredAt: null,
+});
+
+/** The page as a grey-scale picture: pdftoppm's PGM (P5) at 50 dpi. */
+async function pagePixels(pdf: string, page: number): Promise<{ width: number; height: number; pixels: Buffer }> {
+  const out = path.join(dir, `page-${page}`);
+  await run("pdftoppm", ["-gray", "-r", "50", "-f", String(page), "-l", String(page), "-singlefile", pdf, out]);
+  const data = fs.readFileSync(`${out}.pgm`);
+  const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(data.subarray(0, 40).toString("latin1"))!;
+  return { width: Number(header[1]), height: Number(header[2]), pixels: data.subarray(header[0].length) };
+}
+
+describe("an invoice's PDF", () => {
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("reads as the document: issuer, customer, number, period, lines and totals", async () => {
+    const doc = invoice([
+      usage(1),
+      usage(2),
+      {
+        kind: "topup",
+        direction: null,
+        prefix: null,
+        description: "Top-up",
+        calls: 0,
+        billedSeconds: 0,
+        amountMicros: 25_000_000n,
+        occurredAt: new Date("2025-10-12T10:00:00Z"),
+      },
+    ]);
+    const file = path.join(dir, "small.pdf");
+    fs.writeFileSync(file, await renderInvoicePdf(doc));
+    const { stdout: text } = await run("pdftotext", ["-layout", file, "-"]);
+    for (const expected of [
+      "Example Telecom Ltd",
+      "1 Exchange Road",
+      "INVOICE",
+      "No. INV-000042",
+      "Period 1 Oct 2025 - 31 Oct 2025",
+      "Acme Müller & Søn",
+      "Destination 1 (4401)",
+      "inbound",
+      "2.469134",
+      "Tax 8.875 %",
+      `${formatAmount(doc.totalMicros, "USD")} USD`,
+      "Opening balance",
+      "Closing balance",
+      "44.875044 USD",
+      "INV-000042 - page 1 of 1",
+    ])
+      expect(text).toContain(expected);
+    // Looked at as a picture: ink in the header band and in the table, white margins.
+    await run("pdftoppm", ["-png", "-r", "60", "-singlefile", file, path.join(dir, "small")]);
+    const { width, height, pixels } = await pagePixels(file, 1);
+    const dark = (x0: number, y0: number, x1: number, y1: number) => {
+      let n = 0;
+      for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) if (pixels[y * width + x] < 128) n++;
+      return n;
+    };
+    expect(dark(0, 0, width, Math.round(height * 0.1))).toBeGreaterThan(100);
+    expect(dark(0, Math.round(height * 0.25), width, Math.round(height * 0.45))).toBeGreaterThan(100);
+    expect(dark(0, 0, 10, height)).toBe(0);
+  });
+
+  it("runs over pages with the table's header repeated, and prints unencodable text as ?", async () => {
+    const lines = Array.from({ length: 500 }, (_, i) => usage(i + 1));
+    lines[0] = { ...lines[0], description: "東京 (81)" };
+    const file = path.join(dir, "long.pdf");
+    const bytes = await renderInvoicePdf(
+      invoice(lines, { kind: "credit_note", number: "CN-000007", invoiceNumber: "INV-000042", balance: null }),
+    );
+    fs.writeFileSync(file, bytes);
+    const { stdout: info } = await run("pdfinfo", [file]);
+    const pages = Number(/Pages:\s+(\d+)/.exec(info)![1]);
+    expect(pages).toBeGreaterThan(5);
+    const { stdout: last } = await run("pdftotext", ["-f", String(pages), "-l", String(pages), "-layout", file, "-"]);
+    expect(last).toContain("Destination 500 (4900)");
+    expect(last).toContain("Destination");
+    expect(last).toContain(`CN-000007 - page ${pages} of ${pages}`);
+    const { stdout: first } = await run("pdftotext", ["-f", "1", "-l", "1", "-layout", file, "-"]);
+    expect(first).toContain("CREDIT NOTE");
+    expect(first).toContain("Corrects invoice INV-000042");
+    expect(first).toContain("?? (81)");
+    // The same document renders the same bytes (dates are the issue time).
+    expect(
+      Buffer.from(
+        await renderInvoicePdf(
+          invoice(lines, { kind: "credit_note", number: "CN-000007", invoiceNumber: "INV-000042", balance: null }),
+        ),
+      ),
+    ).toEqual(Buffer.from(bytes));
+  });
+
+  it("formats exact amounts and the local period", () => {
+    expect(formatAmount(1_234_567_890n, "USD")).toBe("1,234.56789");
+    expect(formatAmount(-5_000_000n, "EUR")).toBe("-5.00");
+    expect(formatAmount(7_000_000n, "JPY")).toBe("7");
+    expect(formatPeriod(new Date("2025-12-31T15:00:00Z"), new Date("2026-01-31T15:00:00Z"), "Asia/Tokyo")).toBe(
+      "1 Jan 2026 - 31 Jan 2026",
+    );
+  });
+});

@@ -1,0 +1,255 @@
+import { PDFDocument, PageSizes, StandardFonts, rgb, type PDFFont, type PDFPage } from "pdf-lib";
+import { currencyDecimals } from "@/lib/money/currency-decimals";
+import { formatMicros } from "@/lib/money/micros";
+import type { StoredInvoice, StoredLine } from "./read-invoices";
+import { amountDueMicros } from "./serialize-invoice";
+import { formatTaxRatePercent } from "./tax";
+
+// The PDF of an invoice or note (pdf-lib, the standard Helvetica fonts: no font files to ship). Built from the
+// stored document only, so the same document always renders the same (its dates are the issue time). The standard
+// fonts encode WinAnsi (Latin-1 and a few more): a character outside it prints as "?" (README "Known limitations").
+
+const TITLES = { invoice: "Invoice", credit_note: "Credit note", debit_note: "Debit note" } as const;
+const MARGIN = 50;
+const ROW = 14;
+const INK = rgb(0.1, 0.1, 0.12);
+const MUTED = rgb(0.4, 0.4, 0.45);
+const RULE = rgb(0.75, 0.75, 0.78);
+
+/** An exact amount with the currency's decimals and more only where it has them, thousands grouped: "1,234.5067". */
+export function formatAmount(micros: bigint, currency: string): string {
+  const text = formatMicros(micros, currencyDecimals(currency));
+  const [whole, frac] = text.replace("-", "").split(".");
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return `${micros < 0n ? "-" : ""}${grouped}${frac ? `.${frac}` : ""}`;
+}
+
+/** "1 Oct 2025 - 31 Oct 2025": the period's first and last local day in its zone. */
+export function formatPeriod(start: Date, end: Date, timeZone: string): string {
+  const day = new Intl.DateTimeFormat("en-GB", { timeZone, day: "numeric", month: "short", year: "numeric" });
+  return `${day.format(start)} - ${day.format(new Date(end.getTime() - 1))}`;
+}
+
+function minutes(seconds: number): string {
+  const m = Math.floor(Math.abs(seconds) / 60);
+  const s = Math.abs(seconds) % 60;
+  return `${seconds < 0 ? "-" : ""}${m}:${String(s).padStart(2, "0")}`;
+}
+
+interface Fonts {
+  regular: PDFFont;
+  bold: PDFFont;
+}
+
+/** Writes pages top to bottom, starting a new page (with the table header again) when one is full. */
+class Writer {
+  page!: PDFPage;
+  y = 0;
+  private readonly encodable: Set<number>;
+  constructor(
+    private readonly doc: PDFDocument,
+    readonly fonts: Fonts,
+    private readonly onNewPage: (w: Writer) => void = () => undefined,
+  ) {
+    this.encodable = new Set(fonts.regular.getCharacterSet());
+    this.newPage();
+  }
+
+  newPage(): void {
+    this.page = this.doc.addPage(PageSizes.A4);
+    this.y = this.page.getHeight() - MARGIN;
+    this.onNewPage(this);
+  }
+
+  get width(): number {
+    return this.page.getWidth();
+  }
+
+  /** Room for `height` more points, else a new page. */
+  need(height: number): void {
+    if (this.y - height < MARGIN + 20) this.newPage();
+  }
+
+  /** Text the standard fonts can encode (others become "?"). */
+  clean(text: string): string {
+    let out = "";
+    for (const ch of text.normalize("NFC")) out += this.encodable.has(ch.codePointAt(0)!) ? ch : "?";
+    return out;
+  }
+
+  text(text: string, x: number, options: { size?: number; bold?: boolean; color?: typeof INK; right?: boolean } = {}) {
+    const size = options.size ?? 9;
+    const font = options.bold ? this.fonts.bold : this.fonts.regular;
+    const clean = this.clean(text);
+    const at = options.right ? x - font.widthOfTextAtSize(clean, size) : x;
+    this.page.drawText(clean, { x: at, y: this.y, size, font, color: options.color ?? INK });
+  }
+
+  /** Text cut to `width` points, with an ellipsis. */
+  fit(text: string, width: number, size = 9): string {
+    let clean = this.clean(text);
+    if (this.fonts.regular.widthOfTextAtSize(clean, size) <= width) return clean;
+    while (clean.length > 1 && this.fonts.regular.widthOfTextAtSize(`${clean}...`, size) > width)
+      clean = clean.slice(0, -1);
+    return `${clean}...`;
+  }
+
+  rule(): void {
+    this.page.drawLine({
+      start: { x: MARGIN, y: this.y + 4 },
+      end: { x: this.width - MARGIN, y: this.y + 4 },
+      thickness: 0.5,
+      color: RULE,
+    });
+  }
+}
+
+/** Columns of the usage table: description, direction, calls, minutes, amount (right edges for numbers). */
+const COLUMNS = { description: MARGIN, direction: 300, calls: 410, minutes: 470, amount: 545 };
+
+function usageHeader(w: Writer, currency: string): void {
+  w.text("Destination", COLUMNS.description, { bold: true, color: MUTED });
+  w.text("Direction", COLUMNS.direction, { bold: true, color: MUTED });
+  w.text("Calls", COLUMNS.calls, { bold: true, color: MUTED, right: true });
+  w.text("Minutes", COLUMNS.minutes, { bold: true, color: MUTED, right: true });
+  w.text(`Amount (${currency})`, COLUMNS.amount, { bold: true, color: MUTED, right: true });
+  w.y -= 8;
+  w.rule();
+  w.y -= ROW - 6;
+}
+
+function usageRow(w: Writer, line: StoredLine, currency: string): void {
+  w.text(w.fit(line.description, COLUMNS.direction - COLUMNS.description - 10), COLUMNS.description);
+  w.text(line.direction ?? "", COLUMNS.direction);
+  w.text(line.calls.toLocaleString("en-US"), COLUMNS.calls, { right: true });
+  w.text(minutes(line.billedSeconds), COLUMNS.minutes, { right: true });
+  w.text(formatAmount(line.amountMicros, currency), COLUMNS.amount, { right: true });
+  w.y -= ROW;
+}
+
+/** The document's PDF bytes. */
+export async function renderInvoicePdf(invoice: StoredInvoice): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const title = `${TITLES[invoice.kind]} ${invoice.number}`;
+  doc.setTitle(title);
+  doc.setAuthor(invoice.issuerName);
+  doc.setSubject(`${invoice.customerName}, ${formatPeriod(invoice.periodStart, invoice.periodEnd, invoice.timeZone)}`);
+  doc.setCreator("Callbook");
+  doc.setProducer("Callbook (pdf-lib)");
+  doc.setCreationDate(invoice.issuedAt);
+  doc.setModificationDate(invoice.issuedAt);
+  const fonts = {
+    regular: await doc.embedFont(StandardFonts.Helvetica),
+    bold: await doc.embedFont(StandardFonts.HelveticaBold),
+  };
+  const { currency } = invoice;
+  const usage = invoice.lines.filter((l) => l.kind === "usage");
+  const ledger = invoice.lines.filter((l) => l.kind !== "usage");
+  let inTable = false;
+  const w = new Writer(doc, fonts, (writer) => {
+    if (inTable) usageHeader(writer, currency);
+  });
+
+  // Issuer (left) and the document's title, number and dates (right).
+  const right = w.width - MARGIN;
+  w.text(invoice.issuerName, MARGIN, { size: 16, bold: true });
+  w.text(TITLES[invoice.kind].toUpperCase(), right, { size: 16, bold: true, right: true });
+  w.y -= 18;
+  const issuerLines = invoice.issuerAddress ? invoice.issuerAddress.split("\n") : [];
+  const facts = [
+    `No. ${invoice.number}`,
+    `Issued ${new Intl.DateTimeFormat("en-GB", { timeZone: invoice.timeZone, dateStyle: "medium" }).format(invoice.issuedAt)}`,
+    `Period ${formatPeriod(invoice.periodStart, invoice.periodEnd, invoice.timeZone)}`,
+    `Time zone ${invoice.timeZone}`,
+    ...(invoice.invoiceNumber ? [`Corrects invoice ${invoice.invoiceNumber}`] : []),
+  ];
+  for (let i = 0; i < Math.max(issuerLines.length, facts.length); i++) {
+    if (issuerLines[i]) w.text(issuerLines[i], MARGIN, { color: MUTED });
+    if (facts[i]) w.text(facts[i], right, { right: true });
+    w.y -= 12;
+  }
+  w.y -= 12;
+  w.text("Bill to", MARGIN, { bold: true, color: MUTED });
+  w.y -= 13;
+  w.text(invoice.customerName, MARGIN, { size: 11, bold: true });
+  w.y -= 12;
+  w.text(`Account ${invoice.billingGroupId}`, MARGIN, { color: MUTED });
+  w.y -= 12;
+  w.text(`${invoice.billingMode === "prepaid" ? "Prepaid" : "Postpaid"} account, amounts in ${currency}`, MARGIN, {
+    color: MUTED,
+  });
+  w.y -= 26;
+
+  // Usage lines.
+  w.text(invoice.kind === "invoice" ? "Calls of the period" : "Changes to the invoiced calls", MARGIN, {
+    size: 11,
+    bold: true,
+  });
+  w.y -= 18;
+  inTable = true;
+  usageHeader(w, currency);
+  if (usage.length === 0) {
+    w.text("No calls in this period.", COLUMNS.description, { color: MUTED });
+    w.y -= ROW;
+  }
+  for (const line of usage) {
+    w.need(ROW);
+    usageRow(w, line, currency);
+  }
+  inTable = false;
+
+  // Totals.
+  w.need(ROW * 6);
+  w.y -= 4;
+  w.rule();
+  w.y -= ROW - 4;
+  const total = (label: string, micros: bigint, bold = false) => {
+    w.text(label, COLUMNS.minutes, { right: true, bold });
+    w.text(`${formatAmount(micros, currency)} ${currency}`, COLUMNS.amount, { right: true, bold });
+    w.y -= ROW;
+  };
+  total("Subtotal", invoice.subtotalMicros);
+  total(`Tax ${formatTaxRatePercent(invoice.taxRatePpm)} %`, invoice.taxMicros);
+  total("Total", invoice.totalMicros, true);
+  if (invoice.kind === "invoice")
+    total(
+      invoice.billingMode === "prepaid" ? "Amount due (prepaid account)" : "Amount due",
+      amountDueMicros(invoice),
+      true,
+    );
+  w.y -= ROW;
+
+  // The balance over the period (invoices only).
+  if (invoice.balance) {
+    w.need(ROW * 8);
+    w.text("Balance", MARGIN, { size: 11, bold: true });
+    w.y -= 18;
+    const row = (label: string, micros: bigint, bold = false, at?: Date | null) => {
+      w.need(ROW);
+      w.text(w.fit(label, 330), MARGIN, { bold });
+      if (at) w.text(at.toISOString().slice(0, 10), 390);
+      w.text(`${formatAmount(micros, currency)} ${currency}`, COLUMNS.amount, { right: true, bold });
+      w.y -= ROW;
+    };
+    row("Opening balance", invoice.balance.opening, true);
+    for (const l of ledger) row(`  ${l.description}`, l.amountMicros, false, l.occurredAt);
+    row("Top-ups", invoice.balance.topups);
+    row("Adjustments", invoice.balance.adjustments);
+    row("Call debits (booked in the period)", invoice.balance.debits);
+    row("Closing balance", invoice.balance.closing, true);
+  }
+
+  // Page numbers.
+  const pages = doc.getPages();
+  pages.forEach((page, i) => {
+    const label = `${invoice.number} - page ${i + 1} of ${pages.length}`;
+    page.drawText(label, {
+      x: page.getWidth() - MARGIN - fonts.regular.widthOfTextAtSize(label, 8),
+      y: MARGIN - 20,
+      size: 8,
+      font: fonts.regular,
+      color: MUTED,
+    });
+  });
+  return doc.save();
+}
