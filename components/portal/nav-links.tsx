@@ -14,15 +14,16 @@ const ACCOUNT = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * The main navigation. The account chosen on one page (`?account=`, platform sessions) goes along to the
- * others, so the dashboard, calls, rates and reports all show the same account until another is picked.
+ * others, so the dashboard, calls, rates and reports all show the same account until another is picked. Members
+ * only for the roles that manage them.
  */
-export function NavLinks() {
+export function NavLinks({ members = false }: { members?: boolean }) {
   const pathname = usePathname();
   const account = useSearchParams().get("account");
   const carried = account && ACCOUNT.test(account) ? `?account=${encodeURIComponent(account)}` : "";
   return (
     <nav aria-label="Main" className="flex flex-wrap items-center gap-1">
-      {LINKS.map((link) => {
+      {[...LINKS, ...(members ? [{ href: "/members", label: "Members" } as const] : [])].map((link) => {
         const active = link.href === "/" ? pathname === "/" : pathname.startsWith(link.href);
         return (
           <Link

@@ -1,6 +1,18 @@
 import { z } from "zod";
 
-export const SCOPES = ["calls:read", "calls:read_cost", "cdrs:write", "keys:read", "keys:write", "audit:read"] as const;
+export const SCOPES = [
+  "calls:read",
+  "calls:read_cost",
+  "cdrs:write",
+  // A signed-in person's, from their role (lib/auth/roles.ts, docs/contract.md §12); keys may carry them too.
+  "billing:read",
+  "members:read",
+  "members:write",
+  "keys:read",
+  "keys:write",
+  "alerts:write",
+  "audit:read",
+] as const;
 export const scopeSchema = z.enum(SCOPES);
 export type Scope = z.infer<typeof scopeSchema>;
 
