@@ -9,7 +9,7 @@
 const LAYERS = [
   ["errors", "ids", "money", "random", "runtime", "config"], // foundations: no domain, no database
   ["db"], // schema, migrations, connections (PGlite/PostgreSQL, replica, Redis)
-  ["http"], // request bodies, JSON answers, token-bucket limiters (per key, per address), the edge token
+  ["http", "mail"], // request bodies, JSON answers, token-bucket limiters (per key, per address), the edge token; mail (SMTP)
   ["idempotency"], // stored answers of POSTs sent with an Idempotency-Key (apiRoute replays them)
   ["auth"], // keys, sessions, principals
   ["openapi"], // what a /v1 operation declares (each concept declares its own in operations.ts)
@@ -20,6 +20,7 @@ const LAYERS = [
   ["rating"], // rate decks, billing math, rating and re-rating calls
   ["authorizations", "usage", "alerts", "ingest"], // concepts built on rated calls and balances
   ["invoices", "exports"], // monthly invoices and credit/debit notes (usage rollups, ledger) and their documents; background CSV exports of calls
+  ["people"], // people, organizations, members, invitations (better-auth): who signs in, with which role
   ["api", "portal", "demo"], // the HTTP edge, the portal's server helpers, the demo data
   ["admin"], // operator commands (CLI and the server's admin channel)
   ["server"], // process start

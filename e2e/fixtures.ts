@@ -3,6 +3,7 @@ import { test as base, expect, type APIRequestContext, type Page } from "@playwr
 import { readState, type E2EState } from "./state";
 
 export type KeyKind = keyof E2EState["keys"];
+export type PersonKind = keyof E2EState["people"];
 
 export interface CallJson {
   id: string;
@@ -24,6 +25,8 @@ export interface CallJson {
 interface Fixtures {
   /** Signs the page's browser context in through the sign-in form, with a demo key or any key. */
   signIn: (key: KeyKind | { key: string }) => Promise<void>;
+  /** Signs the page's browser context in as a demo person, or anyone, by email and password. */
+  signInAs: (person: PersonKind | { email: string; password: string }) => Promise<void>;
   /** GET a /v1 path as an API consumer with the given demo key (Bearer), JSON body. */
   api: <T>(kind: KeyKind, path: string) => Promise<T>;
 }
@@ -35,7 +38,17 @@ export const test = base.extend<Fixtures, { e2e: E2EState }>({
     await provide(async (key) => {
       await page.goto("/sign-in");
       await page.getByLabel("API key").fill(typeof key === "string" ? e2e.keys[key].key : key.key);
-      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("button", { name: "Sign in with key" }).click();
+      await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
+    });
+  },
+  signInAs: async ({ page, e2e }, provide) => {
+    await provide(async (person) => {
+      const who = typeof person === "string" ? e2e.people[person] : person;
+      await page.goto("/sign-in");
+      await page.getByLabel("Email").fill(who.email);
+      await page.getByLabel("Password").fill(who.password);
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
       await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
     });
   },

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { freePort, spawnNextServer, waitUntilServing } from "../lib/testing/next-server";
+import { startMailbox } from "./mailbox";
 import type { E2EState } from "./state";
 
 // Builds (only when no build exists), fills a fresh demo database, serves the production build on
@@ -22,7 +23,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 
   if (process.env.E2E_BASE_URL && process.env.E2E_KEYS_FILE) {
     const demo = JSON.parse(fs.readFileSync(process.env.E2E_KEYS_FILE, "utf8"));
-    writeState({ baseURL: process.env.E2E_BASE_URL.replace(/\/$/, ""), keys: demo.keys });
+    writeState({ baseURL: process.env.E2E_BASE_URL.replace(/\/$/, ""), keys: demo.keys, people: demo.people });
     return async () => fs.rmSync(process.env.CALLBOOK_E2E_STATE!, { force: true });
   }
 
@@ -41,16 +42,28 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     maxBuffer: 16 * 1024 * 1024,
   });
   if (demo.status !== 0) throw new Error(`demo data failed (exit ${demo.status}):\n${demo.stderr}`);
-  const filled = JSON.parse(demo.stdout) as { keys: E2EState["keys"] };
+  const filled = JSON.parse(demo.stdout) as { keys: E2EState["keys"]; people: E2EState["people"] };
 
+  // The server mails (invitations, resets) over SMTP to a local server that keeps every message for the specs.
+  const mailDir = fs.mkdtempSync(path.join(os.tmpdir(), "callbook-e2e-mail-"));
+  const mailbox = await startMailbox(mailDir);
   const port = await freePort();
   const logFile = `${dataDir}.log`;
-  const child = spawnNextServer({ port, distDir, dataDir, logFile, env: { LOG_REQUESTS: "0" } });
+  const child = spawnNextServer({
+    port,
+    distDir,
+    dataDir,
+    logFile,
+    // The older specs sign in with the demo keys (development-only key sign-in); people.spec.ts with people.
+    env: { LOG_REQUESTS: "0", PORTAL_KEY_SIGN_IN: "1", SMTP_URL: mailbox.url },
+  });
   const baseURL = `http://127.0.0.1:${port}`;
   await waitUntilServing(baseURL, child, logFile);
-  writeState({ baseURL, keys: filled.keys, dataDir });
+  writeState({ baseURL, keys: filled.keys, people: filled.people, dataDir, mailDir });
 
   return async () => {
+    await mailbox.close();
+    fs.rmSync(mailDir, { recursive: true, force: true });
     child.kill("SIGTERM");
     await new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));
     fs.rmSync(dataDir, { recursive: true, force: true });

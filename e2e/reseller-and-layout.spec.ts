@@ -161,7 +161,7 @@ test("a deep link survives sign-in with its query string", async ({ page, e2e })
   await expect(page).toHaveURL(/\/sign-in\?next=/);
   expect(new URL(page.url()).searchParams.get("next")).toBe(wanted);
   await page.getByLabel("API key").fill(e2e.keys.read.key);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in with key" }).click();
   await page.waitForURL((url) => url.pathname === "/reports");
   expect(new URL(page.url()).search).toBe(new URL(wanted, "http://x").search);
   await expect(page.getByLabel("Group by")).toHaveValue("destination");

@@ -39,7 +39,7 @@ test("the session cookie is signed, httpOnly and Lax, never the key; revoking th
 test("a wrong key is refused with a message, and no cookie is set", async ({ page }) => {
   await page.goto("/sign-in");
   await page.getByLabel("API key").fill("ck_not_a_real_key_at_all_0000000000000000");
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in with key" }).click();
   await expect(page.locator("main").getByRole("alert")).toContainText("unknown or has been revoked");
   expect(await page.context().cookies()).toEqual([]);
 });
@@ -78,7 +78,7 @@ test("an ingest-only key (cdrs:write) is refused with a message that says why, a
   expect(e2e.keys.ingest.scopes).toEqual(["cdrs:write"]);
   await page.goto("/sign-in?next=%2F");
   await page.getByLabel("API key").fill(e2e.keys.ingest.key);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in with key" }).click();
   await expect(page.locator("main").getByRole("alert")).toHaveText(
     "This key can only send call records (cdrs:write); sign in with a key that can read calls.",
   );

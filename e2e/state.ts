@@ -7,10 +7,21 @@ export interface DemoKey {
   billingGroupId: string | null;
 }
 
+export interface DemoPerson {
+  email: string;
+  password: string;
+  role: string;
+  organization: string;
+}
+
 /** What global-setup hands to the workers. */
 export interface E2EState {
   baseURL: string;
   keys: { read: DemoKey; cost: DemoKey; platform: DemoKey; ingest: DemoKey };
+  /** The demo's people (lib/demo/run-demo.ts). */
+  people: { viewer: DemoPerson; billing: DemoPerson; reseller: DemoPerson; platform: DemoPerson };
+  /** Where the suite's SMTP server (e2e/mailbox.ts) writes every message the server sends. Absent when reusing a server. */
+  mailDir?: string;
   /** The server's data directory: the admin CLI reaches the running server through it. Absent when reusing a server. */
   dataDir?: string;
 }

@@ -73,8 +73,11 @@ try {
     console.log(
       `  ${name.padEnd(12)} ${k.key}  ${k.scopes.join(",")}${k.billingGroupId ? `  group ${k.billingGroupId}` : "  platform"}`,
     );
+  step("Demo people: sign in to the portal with these");
+  for (const [name, p] of Object.entries(demo.people ?? {}))
+    console.log(`  ${name.padEnd(12)} ${p.email.padEnd(22)} ${p.password}  ${p.role} of ${p.organization}`);
 } catch {
   // keys file unreadable: the product still runs
 }
-step(`Serving on http://localhost:${port}  (portal: sign in with a key above; API: /v1, docs: /docs)`);
+step(`Serving on http://localhost:${port}  (portal: sign in as a person above; API: /v1 with a key, docs: /docs)`);
 execSync("node scripts/start.mjs", { stdio: "inherit", env: { ...process.env, PORT: port } });

@@ -18,27 +18,30 @@ const ACCOUNT = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * The main navigation. The account chosen on one page (`?account=`, platform sessions) goes along to the
- * others, so the dashboard, calls, rates and reports all show the same account until another is picked.
+ * others, so the dashboard, calls, rates and reports all show the same account until another is picked. Members
+ * only for the roles that manage them.
  */
-export function NavLinks({ scopes }: { scopes: readonly string[] }) {
+export function NavLinks({ scopes, members = false }: { scopes: readonly string[]; members?: boolean }) {
   const pathname = usePathname();
   const account = useSearchParams().get("account");
   const carried = account && ACCOUNT.test(account) ? `?account=${encodeURIComponent(account)}` : "";
   return (
     <nav aria-label="Main" className="flex flex-wrap items-center gap-1">
-      {LINKS.filter((link) => link.scope === undefined || scopes.includes(link.scope)).map((link) => {
-        const active = link.href === "/" ? pathname === "/" : pathname.startsWith(link.href);
-        return (
-          <Link
-            key={link.href}
-            href={`${link.href}${carried}`}
-            aria-current={active ? "page" : undefined}
-            className={`rounded-md px-2 py-1.5 text-sm font-medium sm:px-2.5 ${active ? "bg-brand-50 text-brand-700" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900"}`}
-          >
-            {link.label}
-          </Link>
-        );
-      })}
+      {[...LINKS, ...(members ? [{ href: "/members", label: "Members" }] : [])]
+        .filter((link) => !("scope" in link) || link.scope === undefined || scopes.includes(link.scope))
+        .map((link) => {
+          const active = link.href === "/" ? pathname === "/" : pathname.startsWith(link.href);
+          return (
+            <Link
+              key={link.href}
+              href={`${link.href}${carried}`}
+              aria-current={active ? "page" : undefined}
+              className={`rounded-md px-2 py-1.5 text-sm font-medium sm:px-2.5 ${active ? "bg-brand-50 text-brand-700" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900"}`}
+            >
+              {link.label}
+            </Link>
+          );
+        })}
     </nav>
   );
 }

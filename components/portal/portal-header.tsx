@@ -6,7 +6,8 @@ import { TimeZoneSwitch } from "./time-zone";
 
 function sessionLabel(session: PortalSession): string {
   const reach = session.billingGroupId === null ? "Platform" : "Customer";
-  return session.canReadCost ? `${reach} · cost view` : reach;
+  const who = session.role ? `${reach} ${session.role}` : reach;
+  return session.canReadCost ? `${who} · cost view` : who;
 }
 
 export function PortalHeader({ session }: { session: PortalSession }) {
@@ -31,7 +32,7 @@ export function PortalHeader({ session }: { session: PortalSession }) {
         </Link>
         {/* The links read the URL's account in the browser; without it (while it streams) they still work. */}
         <Suspense fallback={null}>
-          <NavLinks scopes={session.scopes} />
+          <NavLinks scopes={session.scopes} members={session.canManageMembers} />
         </Suspense>
         <div className="ml-auto flex items-center gap-2 sm:gap-3">
           <TimeZoneSwitch />

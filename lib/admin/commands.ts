@@ -9,6 +9,7 @@ import { cdrsImportCommands } from "./cdrs-import-command";
 import { demoCommands } from "./demo-command";
 import { webhookCommands } from "./webhook-commands";
 import { invoiceCommands } from "./invoice-commands";
+import { peopleCommands } from "./people-commands";
 
 /** Every admin command (docs/contract.md §7). Each module contributes its own. */
 export const ADMIN_COMMANDS: AdminCommand[] = [
@@ -20,6 +21,7 @@ export const ADMIN_COMMANDS: AdminCommand[] = [
   ...demoCommands,
   ...webhookCommands,
   ...invoiceCommands,
+  ...peopleCommands,
 ];
 
 export function usageText(): string {

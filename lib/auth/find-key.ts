@@ -4,6 +4,7 @@ import { queryRows, type Executor } from "@/lib/db/client";
 import { hashApiKey, isWellFormedApiKey } from "./api-key-format";
 import type { Principal } from "./principal";
 import type { PrincipalCache } from "./principal-cache";
+import { scopesOfRole } from "./roles";
 import { effectiveScopes } from "./scopes";
 
 interface KeyRow {
@@ -79,6 +80,11 @@ export async function findSessionPrincipal(
   const cached = unexpired(cache?.get(cacheKey));
   if (cached !== undefined) return cached;
   const generation = cache?.generation() ?? 0;
+  if (isPersonSessionId(sessionId)) {
+    const principal = await findPersonPrincipal(db, sessionId);
+    if (principal) cache?.set(cacheKey, principal, generation);
+    return principal;
+  }
   const [row] = await queryRows<KeyRow>(
     db,
     sql`${SELECT_KEY} JOIN portal_sessions s ON s.key_id = k.id
@@ -88,4 +94,53 @@ export async function findSessionPrincipal(
   const principal = toPrincipal(row, "session", sessionId);
   cache?.set(cacheKey, principal, generation);
   return principal;
+}
+
+/** A person's session (auth_sessions.id, lib/people) as opposed to a key's portal session (`ses_`). */
+export const PERSON_SESSION_PREFIX = "uss_";
+
+export function isPersonSessionId(sessionId: string): boolean {
+  return sessionId.startsWith(PERSON_SESSION_PREFIX);
+}
+
+interface PersonRow {
+  user_id: string;
+  email: string;
+  organization_id: string;
+  role: string;
+  platform: boolean;
+  billing_group_id: string | null;
+  cost_roles: string[] | null;
+  rate_card_version: bigint | number | null;
+}
+
+/**
+ * A signed-in person's principal: their live session, their membership of the session's organization and its role,
+ * read on every request unless cached. Removing the member, changing the role, ending the session or changing the
+ * group's cost roles NOTIFYs callbook_auth (migration 0014), so it takes effect at the next request in every process.
+ */
+async function findPersonPrincipal(db: Executor, sessionId: string): Promise<Principal | null> {
+  const [row] = await queryRows<PersonRow>(
+    db,
+    sql`SELECT s.user_id, u.email, m.organization_id, m.role, o.platform, o.billing_group_id, g.cost_roles, g.rate_card_version
+      FROM auth_sessions s
+      JOIN users u ON u.id = s.user_id
+      JOIN members m ON m.user_id = s.user_id AND m.organization_id = s.active_organization_id
+      JOIN organizations o ON o.id = m.organization_id
+      LEFT JOIN billing_groups g ON g.id = o.billing_group_id
+      WHERE s.id = ${sessionId} AND s.expires_at > now()`,
+  );
+  if (!row) return null;
+  return Object.freeze({
+    keyId: row.user_id,
+    keyLabel: row.email,
+    scopes: scopesOfRole(row.role, { platform: row.platform, costRoles: row.cost_roles ?? [] }),
+    billingGroupId: row.platform ? null : row.billing_group_id,
+    rateCardVersion: row.rate_card_version === null ? null : Number(row.rate_card_version),
+    via: "user_session" as const,
+    sessionId,
+    userId: row.user_id,
+    organizationId: row.organization_id,
+    role: row.role,
+  });
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { queryRows, type Executor } from "@/lib/db/client";
+import { isPersonSessionId } from "./find-key";
 import { createSessionToken, SESSION_TTL_SECONDS } from "./session-token";
 
 // Server-side portal sessions (table portal_sessions, migration 0003). The cookie carries a signed
@@ -32,6 +33,14 @@ export async function createPortalSession(db: Executor, keyId: string, now = new
 
 /** Ends one session (sign-out). Returns false when it was unknown or already ended. */
 export async function endPortalSession(db: Executor, sessionId: string): Promise<boolean> {
+  if (isPersonSessionId(sessionId)) {
+    // A person's session (lib/people) is better-auth's row: deleting it ends it (and NOTIFYs, migration 0014).
+    const ended = await queryRows<{ id: string }>(
+      db,
+      sql`DELETE FROM auth_sessions WHERE id = ${sessionId} RETURNING id`,
+    );
+    return ended.length > 0;
+  }
   const rows = await queryRows<{ id: string }>(
     db,
     sql`UPDATE portal_sessions SET ended_at = now() WHERE id = ${sessionId} AND ended_at IS NULL RETURNING id`,

@@ -2,8 +2,12 @@ import type { Scope } from "./scopes";
 
 /** Who is calling, whatever the credential (API key header or portal session cookie). */
 export interface Principal {
+  /** The API key's id; for a signed-in person their user id (what the per-key rate limit and column choice count). */
   keyId: string;
-  /** The key's name, else its display prefix: how the audit log names the actor (lib/audit/actor.ts). */
+  /**
+   * The key's name, else its display prefix; a signed-in person's email: how the audit log names the actor
+   * (lib/audit/actor.ts).
+   */
   keyLabel?: string | null;
   /** When the key expires (Unix ms), null or absent: never. A cached principal is refused from then on. */
   keyExpiresAt?: number | null;
@@ -12,9 +16,14 @@ export interface Principal {
   billingGroupId: string | null;
   /** Rate card version of the key's group, read with the key: rate caches check it for free. */
   rateCardVersion: number | null;
-  via: "api_key" | "session";
-  /** The portal session (portal_sessions.id) when via is "session". */
+  /** session: a portal session opened with a key (development only); user_session: a person signed in. */
+  via: "api_key" | "session" | "user_session";
+  /** The portal session: portal_sessions.id (via "session") or auth_sessions.id (via "user_session"). */
   sessionId?: string;
+  /** A signed-in person (via "user_session"): who, in which organization, with which role. */
+  userId?: string;
+  organizationId?: string;
+  role?: string;
 }
 
 export function canReadCost(principal: Principal): boolean {

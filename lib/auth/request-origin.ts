@@ -99,3 +99,10 @@ export function isSameOrigin(request: Request, options: { allowMissing: boolean 
   const host = siteHost(request.headers);
   return host !== null && url.host === host;
 }
+
+/** This site's origin as the browser addressed it (PUBLIC_BASE_URL when set): mailed links point here. */
+export function siteOrigin(headers: HeadersLike): string {
+  const site = publicOrigin();
+  if (site) return site.origin;
+  return `${isSecureHeaders(headers) ? "https" : "http"}://${siteHost(headers) ?? "localhost"}`;
+}

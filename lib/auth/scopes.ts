@@ -7,6 +7,11 @@ export const SCOPES = [
   "keys:read",
   "keys:write",
   "audit:read",
+  // A signed-in person's, from their role (lib/auth/roles.ts, docs/contract.md §14); keys may carry them too.
+  "billing:read",
+  "members:read",
+  "members:write",
+  "alerts:write",
   // Provisioning, platform keys only (README "Provisioning"): billing groups, and the money on them.
   "accounts:write",
   "payments:write",

@@ -237,3 +237,38 @@ export function invoicesWorkerEnabled(): boolean {
 export function invoiceRunIntervalMs(): number {
   return intFromEnv("INVOICE_RUN_INTERVAL_MS", 600_000);
 }
+
+/** `smtp://user:pass@host:port` (or smtps://) for the portal's mail; unset: links are printed to the server log. */
+export function smtpUrl(): string | undefined {
+  const url = process.env.SMTP_URL?.trim();
+  return url ? url : undefined;
+}
+
+/** The From of the portal's mail. */
+export function mailFrom(): string {
+  return process.env.MAIL_FROM?.trim() || "Callbook <no-reply@callbook.invalid>";
+}
+
+/** `1`: the sign-in page also takes an API key (development and the older e2e specs); off by default. */
+export function portalKeySignInEnabled(): boolean {
+  return process.env.PORTAL_KEY_SIGN_IN === "1";
+}
+
+/**
+ * Sign-in, password reset and invitation requests allowed per account (the email, or the inviting person) and per
+ * client address: token buckets refilled at `perMinute`, holding `burst`, counted on every attempt (README "People,
+ * organizations and roles"). An address is allowed more than one account: an office's people share it. 0 in either
+ * turns that limit off.
+ */
+export function peopleRequestLimits(): {
+  account: { perMinute: number; burst: number };
+  address: { perMinute: number; burst: number };
+} {
+  return {
+    account: { perMinute: intFromEnv("SIGN_IN_ACCOUNT_PER_MINUTE", 5), burst: intFromEnv("SIGN_IN_ACCOUNT_BURST", 10) },
+    address: {
+      perMinute: intFromEnv("SIGN_IN_ADDRESS_PER_MINUTE", 30),
+      burst: intFromEnv("SIGN_IN_ADDRESS_BURST", 30),
+    },
+  };
+}

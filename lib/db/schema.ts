@@ -42,6 +42,12 @@ export const billingGroups = pgTable(
       .generatedAlwaysAs(sql`disabled_by_operator OR balance_micros <= -credit_limit_micros`),
     // Bumped on every change to the group's sell rates; rate caches compare it.
     rateCardVersion: bigint("rate_card_version", { mode: "number" }).notNull().default(0),
+    // The member roles that see buy cost and margin (calls:read_cost): a reseller's, set by the operator
+    // (`groups cost-roles`); empty for every other customer. docs/contract.md §14.
+    costRoles: text("cost_roles")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     createdAt: ts("created_at").notNull().defaultNow(),
     // Invoicing (docs/contract.md §10): the IANA zone whose calendar months are the invoice periods (validated against
     // pg_timezone_names), prepaid or postpaid, and the tax rate in parts per million (200000 = 20 %; exact, no float).
@@ -674,4 +680,127 @@ export const exportChunks = pgTable(
     body: text("body").notNull(),
   },
   (t) => [primaryKey({ name: "export_chunks_pkey", columns: [t.exportId, t.seq] })],
+);
+
+// People (lib/people, README "People, organizations and roles"): better-auth's tables, its field names as the JS
+// keys (its Drizzle adapter maps them), snake_case columns like the rest. An organization is a billing group's
+// (billing_group_id) or the platform's (platform: the operator's staff, who see every group).
+export const users = pgTable("users", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  email: text("email").notNull().unique(),
+  emailVerified: boolean("email_verified").notNull().default(false),
+  image: text("image"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+});
+
+export const authSessions = pgTable(
+  "auth_sessions",
+  {
+    id: text("id").primaryKey(),
+    token: text("token").notNull().unique(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    expiresAt: ts("expires_at").notNull(),
+    ipAddress: text("ip_address"),
+    userAgent: text("user_agent"),
+    activeOrganizationId: text("active_organization_id"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [index("auth_sessions_user_idx").on(t.userId)],
+);
+
+export const authAccounts = pgTable(
+  "auth_accounts",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull(),
+    providerId: text("provider_id").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    accessToken: text("access_token"),
+    refreshToken: text("refresh_token"),
+    idToken: text("id_token"),
+    accessTokenExpiresAt: ts("access_token_expires_at"),
+    refreshTokenExpiresAt: ts("refresh_token_expires_at"),
+    scope: text("scope"),
+    // argon2id PHC string (lib/people/password.ts).
+    password: text("password"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [index("auth_accounts_user_idx").on(t.userId)],
+);
+
+export const authVerifications = pgTable(
+  "auth_verifications",
+  {
+    id: text("id").primaryKey(),
+    identifier: text("identifier").notNull(),
+    value: text("value").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [index("auth_verifications_identifier_idx").on(t.identifier)],
+);
+
+export const organizations = pgTable(
+  "organizations",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    slug: text("slug").notNull().unique(),
+    logo: text("logo"),
+    metadata: text("metadata"),
+    billingGroupId: text("billing_group_id").references(() => billingGroups.id, { onDelete: "cascade" }),
+    platform: boolean("platform").notNull().default(false),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("organizations_billing_group_key").on(t.billingGroupId),
+    check("organizations_group_or_platform", sql`(${t.billingGroupId} IS NULL) = ${t.platform}`),
+  ],
+);
+
+export const members = pgTable(
+  "members",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: text("role").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("members_organization_user_key").on(t.organizationId, t.userId),
+    index("members_user_idx").on(t.userId),
+  ],
+);
+
+export const invitations = pgTable(
+  "invitations",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    role: text("role"),
+    status: text("status").notNull().default("pending"),
+    expiresAt: ts("expires_at").notNull(),
+    inviterId: text("inviter_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [index("invitations_organization_idx").on(t.organizationId), index("invitations_email_idx").on(t.email)],
 );

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { ProgressReporter } from "@/lib/runtime/progress";
 import { createApiKey, type CreatedApiKey } from "@/lib/auth/manage-keys";
@@ -9,6 +10,9 @@ import type { NativeCdr } from "@/lib/ingest/schemas";
 import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
 import type { Increment, RateRow } from "@/lib/rating/schemas";
 import { createSupplier } from "@/lib/rating/suppliers";
+import { addPerson } from "@/lib/people/add-person";
+import { setCostRoles } from "@/lib/people/cost-roles";
+import type { Role } from "@/lib/auth/roles";
 import { buildDestinations, formatRate, retailIncrement, type Destination } from "./destinations";
 import { DEMO_GROUPS, DEMO_SUPPLIERS, EUR_PER_USD, generateCalls, type DemoGroupPlan } from "./generate-calls";
 
@@ -30,6 +34,16 @@ export interface DemoResult {
   calls: number;
   seconds: number;
   keys: { read: CreatedApiKey; cost: CreatedApiKey; platform: CreatedApiKey; ingest: CreatedApiKey };
+  /** People to sign in as (README "People, organizations and roles"); passwords random, shown only here. */
+  people: { viewer: DemoPerson; billing: DemoPerson; reseller: DemoPerson; platform: DemoPerson };
+}
+
+export interface DemoPerson {
+  email: string;
+  password: string;
+  role: Role;
+  /** The billing group's id, or "platform". */
+  organization: string;
 }
 
 export const DEFAULT_DEMO_SEED = 20_250_101;
@@ -108,7 +122,7 @@ const roundUpTo = (value: number, step: number) => Math.max(step, Math.ceil(valu
  * Fills an empty database: billing groups in USD and EUR with opening balances and a top-up, a sell
  * rate card per group and two suppliers' buy cards (a few thousand real-looking prefixes each), the
  * calls of the last 90 days through ingestCdrs in batches (so balances and ledgers are right), and
- * one API key of each kind.
+ * one API key of each kind, and one person of each demo role.
  */
 export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoResult> {
   const started = performance.now();
@@ -204,6 +218,20 @@ export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoRe
     ingest: await createApiKey(db, { scopes: ["cdrs:write"], billingGroupId: null, name: "Demo: switch ingest" }),
   };
 
+  // The main group is a reseller whose owner sees cost and margin; its viewer and billing person do not.
+  await setCostRoles(db, main.id, ["owner"]);
+  const person = async (email: string, name: string, role: Role, organization: string): Promise<DemoPerson> => {
+    const password = `demo-${randomBytes(9).toString("base64url")}`;
+    await addPerson(db, { email, name, password, role, organization });
+    return { email, password, role, organization };
+  };
+  const people = {
+    viewer: await person("viewer@example.com", "Vera Viewer", "viewer", main.id),
+    billing: await person("billing@example.com", "Bill Ing", "billing", main.id),
+    reseller: await person("owner@example.com", "Olga Owner", "owner", main.id),
+    platform: await person("staff@example.com", "Stan Staff", "admin", "platform"),
+  };
+
   return {
     groups: groups.map(({ group }) => ({
       id: group.id,
@@ -220,5 +248,6 @@ export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoRe
     calls: done,
     seconds: Math.round((performance.now() - started) / 10) / 100,
     keys,
+    people,
   };
 }

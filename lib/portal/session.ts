@@ -17,6 +17,10 @@ export interface PortalSession {
   canReadCost: boolean;
   /** null for a platform key: it picks an account instead of having one. */
   billingGroupId: string | null;
+  /** A signed-in person's role (null for a key's session). */
+  role: string | null;
+  /** The role may see and manage the organization's members: the Members page is in the navigation. */
+  canManageMembers: boolean;
 }
 
 /**
@@ -42,6 +46,8 @@ export function toPortalSession(principal: Principal): PortalSession {
     scopes: [...principal.scopes].sort(),
     canReadCost: canReadCost(principal),
     billingGroupId: principal.billingGroupId,
+    role: principal.role ?? null,
+    canManageMembers: principal.scopes.has("members:read"),
   };
 }
 

@@ -13,6 +13,13 @@ export const signInFormSchema = z.object({
   next: z.string().max(2048).optional(),
 });
 
+/** A person's sign-in form (README "People, organizations and roles"). */
+export const personSignInFormSchema = z.object({
+  email: z.string().trim().min(3).max(320),
+  password: z.string().min(1).max(256),
+  next: z.string().max(2048).optional(),
+});
+
 /** The portal shows calls, balances and rates: a key that cannot read calls has nothing to see there. */
 export function canUsePortal(principal: Principal): boolean {
   return principal.scopes.has("calls:read");
@@ -55,7 +62,7 @@ export function throttledSignIn(request: Request, retryAfterSeconds: number): Re
   }
   const headers = { "retry-after": String(retryAfterSeconds), "cache-control": "no-store" };
   const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Too many sign-in attempts</title></head>
-<body><main><h1>Too many sign-in attempts</h1><p>Too many keys were refused from this address. Wait ${retryAfterSeconds} seconds, then <a href="/sign-in">sign in again</a>.</p></main></body></html>`;
+<body><main><h1>Too many sign-in attempts</h1><p>Too many attempts from this address or for this account. Wait ${retryAfterSeconds} seconds, then <a href="/sign-in">sign in again</a>.</p></main></body></html>`;
   return new Response(page, { status: 429, headers: { ...headers, "content-type": "text/html; charset=utf-8" } });
 }
 

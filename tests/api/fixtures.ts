@@ -12,6 +12,7 @@ import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
 import { parseRateCsv } from "@/lib/rating/rate-csv";
 import { rateRowSchema } from "@/lib/rating/schemas";
 import { createSupplier } from "@/lib/rating/suppliers";
+import { addPerson } from "@/lib/people/add-person";
 import { storeFixtureCdrs } from "./store-cdrs";
 
 /**
@@ -47,6 +48,9 @@ export type KeyName =
   | "platformKeys"
   | "invoicesA";
 
+export type PersonName = "ownerA" | "viewerA" | "billingA" | "staff" | "memberA" | "removedA" | "limitedA";
+export const PERSON_PASSWORD = "fixture password 1";
+
 export interface FixtureGroup {
   id: string;
   name: string;
@@ -77,6 +81,12 @@ export interface SeededData {
   groups: Record<GroupName, FixtureGroup>;
   keys: Record<KeyName, string>;
   keyIds: Record<KeyName, string>;
+  /**
+   * People (password PERSON_PASSWORD): owner, viewer and billing of group `a` (whose cost role is owner), a platform
+   * viewer, `memberA`/`removedA` of group `a` for the role change and removal tests and `limitedA` for the
+   * per-account limit (people.test.ts).
+   */
+  people: Record<PersonName, string>;
   supplierId: string;
   /** Every seeded call, newest first (startTime DESC, id DESC). */
   calls: FixtureCall[];
@@ -315,6 +325,21 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
   await revokeApiKey(db, created.revokedA.id);
 
   const auditEvents = await seedAuditEvents(db, a.id, b.id);
+  await db.execute(sql`UPDATE billing_groups SET cost_roles = '{owner}' WHERE id = ${a.id}`);
+  const people = {} as Record<PersonName, string>;
+  for (const [name, role, organization] of [
+    ["ownerA", "owner", a.id],
+    ["viewerA", "viewer", a.id],
+    ["billingA", "billing", a.id],
+    ["staff", "viewer", "platform"],
+    ["memberA", "viewer", a.id],
+    ["removedA", "viewer", a.id],
+    ["limitedA", "viewer", a.id],
+  ] as const) {
+    people[name] = (
+      await addPerson(db, { email: `${name}@fixture.test`, name, password: PERSON_PASSWORD, role, organization })
+    ).email;
+  }
 
   const cdrs = new Prng(7).shuffle([
     ...fixtureCdrs("a", a.id, 157, supplier.id),
@@ -362,6 +387,7 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
     },
     keys: Object.fromEntries(Object.entries(created).map(([k, v]) => [k, v.key])) as Record<KeyName, string>,
     keyIds: Object.fromEntries(Object.entries(created).map(([k, v]) => [k, v.id])) as Record<KeyName, string>,
+    people,
     supplierId: supplier.id,
     auditEvents,
     calls: rows.map((r) => ({

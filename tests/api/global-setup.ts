@@ -24,6 +24,8 @@ export interface ApiServer extends SeededData {
   logFile: string;
   /** PostgreSQL only: the server's database, for tests that need to look underneath. */
   databaseUrl?: string;
+  /** The server's data directory: the admin CLI reaches a PGlite server through it (its admin channel). */
+  dataDir: string;
 }
 
 /** A third, small server with a tight rate limit (RATE_LIMIT_RPS=1, burst 3) for the 429 row. */
@@ -96,7 +98,14 @@ async function startServer(engine: Engine, distDir: string, options: ServerOptio
     databaseUrl,
     logFile,
     // The tests send many refused credentials from 127.0.0.1: limited on the edge servers, not here.
-    env: { RATE_LIMIT_RPS: "0", AUTH_FAILURES_PER_MINUTE: "0", LOG_REQUESTS: "1", ...options.env },
+    // Key sign-in is development-only: on here for the older tests of sessions, off on the rate-limited server.
+    env: {
+      RATE_LIMIT_RPS: "0",
+      AUTH_FAILURES_PER_MINUTE: "0",
+      LOG_REQUESTS: "1",
+      PORTAL_KEY_SIGN_IN: "1",
+      ...options.env,
+    },
   });
 
   const cleanup = async () => {
@@ -117,7 +126,7 @@ async function startServer(engine: Engine, distDir: string, options: ServerOptio
     await cleanup();
     throw e;
   }
-  return { server: { ...seeded, engine, baseUrl, logFile, databaseUrl }, child, cleanup };
+  return { server: { ...seeded, engine, baseUrl, logFile, databaseUrl, dataDir }, child, cleanup };
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -132,7 +141,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       running.push(await startServer(engine, distDir, { seed: seedFixtures }));
     let limitedKey = "";
     const limited = await startServer("pglite", distDir, {
-      env: { RATE_LIMIT_RPS: "1", RATE_LIMIT_BURST: "3" },
+      env: { RATE_LIMIT_RPS: "1", RATE_LIMIT_BURST: "3", PORTAL_KEY_SIGN_IN: "" },
       seed: async (db) => {
         const group = await createBillingGroup(db, { name: "Limited", currency: "USD" });
         limitedKey = (await createApiKey(db, { scopes: ["calls:read"], billingGroupId: group.id })).key;

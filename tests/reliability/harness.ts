@@ -154,7 +154,8 @@ export class AppServer {
       dataDir: store.dataDir,
       databaseUrl: options.databaseUrl ?? store.databaseUrl,
       logFile,
-      env: { LOG_REQUESTS: "0", ...options.env },
+      // Key sign-in (development only) is what these tests open sessions with.
+      env: { LOG_REQUESTS: "0", PORTAL_KEY_SIGN_IN: "1", ...options.env },
       detached: true, // its own process group, so kill9() takes anything it spawned too
       // setsid: the server leads a group of its own, apart from its launcher (which then becomes sleep).
       wrap: pidFile

@@ -1,0 +1,155 @@
+import { Card } from "@/components/ui/card";
+import { Button } from "@/components/ui/button";
+import { ErrorState } from "@/components/ui/error-state";
+import { fieldLabelClass, inlineSelectClass, inputClass } from "@/components/ui/field";
+import type { MemberRow, PendingInvitation } from "@/lib/people/members";
+import { changeRoleAction, inviteMemberAction, removeMemberAction } from "@/lib/portal/members-actions";
+
+const DONE: Record<string, string> = {
+  invited: "Invitation sent.",
+  role: "Role changed. It applies from the member's next page or request.",
+  removed: "Member removed. Their next page or request is refused.",
+};
+
+const ROLE_HELP: Record<string, string> = {
+  owner: "everything",
+  admin: "members, keys, alerts, calls",
+  billing: "balance, reports, calls",
+  developer: "API keys, calls",
+  viewer: "calls",
+};
+
+interface Props {
+  /** null: the signed-in role may not see the members. */
+  listed: { members: MemberRow[]; invitations: PendingInvitation[] } | null;
+  roles: readonly string[];
+  me: string | undefined;
+  notice: { done?: string; error?: string; message?: string; wait?: string };
+}
+
+function errorText(notice: Props["notice"]): string | null {
+  if (!notice.error) return null;
+  if (notice.error === "throttled")
+    return `Too many invitations: wait ${notice.wait ?? "a few"} seconds and try again.`;
+  if (notice.error === "invalid") return "Enter an email address and pick a role.";
+  return notice.message ?? "That change was refused.";
+}
+
+/** The Members page: who belongs to the organization with which role, and (owner, admin) invite, change, remove. */
+export function MembersPanel({ listed, roles, me, notice }: Props) {
+  if (!listed) {
+    return (
+      <Card role="note" className="text-sm text-slate-600">
+        Your role cannot see this organization&apos;s members. Ask an owner or admin.
+      </Card>
+    );
+  }
+  const error = errorText(notice);
+  const roleOptions = roles.map((r) => (
+    <option key={r} value={r}>
+      {r} ({ROLE_HELP[r] ?? r})
+    </option>
+  ));
+  return (
+    <div className="flex flex-col gap-4">
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight">Members</h1>
+        <p className="text-sm text-slate-600">People of your organization and what their role lets them see and do.</p>
+      </div>
+      {notice.done && DONE[notice.done] ? (
+        <p role="status" className="rounded-lg bg-emerald-50 px-3 py-2 text-sm text-emerald-800">
+          {DONE[notice.done]}
+        </p>
+      ) : null}
+      {error ? <ErrorState>{error}</ErrorState> : null}
+      <Card
+        as="form"
+        action={inviteMemberAction}
+        className="flex flex-wrap items-end gap-3"
+        aria-label="Invite a member"
+      >
+        <div className="min-w-64 flex-1">
+          <label htmlFor="invite-email" className={fieldLabelClass}>
+            Email
+          </label>
+          <input id="invite-email" name="email" type="email" required className={inputClass()} />
+        </div>
+        <div>
+          <label htmlFor="invite-role" className={fieldLabelClass}>
+            Role
+          </label>
+          <select id="invite-role" name="role" defaultValue="viewer" className={inlineSelectClass}>
+            {roleOptions}
+          </select>
+        </div>
+        <Button type="submit" variant="primary">
+          Invite
+        </Button>
+      </Card>
+      <Card padding="none">
+        <table className="w-full text-sm">
+          <caption className="sr-only">Members</caption>
+          <thead className="border-b border-slate-200 text-left text-xs text-slate-500">
+            <tr>
+              <th className="px-4 py-2 font-medium">Name</th>
+              <th className="px-4 py-2 font-medium">Email</th>
+              <th className="px-4 py-2 font-medium">Role</th>
+              <th className="px-4 py-2 font-medium">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {listed.members.map((m) => (
+              <tr key={m.memberId} data-member-email={m.email} className="border-b border-slate-100 last:border-0">
+                <td className="px-4 py-2">{m.name}</td>
+                <td className="px-4 py-2">{m.email}</td>
+                <td className="px-4 py-2">
+                  <form action={changeRoleAction} className="flex items-center gap-2">
+                    <input type="hidden" name="memberId" value={m.memberId} />
+                    <select
+                      name="role"
+                      defaultValue={m.role}
+                      aria-label={`Role of ${m.email}`}
+                      className={inlineSelectClass}
+                      disabled={m.userId === me}
+                    >
+                      {roleOptions}
+                    </select>
+                    {m.userId === me ? (
+                      <span className="text-xs text-slate-500">you</span>
+                    ) : (
+                      <Button type="submit">Change role</Button>
+                    )}
+                  </form>
+                </td>
+                <td className="px-4 py-2 text-right">
+                  {m.userId === me ? null : (
+                    <form action={removeMemberAction}>
+                      <input type="hidden" name="memberId" value={m.memberId} />
+                      <Button type="submit" aria-label={`Remove ${m.email}`}>
+                        Remove
+                      </Button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Card>
+      {listed.invitations.length > 0 ? (
+        <Card>
+          <h2 className="text-sm font-semibold">Pending invitations</h2>
+          <ul className="mt-2 text-sm text-slate-700">
+            {listed.invitations.map((i) => (
+              <li key={i.id}>
+                {i.email} as {i.role}, until {i.expiresAt.slice(0, 10)}
+              </li>
+            ))}
+          </ul>
+        </Card>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,59 @@
+import fs from "node:fs";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { SMTPServer } from "smtp-server";
+
+/**
+ * A local SMTP server (the npm `smtp-server` package) on a free 127.0.0.1 port that writes every message it
+ * receives to `dir` as `<n>.eml`: the portal's real mail path (nodemailer over SMTP_URL) ends here in the e2e suite.
+ */
+export async function startMailbox(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
+  let count = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    onData(stream, _session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (c: Buffer) => chunks.push(c));
+      stream.on("end", () => {
+        fs.writeFileSync(path.join(dir, `${String(++count).padStart(4, "0")}.eml`), Buffer.concat(chunks));
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.server.address() as AddressInfo;
+  return { url: `smtp://127.0.0.1:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/** A received message's recipients, subject and text (quoted-printable undone). */
+export interface ReceivedMail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+function decodeQuotedPrintable(body: string): string {
+  return Buffer.from(
+    body.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    "latin1",
+  ).toString("utf8");
+}
+
+/** Every message in the mailbox directory, oldest first. */
+export function readMailbox(dir: string): ReceivedMail[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".eml"))
+    .sort()
+    .map((f) => {
+      const raw = fs.readFileSync(path.join(dir, f), "utf8");
+      const split = raw.indexOf("\r\n\r\n");
+      const head = raw.slice(0, split).replace(/\r\n[ \t]+/g, " ");
+      const header = (name: string) => new RegExp(`^${name}: (.*)$`, "im").exec(head)?.[1]?.trim() ?? "";
+      const body = raw.slice(split + 4);
+      const text = /quoted-printable/i.test(header("Content-Transfer-Encoding")) ? decodeQuotedPrintable(body) : body;
+      return { to: header("To"), subject: header("Subject"), text };
+    });
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { ROLES, scopesOfRole } from "./roles";
+
+const customer = { platform: false, costRoles: [] };
+
+describe("role -> scopes", () => {
+  it("a viewer reads calls only; billing adds billing:read; a developer keys; admin and owner members", () => {
+    expect([...scopesOfRole("viewer", customer)]).toEqual(["calls:read"]);
+    expect([...scopesOfRole("billing", customer)].sort()).toEqual(["billing:read", "calls:read"]);
+    expect([...scopesOfRole("developer", customer)].sort()).toEqual(["calls:read", "keys:read", "keys:write"]);
+    for (const role of ["admin", "owner"]) {
+      const scopes = scopesOfRole(role, customer);
+      for (const s of ["members:write", "keys:write", "alerts:write", "audit:read"] as const)
+        expect(scopes.has(s)).toBe(true);
+    }
+    expect(scopesOfRole("admin", customer).has("billing:read")).toBe(false);
+    expect(scopesOfRole("owner", customer).has("billing:read")).toBe(true);
+  });
+
+  it("calls:read_cost only for the roles the group enables, and for every platform role", () => {
+    for (const role of ROLES) expect(scopesOfRole(role, customer).has("calls:read_cost")).toBe(false);
+    const reseller = { platform: false, costRoles: ["owner", "billing"] };
+    expect(ROLES.filter((r) => scopesOfRole(r, reseller).has("calls:read_cost"))).toEqual(["owner", "billing"]);
+    for (const role of ROLES)
+      expect(scopesOfRole(role, { platform: true, costRoles: [] }).has("calls:read_cost")).toBe(true);
+  });
+
+  it("an unknown role has no scope at all", () => {
+    expect(scopesOfRole("superuser", { platform: true, costRoles: ["superuser"] }).size).toBe(0);
+  });
+});

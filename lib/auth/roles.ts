@@ -1,0 +1,49 @@
+import { z } from "zod";
+import type { Scope } from "./scopes";
+
+/**
+ * A member's role in an organization decides the scopes of their session (docs/contract.md §14, README "People,
+ * organizations and roles"), so every check written for keys (cost fields only with calls:read_cost) holds for
+ * people unchanged.
+ */
+export const ROLES = ["owner", "admin", "billing", "developer", "viewer"] as const;
+export const roleSchema = z.enum(ROLES);
+export type Role = z.infer<typeof roleSchema>;
+
+const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
+  owner: [
+    "calls:read",
+    "billing:read",
+    "members:read",
+    "members:write",
+    "keys:read",
+    "keys:write",
+    "alerts:write",
+    "audit:read",
+  ],
+  admin: ["calls:read", "members:read", "members:write", "keys:read", "keys:write", "alerts:write", "audit:read"],
+  billing: ["calls:read", "billing:read"],
+  developer: ["calls:read", "keys:read", "keys:write"],
+  viewer: ["calls:read"],
+};
+
+export interface RoleContext {
+  /** A member of the platform organization: the operator's staff, who see every group and its costs. */
+  platform: boolean;
+  /** The roles the operator let see cost and margin in this member's group (billing_groups.cost_roles). */
+  costRoles: readonly string[];
+}
+
+/** The scopes of a role: calls:read_cost only for platform staff and the roles enabled on a reseller's group. */
+export function scopesOfRole(role: string, context: RoleContext): Set<Scope> {
+  const parsed = roleSchema.safeParse(role);
+  if (!parsed.success) return new Set();
+  const scopes = new Set<Scope>(ROLE_SCOPES[parsed.data]);
+  if (context.platform || context.costRoles.includes(parsed.data)) scopes.add("calls:read_cost");
+  return scopes;
+}
+
+/** The rows of the README's and docs/contract.md's roles table, from the table itself. */
+export function roleScopeTable(): { role: Role; scopes: readonly Scope[] }[] {
+  return ROLES.map((role) => ({ role, scopes: ROLE_SCOPES[role] }));
+}

@@ -1,0 +1,147 @@
+import { sql, type SQL } from "drizzle-orm";
+import { recordAuditEvent, type AuditActor } from "@/lib/audit/record-audit-event";
+import { clientAddress, siteOrigin } from "@/lib/auth/request-origin";
+import { createSessionToken } from "@/lib/auth/session-token";
+import { queryRows, type Db } from "@/lib/db/client";
+import { authFor } from "./auth";
+import { authErrorCode } from "./auth-error";
+import { withMailOrigin } from "./mail-origin";
+import { takePeopleRequest } from "./request-limit";
+
+type HeadersLike = { get(name: string): string | null };
+
+export interface PersonSession {
+  /** auth_sessions.id (`uss_`). */
+  id: string;
+  /** The portal cookie's value: a signed token naming the session (lib/auth/session-token.ts). */
+  cookieToken: string;
+  expiresAt: Date;
+}
+
+export type PersonSignInResult =
+  | { ok: true; session: PersonSession }
+  /**
+   * invalid: unknown email or wrong password (one answer, the same work either way); unverified: the right password
+   * of an address not yet confirmed (a new link was mailed); no_organization: the right password of a person who is
+   * no longer a member anywhere.
+   */
+  | { ok: false; reason: "invalid" | "unverified" | "no_organization" }
+  | { ok: false; reason: "throttled"; retryAfterSeconds: number };
+
+/**
+ * Signs a person in by email and password (better-auth, argon2id). Every attempt counts against the address and
+ * the account (lib/people/request-limit.ts). A new session is made at every sign-in (the caller ends the one the
+ * browser held): its token is never one an attacker could have planted. The session's organization is the
+ * platform's when the person is staff, else their oldest membership.
+ */
+export async function signInPerson(
+  db: Db,
+  credentials: { email: string; password: string },
+  headers: HeadersLike,
+): Promise<PersonSignInResult> {
+  const wait = await takePeopleRequest("sign-in", credentials.email, headers);
+  if (wait !== null) return { ok: false, reason: "throttled", retryAfterSeconds: wait };
+  const auth = authFor(db);
+  let token: string;
+  try {
+    const result = await withMailOrigin(siteOrigin(headers), () =>
+      auth.api.signInEmail({
+        body: { email: credentials.email.trim(), password: credentials.password, callbackURL: "/" },
+        headers: new Headers({ "user-agent": headers.get("user-agent") ?? "" }),
+      }),
+    );
+    token = result.token;
+  } catch (error) {
+    const code = authErrorCode(error);
+    if (code === "EMAIL_NOT_VERIFIED") return { ok: false, reason: "unverified" };
+    if (code === null) throw error;
+    await recordSignInFailure(db, credentials.email, clientAddress(headers));
+    return { ok: false, reason: "invalid" };
+  }
+  const session = await openInFirstOrganization(db, token, clientAddress(headers));
+  if (!session) return { ok: false, reason: "no_organization" };
+  return { ok: true, session };
+}
+
+const FIRST_ORGANIZATION = (userId: SQL) => sql`(SELECT m.organization_id FROM members m
+  JOIN organizations o ON o.id = m.organization_id WHERE m.user_id = ${userId}
+  ORDER BY o.platform DESC, m.created_at, m.id LIMIT 1)`;
+
+/**
+ * Points a fresh session at the person's organization and records `user.signed_in` in the same transaction, or
+ * deletes the session when they belong to no organization.
+ */
+export async function openInFirstOrganization(
+  db: Db,
+  sessionToken: string,
+  address: string | null,
+): Promise<PersonSession | null> {
+  const row = await db.transaction(async (tx) => {
+    const [opened] = await queryRows<{
+      id: string;
+      user_id: string;
+      email: string;
+      expires_at: Date | string;
+      organization_id: string | null;
+      billing_group_id: string | null;
+    }>(
+      tx,
+      sql`UPDATE auth_sessions s SET active_organization_id = ${FIRST_ORGANIZATION(sql`s.user_id`)}
+        FROM users u WHERE u.id = s.user_id AND s.token = ${sessionToken}
+        RETURNING s.id, s.user_id, u.email, s.expires_at, s.active_organization_id AS organization_id,
+          (SELECT billing_group_id FROM organizations WHERE id = s.active_organization_id) AS billing_group_id`,
+    );
+    if (!opened) return null;
+    if (opened.organization_id === null) {
+      await tx.execute(sql`DELETE FROM auth_sessions WHERE id = ${opened.id}`);
+      return null;
+    }
+    const actor: AuditActor = { type: "user", id: opened.user_id, label: opened.email };
+    await recordAuditEvent(tx, {
+      actor,
+      action: "user.signed_in",
+      billingGroupId: opened.billing_group_id,
+      targetType: "user",
+      targetId: opened.user_id,
+      address,
+      after: { organizationId: opened.organization_id },
+    });
+    return opened;
+  });
+  if (!row) return null;
+  const expiresAt = new Date(row.expires_at);
+  return {
+    id: row.id,
+    cookieToken: createSessionToken(row.id, Math.floor(expiresAt.getTime() / 1000)),
+    expiresAt,
+  };
+}
+
+/**
+ * `user.sign_in_failed`: for a person's account, in their organization's log; for an address that is nobody's, in
+ * the platform's (target null, the address tried kept in `after`).
+ */
+async function recordSignInFailure(db: Db, email: string, address: string | null): Promise<void> {
+  const normalised = email.trim().toLowerCase();
+  const [person] = await queryRows<{ id: string; billing_group_id: string | null }>(
+    db,
+    sql`SELECT u.id, (SELECT billing_group_id FROM organizations WHERE id = ${FIRST_ORGANIZATION(sql`u.id`)})
+        AS billing_group_id
+      FROM users u WHERE u.email = ${normalised}`,
+  );
+  await recordAuditEvent(db, {
+    actor: { type: "user", id: person?.id ?? null, label: normalised.slice(0, 320) },
+    action: "user.sign_in_failed",
+    billingGroupId: person?.billing_group_id ?? null,
+    targetType: "user",
+    targetId: person?.id ?? null,
+    address,
+    after: person ? null : { email: normalised.slice(0, 320) },
+  });
+}
+
+/** The better-auth token of a person's session (for its endpoints that act as the signed-in person). */
+export async function sessionTokenOf(db: Db, sessionId: string): Promise<string | null> {
+  const [row] = await queryRows<{ token: string }>(db, sql`SELECT token FROM auth_sessions WHERE id = ${sessionId}`);
+  return row?.token ?? null;
+}

@@ -1,0 +1,54 @@
+"use server";
+
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { clientAddress } from "@/lib/auth/request-origin";
+import { roleSchema } from "@/lib/auth/roles";
+import { getDb } from "@/lib/db/client";
+import { changeMemberRole, inviteMember, removeMember, type MemberChange } from "@/lib/people/members";
+import { getPortalPrincipal } from "./session";
+
+// The Members page's forms (server actions: Next checks that the post comes from this site's page). Each acts as
+// the signed-in person, whose role must manage members (lib/people/members.ts), and lands back on the page with
+// what happened.
+
+function field(form: FormData, name: string): string {
+  const value = form.get(name);
+  return typeof value === "string" ? value.slice(0, 320) : "";
+}
+
+function land(result: MemberChange, done: string): never {
+  if (result.ok) redirect(`/members?done=${done}`);
+  if (result.reason === "throttled") redirect(`/members?error=throttled&wait=${result.retryAfterSeconds}`);
+  redirect(`/members?error=${result.reason}&message=${encodeURIComponent(result.message)}`);
+}
+
+async function actor() {
+  const principal = await getPortalPrincipal();
+  if (!principal) redirect("/sign-in?next=%2Fmembers");
+  return principal;
+}
+
+export async function inviteMemberAction(form: FormData): Promise<void> {
+  const principal = await actor();
+  const role = roleSchema.safeParse(field(form, "role"));
+  const email = field(form, "email").trim();
+  if (!role.success || !email.includes("@")) redirect("/members?error=invalid");
+  land(await inviteMember(await getDb(), principal, { email, role: role.data }, await headers()), "invited");
+}
+
+export async function changeRoleAction(form: FormData): Promise<void> {
+  const principal = await actor();
+  const role = roleSchema.safeParse(field(form, "role"));
+  if (!role.success) redirect("/members?error=invalid");
+  land(
+    await changeMemberRole(await getDb(), principal, { memberId: field(form, "memberId"), role: role.data }),
+    "role",
+  );
+}
+
+export async function removeMemberAction(form: FormData): Promise<void> {
+  const principal = await actor();
+  const address = clientAddress(await headers());
+  land(await removeMember(await getDb(), principal, { memberId: field(form, "memberId") }, address), "removed");
+}

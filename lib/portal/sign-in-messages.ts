@@ -1,0 +1,20 @@
+/** What the sign-in page says for each `?error=` its form post may come back with (lib/portal/sign-in-post.ts). */
+export const SIGN_IN_MESSAGES: Record<string, string> = {
+  password: "That email and password do not match an account. Check them and try again.",
+  missing_password: "Enter your email address and password to sign in.",
+  unverified: "Confirm your email address first: we have sent you a new link.",
+  no_organization: "Your account is not a member of any organization any more. Ask an owner or admin to invite you.",
+  invalid: "That key is unknown or has been revoked. Check it and try again.",
+  scope: "This key can only send call records (cdrs:write); sign in with a key that can read calls.",
+  missing: "Paste your API key to sign in.",
+  key_disabled: "Signing in with an API key is off on this server. Sign in with your email and password.",
+  expired: "Your session has ended. Sign in again to continue.",
+  origin: "The sign-in request came from another site and was refused.",
+};
+
+/** Notices for the flags other pages send people back with. */
+export const SIGN_IN_NOTICES: Record<string, string> = {
+  signedOut: "You have signed out.",
+  reset: "Your password has been changed. Sign in with the new one.",
+  verified: "Your email address is confirmed. You can sign in now.",
+};
