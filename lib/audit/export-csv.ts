@@ -1,6 +1,6 @@
 import type { Principal } from "@/lib/auth/principal";
 import type { Executor } from "@/lib/db/client";
-import { csvField } from "@/lib/http/csv";
+import { csvField, streamPagedCsv } from "@/lib/http/csv";
 import { listAuditEvents, type AuditEventFilters, type AuditEventListing } from "./list-audit-events";
 import type { AuditEvent } from "./schemas";
 
@@ -50,27 +50,9 @@ export async function exportAuditEventsCsv(
   filters: AuditEventFilters,
   pageSize = 1000,
 ): Promise<ReadableStream<Uint8Array>> {
-  const encoder = new TextEncoder();
-  const rows = (listing: AuditEventListing) => listing.events.map(csvRow).join("");
-  const first = await listAuditEvents(db, principal, filters, { pageSize });
-  let pending: string | null = `${AUDIT_CSV_COLUMNS.join(",")}\r\n${rows(first)}`;
-  let cursor = first.nextCursor;
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        let text: string;
-        if (pending !== null) {
-          text = pending;
-          pending = null;
-        } else {
-          const listing = await listAuditEvents(db, principal, filters, { pageSize, cursor });
-          text = rows(listing);
-          cursor = listing.nextCursor;
-        }
-        controller.enqueue(encoder.encode(text));
-        if (cursor === undefined) controller.close();
-      },
-    },
-    { highWaterMark: 1 },
+  return streamPagedCsv(
+    AUDIT_CSV_COLUMNS,
+    (cursor) => listAuditEvents(db, principal, filters, { pageSize, cursor }),
+    (listing: AuditEventListing) => listing.events.map(csvRow).join(""),
   );
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { instantParam, pageSizeParam } from "@/lib/http/query-params";
 
 /** The AuditEvent resource of /v1 (docs/contract.md "Audit events"); list-audit-events.ts is its only producer. */
 
@@ -61,38 +62,9 @@ const filterText = (max: number, description: string) =>
     .optional()
     .describe(description);
 
-const FIRST_INSTANT = Date.parse("0001-01-01T00:00:00Z");
-const LAST_INSTANT = Date.parse("9999-12-31T00:00:00Z");
-const instantParam = (description: string) =>
-  z
-    .union([z.iso.datetime({ offset: true }), z.iso.date()], {
-      error: "must be an ISO 8601 date (2026-01-31) or timestamp with offset (2026-01-31T12:00:00Z)",
-    })
-    .refine(
-      (text) => {
-        const ms = Date.parse(text);
-        return ms >= FIRST_INSTANT && ms <= LAST_INSTANT;
-      },
-      { message: "must lie between 0001-01-01T00:00:00Z and 9999-12-31T00:00:00Z" },
-    )
-    .optional()
-    .describe(description);
-
 export const listAuditEventsQuerySchema = z
   .object({
-    pageSize: z
-      .string()
-      .regex(/^\d{1,7}$/, `must be an integer between 1 and ${MAX_AUDIT_PAGE_SIZE}`)
-      .pipe(
-        z.coerce
-          .number<string>()
-          .int()
-          .min(1, `must be an integer between 1 and ${MAX_AUDIT_PAGE_SIZE}`)
-          .max(MAX_AUDIT_PAGE_SIZE, `must be an integer between 1 and ${MAX_AUDIT_PAGE_SIZE}`),
-      )
-      .optional()
-      .default(DEFAULT_AUDIT_PAGE_SIZE)
-      .describe(`Events per page, 1..${MAX_AUDIT_PAGE_SIZE}`),
+    pageSize: pageSizeParam({ max: MAX_AUDIT_PAGE_SIZE, fallback: DEFAULT_AUDIT_PAGE_SIZE, items: "Events" }),
     cursor: z.string().optional().describe("Opaque cursor taken from nextPageUrl; pass it unmodified"),
     "occurredAt[gte]": instantParam(
       "Keep events at or after this instant (inclusive); a date alone means 00:00:00Z of that day",

@@ -3,7 +3,8 @@ import { testPrincipal } from "@/lib/testing/test-principal";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
-import { csvField, exportCallsCsv } from "./export-csv";
+import { csvField } from "@/lib/http/csv";
+import { exportCallsCsv } from "./export-csv";
 
 process.env.CURSOR_SECRET ??= "export-csv-test-secret";
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { instantParam, pageSizeParam } from "@/lib/http/query-params";
 
 /**
  * The Call resource of /v1 (spec 2.1, docs/contract.md §4). These schemas are the single source of the
@@ -127,50 +128,14 @@ const phoneParam = (description: string) =>
     .optional()
     .describe(description);
 
-/**
- * The instants a date filter may name: years 0001 to 9999 in UTC (what an ISO year of four digits, and so
- * `toISOString()` in a statement, can write), and such that rounding one outward to a whole UTC day, as the usage
- * report does to read its rollups (lib/usage/summarize-usage.ts planUsage), stays inside: so the last one is
- * 9999-12-31T00:00:00Z, not the day's last millisecond, which rounds up to year 10000 (a 500 once).
- */
-export const FIRST_INSTANT = Date.parse("0001-01-01T00:00:00Z");
-export const LAST_INSTANT = Date.parse("9999-12-31T00:00:00Z");
-
-const isoDateParam = (description: string) =>
-  z
-    .union([z.iso.datetime({ offset: true }), z.iso.date()], {
-      error: "must be an ISO 8601 date (2026-01-31) or timestamp with offset (2026-01-31T12:00:00Z)",
-    })
-    .refine(
-      (text) => {
-        const ms = Date.parse(text);
-        return ms >= FIRST_INSTANT && ms <= LAST_INSTANT;
-      },
-      { message: "must lie between 0001-01-01T00:00:00Z and 9999-12-31T00:00:00Z" },
-    )
-    .optional()
-    .describe(description);
-
 export const listCallsQuerySchema = z
   .object({
-    pageSize: z
-      .string()
-      .regex(/^\d{1,7}$/, `must be an integer between 1 and ${MAX_PAGE_SIZE}`)
-      .pipe(
-        z.coerce
-          .number<string>()
-          .int()
-          .min(1, `must be an integer between 1 and ${MAX_PAGE_SIZE}`)
-          .max(MAX_PAGE_SIZE, `must be an integer between 1 and ${MAX_PAGE_SIZE}`),
-      )
-      .optional()
-      .default(DEFAULT_PAGE_SIZE)
-      .describe(`Records per page, 1..${MAX_PAGE_SIZE}`),
+    pageSize: pageSizeParam({ max: MAX_PAGE_SIZE, fallback: DEFAULT_PAGE_SIZE, items: "Records" }),
     cursor: z.string().optional().describe("Opaque cursor taken from nextPageUrl; pass it unmodified"),
-    "startTime[gte]": isoDateParam(
+    "startTime[gte]": instantParam(
       "Keep calls started at or after this instant (inclusive); a date alone means 00:00:00Z of that day",
     ),
-    "startTime[lte]": isoDateParam(
+    "startTime[lte]": instantParam(
       "Keep calls started at or before this instant (inclusive); a date alone means 00:00:00Z of that day",
     ),
     direction: z

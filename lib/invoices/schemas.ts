@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageSizeParam } from "@/lib/http/query-params";
 
 /**
  * The Invoice resource of /v1 (docs/contract.md §10): invoices and the credit and debit notes that correct them.
@@ -75,19 +76,7 @@ export const MAX_INVOICE_PAGE_SIZE = 200;
 export const DEFAULT_INVOICE_PAGE_SIZE = 50;
 
 export const listInvoicesQuerySchema = z.object({
-  pageSize: z
-    .string()
-    .regex(/^\d{1,4}$/, `must be an integer between 1 and ${MAX_INVOICE_PAGE_SIZE}`)
-    .pipe(
-      z.coerce
-        .number<string>()
-        .int()
-        .min(1, `must be an integer between 1 and ${MAX_INVOICE_PAGE_SIZE}`)
-        .max(MAX_INVOICE_PAGE_SIZE, `must be an integer between 1 and ${MAX_INVOICE_PAGE_SIZE}`),
-    )
-    .optional()
-    .default(DEFAULT_INVOICE_PAGE_SIZE)
-    .describe(`Documents per page, 1..${MAX_INVOICE_PAGE_SIZE}`),
+  pageSize: pageSizeParam({ max: MAX_INVOICE_PAGE_SIZE, fallback: DEFAULT_INVOICE_PAGE_SIZE, items: "Documents" }),
   cursor: z.string().optional().describe("Opaque cursor taken from nextPageUrl; pass it unmodified"),
   account: z
     .string()

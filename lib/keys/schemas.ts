@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { INSTANT_RANGE_MESSAGE, isStorableInstant } from "@/lib/http/query-params";
 import { SCOPES } from "@/lib/auth/scopes";
 
 /** The ApiKey resource of /v1 (docs/contract.md §13). list-keys.ts and create-key.ts are its only producers. */
@@ -37,9 +38,6 @@ export const apiKeyListSchema = z
 
 export type ApiKeyList = z.infer<typeof apiKeyListSchema>;
 
-const FIRST_INSTANT = Date.parse("0001-01-01T00:00:00Z");
-const LAST_INSTANT = Date.parse("9999-12-31T00:00:00Z");
-
 export const createApiKeyRequestSchema = z
   .strictObject({
     name: z
@@ -56,9 +54,7 @@ export const createApiKeyRequestSchema = z
       .describe("What the key may do: each one a scope the caller holds itself (403 `insufficient_scope` otherwise)"),
     expiresAt: z.iso
       .datetime({ offset: true, error: "must be an ISO 8601 timestamp with offset (2026-12-31T00:00:00Z)" })
-      .refine((text) => Date.parse(text) >= FIRST_INSTANT && Date.parse(text) <= LAST_INSTANT, {
-        message: "must lie between 0001-01-01T00:00:00Z and 9999-12-31T00:00:00Z",
-      })
+      .refine(isStorableInstant, { message: INSTANT_RANGE_MESSAGE })
       .nullish()
       .describe(
         "When the key stops working (in the future); absent or null: never, unless the caller's own key expires",

@@ -13,7 +13,8 @@ import { recordingDb } from "@/lib/testing/recording-db";
 import { insertUuidLookupCalls } from "@/lib/testing/uuid-lookup-calls";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { callPartitionNames, explainAnalyzeText, partitionsRead } from "@/lib/testing/explain-plan";
-import { FIRST_INSTANT, LAST_INSTANT, listCallsQuerySchema } from "@/lib/calls/schemas";
+import { listCallsQuerySchema } from "@/lib/calls/schemas";
+import { FIRST_INSTANT, LAST_INSTANT } from "@/lib/http/query-params";
 import type { UsageGroupBy, UsageReport } from "./schemas";
 import { planUsage, summarizeUsage, type UsageFilters } from "./summarize-usage";
 

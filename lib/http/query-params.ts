@@ -1,0 +1,38 @@
+import { z } from "zod";
+
+/**
+ * The instants a date filter may name: years 0001 to 9999 in UTC (what an ISO year of four digits, and so
+ * `toISOString()` in a statement, can write), and such that rounding one outward to a whole UTC day, as the usage
+ * report does to read its rollups (lib/usage/summarize-usage.ts planUsage), stays inside: so the last one is
+ * 9999-12-31T00:00:00Z, not the day's last millisecond, which rounds up to year 10000 (a 500 once).
+ */
+export const FIRST_INSTANT = Date.parse("0001-01-01T00:00:00Z");
+export const LAST_INSTANT = Date.parse("9999-12-31T00:00:00Z");
+export const INSTANT_RANGE_MESSAGE = "must lie between 0001-01-01T00:00:00Z and 9999-12-31T00:00:00Z";
+
+export function isStorableInstant(text: string): boolean {
+  const ms = Date.parse(text);
+  return ms >= FIRST_INSTANT && ms <= LAST_INSTANT;
+}
+
+/** An optional date filter of a listing: an ISO date (00:00:00Z of that day) or a timestamp with its offset. */
+export const instantParam = (description: string) =>
+  z
+    .union([z.iso.datetime({ offset: true }), z.iso.date()], {
+      error: "must be an ISO 8601 date (2026-01-31) or timestamp with offset (2026-01-31T12:00:00Z)",
+    })
+    .refine(isStorableInstant, { message: INSTANT_RANGE_MESSAGE })
+    .optional()
+    .describe(description);
+
+/** `pageSize` of a cursor-paged listing (docs/contract.md §4): digits only, 1..max, the default when absent. */
+export const pageSizeParam = ({ max, fallback, items }: { max: number; fallback: number; items: string }) => {
+  const message = `must be an integer between 1 and ${max}`;
+  return z
+    .string()
+    .regex(/^\d{1,7}$/, message)
+    .pipe(z.coerce.number<string>().int().min(1, message).max(max, message))
+    .optional()
+    .default(fallback)
+    .describe(`${items} per page, 1..${max}`);
+};
