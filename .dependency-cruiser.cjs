@@ -56,6 +56,7 @@ const layerRules = LAYERS.flatMap((layer, rank) => {
 const CLIENT_SAFE = [
   "^lib/(calls|usage|billing|rating)/schemas\\.ts$",
   "^lib/money/[^/]+\\.ts$",
+  "^lib/http/query-params\\.ts$",
   "^lib/rating/billing-math\\.ts$",
   "^lib/portal/(format|call-filters|call-columns|call-status|period|usage-query|balance-status|report)\\.ts$",
 ].join("|");
