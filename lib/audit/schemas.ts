@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { instantParam, pageSizeParam } from "@/lib/http/query-params";
+import { filterTextParam, instantParam, pageEnvelope, pageSizeParam } from "@/lib/http/query-params";
 
 /** The AuditEvent resource of /v1 (docs/contract.md "Audit events"); list-audit-events.ts is its only producer. */
 
@@ -35,14 +35,7 @@ export type AuditEvent = z.infer<typeof auditEventSchema>;
 export const auditEventPageSchema = z
   .object({
     events: z.array(auditEventSchema),
-    nextPageUrl: z
-      .string()
-      .nullable()
-      .describe("Absolute URL of the next page (all filters, pageSize and cursor); null when hasMore is false"),
-    meta: z.object({
-      pageSize: z.number().int().describe("Page size used"),
-      hasMore: z.boolean().describe("True when more pages exist"),
-    }),
+    ...pageEnvelope,
   })
   .meta({ id: "AuditEventPage", description: "One page of audit events, newest first" });
 
@@ -52,15 +45,6 @@ export type AuditEventPage = z.infer<typeof auditEventPageSchema>;
 
 export const MAX_AUDIT_PAGE_SIZE = 1000;
 export const DEFAULT_AUDIT_PAGE_SIZE = 50;
-
-const FILTER_TEXT = /^[^\u0000-\u001f\u007f]*$/;
-const filterText = (max: number, description: string) =>
-  z
-    .string()
-    .max(max, `must be at most ${max} characters`)
-    .regex(FILTER_TEXT, "must not contain control characters")
-    .optional()
-    .describe(description);
 
 export const listAuditEventsQuerySchema = z
   .object({
@@ -85,8 +69,8 @@ export const listAuditEventsQuerySchema = z
       .enum(AUDIT_ACTOR_TYPES, { error: `must be one of ${AUDIT_ACTOR_TYPES.join(", ")}` })
       .optional()
       .describe("Events of this kind of actor only"),
-    actorId: filterText(128, "Events of this actor only (a key's id, a person's id)"),
-    account: filterText(
+    actorId: filterTextParam(128, "Events of this actor only (a key's id, a person's id)"),
+    account: filterTextParam(
       64,
       "Events of this billing group (account) only; for platform keys, which see every group and the platform's own",
     ),

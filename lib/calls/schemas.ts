@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { instantParam, pageSizeParam } from "@/lib/http/query-params";
+import { filterTextParam, instantParam, pageEnvelope, pageSizeParam } from "@/lib/http/query-params";
 
 /**
  * The Call resource of /v1 (spec 2.1, docs/contract.md §4). These schemas are the single source of the
@@ -90,14 +90,7 @@ export const COST_FIELD_NAMES = ["buyCost", "margin", "supplierId", "buyRate"] a
 export const callPageSchema = z
   .object({
     calls: z.array(z.union([callSchema, callWithCostSchema])),
-    nextPageUrl: z
-      .string()
-      .nullable()
-      .describe("Absolute URL of the next page (all filters, pageSize and cursor); null when hasMore is false"),
-    meta: z.object({
-      pageSize: z.number().int().describe("Page size used"),
-      hasMore: z.boolean().describe("True when more pages exist"),
-    }),
+    ...pageEnvelope,
   })
   .meta({ id: "CallPage", description: "One page of calls, newest first" });
 
@@ -107,18 +100,6 @@ export type CallPage = z.infer<typeof callPageSchema>;
 
 export const MAX_PAGE_SIZE = 1000;
 export const DEFAULT_PAGE_SIZE = 50;
-/**
- * Bound filter text: a destination number or a hangup cause is short; control characters never valid (NUL among
- * them, which the database would refuse: lib/db/storable-text.ts). Every free-text query parameter is one of these.
- */
-const FILTER_TEXT = /^[^\u0000-\u001f\u007f]*$/;
-const filterText = (max: number, description: string) =>
-  z
-    .string()
-    .max(max, `must be at most ${max} characters`)
-    .regex(FILTER_TEXT, "must not contain control characters")
-    .optional()
-    .describe(description);
 
 /** A phone number filter: digits, optionally with a leading + (ignored for matching, as in /v1/rates). */
 const phoneParam = (description: string) =>
@@ -142,23 +123,23 @@ export const listCallsQuerySchema = z
       .enum(["inbound", "outbound"], { error: "must be inbound or outbound" })
       .optional()
       .describe("Filter by direction"),
-    to: filterText(64, "Literal substring of the called number (`%` and `_` are ordinary characters)"),
+    to: filterTextParam(64, "Literal substring of the called number (`%` and `_` are ordinary characters)"),
     toPrefix: phoneParam("Called number starts with these digits (a leading `+` is ignored)"),
     from: phoneParam(
       "Caller number starts with these digits (a leading `+` is ignored); a full number matches exactly",
     ),
-    hangupCause: filterText(64, "Exact hangup cause, case-insensitive"),
+    hangupCause: filterTextParam(64, "Exact hangup cause, case-insensitive"),
     id: z
       .string()
       .regex(/^\d{0,19}$/, "must be a call id (digits)")
       .optional()
       .describe("Exact call id: the listing holds that call when the key may see it and the other filters keep it"),
-    uuid: filterText(128, "Exact call UUID as reported by the switch"),
-    billingGroupId: filterText(
+    uuid: filterTextParam(128, "Exact call UUID as reported by the switch"),
+    billingGroupId: filterTextParam(
       64,
       "Calls of this billing group (account) only; for platform keys, which see every group",
     ),
-    supplierId: filterText(
+    supplierId: filterTextParam(
       64,
       "Calls carried by this supplier only; needs the `calls:read_cost` scope (403 `insufficient_scope` otherwise)",
     ),

@@ -36,3 +36,27 @@ export const pageSizeParam = ({ max, fallback, items }: { max: number; fallback:
     .default(fallback)
     .describe(`${items} per page, 1..${max}`);
 };
+
+/**
+ * Bound filter text: control characters are never valid (NUL among them, which the database would refuse:
+ * lib/db/storable-text.ts). Every free-text query parameter of a listing is one of these.
+ */
+export const filterTextParam = (max: number, description: string) =>
+  z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters")
+    .optional()
+    .describe(description);
+
+/** The paging part of every cursor-paged listing's answer (docs/contract.md §4). */
+export const pageEnvelope = {
+  nextPageUrl: z
+    .string()
+    .nullable()
+    .describe("Absolute URL of the next page (all filters, pageSize and cursor); null when hasMore is false"),
+  meta: z.object({
+    pageSize: z.number().int().describe("Page size used"),
+    hasMore: z.boolean().describe("True when more pages exist"),
+  }),
+};

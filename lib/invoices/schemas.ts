@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pageSizeParam } from "@/lib/http/query-params";
+import { pageEnvelope, pageSizeParam } from "@/lib/http/query-params";
 
 /**
  * The Invoice resource of /v1 (docs/contract.md §10): invoices and the credit and debit notes that correct them.
@@ -67,8 +67,7 @@ export const invoiceSchema = invoiceSummarySchema
 export const invoicePageSchema = z
   .object({
     invoices: z.array(invoiceSummarySchema),
-    nextPageUrl: z.string().nullable().describe("Absolute URL of the next page; null when hasMore is false"),
-    meta: z.object({ pageSize: z.number().int(), hasMore: z.boolean() }),
+    ...pageEnvelope,
   })
   .meta({ id: "InvoicePage", description: "One page of invoices and notes, newest first" });
 
