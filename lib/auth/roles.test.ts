@@ -25,6 +25,18 @@ describe("role -> scopes", () => {
       expect(scopesOfRole(role, { platform: true, costRoles: [] }).has("calls:read_cost")).toBe(true);
   });
 
+  it("provisioning scopes only for the platform's owners and admins, never for a customer's", () => {
+    const provisioning = ["accounts:write", "payments:write", "rates:write"] as const;
+    const staff = { platform: true, costRoles: [] };
+    for (const role of ROLES) {
+      const expected = role === "owner" || role === "admin";
+      for (const s of provisioning) {
+        expect(scopesOfRole(role, staff).has(s), `${role} ${s}`).toBe(expected);
+        expect(scopesOfRole(role, { platform: false, costRoles: [...ROLES] }).has(s)).toBe(false);
+      }
+    }
+  });
+
   it("an unknown role has no scope at all", () => {
     expect(scopesOfRole("superuser", { platform: true, costRoles: ["superuser"] }).size).toBe(0);
   });

@@ -27,6 +27,10 @@ const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
   viewer: ["calls:read"],
 };
 
+/** What the operator's own owners and admins add: they run the business from the console (docs/contract.md §14). */
+const PLATFORM_STAFF_SCOPES: readonly Scope[] = ["accounts:write", "payments:write", "rates:write"];
+const PROVISIONING_ROLES: readonly Role[] = ["owner", "admin"];
+
 export interface RoleContext {
   /** A member of the platform organization: the operator's staff, who see every group and its costs. */
   platform: boolean;
@@ -34,12 +38,17 @@ export interface RoleContext {
   costRoles: readonly string[];
 }
 
-/** The scopes of a role: calls:read_cost only for platform staff and the roles enabled on a reseller's group. */
+/**
+ * The scopes of a role: calls:read_cost only for platform staff and the roles enabled on a reseller's group; the
+ * provisioning scopes only for the platform's owners and admins.
+ */
 export function scopesOfRole(role: string, context: RoleContext): Set<Scope> {
   const parsed = roleSchema.safeParse(role);
   if (!parsed.success) return new Set();
   const scopes = new Set<Scope>(ROLE_SCOPES[parsed.data]);
   if (context.platform || context.costRoles.includes(parsed.data)) scopes.add("calls:read_cost");
+  if (context.platform && PROVISIONING_ROLES.includes(parsed.data))
+    for (const s of PLATFORM_STAFF_SCOPES) scopes.add(s);
   return scopes;
 }
 

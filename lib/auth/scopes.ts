@@ -12,9 +12,11 @@ export const SCOPES = [
   "members:read",
   "members:write",
   "alerts:write",
-  // Provisioning, platform keys only (README "Provisioning"): billing groups, and the money on them.
+  // Provisioning, platform keys and platform staff only (README "Provisioning"): billing groups, the money on them,
+  // rate decks and suppliers.
   "accounts:write",
   "payments:write",
+  "rates:write",
   "invoices:read",
 ] as const;
 export const scopeSchema = z.enum(SCOPES);
