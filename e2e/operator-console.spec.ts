@@ -24,29 +24,30 @@ test("platform staff create an account, top it up and set its credit limit; a cu
   await expect(page.locator("[data-account-id]").first()).toBeVisible();
   await screenshot(page, "console-accounts");
 
-  // A new account. Its name sorts between the demo's accounts, neither first, second nor last (other specs pick those).
+  // A new account. Its name sorts between the demo's accounts, neither first, second nor last, and its currency is the
+  // first account's (other specs pick those, and the first account of another currency).
   const name = `Hooli Console ${Date.now()}`;
   await page.getByRole("link", { name: "New account" }).click();
   await page.getByLabel("Name").fill(name);
-  await page.getByLabel(/^Currency/).fill("EUR");
+  await page.getByLabel(/^Currency/).fill("USD");
   await page.getByRole("button", { name: "Create account" }).click();
   await page.waitForURL(/\/console\/accounts\/bg_/);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(name);
   const summary = page.getByTestId("account-summary");
-  await expect(summary.locator('[data-field="balance"]')).toHaveText("€0.00");
+  await expect(summary.locator('[data-field="balance"]')).toHaveText("$0.00");
 
   const topUp = page.getByTestId("topup-form");
   await topUp.getByLabel(/^Amount/).fill("25.50");
   await topUp.getByLabel(/^Reference/).fill("Wire 1");
   // Clicked twice quickly: one Idempotency-Key, one top-up.
   await topUp.getByRole("button", { name: "Top up" }).dblclick();
-  await expect(topUp.getByTestId("change-done")).toContainText("Topped up 25.5 EUR");
-  await expect(summary.locator('[data-field="balance"]')).toHaveText("€25.50");
+  await expect(topUp.getByTestId("change-done")).toContainText("Topped up 25.5 USD");
+  await expect(summary.locator('[data-field="balance"]')).toHaveText("$25.50");
 
   const limit = page.getByTestId("credit-limit-form");
   await limit.getByLabel(/^Credit limit/).fill("10");
   await limit.getByRole("button", { name: "Save credit limit" }).click();
-  await expect(summary.locator('[data-field="credit limit"]')).toHaveText("€10.00");
+  await expect(summary.locator('[data-field="credit limit"]')).toHaveText("$10.00");
 
   // A bad amount: the answer names the field.
   await topUp.getByLabel(/^Amount/).fill("-3");
@@ -65,14 +66,14 @@ test("platform staff create an account, top it up and set its credit limit; a cu
 
   const id = new URL(page.url()).pathname.split("/").pop()!;
   const made = await api<AccountJson>("platform", `/v1/accounts/${id}`);
-  expect(made).toMatchObject({ name, balance: 25.5, currency: "EUR" });
+  expect(made).toMatchObject({ name, balance: 25.5, currency: "USD" });
 
   // The overview finds it by name, with its balance.
   await page.goto("/console/accounts");
   await page.getByTestId("accounts-search").fill(name);
   const row = page.locator(`[data-account-id="${id}"]`);
   await expect(row).toBeVisible();
-  await expect(row.locator('[data-column="balance"]')).toHaveText("€25.50");
+  await expect(row.locator('[data-column="balance"]')).toHaveText("$25.50");
   await expect(page.locator("[data-account-id]")).toHaveCount(1);
 
   // An existing demo account: staff top it up; its customer sees the new balance.
