@@ -13,6 +13,7 @@ interface AccountJson {
 test("platform staff create an account, top it up and set its credit limit; a customer sees the topped-up balance", async ({
   page,
   browser,
+  playwright,
   e2e,
   signInAs,
   api,
@@ -63,8 +64,22 @@ test("platform staff create an account, top it up and set its credit limit; a cu
   await page.getByRole("button", { name: "Yes, enable" }).click();
   await expect(summary.locator('[data-field="status"]')).toHaveText("Enabled");
   await screenshot(page, "console-account");
-
   const id = new URL(page.url()).pathname.split("/").pop()!;
+
+  // A key for this account (not for the platform): it reads this account's balance.
+  const keys = page.getByRole("region", { name: "API keys of this account" });
+  await keys.getByLabel("Name").fill("CRM link");
+  await keys.getByRole("button", { name: "Create key" }).click();
+  const secret = (await keys.getByTestId("new-key-secret").textContent())!;
+  const client = await playwright.request.newContext({
+    baseURL: e2e.baseURL,
+    extraHTTPHeaders: { authorization: `Bearer ${secret}` },
+  });
+  expect(await (await client.get("/v1/balances")).json()).toMatchObject({ billingGroupId: id, balance: 25.5 });
+  await client.dispose();
+  await keys.getByRole("button", { name: "Done" }).click();
+  await expect(keys.locator("tr", { hasText: "CRM link" })).toBeVisible();
+
   const made = await api<AccountJson>("platform", `/v1/accounts/${id}`);
   expect(made).toMatchObject({ name, balance: 25.5, currency: "USD" });
 
