@@ -114,6 +114,21 @@ describe.each(apiServers())("staff provisioning on $engine", (server) => {
     expect((await api(server, "/v1/balances", { authorization: `Bearer ${key.secret}` })).status).toBe(401);
   });
 
+  it("the console's pages are the platform admin's: 404 for a platform viewer and a customer owner", async () => {
+    const admin = await signedIn(server, "staffAdmin");
+    const page = await http(server.baseUrl, `/console/accounts/${server.groups.b.id}`, { headers: { cookie: admin } });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(server.groups.b.name);
+    for (const person of ["staff", "ownerA"] as const) {
+      const cookie = await signedIn(server, person);
+      for (const path of ["/console/accounts", "/console/accounts/new", `/console/accounts/${server.groups.b.id}`]) {
+        const res = await http(server.baseUrl, path, { headers: { cookie } });
+        expect(res.status, `${person} ${path}`).toBe(404);
+        expect(res.text).not.toContain(server.groups.b.name);
+      }
+    }
+  });
+
   it("a platform viewer, a platform billing person and a customer owner get 403 on every provisioning route", async () => {
     const target = server.groups.scratch.id;
     for (const person of ["staff", "staffBilling", "ownerA"] as const) {
