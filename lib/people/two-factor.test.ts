@@ -12,6 +12,7 @@ import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { secretOfOtpauthUri, totpCode } from "@/lib/testing/totp";
 import { waitUntil } from "@/lib/testing/wait-until";
 import { addPerson, setMembership } from "./add-person";
+import { passkeyRegistrationOptions, passkeySignInOptions, removePasskey, signInWithPasskey } from "./passkeys";
 import { setTwoFactorRequirement, setTwoFactorRequirementByOperator } from "./require-two-factor";
 import { signInPerson, verifySecondFactor } from "./sign-in";
 import {
@@ -267,6 +268,28 @@ describeOnEngines("second factor", (handle) => {
     ]);
     expect(await setTwoFactorRequirementByOperator(db, "platform", true)).toBe(true);
     expect(await setTwoFactorRequirementByOperator(db, "platform", false)).toBe(true);
+  });
+
+  it("passkey ceremonies: options name the relying party and a challenge; a forged answer signs nobody in", async () => {
+    const person = await addPerson(db, {
+      email: email("passkey"),
+      name: "P",
+      password: PASSWORD,
+      role: "viewer",
+      organization: groupId,
+    });
+    const principal = await signedIn(person.email);
+    const registration = await passkeyRegistrationOptions(db, principal);
+    expect(registration?.options).toMatchObject({ rp: { id: "localhost", name: "Callbook" } });
+    expect(registration?.challenge).toMatch(/\./);
+    const signIn = await passkeySignInOptions(db);
+    expect(signIn.options).toMatchObject({ rpId: "localhost" });
+    const forged = { id: "bm90LWEta2V5", rawId: "bm90LWEta2V5", type: "public-key", response: {} };
+    expect(await signInWithPasskey(db, { response: forged, challenge: signIn.challenge }, headers)).toEqual({
+      ok: false,
+      reason: "invalid",
+    });
+    expect(await removePasskey(db, principal, "pk_unknown", null)).toMatchObject({ ok: false, reason: "not_found" });
   });
 
   it("the operator's role change ends the member's sessions in that organization", async () => {

@@ -105,15 +105,16 @@ async function keepOnly(tx: Tx, userId: string, issuedToken: string | null): Pro
 }
 
 /**
- * Step one of turning TOTP on: checks the password and makes a secret, not yet in force. Returns the otpauth URI
- * for an authenticator app. Nothing is audited until the person confirms it with a code.
+ * Step one of turning TOTP on: checks the password and makes a secret and recovery codes, not yet in force. Returns
+ * the otpauth URI for an authenticator app and the codes, to be shown this once (with the URI: the next step replaces
+ * the session, and the page with it). Nothing is audited until the person confirms with a code.
  */
 export async function startTotpEnrollment(
   db: Db,
   principal: Principal,
   password: string,
   headers: HeadersLike,
-): Promise<{ ok: true; totpURI: string } | TwoFactorFailure> {
+): Promise<{ ok: true; totpURI: string; recoveryCodes: string[] } | TwoFactorFailure> {
   const person = personOf(principal);
   if (!person) return forbidden;
   const limited = await throttled(person, headers);
@@ -126,15 +127,15 @@ export async function startTotpEnrollment(
       body: { password, issuer: "Callbook", method: "totp" },
     });
     if (enabled.method !== "totp") return { ok: false, reason: "state", message: "No authenticator secret was made." };
-    return { ok: true, totpURI: enabled.totpURI };
+    return { ok: true, totpURI: enabled.totpURI, recoveryCodes: enabled.backupCodes };
   } catch (error) {
     return refusal(error);
   }
 }
 
 /**
- * Step two: a code from the authenticator app puts TOTP in force (`two_factor.enabled`). Returns the recovery
- * codes, to be shown this once, and the session that replaces the one in use.
+ * Step two: a code from the authenticator app puts TOTP in force (`two_factor.enabled`), with the recovery codes
+ * made at step one. Returns them, and the session that replaces the one in use.
  */
 export async function confirmTotpEnrollment(
   db: Db,
