@@ -99,3 +99,20 @@ for (const vp of VIEWPORTS) {
     if (vp.name === "phone") await screenshot(page, "console-new-account-phone");
   });
 }
+
+for (const vp of VIEWPORTS) {
+  test(`axe: no serious or critical findings on the Security page and the sign-in's second step, ${vp.name}`, async ({
+    page,
+    signInAs,
+  }) => {
+    await page.setViewportSize({ width: vp.width, height: vp.height });
+    await signInAs("viewer");
+    await page.goto("/security");
+    await expect(page.getByRole("region", { name: "Passkeys" })).toBeVisible();
+    expect(await seriousFindings(page), `/security at ${vp.name}`).toEqual([]);
+    await screenshot(page, `security-${vp.name}`);
+    await page.goto("/sign-in/second-factor");
+    await expect(page.getByLabel("Authentication code")).toBeVisible();
+    expect(await seriousFindings(page), `/sign-in/second-factor at ${vp.name}`).toEqual([]);
+  });
+}

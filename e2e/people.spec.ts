@@ -79,7 +79,7 @@ test("a wrong password and an unknown email get the same message, and no cookie"
   expect(await page.context().cookies()).toEqual([]);
 });
 
-test("an owner invites by email; the invitee accepts through the mailed link and sees only what the role allows; a role change and a removal apply at their next request", async ({
+test("an owner invites by email; the invitee accepts through the mailed link and sees only what the role allows; a role change ends their session, a removal refuses their next request", async ({
   page,
   signInAs,
   browser,
@@ -110,13 +110,18 @@ test("an owner invites by email; the invitee accepts through the mailed link and
   await expect(member.getByRole("link", { name: "Members" })).toHaveCount(0);
   expect(await (await member.request.get("/v1/calls?pageSize=50")).text()).not.toMatch(COST_WORDS);
 
-  // The owner makes them an admin: their next page has the Members link.
+  // The owner makes them an admin: their session ends (a privilege change); signed in again, they have Members.
   await page.reload();
   const row = page.locator(`tr[data-member-email="${invitee}"]`);
   await row.getByLabel(`Role of ${invitee}`).selectOption("admin");
   await row.getByRole("button", { name: "Change role" }).click();
   await expect(page.getByRole("status")).toContainText("Role changed");
   await member.reload();
+  await expect(member).toHaveURL(/\/sign-in/);
+  await member.getByLabel("Email").fill(invitee);
+  await member.getByLabel("Password").fill("invited password 1");
+  await member.getByRole("button", { name: "Sign in", exact: true }).click();
+  await member.waitForURL((url) => url.pathname === "/");
   await expect(member.getByRole("link", { name: "Members" })).toHaveCount(1);
 
   // Removed: their next request is refused, their next page is the sign-in.

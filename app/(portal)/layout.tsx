@@ -1,12 +1,13 @@
 import type { ReactNode } from "react";
 import { PortalHeader } from "@/components/portal/portal-header";
-import { getPortalPrincipal, toPortalSession } from "@/lib/portal/session";
+import { getSignedInPrincipal, toPortalSession } from "@/lib/portal/session";
 
 // The session check that guards data is in each page (requirePortalSession: layouts are skipped on
 // client navigation, and the page knows its own URL to come back to after sign-in). The layout
 // only needs the session for the header, and renders no chrome without one.
 export default async function PortalLayout({ children }: { children: ReactNode }) {
-  const principal = await getPortalPrincipal();
+  // A member who must first set up a second factor gets the header too (sign-out, the Security page).
+  const principal = await getSignedInPrincipal();
   if (!principal) return children;
   return (
     <div className="flex min-h-screen flex-col">

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { AuthCard, AuthField, AuthNotice } from "@/components/people/auth-card";
+import { PasskeySignIn } from "@/components/people/passkey-sign-in";
 import { primaryButtonClass } from "@/components/ui/button";
 import { ErrorState } from "@/components/ui/error-state";
 import { portalKeySignInEnabled } from "@/lib/config/env";
@@ -41,6 +42,7 @@ export default async function SignInPage({
         </Link>{" "}
         New here? Ask your organization&apos;s owner or admin for an invitation.
       </p>
+      <PasskeySignIn next={next} />
       {keySignIn ? (
         <form action="/session" method="post" className="mt-6 space-y-4 border-t border-slate-200 pt-6">
           <input type="hidden" name="next" value={next} />

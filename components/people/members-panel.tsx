@@ -7,7 +7,7 @@ import { changeRoleAction, inviteMemberAction, removeMemberAction } from "@/lib/
 
 const DONE: Record<string, string> = {
   invited: "Invitation sent.",
-  role: "Role changed. It applies from the member's next page or request.",
+  role: "Role changed. The member's sessions have ended: they sign in again with the new role.",
   removed: "Member removed. Their next page or request is refused.",
 };
 

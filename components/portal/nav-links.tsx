@@ -23,13 +23,26 @@ const ACCOUNT = /^[A-Za-z0-9_-]{1,64}$/;
  * others, so the dashboard, calls, rates and reports all show the same account until another is picked. Members
  * only for the roles that manage them.
  */
-export function NavLinks({ scopes, members = false }: { scopes: readonly string[]; members?: boolean }) {
+export function NavLinks({
+  scopes,
+  members = false,
+  security = false,
+}: {
+  scopes: readonly string[];
+  members?: boolean;
+  /** A signed-in person: their Security page (second factor, passkeys). */
+  security?: boolean;
+}) {
   const pathname = usePathname();
   const account = useSearchParams().get("account");
   const carried = account && ACCOUNT.test(account) ? `?account=${encodeURIComponent(account)}` : "";
   return (
     <nav aria-label="Main" className="flex flex-wrap items-center gap-1">
-      {[...LINKS, ...(members ? [{ href: "/members", label: "Members" }] : [])]
+      {[
+        ...LINKS,
+        ...(members ? [{ href: "/members", label: "Members" }] : []),
+        ...(security ? [{ href: "/security", label: "Security" }] : []),
+      ]
         .filter((link) => !("scope" in link) || link.scope === undefined || scopes.includes(link.scope))
         .map((link) => {
           const active = link.href === "/" ? pathname === "/" : pathname.startsWith(link.href);

@@ -32,7 +32,7 @@ export function PortalHeader({ session }: { session: PortalSession }) {
         </Link>
         {/* The links read the URL's account in the browser; without it (while it streams) they still work. */}
         <Suspense fallback={null}>
-          <NavLinks scopes={session.scopes} members={session.canManageMembers} />
+          <NavLinks scopes={session.scopes} members={session.canManageMembers} security={session.person} />
         </Suspense>
         <div className="ml-auto flex items-center gap-2 sm:gap-3">
           <TimeZoneSwitch />

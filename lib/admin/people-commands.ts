@@ -2,11 +2,13 @@ import { randomBytes } from "node:crypto";
 import { ROLES, roleSchema, type Role } from "@/lib/auth/roles";
 import { addPerson, setMembership } from "@/lib/people/add-person";
 import { setCostRoles } from "@/lib/people/cost-roles";
+import { setTwoFactorRequirementByOperator } from "@/lib/people/require-two-factor";
 import { requireFlag, UsageError, type AdminCommand } from "./command";
 
 const addUsage = `people add --email E --name N --role ${ROLES.join("|")} (--group bg_... | --platform) [--password P]`;
 const roleUsage = `people role --email E --role ${ROLES.join("|")} (--group bg_... | --platform)`;
 const removeUsage = "people remove --email E (--group bg_... | --platform)";
+const twoFactorUsage = "people require-2fa (--group bg_... | --platform) (--on | --off)";
 const costUsage = `groups cost-roles --group bg_... (--set ${ROLES.join(",")} | --clear)`;
 
 function roleList(text: string): Role[] {
@@ -89,6 +91,30 @@ export const peopleCommands: AdminCommand[] = [
         throw new UsageError(`${email} is not a member there`);
       }
       return { email, organization, removed: true };
+    },
+  },
+  {
+    name: "people require-2fa",
+    usage: twoFactorUsage,
+    options: {
+      group: { type: "string" },
+      platform: { type: "boolean" },
+      on: { type: "boolean" },
+      off: { type: "boolean" },
+    },
+    async run(db, flags) {
+      const organization = organizationFlag(flags, twoFactorUsage);
+      if ((flags.on === true) === (flags.off === true)) {
+        throw new UsageError(`exactly one of --on and --off\nusage: ${twoFactorUsage}`);
+      }
+      const on = flags.on === true;
+      try {
+        await setTwoFactorRequirementByOperator(db, organization, on);
+      } catch (e) {
+        if (e instanceof RangeError) throw new UsageError(e.message);
+        throw e;
+      }
+      return { organization, requireTwoFactor: on };
     },
   },
   {

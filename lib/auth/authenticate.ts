@@ -105,6 +105,12 @@ export async function authenticate(
         "A request authenticated by the portal's session cookie must come from the portal itself.",
       );
     }
+    if (principal.twoFactorRequired) {
+      throw new ApiError(
+        "two_factor_required",
+        "Your organization requires a second factor: set one up on the portal's Security page (/security), then retry.",
+      );
+    }
     return principal;
   }
   throw unauthorized(

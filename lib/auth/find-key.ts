@@ -112,17 +112,22 @@ interface PersonRow {
   billing_group_id: string | null;
   cost_roles: string[] | null;
   rate_card_version: bigint | number | null;
+  two_factor_required: boolean;
 }
 
 /**
  * A signed-in person's principal: their live session, their membership of the session's organization and its role,
  * read on every request unless cached. Removing the member, changing the role, ending the session or changing the
  * group's cost roles NOTIFYs callbook_auth (migration 0014), so it takes effect at the next request in every process.
+ * A member whose organization requires a second factor they have not set up has no scopes at all, only
+ * `twoFactorRequired` (docs/contract.md §15): they may enroll, nothing else (turning the requirement on NOTIFYs too,
+ * migration 0015).
  */
 async function findPersonPrincipal(db: Executor, sessionId: string): Promise<Principal | null> {
   const [row] = await queryRows<PersonRow>(
     db,
-    sql`SELECT s.user_id, u.email, m.organization_id, m.role, o.platform, o.billing_group_id, g.cost_roles, g.rate_card_version
+    sql`SELECT s.user_id, u.email, m.organization_id, m.role, o.platform, o.billing_group_id, g.cost_roles, g.rate_card_version,
+        (o.require_two_factor AND NOT u.two_factor_enabled) AS two_factor_required
       FROM auth_sessions s
       JOIN users u ON u.id = s.user_id
       JOIN members m ON m.user_id = s.user_id AND m.organization_id = s.active_organization_id
@@ -134,7 +139,9 @@ async function findPersonPrincipal(db: Executor, sessionId: string): Promise<Pri
   return Object.freeze({
     keyId: row.user_id,
     keyLabel: row.email,
-    scopes: scopesOfRole(row.role, { platform: row.platform, costRoles: row.cost_roles ?? [] }),
+    scopes: row.two_factor_required
+      ? new Set<never>()
+      : scopesOfRole(row.role, { platform: row.platform, costRoles: row.cost_roles ?? [] }),
     billingGroupId: row.platform ? null : row.billing_group_id,
     rateCardVersion: row.rate_card_version === null ? null : Number(row.rate_card_version),
     via: "user_session" as const,
@@ -142,5 +149,6 @@ async function findPersonPrincipal(db: Executor, sessionId: string): Promise<Pri
     userId: row.user_id,
     organizationId: row.organization_id,
     role: row.role,
+    ...(row.two_factor_required ? { twoFactorRequired: true } : {}),
   });
 }

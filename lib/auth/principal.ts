@@ -24,6 +24,11 @@ export interface Principal {
   userId?: string;
   organizationId?: string;
   role?: string;
+  /**
+   * The person's organization requires a second factor they have not set up: no scopes until they enroll (the
+   * portal sends them to its Security page, /v1 answers 403 `two_factor_required`).
+   */
+  twoFactorRequired?: boolean;
 }
 
 export function canReadCost(principal: Principal): boolean {

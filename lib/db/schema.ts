@@ -691,6 +691,8 @@ export const users = pgTable("users", {
   email: text("email").notNull().unique(),
   emailVerified: boolean("email_verified").notNull().default(false),
   image: text("image"),
+  // better-auth's twoFactor plugin (migration 0015): a confirmed TOTP secret.
+  twoFactorEnabled: boolean("two_factor_enabled").notNull().default(false),
   createdAt: ts("created_at").notNull().defaultNow(),
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
@@ -759,6 +761,8 @@ export const organizations = pgTable(
     metadata: text("metadata"),
     billingGroupId: text("billing_group_id").references(() => billingGroups.id, { onDelete: "cascade" }),
     platform: boolean("platform").notNull().default(false),
+    /** Members without a second factor reach only the Security page (lib/people/require-two-factor.ts). */
+    requireTwoFactor: boolean("require_two_factor").notNull().default(false),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [
@@ -803,4 +807,42 @@ export const invitations = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [index("invitations_organization_idx").on(t.organizationId), index("invitations_email_idx").on(t.email)],
+);
+
+// Second factor (migration 0015): better-auth's twoFactor plugin (TOTP secret and recovery codes, both encrypted with
+// the auth secret) and its passkey plugin (WebAuthn credentials).
+export const twoFactors = pgTable(
+  "two_factors",
+  {
+    id: text("id").primaryKey(),
+    secret: text("secret").notNull(),
+    backupCodes: text("backup_codes").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    verified: boolean("verified").default(true),
+    failedVerificationCount: integer("failed_verification_count").default(0),
+    lockedUntil: ts("locked_until"),
+  },
+  (t) => [uniqueIndex("two_factors_user_key").on(t.userId), index("two_factors_secret_idx").on(t.secret)],
+);
+
+export const passkeys = pgTable(
+  "passkeys",
+  {
+    id: text("id").primaryKey(),
+    name: text("name"),
+    publicKey: text("public_key").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    credentialID: text("credential_id").notNull(),
+    counter: integer("counter").notNull(),
+    deviceType: text("device_type").notNull(),
+    backedUp: boolean("backed_up").notNull(),
+    transports: text("transports"),
+    createdAt: ts("created_at").defaultNow(),
+    aaguid: text("aaguid"),
+  },
+  (t) => [index("passkeys_user_idx").on(t.userId), uniqueIndex("passkeys_credential_key").on(t.credentialID)],
 );

@@ -5,6 +5,7 @@ export const ERROR_TABLE = {
   unauthorized: { status: 401, title: "Unauthorized" },
   insufficient_scope: { status: 403, title: "Insufficient scope" },
   cross_origin: { status: 403, title: "Cross-origin request refused" },
+  two_factor_required: { status: 403, title: "Second factor required" },
   not_found: { status: 404, title: "Not found" },
   no_rate: { status: 404, title: "No rate for destination" },
   invalid_parameter: { status: 400, title: "Invalid parameter" },

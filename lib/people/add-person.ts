@@ -4,6 +4,7 @@ import { CLI_ACTOR } from "@/lib/audit/actor";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
 import type { Role } from "@/lib/auth/roles";
 import { queryRows, type Db } from "@/lib/db/client";
+import { endSessionsIn } from "./end-sessions";
 import { organizationOfGroup, PLATFORM_ORGANIZATION_ID } from "./organizations";
 import { hashPassword } from "./password";
 
@@ -57,7 +58,8 @@ export async function addPerson(db: Db, input: AddPersonInput): Promise<AddedPer
 
 /**
  * The operator's change of a person's membership (admin CLI `people role` / `people remove`): a role, or null to
- * remove them from the organization. Takes effect at their next request in every process (migration 0014).
+ * remove them from the organization. Their sessions there end (lib/people/end-sessions.ts), in every process at their
+ * next request (migration 0014).
  * Returns false when they are not a member there.
  */
 export async function setMembership(
@@ -68,15 +70,16 @@ export async function setMembership(
     input.organization === "platform" ? PLATFORM_ORGANIZATION_ID : await organizationOfGroup(db, input.organization);
   const email = input.email.trim().toLowerCase();
   return db.transaction(async (tx) => {
-    const [member] = await queryRows<{ id: string; role: string; billing_group_id: string | null }>(
+    const [member] = await queryRows<{ id: string; user_id: string; role: string; billing_group_id: string | null }>(
       tx,
-      sql`SELECT m.id, m.role, o.billing_group_id FROM members m JOIN organizations o ON o.id = m.organization_id
+      sql`SELECT m.id, m.user_id, m.role, o.billing_group_id FROM members m JOIN organizations o ON o.id = m.organization_id
         WHERE m.organization_id = ${organizationId} AND m.user_id = (SELECT id FROM users WHERE email = ${email})
         FOR UPDATE OF m`,
     );
     if (!member) return false;
     if (input.role === null) await tx.execute(sql`DELETE FROM members WHERE id = ${member.id}`);
     else await tx.execute(sql`UPDATE members SET role = ${input.role} WHERE id = ${member.id}`);
+    await endSessionsIn(tx, member.user_id, organizationId);
     await recordAuditEvent(tx, {
       actor: CLI_ACTOR,
       action: input.role === null ? "member.removed" : "member.role_changed",

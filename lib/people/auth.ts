@@ -1,13 +1,15 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
-import { bearer, organization } from "better-auth/plugins";
+import { passkey } from "@better-auth/passkey";
+import { bearer, organization, twoFactor } from "better-auth/plugins";
 import { createAccessControl } from "better-auth/plugins/access";
 import { defaultStatements } from "better-auth/plugins/organization/access";
 import { PERSON_SESSION_PREFIX } from "@/lib/auth/find-key";
 import { SESSION_TTL_SECONDS } from "@/lib/auth/session-token";
+import { publicOrigin } from "@/lib/config/env";
 import { serverSecret } from "@/lib/config/secrets";
-import type { Db } from "@/lib/db/client";
+import type { Db, Tx } from "@/lib/db/client";
 import {
   authAccounts,
   authSessions,
@@ -15,6 +17,8 @@ import {
   invitations,
   members,
   organizations,
+  passkeys,
+  twoFactors,
   users,
 } from "@/lib/db/schema";
 import { sendMail } from "@/lib/mail/send-mail";
@@ -37,6 +41,8 @@ const ID_PREFIXES: Record<string, string> = {
   organization: "org",
   member: "mem",
   invitation: "inv",
+  twoFactor: "tfa",
+  passkey: "pk",
 };
 
 /** The organization plugin's permissions per role: who may invite, change roles and remove (README roles table). */
@@ -55,7 +61,16 @@ function mailInBackground(message: Parameters<typeof sendMail>[0]): void {
   sendMail(message).catch((error: unknown) => console.error(`[mail] to ${message.to} failed:`, error));
 }
 
-function createAuth(db: Db) {
+/**
+ * The WebAuthn relying party: PUBLIC_BASE_URL's host name, else "localhost" (development and tests, which open the
+ * portal at http://localhost:port; browsers refuse an IP address as a relying party). A passkey is bound to it.
+ */
+export function passkeyRelyingPartyId(): string {
+  const site = publicOrigin();
+  return site ? new URL(site.origin).hostname : "localhost";
+}
+
+function createAuth(db: Db | Tx) {
   return betterAuth({
     appName: "Callbook",
     // Only used for the links better-auth would build itself; the portal builds its own (lib/people/mail-origin.ts).
@@ -63,7 +78,17 @@ function createAuth(db: Db) {
     secret: createHmac("sha256", serverSecret("SESSION_SECRET")).update("better-auth").digest("base64url"),
     database: drizzleAdapter(db, {
       provider: "pg",
-      schema: { users, authSessions, authAccounts, authVerifications, organizations, members, invitations },
+      schema: {
+        users,
+        authSessions,
+        authAccounts,
+        authVerifications,
+        organizations,
+        members,
+        invitations,
+        twoFactors,
+        passkeys,
+      },
     }),
     user: { modelName: "users" },
     session: { modelName: "authSessions", expiresIn: SESSION_TTL_SECONDS, updateAge: SESSION_TTL_SECONDS },
@@ -124,6 +149,16 @@ function createAuth(db: Db) {
           invitation: { modelName: "invitations" },
         },
       }),
+      // TOTP with recovery codes (lib/people/two-factor.ts): the secret and the codes are stored encrypted with the
+      // secret above; a password sign-in of a person with TOTP answers `twoFactorRedirect` instead of a session.
+      twoFactor({
+        issuer: "Callbook",
+        schema: { twoFactor: { modelName: "twoFactors" } },
+        backupCodeOptions: { amount: 10, length: 10, storeBackupCodes: "encrypted" },
+      }),
+      // Passkeys (lib/people/passkeys.ts). The expected origin is the site's (the caller passes it, never the
+      // browser's claim alone).
+      passkey({ rpID: passkeyRelyingPartyId(), rpName: "Callbook", schema: { passkey: { modelName: "passkeys" } } }),
     ],
   });
 }
@@ -139,6 +174,14 @@ export function authFor(db: Db): Auth {
     instances.set(db, auth);
   }
   return auth;
+}
+
+/**
+ * A better-auth instance on an open transaction: what it writes (a second factor turned on or off, new recovery
+ * codes, the session it replaces) commits or rolls back with the audit event recorded beside it.
+ */
+export function authInTransaction(tx: Tx): Auth {
+  return createAuth(tx) as unknown as Auth;
 }
 
 /** Headers that make better-auth see a session as signed in (its bearer plugin), for its member endpoints. */

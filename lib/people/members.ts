@@ -9,6 +9,7 @@ import { queryRows, type Db, type Tx } from "@/lib/db/client";
 import { sendMail } from "@/lib/mail/send-mail";
 import { authFor, sessionHeaders } from "./auth";
 import { authErrorCode } from "./auth-error";
+import { endSessionsIn } from "./end-sessions";
 import { findOrganization } from "./organizations";
 import { takePeopleRequest } from "./request-limit";
 import { sessionTokenOf } from "./sign-in";
@@ -177,8 +178,9 @@ async function lockedTarget(
 }
 
 /**
- * Gives a member another role, and records `member.role_changed` in the same transaction. It takes effect at their
- * next request, in every app process (the trigger of migration 0014).
+ * Gives a member another role, and records `member.role_changed` in the same transaction. Their sessions in the
+ * organization end (lib/people/end-sessions.ts): they sign in again to work with the new role, in every app process
+ * at their next request (the trigger of migration 0014).
  */
 export async function changeMemberRole(
   db: Db,
@@ -193,6 +195,7 @@ export async function changeMemberRole(
     if (!target) return notMember;
     if ("refused" in target) return { ok: false, reason: "refused", message: target.refused };
     await tx.execute(sql`UPDATE members SET role = ${input.role} WHERE id = ${target.id}`);
+    await endSessionsIn(tx, target.user_id, actor.organizationId);
     await recordAuditEvent(tx, {
       actor: auditActorOf(principal),
       action: "member.role_changed",
@@ -224,6 +227,7 @@ export async function removeMember(
     if (!target) return notMember;
     if ("refused" in target) return { ok: false, reason: "refused", message: target.refused };
     await tx.execute(sql`DELETE FROM members WHERE id = ${target.id}`);
+    await endSessionsIn(tx, target.user_id, actor.organizationId);
     await recordAuditEvent(tx, {
       actor: auditActorOf(principal),
       action: "member.removed",

@@ -152,7 +152,7 @@ describeOnEngines("people", (handle) => {
     expect(listed.members.map((m) => m.email)).toContain(invitee);
   });
 
-  it("a role change and a removal take effect at the member's next request; a viewer cannot manage members", async () => {
+  it("a role change ends the member's sessions there, a removal too; a viewer cannot manage members", async () => {
     const owner = await addPerson(db, {
       email: email("owner"),
       name: "O",
@@ -174,9 +174,14 @@ describeOnEngines("people", (handle) => {
       reason: "forbidden",
     });
     expect(await changeMemberRole(db, actor, { memberId: member.memberId, role: "admin" })).toEqual({ ok: true });
-    expect((await findSessionPrincipal(db, target.sessionId!, cache))?.scopes.has("members:write")).toBe(true);
-    expect(await removeMember(db, actor, { memberId: member.memberId })).toEqual({ ok: true });
+    // The session from before the change carries neither the old role nor the new one: it has ended.
     expect(await findSessionPrincipal(db, target.sessionId!, cache)).toBeNull();
+    const again = (await signedIn(member.email)).principal;
+    expect(again.scopes.has("members:write")).toBe(true);
+    expect(await removeMember(db, actor, { memberId: member.memberId })).toEqual({ ok: true });
+    expect(await findSessionPrincipal(db, again.sessionId!, cache)).toBeNull();
+    // The actor's own session goes on.
+    expect(await findSessionPrincipal(db, actor.sessionId!, cache)).not.toBeNull();
     // An admin cannot touch an owner; nobody their own membership.
     const admin = await addPerson(db, {
       email: email("admin2"),

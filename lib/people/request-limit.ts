@@ -2,8 +2,11 @@ import { clientAddress } from "@/lib/auth/request-origin";
 import { peopleRequestLimits } from "@/lib/config/env";
 import { takeAddressToken } from "@/lib/http/address-limit";
 
-/** The flows a person starts without being signed in, or that mail someone: each has its own buckets. */
-export type PeopleRequest = "sign-in" | "password-reset" | "invitation";
+/**
+ * The flows a person starts without being signed in, or that mail someone, or that try a secret (a second factor's
+ * code, a password to change it): each has its own buckets.
+ */
+export type PeopleRequest = "sign-in" | "password-reset" | "invitation" | "second-factor";
 
 /**
  * Counts one request of a flow against the client's address and against the account it names (the email,

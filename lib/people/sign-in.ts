@@ -4,6 +4,7 @@ import { clientAddress, siteOrigin } from "@/lib/auth/request-origin";
 import { createSessionToken } from "@/lib/auth/session-token";
 import { queryRows, type Db } from "@/lib/db/client";
 import { authFor } from "./auth";
+import { authCookieHeader, authCookieValue } from "./auth-cookies";
 import { authErrorCode } from "./auth-error";
 import { withMailOrigin } from "./mail-origin";
 import { takePeopleRequest } from "./request-limit";
@@ -26,7 +27,12 @@ export type PersonSignInResult =
    * no longer a member anywhere.
    */
   | { ok: false; reason: "invalid" | "unverified" | "no_organization" }
-  | { ok: false; reason: "throttled"; retryAfterSeconds: number };
+  | { ok: false; reason: "throttled"; retryAfterSeconds: number }
+  /**
+   * The right password of a person with TOTP: no session yet. `challenge` (better-auth's signed two-factor cookie,
+   * valid for 10 minutes) goes with the code to verifySecondFactor.
+   */
+  | { ok: false; reason: "second_factor"; challenge: string };
 
 /**
  * Signs a person in by email and password (better-auth, argon2id). Every attempt counts against the address and
@@ -48,9 +54,17 @@ export async function signInPerson(
       auth.api.signInEmail({
         body: { email: credentials.email.trim(), password: credentials.password, callbackURL: "/" },
         headers: new Headers({ "user-agent": headers.get("user-agent") ?? "" }),
+        returnHeaders: true,
       }),
     );
-    token = result.token;
+    const answer = result.response as { token?: string; twoFactorRedirect?: boolean };
+    if (answer.twoFactorRedirect) {
+      const challenge = authCookieValue(result.headers, TWO_FACTOR_COOKIE);
+      if (!challenge) throw new Error("better-auth asked for a second factor without a challenge cookie");
+      return { ok: false, reason: "second_factor", challenge };
+    }
+    if (!answer.token) throw new Error("better-auth signed in without a session token");
+    token = answer.token;
   } catch (error) {
     const code = authErrorCode(error);
     if (code === "EMAIL_NOT_VERIFIED") return { ok: false, reason: "unverified" };
@@ -61,6 +75,97 @@ export async function signInPerson(
   const session = await openInFirstOrganization(db, token, clientAddress(headers));
   if (!session) return { ok: false, reason: "no_organization" };
   return { ok: true, session };
+}
+
+/** better-auth's twoFactor plugin's cookie: the pending sign-in between the password and the code. */
+const TWO_FACTOR_COOKIE = "two_factor";
+
+export type SecondFactorResult =
+  | { ok: true; session: PersonSession }
+  /** code: a wrong TOTP or recovery code (the challenge stays, up to 5 tries); expired: start again with the password. */
+  | { ok: false; reason: "code" | "expired" | "no_organization" }
+  | { ok: false; reason: "throttled"; retryAfterSeconds: number };
+
+/**
+ * The second step of a password sign-in for a person with TOTP: a code from their authenticator app, or one of
+ * their recovery codes (each works once). Counted per address and per pending sign-in's account like the password
+ * step. better-auth allows 5 codes per challenge and locks the account's second factor for 15 minutes after 10
+ * wrong codes in a row.
+ */
+export async function verifySecondFactor(
+  db: Db,
+  input: { challenge: string; code: string; kind: "totp" | "recovery" },
+  headers: HeadersLike,
+): Promise<SecondFactorResult> {
+  const account = await pendingAccount(db, input.challenge);
+  const wait = await takePeopleRequest("second-factor", account ? `user:${account.userId}` : input.challenge, headers);
+  if (wait !== null) return { ok: false, reason: "throttled", retryAfterSeconds: wait };
+  if (!account) return { ok: false, reason: "expired" };
+  const auth = authFor(db);
+  const callHeaders = new Headers({
+    cookie: authCookieHeader(TWO_FACTOR_COOKIE, input.challenge),
+    "user-agent": headers.get("user-agent") ?? "",
+  });
+  const code = input.code.trim();
+  let token: string;
+  try {
+    const result =
+      input.kind === "totp"
+        ? await auth.api.verifyTOTP({ headers: callHeaders, body: { code: code.replace(/\s+/g, "") } })
+        : await auth.api.verifyBackupCode({ headers: callHeaders, body: { code } });
+    token = result.token as string;
+  } catch (error) {
+    const reason = authErrorCode(error);
+    if (reason === null) throw error;
+    if (reason === "INVALID_CODE" || reason === "INVALID_BACKUP_CODE") {
+      await recordSecondFactorFailure(db, account, input.kind, clientAddress(headers));
+      return { ok: false, reason: "code" };
+    }
+    return { ok: false, reason: "expired" };
+  }
+  const session = await openInFirstOrganization(db, token, clientAddress(headers), input.kind);
+  if (!session) return { ok: false, reason: "no_organization" };
+  return { ok: true, session };
+}
+
+/** The person a pending second-factor sign-in is for (the challenge's signed value names a verification row). */
+async function pendingAccount(db: Db, challenge: string): Promise<{ userId: string; email: string } | null> {
+  let value: string;
+  try {
+    value = decodeURIComponent(challenge);
+  } catch {
+    return null;
+  }
+  const identifier = value.slice(0, value.lastIndexOf("."));
+  if (!identifier.startsWith("2fa-")) return null;
+  const [row] = await queryRows<{ user_id: string; email: string }>(
+    db,
+    sql`SELECT u.id AS user_id, u.email FROM auth_verifications v JOIN users u ON u.id = v.value
+      WHERE v.identifier = ${identifier} AND v.expires_at > now()`,
+  );
+  return row ? { userId: row.user_id, email: row.email } : null;
+}
+
+async function recordSecondFactorFailure(
+  db: Db,
+  account: { userId: string; email: string },
+  kind: "totp" | "recovery",
+  address: string | null,
+): Promise<void> {
+  const [person] = await queryRows<{ billing_group_id: string | null }>(
+    db,
+    sql`SELECT (SELECT billing_group_id FROM organizations WHERE id = ${FIRST_ORGANIZATION(sql`${account.userId}`)})
+      AS billing_group_id`,
+  );
+  await recordAuditEvent(db, {
+    actor: { type: "user", id: account.userId, label: account.email },
+    action: "user.sign_in_failed",
+    billingGroupId: person?.billing_group_id ?? null,
+    targetType: "user",
+    targetId: account.userId,
+    address,
+    after: { factor: kind },
+  });
 }
 
 const FIRST_ORGANIZATION = (userId: SQL) => sql`(SELECT m.organization_id FROM members m
@@ -75,6 +180,8 @@ export async function openInFirstOrganization(
   db: Db,
   sessionToken: string,
   address: string | null,
+  /** The second factor the sign-in used, if any (kept in the audit event). */
+  factor?: "totp" | "recovery" | "passkey",
 ): Promise<PersonSession | null> {
   const row = await db.transaction(async (tx) => {
     const [opened] = await queryRows<{
@@ -104,7 +211,7 @@ export async function openInFirstOrganization(
       targetType: "user",
       targetId: opened.user_id,
       address,
-      after: { organizationId: opened.organization_id },
+      after: { organizationId: opened.organization_id, ...(factor ? { factor } : {}) },
     });
     return opened;
   });

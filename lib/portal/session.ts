@@ -21,6 +21,10 @@ export interface PortalSession {
   role: string | null;
   /** The role may see and manage the organization's members: the Members page is in the navigation. */
   canManageMembers: boolean;
+  /** A signed-in person (the Security page is in the navigation). */
+  person: boolean;
+  /** Their organization requires a second factor they have not set up: only the Security page is theirs. */
+  twoFactorRequired: boolean;
 }
 
 /**
@@ -30,6 +34,16 @@ export interface PortalSession {
  * request so a layout and its page share one lookup.
  */
 export const getPortalPrincipal = cache(async (): Promise<Principal | null> => {
+  const principal = await getSignedInPrincipal();
+  return principal && canUsePortal(principal) ? principal : null;
+});
+
+/**
+ * Whoever the session cookie names, including a person who may not use the portal yet: one whose organization
+ * requires a second factor they have not set up (no scopes, `twoFactorRequired`). Only the Security page, its
+ * actions and the header take them; everything else goes through getPortalPrincipal.
+ */
+export const getSignedInPrincipal = cache(async (): Promise<Principal | null> => {
   const h = await headers();
   const token = sessionTokenFromCookies(h.get("cookie"), isSecureHeaders(h));
   if (!token) return null;
@@ -37,7 +51,7 @@ export const getPortalPrincipal = cache(async (): Promise<Principal | null> => {
   if (!claims) return null;
   const db = await getDb();
   const principal = await findSessionPrincipal(db, claims.sessionId, principalCacheFor(db));
-  return principal && canUsePortal(principal) ? principal : null;
+  return principal && (canUsePortal(principal) || principal.twoFactorRequired) ? principal : null;
 });
 
 export function toPortalSession(principal: Principal): PortalSession {
@@ -48,6 +62,8 @@ export function toPortalSession(principal: Principal): PortalSession {
     billingGroupId: principal.billingGroupId,
     role: principal.role ?? null,
     canManageMembers: principal.scopes.has("members:read"),
+    person: principal.via === "user_session",
+    twoFactorRequired: principal.twoFactorRequired === true,
   };
 }
 
@@ -59,6 +75,19 @@ export async function requirePortalSession(
   returnTo: string,
 ): Promise<{ session: PortalSession; principal: Principal }> {
   const principal = await getPortalPrincipal();
+  if (!principal) {
+    // A member who must first set up a second factor reaches only the Security page.
+    if ((await getSignedInPrincipal())?.twoFactorRequired) redirect("/security?required=1");
+    redirect(`/sign-in?next=${encodeURIComponent(safeReturnPath(returnTo))}`);
+  }
+  return { session: toPortalSession(principal), principal };
+}
+
+/** The Security page's session: a signed-in person (not a key's session), enrolled or about to. */
+export async function requirePersonSession(
+  returnTo: string,
+): Promise<{ session: PortalSession; principal: Principal }> {
+  const principal = await getSignedInPrincipal();
   if (!principal) redirect(`/sign-in?next=${encodeURIComponent(safeReturnPath(returnTo))}`);
   return { session: toPortalSession(principal), principal };
 }

@@ -10,6 +10,14 @@ export const SIGN_IN_MESSAGES: Record<string, string> = {
   key_disabled: "Signing in with an API key is off on this server. Sign in with your email and password.",
   expired: "Your session has ended. Sign in again to continue.",
   origin: "The sign-in request came from another site and was refused.",
+  second_factor_expired: "The sign-in took too long or too many codes were tried. Enter your password again.",
+  passkey: "That passkey could not sign you in. Try again, or use your email and password.",
+};
+
+/** What the second step of sign-in says for each `?error=` (lib/portal/second-factor-post.ts). */
+export const SECOND_FACTOR_MESSAGES: Record<string, string> = {
+  code: "That code is not right. Check your authenticator app (or the recovery code) and try again.",
+  missing: "Enter the code to continue.",
 };
 
 /** Notices for the flags other pages send people back with. */

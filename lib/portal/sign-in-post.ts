@@ -1,6 +1,7 @@
 import { portalKeySignInEnabled } from "@/lib/config/env";
 import { getDb } from "@/lib/db/client";
 import { signInPerson } from "@/lib/people/sign-in";
+import { ceremonySetCookie } from "./ceremony-cookie";
 import { isSecureRequest, sessionSetCookie } from "./session-cookie";
 import {
   isSameOriginPost,
@@ -42,6 +43,14 @@ export async function signInResponse(request: Request): Promise<Response> {
     if (!parsed.success) return back("missing_password");
     const signedIn = await signInPerson(db, parsed.data, request.headers);
     if (!signedIn.ok && signedIn.reason === "throttled") return throttledSignIn(request, signedIn.retryAfterSeconds);
+    if (!signedIn.ok && signedIn.reason === "second_factor") {
+      // The password was right; the code is asked on the next page. Until then there is no session.
+      const query = next !== "/" ? `?next=${encodeURIComponent(next)}` : "";
+      return redirect(
+        `/sign-in/second-factor${query}`,
+        ceremonySetCookie("second-factor", signedIn.challenge, isSecureRequest(request)),
+      );
+    }
     if (!signedIn.ok) return back(signedIn.reason === "invalid" ? "password" : signedIn.reason);
     cookieToken = signedIn.session.cookieToken;
   }

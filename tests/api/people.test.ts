@@ -121,7 +121,7 @@ describe.each(apiServers())("people on $engine", (server) => {
     expect((await get(server, "/v1/balances", second)).status).toBe(200);
   });
 
-  it("a role change and a removal take effect at the member's next request", async () => {
+  it("a role change ends the member's sessions (they sign in again with the new role); a removal refuses the next request", async () => {
     const member = await signedIn(server, "127.0.1.5", server.people.memberA);
     expect((await get(server, "/v1/calls?pageSize=5", member)).text).not.toMatch(COST_FIELDS);
     admin(server, [
@@ -134,7 +134,10 @@ describe.each(apiServers())("people on $engine", (server) => {
       "--role",
       "owner",
     ]);
-    expect((await get(server, "/v1/calls?pageSize=5", member)).text).toMatch(/"buyCost"/);
+    // The cookie from before the change carries neither role: 401. Signed in again, the new role (owner: cost).
+    expect((await get(server, "/v1/calls?pageSize=5", member)).status).toBe(401);
+    const again = await signedIn(server, "127.0.1.5", server.people.memberA);
+    expect((await get(server, "/v1/calls?pageSize=5", again)).text).toMatch(/"buyCost"/);
 
     const removed = await signedIn(server, "127.0.1.5", server.people.removedA);
     expect((await get(server, "/v1/balances", removed)).status).toBe(200);
