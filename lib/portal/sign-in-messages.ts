@@ -10,6 +10,13 @@ export const SIGN_IN_MESSAGES: Record<string, string> = {
   key_disabled: "Signing in with an API key is off on this server. Sign in with your email and password.",
   expired: "Your session has ended. Sign in again to continue.",
   origin: "The sign-in request came from another site and was refused.",
+  sso_missing: "Enter your work email address to sign in with single sign-on.",
+  sso_no_provider: "Single sign-on is not set up for that email's domain. Sign in with your password.",
+  sso_unavailable: "Your organization's identity provider did not answer. Try again in a moment.",
+  sso_expired: "That single sign-on attempt has expired or was already used. Start again.",
+  sso_refused: "Single sign-on failed: your identity provider's answer could not be verified. Start again.",
+  sso_unverified: "Your identity provider has not verified your email address, so it cannot sign you in here.",
+  sso_domain: "Your identity provider signed you in with an email of a domain this organization has not verified.",
 };
 
 /** Notices for the flags other pages send people back with. */
