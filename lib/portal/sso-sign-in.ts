@@ -36,7 +36,7 @@ function attemptIdOf(request: Request): string | null {
   return null;
 }
 
-/** POST /session/sso: 303 to the organization's identity provider, or back to the sign-in page with the reason. */
+/** POST /session/sso: on to the organization's identity provider, or back to the sign-in page with the reason. */
 export async function ssoStartResponse(request: Request): Promise<Response> {
   const form = await request.formData().catch(() => null);
   const field = (name: string) => {
@@ -52,7 +52,24 @@ export async function ssoStartResponse(request: Request): Promise<Response> {
   const started = await startSsoSignIn(await getDb(), { email: parsed.data.email, next }, request.headers);
   if (!started.ok && started.reason === "throttled") return throttledSignIn(request, started.retryAfterSeconds);
   if (!started.ok) return back(`sso_${started.reason}`);
-  return redirect(started.authorizationUrl, attemptCookie(started.attemptId, 600, isSecureRequest(request)));
+  return continueTo(started.authorizationUrl, attemptCookie(started.attemptId, 600, isSecureRequest(request)));
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * A short page that sends the browser on to the provider (meta refresh, and a link), not a 303: the sign-in page's
+ * CSP says `form-action 'self'`, and browsers apply it to the redirects that follow a form post, so a redirect to
+ * the provider's origin would be blocked.
+ */
+function continueTo(url: string, cookie: string): Response {
+  const href = escapeHtml(url);
+  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer">
+<meta http-equiv="refresh" content="0;url=${href}"><title>Continuing to your identity provider</title></head>
+<body><main><h1>Continuing to your identity provider</h1><p><a href="${href}">Continue</a></p></main></body></html>`;
+  const headers = new Headers({ "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+  headers.append("set-cookie", cookie);
+  return new Response(page, { status: 200, headers });
 }
 
 /** GET /session/sso/callback: the provider's answer; a new session and 303 to the page asked for, or the reason. */
