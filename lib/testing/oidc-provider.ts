@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider, { type Account, type KoaContextWithOIDC } from "oidc-provider";
@@ -39,7 +40,11 @@ export async function startTestIdp(options: { redirectUris: string[]; clientId?:
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
+  // Its own signing key (a fresh one per provider) and lifetimes, so that it runs as configured, not as a quick start.
+  const signingKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" });
   const provider = new Provider(issuer, {
+    jwks: { keys: [{ ...signingKey, kid: "test-idp", alg: "RS256", use: "sig" }] },
+    ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
     clients: [
       {
         client_id: clientId,
