@@ -7,6 +7,8 @@ import { adminCli, expect, screenshot, test } from "./fixtures";
 
 const DOMAIN = "sso-e2e.test";
 let idp: TestIdp;
+// One provider and one configuration for the file: its tests run in one worker, in order.
+test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async ({ e2e }) => {
   test.skip(!e2e.dataDir, "needs the suite's own server (the admin CLI reaches it through its data directory)");
