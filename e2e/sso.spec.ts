@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { startTestIdp, type TestIdp } from "../lib/testing/oidc-provider";
 import { adminCli, expect, screenshot, test } from "./fixtures";
 
@@ -67,5 +68,8 @@ test("an email the provider has not verified is refused, and no session is made"
   await page.waitForURL((url) => url.origin === e2e.baseURL && url.pathname.startsWith("/sign-in"));
   await expect(page.locator("main").getByRole("alert")).toContainText("has not verified your email");
   await screenshot(page, "sso-unverified");
+  // The SSO form, with its error, has no serious or critical accessibility findings.
+  const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
   expect((await page.context().cookies()).map((c) => c.name)).not.toContain("cb_session");
 });
