@@ -198,6 +198,25 @@ describeOnEngines("OIDC single sign-on", (handle, engine) => {
     });
   });
 
+  it("an issuer that is not the one the provider names (discovery's issuer check) cannot start a sign-in", async () => {
+    const other = (await createBillingGroup(db, { name: "Impostor", currency: "USD" })).id;
+    const impostorDomain = `impostor-${engine}.test`;
+    await setSsoProvider(db, {
+      organization: other,
+      issuer: idp.issuer.replace("127.0.0.1", "localhost"),
+      clientId: idp.clientId,
+      clientSecret: idp.clientSecret,
+      domains: [impostorDomain],
+    });
+    const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    expect(await startSsoSignIn(db, { email: `x@${impostorDomain}`, next: "/" }, headers)).toEqual({
+      ok: false,
+      reason: "unavailable",
+    });
+    expect(String(error.mock.calls[0]?.[1])).toMatch(/issuer/i);
+    await removeSsoProvider(db, other);
+  });
+
   it("the settings: secret encrypted and never shown, one organization per domain, audited set and remove", async () => {
     const [stored] = await queryRows<{ client_secret_encrypted: string }>(
       db,
@@ -222,7 +241,13 @@ describeOnEngines("OIDC single sign-on", (handle, engine) => {
       db,
       sql`SELECT action, before, after FROM audit_events WHERE action LIKE 'sso.%' ORDER BY id`,
     );
-    expect(events.map((e) => e.action)).toEqual(["sso.configured", "sso.configured", "sso.removed"]);
+    expect(events.map((e) => e.action)).toEqual([
+      "sso.configured",
+      "sso.configured",
+      "sso.removed",
+      "sso.configured",
+      "sso.removed",
+    ]);
     expect(JSON.stringify(events)).not.toContain(idp.clientSecret);
   });
 });
