@@ -48,9 +48,10 @@ export type SsoFinishResult =
   /**
    * expired: no attempt for this browser (no cookie, used already, older than ten minutes); refused: the provider's
    * answer failed a check (state, PKCE, nonce, signature, issuer, audience) or was an error; unverified: the email
-   * is not verified by the provider; domain: the email's domain is not verified for the organization.
+   * is not verified by the provider; domain: the email's domain is not verified for the organization; not_member:
+   * the platform's SSO signs in its members only.
    */
-  | { ok: false; reason: "expired" | "refused" | "unverified" | "domain" };
+  | { ok: false; reason: "expired" | "refused" | "unverified" | "domain" | "not_member" };
 
 /** The provider's discovery document and client, fetched once an hour per process (and again on any change). */
 async function configurationOf(provider: SsoProvider): Promise<oidc.Configuration> {
@@ -176,8 +177,9 @@ async function identityOf(
  * Finishes a sign-in from the provider's redirect: the attempt (cookie), the code exchanged with the PKCE verifier,
  * state and nonce compared, the ID token verified; then the email must be verified by the provider and its domain
  * one the organization verified. The person is found by this provider's `sub` (linked at their first SSO sign-in),
- * else by email; a person not yet a member joins with the provider's default role (viewer unless the operator chose
- * another), someone with no account gets one (no password). A new session in that organization, audited.
+ * else by email; a person not yet a member of a billing group's organization joins with the provider's default role
+ * (viewer unless the operator chose another), someone with no account gets one (no password); the platform admits
+ * its members only. A new session in that organization, audited.
  */
 export async function finishSsoSignIn(
   db: Db,
@@ -189,7 +191,11 @@ export async function finishSsoSignIn(
   const provider = await ssoProviderById(db, attempt.providerId);
   if (!provider) return { ok: false, reason: "expired" };
   const address = clientAddress(headers);
-  const fail = async (reason: "refused" | "unverified" | "domain", detail: string, email = attempt.email) => {
+  const fail = async (
+    reason: "refused" | "unverified" | "domain" | "not_member",
+    detail: string,
+    email = attempt.email,
+  ) => {
     console.warn(`[sso] sign-in refused for ${email} (${provider.issuer}): ${detail}`);
     await recordAuditEvent(db, {
       actor: { type: "user", id: null, label: email.slice(0, 320) },
@@ -221,6 +227,7 @@ export async function finishSsoSignIn(
     return fail("domain", "the email's domain is not verified for the organization", identity.email);
   }
   const opened = await openSsoSession(db, provider, identity, headers);
+  if (!opened) return fail("not_member", "not a member of the platform (staff do not join by SSO)", identity.email);
   return { ok: true, session: opened.session, next: attempt.next, joined: opened.joined };
 }
 
@@ -231,7 +238,7 @@ async function openSsoSession(
   provider: SsoProvider,
   identity: Identity,
   headers: HeadersLike,
-): Promise<{ session: PersonSession; joined: boolean }> {
+): Promise<{ session: PersonSession; joined: boolean } | null> {
   const providerKey = `sso:${provider.id}`;
   const address = clientAddress(headers);
   return db.transaction(async (tx) => {
@@ -248,6 +255,15 @@ async function openSsoSession(
         );
     const userId = byEmail?.id ?? newId("usr");
     const email = byEmail?.email ?? identity.email;
+    const [existing] = byEmail
+      ? await queryRows<{ id: string; role: string }>(
+          tx,
+          sql`SELECT id, role FROM members WHERE organization_id = ${provider.organizationId} AND user_id = ${userId}`,
+        )
+      : [];
+    // The platform's members see every customer and their costs: nobody joins it by signing in, only staff the
+    // operator added sign in with it.
+    if (!existing && provider.billingGroupId === null) return null;
     if (!byEmail) {
       await tx.execute(sql`INSERT INTO users (id, name, email, email_verified)
         VALUES (${userId}, ${identity.name ?? identity.email}, ${identity.email}, true)`);
@@ -260,10 +276,6 @@ async function openSsoSession(
         VALUES (${newId("acc")}, ${identity.sub}, ${providerKey}, ${userId})`);
     }
     const actor: AuditActor = { type: "user", id: userId, label: email };
-    const [existing] = await queryRows<{ id: string; role: string }>(
-      tx,
-      sql`SELECT id, role FROM members WHERE organization_id = ${provider.organizationId} AND user_id = ${userId}`,
-    );
     const member = existing
       ? { ...existing, joined: false }
       : {

@@ -198,6 +198,36 @@ describeOnEngines("OIDC single sign-on", (handle, engine) => {
     });
   });
 
+  it("the platform's SSO signs in its staff only: nobody joins the platform by signing in", async () => {
+    const staffDomain = `operator-${engine}.test`;
+    await setSsoProvider(db, {
+      organization: "platform",
+      issuer: idp.issuer,
+      clientId: idp.clientId,
+      clientSecret: idp.clientSecret,
+      domains: [staffDomain],
+    });
+    const staff = `staff-${++serial}@${staffDomain}`;
+    const stranger = `stranger-${++serial}@${staffDomain}`;
+    await addPerson(db, {
+      email: staff,
+      name: "S",
+      password: "correct horse battery",
+      role: "admin",
+      organization: "platform",
+    });
+    idp.addAccount({ sub: `sub-staff-${serial}`, email: staff, emailVerified: true });
+    idp.addAccount({ sub: `sub-stranger-${serial}`, email: stranger, emailVerified: true });
+    const refused = await startedFor(stranger);
+    expect(await finish(refused.back, refused.started.attemptId)).toEqual({ ok: false, reason: "not_member" });
+    expect(await userCount(stranger)).toBe(0);
+    const admitted = await startedFor(staff);
+    const result = await finish(admitted.back, admitted.started.attemptId);
+    if (!result.ok) throw new Error(`refused: ${result.reason}`);
+    expect(await principalOf(result.session.cookieToken)).toMatchObject({ role: "admin", billingGroupId: null });
+    await removeSsoProvider(db, "platform");
+  });
+
   it("an issuer that is not the one the provider names (discovery's issuer check) cannot start a sign-in", async () => {
     const other = (await createBillingGroup(db, { name: "Impostor", currency: "USD" })).id;
     const impostorDomain = `impostor-${engine}.test`;
@@ -243,6 +273,8 @@ describeOnEngines("OIDC single sign-on", (handle, engine) => {
     );
     expect(events.map((e) => e.action)).toEqual([
       "sso.configured",
+      "sso.configured",
+      "sso.removed",
       "sso.configured",
       "sso.removed",
       "sso.configured",

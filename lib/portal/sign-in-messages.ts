@@ -16,6 +16,7 @@ export const SIGN_IN_MESSAGES: Record<string, string> = {
   sso_expired: "That single sign-on attempt has expired or was already used. Start again.",
   sso_refused: "Single sign-on failed: your identity provider's answer could not be verified. Start again.",
   sso_unverified: "Your identity provider has not verified your email address, so it cannot sign you in here.",
+  sso_not_member: "Your account is not a member of the platform. Ask an owner or admin to add you.",
   sso_domain: "Your identity provider signed you in with an email of a domain this organization has not verified.",
 };
 
