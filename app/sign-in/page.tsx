@@ -23,6 +23,41 @@ export default async function SignInPage({
   const notice = Object.entries(SIGN_IN_NOTICES).find(([flag]) => params[flag])?.[1];
   if (!error && (await getPortalPrincipal())) redirect(next);
   const keySignIn = portalKeySignInEnabled();
+  const nextQuery = next !== "/" ? `&next=${encodeURIComponent(next)}` : "";
+
+  if (params.sso === "1") {
+    return (
+      <AuthCard
+        title="Sign in with SSO"
+        intro="With your organization's identity provider: your work email tells which one."
+      >
+        {error ? <ErrorState className="mt-4">{error}</ErrorState> : null}
+        <form action="/session/sso" method="post" className="mt-6 space-y-4">
+          <input type="hidden" name="next" value={next} />
+          <AuthField
+            id="sso-email"
+            name="email"
+            label="Work email"
+            type="email"
+            required
+            autoFocus
+            autoComplete="username"
+          />
+          <button type="submit" className={primaryButtonClass({ block: true })}>
+            Continue with SSO
+          </button>
+        </form>
+        <p className="mt-4 text-sm text-slate-600">
+          <Link
+            href={next !== "/" ? `/sign-in?next=${encodeURIComponent(next)}` : "/sign-in"}
+            className="font-medium text-brand-700 hover:underline"
+          >
+            Sign in with your password instead
+          </Link>
+        </p>
+      </AuthCard>
+    );
+  }
 
   return (
     <AuthCard title="Sign in to your account" intro="With the email address and password of your Callbook account.">
@@ -43,6 +78,12 @@ export default async function SignInPage({
         New here? Ask your organization&apos;s owner or admin for an invitation.
       </p>
       <PasskeySignIn next={next} />
+      <p className="mt-4 border-t border-slate-200 pt-4 text-sm text-slate-600">
+        Your organization uses single sign-on?{" "}
+        <Link href={`/sign-in?sso=1${nextQuery}`} className="font-medium text-brand-700 hover:underline">
+          Sign in with SSO
+        </Link>
+      </p>
       {keySignIn ? (
         <form action="/session" method="post" className="mt-6 space-y-4 border-t border-slate-200 pt-6">
           <input type="hidden" name="next" value={next} />

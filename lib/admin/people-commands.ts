@@ -3,12 +3,36 @@ import { ROLES, roleSchema, type Role } from "@/lib/auth/roles";
 import { addPerson, setMembership } from "@/lib/people/add-person";
 import { setCostRoles } from "@/lib/people/cost-roles";
 import { setTwoFactorRequirementByOperator } from "@/lib/people/require-two-factor";
+import {
+  removeSsoProvider,
+  setSsoProvider,
+  showSsoProvider,
+  SSO_CALLBACK_PATH,
+  SSO_JOIN_ROLES,
+  SsoSettingsError,
+  type SsoJoinRole,
+} from "@/lib/people/sso-providers";
 import { requireFlag, UsageError, type AdminCommand } from "./command";
 
 const addUsage = `people add --email E --name N --role ${ROLES.join("|")} (--group bg_... | --platform) [--password P]`;
 const roleUsage = `people role --email E --role ${ROLES.join("|")} (--group bg_... | --platform)`;
 const removeUsage = "people remove --email E (--group bg_... | --platform)";
 const twoFactorUsage = "people require-2fa (--group bg_... | --platform) (--on | --off)";
+const ssoSetUsage = `people sso set (--group bg_... | --platform) --issuer URL --client-id ID [--client-secret S] --domain D [--domain D2...] [--default-role ${SSO_JOIN_ROLES.join("|")}]`;
+const ssoShowUsage = "people sso show (--group bg_... | --platform)";
+const ssoRemoveUsage = "people sso remove (--group bg_... | --platform)";
+const organizationOptions = { group: { type: "string" }, platform: { type: "boolean" } } as const;
+
+/** Bad settings and unknown groups are the operator's input: exit 2, nothing changed. */
+async function asUsage<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof SsoSettingsError || e instanceof RangeError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
 const costUsage = `groups cost-roles --group bg_... (--set ${ROLES.join(",")} | --clear)`;
 
 function roleList(text: string): Role[] {
@@ -115,6 +139,63 @@ export const peopleCommands: AdminCommand[] = [
         throw e;
       }
       return { organization, requireTwoFactor: on };
+    },
+  },
+  {
+    name: "people sso set",
+    usage: ssoSetUsage,
+    options: {
+      ...organizationOptions,
+      issuer: { type: "string" },
+      "client-id": { type: "string" },
+      "client-secret": { type: "string" },
+      domain: { type: "string", multiple: true },
+      "default-role": { type: "string" },
+    },
+    async run(db, flags) {
+      const organization = organizationFlag(flags, ssoSetUsage);
+      const issuer = requireFlag(flags, "issuer", ssoSetUsage);
+      const clientId = requireFlag(flags, "client-id", ssoSetUsage);
+      const role = flags["default-role"];
+      if (role !== undefined && !SSO_JOIN_ROLES.includes(role as SsoJoinRole)) {
+        throw new UsageError(`--default-role must be one of ${SSO_JOIN_ROLES.join(", ")}\nusage: ${ssoSetUsage}`);
+      }
+      const domains = ((flags.domain as unknown as string[] | undefined) ?? []).flatMap((d) => d.split(","));
+      const settings = await asUsage(() =>
+        setSsoProvider(db, {
+          organization,
+          issuer,
+          clientId,
+          clientSecret: typeof flags["client-secret"] === "string" ? flags["client-secret"] : undefined,
+          domains,
+          defaultRole: role as SsoJoinRole | undefined,
+        }),
+      );
+      // The secret is never printed back: only that one is set.
+      return { ...settings, clientSecret: "set", redirectPath: SSO_CALLBACK_PATH };
+    },
+  },
+  {
+    name: "people sso show",
+    usage: ssoShowUsage,
+    options: organizationOptions,
+    async run(db, flags) {
+      const organization = organizationFlag(flags, ssoShowUsage);
+      const settings = await asUsage(() => showSsoProvider(db, organization));
+      if (!settings) throw new UsageError("no single sign-on is set for that organization");
+      return { ...settings, redirectPath: SSO_CALLBACK_PATH };
+    },
+  },
+  {
+    name: "people sso remove",
+    usage: ssoRemoveUsage,
+    options: organizationOptions,
+    async run(db, flags) {
+      const organization = organizationFlag(flags, ssoRemoveUsage);
+      if (!(await asUsage(() => removeSsoProvider(db, organization)))) {
+        throw new UsageError("no single sign-on is set for that organization");
+      }
+      return { organization, removed: true };
     },
   },
   {

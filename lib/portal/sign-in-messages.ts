@@ -12,6 +12,14 @@ export const SIGN_IN_MESSAGES: Record<string, string> = {
   origin: "The sign-in request came from another site and was refused.",
   second_factor_expired: "The sign-in took too long or too many codes were tried. Enter your password again.",
   passkey: "That passkey could not sign you in. Try again, or use your email and password.",
+  sso_missing: "Enter your work email address to sign in with single sign-on.",
+  sso_no_provider: "Single sign-on is not set up for that email's domain. Sign in with your password.",
+  sso_unavailable: "Your organization's identity provider did not answer. Try again in a moment.",
+  sso_expired: "That single sign-on attempt has expired or was already used. Start again.",
+  sso_refused: "Single sign-on failed: your identity provider's answer could not be verified. Start again.",
+  sso_unverified: "Your identity provider has not verified your email address, so it cannot sign you in here.",
+  sso_not_member: "Your account is not a member of the platform. Ask an owner or admin to add you.",
+  sso_domain: "Your identity provider signed you in with an email of a domain this organization has not verified.",
 };
 
 /** What the second step of sign-in says for each `?error=` (lib/portal/second-factor-post.ts). */
