@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { storableText } from "@/lib/db/storable-text";
-import { ApiError, bodyParamErrors } from "@/lib/errors/api-error";
 import { pageEnvelope, pageSizeParam } from "@/lib/http/query-params";
 import { parseMicros } from "@/lib/money/micros";
 import { ALL_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from "./event-types";
@@ -156,10 +155,5 @@ export type CreatedEndpoint = z.output<typeof createdEndpointSchema>;
 export type Delivery = z.output<typeof deliverySchema>;
 export type DeliveryPage = z.output<typeof deliveryPageSchema>;
 
-/** A body parsed, or 422 `invalid_request_body` naming every field at fault. */
-export function parseAlertsBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success)
-    throw new ApiError("invalid_request_body", "The request body is invalid.", bodyParamErrors(parsed.error.issues));
-  return parsed.data;
-}
+/** A body parsed, or 422 `invalid_request_body` naming every field at fault (the provisioning bodies' parser). */
+export { parseRequestBody as parseAlertsBody } from "@/lib/billing/provisioning-schemas";
