@@ -35,7 +35,7 @@ export async function reachableEndpoint(db: Executor, principal: Principal, id: 
 
 /**
  * The account a request concerns: a group's caller its own (naming another answers 404), a platform caller the one
- * it names (`param` says where, for the 4xx), or none.
+ * it names, or none (null: the caller decides whether that is allowed).
  */
 export function accountOf(principal: Principal, named: string | undefined): string | null {
   if (principal.billingGroupId === null) return named || null;
