@@ -174,6 +174,15 @@ describeOnEngines("alerts over /v1 (domain)", (handle) => {
     const after = await listDeliveries(db, principal(group.id), endpoint.id, { pageSize: 10 });
     expect(after.deliveries[0].attempts.map((a) => a.status)).toEqual([200, 200, 500]);
     await notFound(resendDelivery(db, principal(group.id), endpoint.id, "msg_missing", BY));
+    // While an attempt is in flight (a live lease), a resend is refused.
+    const inFlight = await sendTestEvent(db, principal(group.id), endpoint.id, BY);
+    await db.execute(
+      sql`UPDATE webhook_deliveries SET leased_until = now() + interval '1 minute' WHERE event_id = ${inFlight.eventId}`,
+    );
+    await expect(resendDelivery(db, principal(group.id), endpoint.id, inFlight.eventId, BY)).rejects.toSatisfy(
+      (e) => e instanceof ApiError && e.code === "conflict",
+    );
+    await db.execute(sql`DELETE FROM webhook_deliveries WHERE event_id = ${inFlight.eventId}`);
 
     // Disabled: nothing is sent, the test waits; enabled again, it goes.
     await updateEndpoint(db, principal(group.id), endpoint.id, { disabled: true }, BY);
