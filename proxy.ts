@@ -65,6 +65,7 @@ export const config = {
     "/v1/exports/:id/:rest*",
     "/v1/api-keys/:id/:rest*",
     "/v1/invoices/:id/:rest*",
+    "/v1/webhook-endpoints/:id/:rest*",
     {
       source: "/((?!v1/|v1$|internal/|_next/static|_next/image|favicon.ico|robots.txt).*)",
       missing: [

@@ -116,3 +116,16 @@ for (const vp of VIEWPORTS) {
     expect(await seriousFindings(page), `/sign-in/second-factor at ${vp.name}`).toEqual([]);
   });
 }
+
+// The Alerts page, as a customer's owner sees it (the demo keys do not hold alerts:write).
+for (const vp of VIEWPORTS) {
+  test(`axe: no serious or critical findings on the Alerts page, ${vp.name}`, async ({ page, signInAs }) => {
+    await page.setViewportSize({ width: vp.width, height: vp.height });
+    await signInAs("reseller");
+    await page.goto("/alerts");
+    await expect(page.getByLabel(/Thresholds.*comma-separated/)).toBeEnabled();
+    await expect(page.getByText(/Loading endpoints/)).toHaveCount(0);
+    expect(await seriousFindings(page), `/alerts at ${vp.name}`).toEqual([]);
+    await screenshot(page, `alerts-${vp.name}`);
+  });
+}

@@ -55,7 +55,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     dataDir,
     logFile,
     // The older specs sign in with the demo keys (development-only key sign-in); people.spec.ts with people.
-    env: { LOG_REQUESTS: "0", PORTAL_KEY_SIGN_IN: "1", SMTP_URL: mailbox.url },
+    // Private webhook targets: e2e/alerts.spec.ts's receiver listens on 127.0.0.1.
+    env: { LOG_REQUESTS: "0", PORTAL_KEY_SIGN_IN: "1", SMTP_URL: mailbox.url, WEBHOOKS_ALLOW_PRIVATE: "1" },
   });
   const baseURL = `http://127.0.0.1:${port}`;
   await waitUntilServing(baseURL, child, logFile);

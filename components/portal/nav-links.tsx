@@ -14,6 +14,7 @@ const LINKS: readonly { href: string; label: string; scope?: string }[] = [
   { href: "/audit", label: "Audit log", scope: "audit:read" },
   // The operator console: the platform's owners and admins (platform sessions alone hold accounts:write).
   { href: "/console/accounts", label: "Accounts", scope: "accounts:write" },
+  { href: "/alerts", label: "Alerts", scope: "alerts:write" },
 ];
 
 const ACCOUNT = /^[A-Za-z0-9_-]{1,64}$/;

@@ -1,6 +1,7 @@
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createBillingGroup } from "@/lib/billing/groups";
-import type { DbHandle } from "@/lib/db/client";
+import { queryRows, type DbHandle } from "@/lib/db/client";
 import { openTestDb } from "@/lib/testing/engines";
 import { UsageError } from "./command";
 import { runAdminCommand } from "./commands";
@@ -34,7 +35,29 @@ describe("admin: webhooks and group thresholds", () => {
     await expect(run(["webhooks", "add", "--url", "http://x/", "--group", "bg_missing"])).rejects.toThrow(
       /no billing group/,
     );
+    const typed = await run([
+      "webhooks",
+      "add",
+      "--url",
+      "http://127.0.0.1:8080/x",
+      "--events",
+      "balance.low,group.enabled",
+    ]);
+    expect(typed).toMatchObject({ eventTypes: ["balance.low", "group.enabled"], disabled: false });
+    await expect(
+      run(["webhooks", "add", "--url", "http://127.0.0.1:8080/x", "--events", "balance.lower"]),
+    ).rejects.toThrow(UsageError);
+    expect(await run(["webhooks", "remove", "--id", String(typed.id)])).toEqual({ id: typed.id, removed: true });
     expect(await run(["webhooks", "remove", "--id", String(added.id)])).toEqual({ id: added.id, removed: true });
+    // Audited with the CLI as actor, as the same changes over /v1 are with their key or person.
+    const audited = await queryRows<{ action: string; actor_type: string }>(
+      handle.db,
+      sql`SELECT action, actor_type FROM audit_events WHERE target_id = ${String(added.id)} ORDER BY id`,
+    );
+    expect(audited).toEqual([
+      { action: "webhook_endpoint.created", actor_type: "cli" },
+      { action: "webhook_endpoint.deleted", actor_type: "cli" },
+    ]);
     await expect(run(["webhooks", "remove", "--id", String(added.id)])).rejects.toThrow(UsageError);
   });
 
@@ -56,5 +79,10 @@ describe("admin: webhooks and group thresholds", () => {
     await expect(run(["groups", "thresholds", "--group", group.id, "--set", "ten"])).rejects.toThrow(UsageError);
     await expect(run(["groups", "thresholds", "--group", "bg_missing", "--set", "1"])).rejects.toThrow(UsageError);
     expect((await run(["groups", "thresholds", "--group", group.id, "--clear"])).thresholds).toEqual([]);
+    const changes = await queryRows<{ action: string }>(
+      handle.db,
+      sql`SELECT action FROM audit_events WHERE billing_group_id = ${group.id} AND action = 'alert_threshold.changed'`,
+    );
+    expect(changes).toHaveLength(2);
   });
 });

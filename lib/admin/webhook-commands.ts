@@ -9,11 +9,34 @@ import {
   type WebhookEndpointInfo,
 } from "@/lib/alerts/webhooks";
 import { WebhookTargetError } from "@/lib/alerts/url-guard";
+import { ALL_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from "@/lib/alerts/event-types";
+import { CLI_ACTOR } from "@/lib/audit/actor";
+import type { ChangeContext } from "@/lib/billing/change-context";
 import { formatMicros, parseMicros } from "@/lib/money/micros";
 import { requireFlag, UsageError, type AdminCommand } from "./command";
 
 // Balance alerts (README "Prepaid authorizations and balance alerts"): webhook endpoints and per-group low-balance
-// thresholds.
+// thresholds. The same domain functions as /v1/webhook-endpoints and /v1/alert-thresholds (lib/alerts), as the
+// platform, audited with the CLI as actor.
+
+const BY_CLI: ChangeContext = { actor: CLI_ACTOR, address: null };
+
+function eventTypesFlag(value: unknown): string[] | undefined {
+  if (typeof value !== "string") return undefined;
+  const types = [
+    ...new Set(
+      value
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
+  ];
+  const known: readonly string[] = [ALL_EVENT_TYPES, ...WEBHOOK_EVENT_TYPES];
+  const unknown = types.filter((t) => !known.includes(t));
+  if (types.length === 0 || unknown.length > 0)
+    throw new UsageError(`--events: one or more of ${known.join(", ")} (got ${value})`);
+  return types;
+}
 
 function endpointJson(e: WebhookEndpointInfo, showSecrets: boolean) {
   return {
@@ -21,6 +44,8 @@ function endpointJson(e: WebhookEndpointInfo, showSecrets: boolean) {
     url: e.url,
     billingGroupId: e.billingGroupId,
     description: e.description,
+    eventTypes: e.eventTypes,
+    disabled: e.disabledAt !== null,
     createdAt: e.createdAt.toISOString(),
     secrets: e.secrets.map((s) => ({
       // Full secrets only where they are needed (add, rotate); a listing shows enough to tell them apart.
@@ -46,16 +71,27 @@ const thresholdsUsage = "groups thresholds --group ID [--set 50,10,0 | --clear]"
 export const webhookCommands: AdminCommand[] = [
   {
     name: "webhooks add",
-    usage: "webhooks add --url https://... [--group ID] [--description D]",
-    options: { url: { type: "string" }, group: { type: "string" }, description: { type: "string" } },
+    usage: "webhooks add --url https://... [--group ID] [--description D] [--events balance.low,balance.recovered | *]",
+    options: {
+      url: { type: "string" },
+      group: { type: "string" },
+      description: { type: "string" },
+      events: { type: "string" },
+    },
     async run(db, flags) {
       const url = requireFlag(flags, "url", this.usage);
+      const eventTypes = eventTypesFlag(flags.events);
       const endpoint = await asUsage(() =>
-        addWebhookEndpoint(db, {
-          url,
-          billingGroupId: typeof flags.group === "string" ? flags.group : null,
-          description: typeof flags.description === "string" ? flags.description : null,
-        }),
+        addWebhookEndpoint(
+          db,
+          {
+            url,
+            billingGroupId: typeof flags.group === "string" ? flags.group : null,
+            description: typeof flags.description === "string" ? flags.description : null,
+            eventTypes,
+          },
+          BY_CLI,
+        ),
       );
       return endpointJson(endpoint, true);
     },
@@ -85,7 +121,7 @@ export const webhookCommands: AdminCommand[] = [
     options: { id: { type: "string" } },
     async run(db, flags) {
       const id = requireFlag(flags, "id", this.usage);
-      if (!(await removeWebhookEndpoint(db, id))) throw new UsageError(`no webhook endpoint ${id}`);
+      if (!(await removeWebhookEndpoint(db, id, BY_CLI))) throw new UsageError(`no webhook endpoint ${id}`);
       return { id, removed: true };
     },
   },
@@ -110,7 +146,7 @@ export const webhookCommands: AdminCommand[] = [
                   throw new UsageError(`--set: ${(e as Error).message}`);
                 }
               });
-        thresholds = await asUsage(() => setBalanceThresholds(db, group, amounts));
+        thresholds = await asUsage(() => setBalanceThresholds(db, group, amounts, BY_CLI));
       } else {
         thresholds = await listBalanceThresholds(db, group);
       }

@@ -190,7 +190,7 @@ describe("postWebhook", () => {
       process.env.WEBHOOKS_ALLOW_PRIVATE = "1";
       expect(
         await postWebhook(`http://rebound.example:${port}/hook`, {}, "{}", { deadlineMs: 10_000, lookup: rebound }),
-      ).toEqual({ status: 204, error: null });
+      ).toEqual({ status: 204, error: null, excerpt: "" });
       expect(requests).toBe(1);
     } finally {
       server.closeAllConnections();

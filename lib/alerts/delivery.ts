@@ -57,6 +57,8 @@ interface Claimed {
   event_id: string;
   endpoint_id: string;
   attempts: number;
+  /** `attempts` at the last resend: retries count from it. */
+  retry_base: number;
   body: string;
   url: string;
   secrets: string | null;
@@ -76,11 +78,13 @@ async function claim(db: Db, options: DeliveryOptions, limit: number): Promise<C
   return db.transaction(async (tx) => {
     const endpoints = await queryRows<{ id: string }>(
       tx,
+      // A disabled endpoint's deliveries wait until it is enabled again.
       sql`SELECT w.id FROM webhook_endpoints w
           JOIN (SELECT endpoint_id, min(next_attempt_at) AS due_at FROM webhook_deliveries
                 WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()
                 GROUP BY endpoint_id
                 HAVING bool_and(leased_until IS NULL OR leased_until < now())) due ON due.endpoint_id = w.id
+          WHERE w.disabled_at IS NULL
           ORDER BY due.due_at, w.id LIMIT ${limit}
           FOR NO KEY UPDATE OF w SKIP LOCKED`,
     );
@@ -105,9 +109,9 @@ async function claim(db: Db, options: DeliveryOptions, limit: number): Promise<C
             UPDATE webhook_deliveries d SET leased_until = now() + ${lease}::interval, attempts = d.attempts + 1
             FROM idle WHERE d.event_id = idle.event_id AND d.endpoint_id = idle.endpoint_id
               AND d.delivered_at IS NULL AND d.failed_at IS NULL AND (d.leased_until IS NULL OR d.leased_until < now())
-            RETURNING d.event_id, d.endpoint_id, d.attempts
+            RETURNING d.event_id, d.endpoint_id, d.attempts, d.retry_base
           )
-          SELECT c.event_id, c.endpoint_id, c.attempts, e.body, w.url,
+          SELECT c.event_id, c.endpoint_id, c.attempts, c.retry_base, e.body, w.url,
             (SELECT json_agg(s.secret ORDER BY s.id) FROM webhook_secrets s
               WHERE s.endpoint_id = w.id AND (s.expires_at IS NULL OR s.expires_at > now()))::text AS secrets
           FROM claimed c JOIN webhook_events e ON e.id = c.event_id JOIN webhook_endpoints w ON w.id = c.endpoint_id`,
@@ -119,10 +123,14 @@ export interface PostResult {
   /** The receiver's status (it alone decides the outcome), null when none arrived. */
   status: number | null;
   error: string | null;
+  /** The start of the answer's body as text (EXCERPT_BYTES at most), for the delivery log; null when none came. */
+  excerpt?: string | null;
 }
 
-/** At most this much of an answer is read (then the connection is closed); the body is dropped unread. */
+/** At most this much of an answer is read (then the connection is closed); only its start is kept. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
+/** How much of an answer the delivery log keeps. */
+export const EXCERPT_BYTES = 1024;
 
 // No keep-alive: every attempt has its own connection, which its deadline closes; and not the global agents, which a
 // process-wide proxy setting (NODE_USE_ENV_PROXY) would route around the address check below.
@@ -156,6 +164,8 @@ export function postWebhook(
   return new Promise((resolve) => {
     let status: number | null = null;
     let done = false;
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
     const request = (https_ ? https : http).request(target, {
       method: "POST",
       agent: https_ ? AGENTS.https : AGENTS.http,
@@ -172,7 +182,9 @@ export function postWebhook(
       done = true;
       clearTimeout(deadline);
       request.destroy(); // closes the connection: nothing more is read
-      resolve({ status, error });
+      // An excerpt only when an answer arrived.
+      if (status === null) resolve({ status, error });
+      else resolve({ status, error, excerpt: Buffer.concat(kept).subarray(0, EXCERPT_BYTES).toString("utf8") });
     };
     const deadline = setTimeout(
       () => finish(status === null ? `no answer within ${deadlineMs} ms` : `answer cut off at ${deadlineMs} ms`),
@@ -189,6 +201,10 @@ export function postWebhook(
       status = response.statusCode ?? null;
       let read = 0;
       response.on("data", (chunk: Buffer) => {
+        if (keptBytes < EXCERPT_BYTES) {
+          kept.push(chunk.subarray(0, EXCERPT_BYTES - keptBytes));
+          keptBytes += Math.min(chunk.length, EXCERPT_BYTES - keptBytes);
+        }
         read += chunk.length;
         if (read > MAX_RESPONSE_BYTES) finish(`answer cut off after ${MAX_RESPONSE_BYTES} bytes`);
       });
@@ -202,6 +218,8 @@ export function postWebhook(
 
 async function deliverOne(db: Db, c: Claimed, options: DeliveryOptions): Promise<boolean> {
   const secrets = c.secrets ? (JSON.parse(c.secrets) as string[]) : [];
+  const attemptedAt = new Date();
+  const started = performance.now();
   const result: PostResult =
     secrets.length === 0
       ? { status: null, error: "the endpoint has no live secret" }
@@ -211,22 +229,36 @@ async function deliverOne(db: Db, c: Claimed, options: DeliveryOptions): Promise
           c.body,
           { deadlineMs: options.timeoutMs },
         );
+  const durationMs = Math.round(performance.now() - started);
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
   const attempts = Number(c.attempts);
+  // Retries count from the last resend (a resend restarts them).
+  const retries = attempts - Number(c.retry_base);
+  const error = ok
+    ? null
+    : result.status === null
+      ? (result.error ?? "no answer")
+      : `HTTP ${result.status}${result.error ? ` (${result.error})` : ""}`;
+  // The attempt for the delivery log is written with the outcome, by the same statement: only when the fence holds.
+  const logAttempt = (updated: ReturnType<typeof sql>) =>
+    sql`WITH updated AS (${updated} RETURNING event_id, endpoint_id)
+        INSERT INTO webhook_delivery_attempts (event_id, endpoint_id, attempted_at, duration_ms, status, error, response_excerpt)
+        SELECT event_id, endpoint_id, ${attemptedAt.toISOString()}::timestamptz, ${durationMs}, ${result.status}::integer,
+               ${result.status === null ? error : (result.error ?? null)}, ${result.excerpt ?? null} FROM updated`;
   // `attempts = claimed` fences the update: a worker whose lease lapsed and was re-claimed writes nothing.
   if (ok) {
-    await db.execute(sql`UPDATE webhook_deliveries SET delivered_at = now(), leased_until = NULL, last_status = ${result.status}, last_error = NULL
-                         WHERE event_id = ${c.event_id} AND endpoint_id = ${c.endpoint_id} AND attempts = ${attempts}`);
+    await db.execute(
+      logAttempt(sql`UPDATE webhook_deliveries SET delivered_at = now(), leased_until = NULL, last_status = ${result.status}, last_error = NULL
+                     WHERE event_id = ${c.event_id} AND endpoint_id = ${c.endpoint_id} AND attempts = ${attempts}`),
+    );
   } else {
-    const error =
-      result.status === null
-        ? (result.error ?? "no answer")
-        : `HTTP ${result.status}${result.error ? ` (${result.error})` : ""}`;
-    const giveUp = attempts >= options.maxAttempts;
-    const delay = `${retryDelayMs(attempts, options)} milliseconds`;
-    await db.execute(sql`UPDATE webhook_deliveries SET leased_until = NULL, last_status = ${result.status}, last_error = ${error},
-                           next_attempt_at = now() + ${delay}::interval, failed_at = CASE WHEN ${giveUp} THEN now() END
-                         WHERE event_id = ${c.event_id} AND endpoint_id = ${c.endpoint_id} AND attempts = ${attempts}`);
+    const giveUp = retries >= options.maxAttempts;
+    const delay = `${retryDelayMs(retries, options)} milliseconds`;
+    await db.execute(
+      logAttempt(sql`UPDATE webhook_deliveries SET leased_until = NULL, last_status = ${result.status}, last_error = ${error},
+                       next_attempt_at = now() + ${delay}::interval, failed_at = CASE WHEN ${giveUp} THEN now() END
+                     WHERE event_id = ${c.event_id} AND endpoint_id = ${c.endpoint_id} AND attempts = ${attempts}`),
+    );
   }
   return ok;
 }

@@ -1,8 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { and, asc, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { recordAuditEvent } from "@/lib/audit/record-audit-event";
+import type { ChangeContext } from "@/lib/billing/change-context";
 import type { Db, Executor } from "@/lib/db/client";
 import { queryRows } from "@/lib/db/client";
 import { balanceAlertThresholds, billingGroups, webhookEndpoints, webhookSecrets } from "@/lib/db/schema";
+import { formatMicros } from "@/lib/money/micros";
 import { newWebhookSecret } from "./signing";
 import { checkWebhookUrl } from "./url-guard";
 
@@ -26,6 +29,9 @@ export interface WebhookEndpointInfo {
   billingGroupId: string | null;
   description: string | null;
   createdAt: Date;
+  /** Event types it receives; `*`: all. */
+  eventTypes: string[];
+  disabledAt: Date | null;
   /** Live secrets, oldest first, with their expiry (null: until rotated). Shown in full only when created. */
   secrets: { secret: string; createdAt: Date; expiresAt: Date | null }[];
 }
@@ -35,10 +41,26 @@ async function groupExists(db: Executor, id: string): Promise<boolean> {
   return Boolean(row);
 }
 
-/** Registers an endpoint (SSRF-checked) with a fresh secret; returns it with the secret, shown this once. */
+/** What the audit log keeps of an endpoint: never its secrets. */
+export function endpointSnapshot(e: Omit<WebhookEndpointInfo, "secrets">) {
+  return {
+    id: e.id,
+    url: e.url,
+    billingGroupId: e.billingGroupId,
+    description: e.description,
+    eventTypes: e.eventTypes,
+    disabled: e.disabledAt !== null,
+  };
+}
+
+/**
+ * Registers an endpoint (SSRF-checked) with a fresh secret; returns it with the secret, shown this once. With `by`,
+ * the audit event `webhook_endpoint.created` is written in the same transaction.
+ */
 export async function addWebhookEndpoint(
   db: Db,
-  options: { url: string; billingGroupId?: string | null; description?: string | null },
+  options: { url: string; billingGroupId?: string | null; description?: string | null; eventTypes?: string[] },
+  by?: ChangeContext,
 ): Promise<WebhookEndpointInfo> {
   const url = await checkWebhookUrl(options.url);
   if (options.billingGroupId && !(await groupExists(db, options.billingGroupId))) {
@@ -53,9 +75,21 @@ export async function addWebhookEndpoint(
         url: url.toString(),
         billingGroupId: options.billingGroupId ?? null,
         description: options.description ?? null,
+        eventTypes: options.eventTypes ?? ["*"],
       })
       .returning();
     const [row] = await tx.insert(webhookSecrets).values({ endpointId: endpoint.id, secret }).returning();
+    if (by) {
+      await recordAuditEvent(tx, {
+        actor: by.actor,
+        action: "webhook_endpoint.created",
+        billingGroupId: endpoint.billingGroupId,
+        targetType: "webhook_endpoint",
+        targetId: endpoint.id,
+        address: by.address,
+        after: endpointSnapshot(endpoint),
+      });
+    }
     return { ...endpoint, secrets: [{ secret, createdAt: row.createdAt, expiresAt: null }] };
   });
 }
@@ -111,13 +145,64 @@ export async function rotateWebhookSecret(
   return info;
 }
 
-/** Removes an endpoint; its pending deliveries go with it (the events stay). */
-export async function removeWebhookEndpoint(db: Db, endpointId: string): Promise<boolean> {
-  const deleted = await db
-    .delete(webhookEndpoints)
-    .where(eq(webhookEndpoints.id, endpointId))
-    .returning({ id: webhookEndpoints.id });
-  return deleted.length > 0;
+/** Removes an endpoint; its pending deliveries go with it (the events stay). Audited (`webhook_endpoint.deleted`). */
+export async function removeWebhookEndpoint(db: Db, endpointId: string, by?: ChangeContext): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [deleted] = await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)).returning();
+    if (deleted && by) {
+      await recordAuditEvent(tx, {
+        actor: by.actor,
+        action: "webhook_endpoint.deleted",
+        billingGroupId: deleted.billingGroupId,
+        targetType: "webhook_endpoint",
+        targetId: deleted.id,
+        address: by.address,
+        before: endpointSnapshot(deleted),
+      });
+    }
+    return Boolean(deleted);
+  });
+}
+
+export interface EndpointChanges {
+  url?: string;
+  eventTypes?: string[];
+  description?: string | null;
+  disabled?: boolean;
+}
+
+/** Changes an endpoint (a new URL SSRF-checked); audited (`webhook_endpoint.updated`, before and after). */
+export async function updateWebhookEndpoint(
+  db: Db,
+  endpointId: string,
+  changes: EndpointChanges,
+  by: ChangeContext,
+): Promise<Omit<WebhookEndpointInfo, "secrets"> | null> {
+  const url = changes.url === undefined ? undefined : (await checkWebhookUrl(changes.url)).toString();
+  return db.transaction(async (tx) => {
+    const [before] = await tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)).for("update");
+    if (!before) return null;
+    const set = {
+      ...(url !== undefined ? { url } : {}),
+      ...(changes.eventTypes !== undefined ? { eventTypes: changes.eventTypes } : {}),
+      ...(changes.description !== undefined ? { description: changes.description } : {}),
+      ...(changes.disabled !== undefined
+        ? { disabledAt: changes.disabled ? (before.disabledAt ?? new Date()) : null }
+        : {}),
+    };
+    const [after] = await tx.update(webhookEndpoints).set(set).where(eq(webhookEndpoints.id, endpointId)).returning();
+    await recordAuditEvent(tx, {
+      actor: by.actor,
+      action: "webhook_endpoint.updated",
+      billingGroupId: after.billingGroupId,
+      targetType: "webhook_endpoint",
+      targetId: after.id,
+      address: by.address,
+      before: endpointSnapshot(before),
+      after: endpointSnapshot(after),
+    });
+    return after;
+  });
 }
 
 export interface ThresholdInfo {
@@ -134,6 +219,7 @@ export async function setBalanceThresholds(
   db: Db,
   billingGroupId: string,
   thresholds: readonly bigint[],
+  by?: ChangeContext,
 ): Promise<ThresholdInfo[]> {
   const unique = [...new Set(thresholds)].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
   return db.transaction(async (tx) => {
@@ -143,11 +229,25 @@ export async function setBalanceThresholds(
     );
     if (!group) throw new AlertsInputError(`no billing group ${billingGroupId}`);
     const balance = BigInt(group.balance);
+    const before = by ? await listBalanceThresholds(tx, billingGroupId) : [];
     await tx.delete(balanceAlertThresholds).where(eq(balanceAlertThresholds.billingGroupId, billingGroupId));
     if (unique.length > 0) {
       await tx
         .insert(balanceAlertThresholds)
         .values(unique.map((t) => ({ billingGroupId, thresholdMicros: t, crossed: balance <= t })));
+    }
+    if (by) {
+      const amounts = (list: readonly bigint[]) => list.map((t) => formatMicros(t));
+      await recordAuditEvent(tx, {
+        actor: by.actor,
+        action: "alert_threshold.changed",
+        billingGroupId,
+        targetType: "account",
+        targetId: billingGroupId,
+        address: by.address,
+        before: { thresholds: amounts(before.map((t) => t.thresholdMicros)) },
+        after: { thresholds: amounts(unique) },
+      });
     }
     return unique.map((t) => ({ thresholdMicros: t, crossed: balance <= t }));
   });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ALERT_OPERATIONS } from "@/lib/alerts/operations";
 import { exportAuditEventsOperation, listAuditEventsOperation } from "@/lib/audit/operations";
 import { authorizeCallOperation } from "@/lib/authorizations/operations";
 import {
@@ -67,5 +68,6 @@ export const OPERATIONS: readonly Operation[] = [
   revokeApiKeyOperation,
   listAuditEventsOperation,
   exportAuditEventsOperation,
+  ...ALERT_OPERATIONS,
   getOpenApiOperation,
 ];

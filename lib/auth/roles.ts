@@ -47,6 +47,8 @@ export function scopesOfRole(role: string, context: RoleContext): Set<Scope> {
   if (!parsed.success) return new Set();
   const scopes = new Set<Scope>(ROLE_SCOPES[parsed.data]);
   if (context.platform || context.costRoles.includes(parsed.data)) scopes.add("calls:read_cost");
+  // Who changes alerts reads them (lib/auth/scopes.ts effectiveScopes does the same for keys).
+  if (scopes.has("alerts:write")) scopes.add("alerts:read");
   if (context.platform && PROVISIONING_ROLES.includes(parsed.data))
     for (const s of PLATFORM_STAFF_SCOPES) scopes.add(s);
   return scopes;

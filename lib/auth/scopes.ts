@@ -12,6 +12,7 @@ export const SCOPES = [
   "members:read",
   "members:write",
   "alerts:write",
+  "alerts:read",
   // Provisioning, platform keys and platform staff only (README "Provisioning"): billing groups, the money on them,
   // rate decks and suppliers.
   "accounts:write",
@@ -23,7 +24,7 @@ export const scopeSchema = z.enum(SCOPES);
 export type Scope = z.infer<typeof scopeSchema>;
 
 /**
- * calls:read_cost implies calls:read, keys:write implies keys:read, and calls:read implies invoices:read
+ * calls:read_cost implies calls:read, keys:write implies keys:read, alerts:write implies alerts:read, and calls:read implies invoices:read
  * (docs/contract.md §2): keys and portal sessions made before invoices existed read them; an `invoices:read` key reads
  * invoices only.
  */
@@ -34,6 +35,7 @@ export function effectiveScopes(granted: readonly string[]): Set<Scope> {
   }
   if (out.has("calls:read_cost")) out.add("calls:read");
   if (out.has("keys:write")) out.add("keys:read");
+  if (out.has("alerts:write")) out.add("alerts:read");
   if (out.has("calls:read")) out.add("invoices:read");
   return out;
 }

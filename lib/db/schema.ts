@@ -4,6 +4,7 @@ import {
   boolean,
   char,
   check,
+  foreignKey,
   index,
   integer,
   jsonb,
@@ -411,6 +412,12 @@ export const webhookEndpoints = pgTable("webhook_endpoints", {
   billingGroupId: text("billing_group_id").references(() => billingGroups.id, { onDelete: "cascade" }),
   description: text("description"),
   createdAt: ts("created_at").notNull().defaultNow(),
+  // The event types it receives (`*`: all); disabled: no new deliveries, pending ones wait (migration 0018).
+  eventTypes: text("event_types")
+    .array()
+    .notNull()
+    .default(sql`'{*}'`),
+  disabledAt: ts("disabled_at"),
 });
 
 // Signing secrets (`whsec_...`). Several live at once during a rotation: every unexpired one signs.
@@ -437,7 +444,8 @@ export const webhookEvents = pgTable(
     // Commit-independent creation order (several events of one update share a timestamp).
     seq: bigint("seq", { mode: "bigint" }).notNull().generatedAlwaysAsIdentity(),
     type: text("type").notNull(),
-    billingGroupId: text("billing_group_id").notNull(),
+    // Null for a test event of a platform endpoint.
+    billingGroupId: text("billing_group_id"),
     body: text("body").notNull(),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
@@ -462,12 +470,38 @@ export const webhookDeliveries = pgTable(
     failedAt: ts("failed_at"),
     lastStatus: integer("last_status"),
     lastError: text("last_error"),
+    // `attempts` at the last resend: the retries' count and backoff start again from it.
+    retryBase: integer("retry_base").notNull().default(0),
   },
   (t) => [
     primaryKey({ columns: [t.eventId, t.endpointId] }),
     index("webhook_deliveries_due_idx")
       .on(t.nextAttemptAt)
       .where(sql`delivered_at IS NULL AND failed_at IS NULL`),
+    index("webhook_deliveries_endpoint_idx").on(t.endpointId),
+  ],
+);
+
+// Every attempt of a delivery, for the delivery log (migration 0018).
+export const webhookDeliveryAttempts = pgTable(
+  "webhook_delivery_attempts",
+  {
+    id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
+    eventId: text("event_id").notNull(),
+    endpointId: text("endpoint_id").notNull(),
+    attemptedAt: ts("attempted_at").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    status: integer("status"),
+    error: text("error"),
+    responseExcerpt: text("response_excerpt"),
+  },
+  (t) => [
+    foreignKey({
+      name: "webhook_delivery_attempts_delivery_fk",
+      columns: [t.eventId, t.endpointId],
+      foreignColumns: [webhookDeliveries.eventId, webhookDeliveries.endpointId],
+    }).onDelete("cascade"),
+    index("webhook_delivery_attempts_delivery_idx").on(t.endpointId, t.eventId, t.id),
   ],
 );
 

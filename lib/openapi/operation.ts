@@ -17,6 +17,7 @@ export const OPERATION_TAGS = {
   Invoices: "Monthly invoices, credit and debit notes, their PDF and calls",
   Ingest: "Completed calls from switches",
   Keys: "API keys, managed by their holders",
+  Alerts: "Low-balance thresholds and webhook endpoints, their test events and delivery log",
   Audit: "The append-only log of changes",
   Meta: "This description",
 } as const;

@@ -46,7 +46,11 @@ export type KeyName =
   | "keysReadA"
   | "keysB"
   | "platformKeys"
-  | "invoicesA";
+  | "invoicesA"
+  | "alertsC"
+  | "alertsReadC"
+  | "alertsZones"
+  | "platformAlerts";
 
 export type PersonName =
   "ownerA" | "viewerA" | "billingA" | "staff" | "memberA" | "removedA" | "limitedA" | "staffAdmin" | "staffBilling";
@@ -322,6 +326,11 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
     keysB: await key(db, ["calls:read", "keys:write", "audit:read"], b.id, "keys B"),
     platformKeys: await key(db, ["calls:read_cost", "keys:write", "audit:read"], null, "platform keys"),
     invoicesA: await key(db, ["invoices:read"], a.id, "invoices A"),
+    // Alerts (tests/api/alerts.test.ts) on groups c and zones: groups a and b have audit listings asserted exactly.
+    alertsC: await key(db, ["alerts:write", "audit:read"], c.id, "alerts C"),
+    alertsReadC: await key(db, ["alerts:read"], c.id, "alerts read C"),
+    alertsZones: await key(db, ["alerts:write"], zones.id, "alerts zones"),
+    platformAlerts: await key(db, ["alerts:write"], null, "platform alerts"),
   };
   await revokeApiKey(db, created.revokedA.id);
 

@@ -1,0 +1,36 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { AlertsManager } from "@/components/alerts/alerts-manager";
+import { requirePortalSession } from "@/lib/portal/session";
+import { returnPathOf } from "@/lib/portal/sign-in";
+
+export const metadata: Metadata = { title: "Alerts" };
+
+const ACCOUNT = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Low-balance thresholds and webhook endpoints (GET/PUT /v1/alert-thresholds, /v1/webhook-endpoints from the
+ * browser): sessions with `alerts:write` only. A platform session works on the account it picked (`?account=`).
+ */
+export default async function AlertsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const params = await searchParams;
+  const { session } = await requirePortalSession(returnPathOf("/alerts", params));
+  if (!session.scopes.includes("alerts:write")) notFound();
+  const picked = typeof params.account === "string" && ACCOUNT.test(params.account) ? params.account : null;
+  return (
+    <div className="flex flex-col gap-4">
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight">Alerts</h1>
+        <p className="text-sm text-slate-600">
+          Be told when the balance runs low: thresholds, and webhook endpoints your systems receive signed events on.
+          Send a test event and follow every delivery attempt.
+        </p>
+      </div>
+      <AlertsManager account={session.billingGroupId ?? picked} platform={session.billingGroupId === null} />
+    </div>
+  );
+}

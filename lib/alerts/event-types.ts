@@ -1,0 +1,12 @@
+// The webhook event types an endpoint may subscribe to. Add-only: a concept that emits a new event (a failed
+// automatic recharge, say) adds its type here, and endpoints subscribed to `*` receive it without a change.
+
+export const WEBHOOK_EVENT_TYPES = ["balance.low", "balance.recovered", "group.disabled", "group.enabled"] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Subscribes to every type, present and future. */
+export const ALL_EVENT_TYPES = "*";
+
+/** The type of the event `POST /v1/webhook-endpoints/{id}/test` sends: to that endpoint only, whatever it subscribes. */
+export const TEST_EVENT_TYPE = "webhook.test";
