@@ -46,9 +46,12 @@ export type KeyName =
   | "keysReadA"
   | "keysB"
   | "platformKeys"
-  | "invoicesA";
+  | "invoicesA"
+  | "platformRates"
+  | "boundRates";
 
-export type PersonName = "ownerA" | "viewerA" | "billingA" | "staff" | "memberA" | "removedA" | "limitedA";
+export type PersonName =
+  "ownerA" | "viewerA" | "billingA" | "staff" | "memberA" | "removedA" | "limitedA" | "staffAdmin";
 export const PERSON_PASSWORD = "fixture password 1";
 
 export interface FixtureGroup {
@@ -321,6 +324,8 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
     keysB: await key(db, ["calls:read", "keys:write", "audit:read"], b.id, "keys B"),
     platformKeys: await key(db, ["calls:read_cost", "keys:write", "audit:read"], null, "platform keys"),
     invoicesA: await key(db, ["invoices:read"], a.id, "invoices A"),
+    platformRates: await key(db, ["rates:write"], null, "platform rates"),
+    boundRates: await key(db, ["rates:write"], c.id, "bound rates C"),
   };
   await revokeApiKey(db, created.revokedA.id);
 
@@ -335,6 +340,7 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
     ["memberA", "viewer", a.id],
     ["removedA", "viewer", a.id],
     ["limitedA", "viewer", a.id],
+    ["staffAdmin", "admin", "platform"],
   ] as const) {
     people[name] = (
       await addPerson(db, { email: `${name}@fixture.test`, name, password: PERSON_PASSWORD, role, organization })
