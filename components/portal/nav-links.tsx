@@ -12,6 +12,7 @@ const LINKS: readonly { href: string; label: string; scope?: string }[] = [
   // Shown only to sessions that may use them (the pages answer 404 to the others).
   { href: "/api-keys", label: "API keys", scope: "keys:read" },
   { href: "/audit", label: "Audit log", scope: "audit:read" },
+  { href: "/rate-decks", label: "Rate decks", scope: "rates:write" },
 ];
 
 const ACCOUNT = /^[A-Za-z0-9_-]{1,64}$/;
