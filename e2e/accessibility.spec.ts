@@ -78,6 +78,28 @@ for (const kind of ["cost", "platform"] as KeyKind[]) {
   }
 }
 
+// The operator console, as the demo's platform admin (the console is for the platform's owners and admins).
+for (const vp of VIEWPORTS) {
+  test(`axe: no serious or critical findings on the operator console, platform admin, ${vp.name}`, async ({
+    page,
+    signInAs,
+  }) => {
+    await page.setViewportSize({ width: vp.width, height: vp.height });
+    await signInAs("platform");
+    await page.goto("/console/accounts");
+    await expect(page.locator("[data-account-id]").first()).toBeVisible();
+    expect(await seriousFindings(page), `/console/accounts at ${vp.name}`).toEqual([]);
+    const id = await page.locator("[data-account-id]").first().getAttribute("data-account-id");
+    await page.goto(`/console/accounts/${id}`);
+    await expect(page.getByTestId("api-keys").locator("tbody tr").first()).toBeVisible();
+    expect(await seriousFindings(page), `/console/accounts/${id} at ${vp.name}`).toEqual([]);
+    await page.goto("/console/accounts/new");
+    await expect(page.getByRole("button", { name: "Create account" })).toBeVisible();
+    expect(await seriousFindings(page), `/console/accounts/new at ${vp.name}`).toEqual([]);
+    if (vp.name === "phone") await screenshot(page, "console-new-account-phone");
+  });
+}
+
 // The console's rate deck pages: platform staff only (a person with rates:write), each filled before axe looks.
 for (const vp of VIEWPORTS) {
   test(`axe: no serious or critical findings on the rate deck pages, platform staff, ${vp.name}`, async ({

@@ -42,9 +42,22 @@ function problemText(error: unknown): string {
  * session's own scopes at most (docs/contract.md §13) and shows its secret once, and revocation after a confirmation.
  * Everything goes through /v1 with the session cookie, as an API client would.
  */
-export function ApiKeysManager({ scopes, canWrite }: { scopes: string[]; canWrite: boolean }) {
+export function ApiKeysManager({
+  scopes,
+  canWrite,
+  account,
+}: {
+  scopes: string[];
+  canWrite: boolean;
+  /** Platform staff on an account's console page: that account's keys, and new keys made for it. */
+  account?: string;
+}) {
   const queryClient = useQueryClient();
-  const list = useQuery({ queryKey: LIST, queryFn: ({ signal }) => apiGet<ApiKeyList>("/v1/api-keys", signal) });
+  const list = useQuery({
+    queryKey: [...LIST, account ?? null],
+    queryFn: ({ signal }) =>
+      apiGet<ApiKeyList>(account ? `/v1/api-keys?account=${encodeURIComponent(account)}` : "/v1/api-keys", signal),
+  });
   const [created, setCreated] = useState<CreatedApiKeyBody | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const revoke = useMutation({
@@ -64,7 +77,8 @@ export function ApiKeysManager({ scopes, canWrite }: { scopes: string[]; canWrit
           <CreatedSecret created={created} onDone={() => setCreated(null)} />
         ) : (
           <CreateKeyForm
-            scopes={scopes}
+            scopes={account ? scopes.filter((s) => s in SCOPE_HELP) : scopes}
+            account={account}
             onCreated={(key) => {
               setCreated(key);
               void queryClient.invalidateQueries({ queryKey: LIST });
@@ -184,7 +198,15 @@ export function ApiKeysManager({ scopes, canWrite }: { scopes: string[]; canWrit
   );
 }
 
-function CreateKeyForm({ scopes, onCreated }: { scopes: string[]; onCreated: (key: CreatedApiKeyBody) => void }) {
+function CreateKeyForm({
+  scopes,
+  account,
+  onCreated,
+}: {
+  scopes: string[];
+  account?: string;
+  onCreated: (key: CreatedApiKeyBody) => void;
+}) {
   const id = useId();
   const [name, setName] = useState("");
   const [chosen, setChosen] = useState<string[]>(scopes.includes("calls:read") ? ["calls:read"] : []);
@@ -194,6 +216,7 @@ function CreateKeyForm({ scopes, onCreated }: { scopes: string[]; onCreated: (ke
       apiSend<CreatedApiKeyBody>("POST", "/v1/api-keys", {
         name,
         scopes: chosen,
+        ...(account ? { billingGroupId: account } : {}),
         ...(expires ? { expiresAt: endOfDay(expires) } : {}),
       }),
     onSuccess: (key) => {

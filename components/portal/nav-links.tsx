@@ -12,6 +12,8 @@ const LINKS: readonly { href: string; label: string; scope?: string }[] = [
   // Shown only to sessions that may use them (the pages answer 404 to the others).
   { href: "/api-keys", label: "API keys", scope: "keys:read" },
   { href: "/audit", label: "Audit log", scope: "audit:read" },
+  // The operator console: the platform's owners and admins (platform sessions alone hold accounts:write).
+  { href: "/console/accounts", label: "Accounts", scope: "accounts:write" },
   { href: "/rate-decks", label: "Rate decks", scope: "rates:write" },
 ];
 

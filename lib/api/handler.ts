@@ -126,13 +126,13 @@ export function apiRoute<Q extends z.ZodObject | undefined, P extends z.ZodObjec
         if (!parsed.success) throw new ApiError("not_found", `No such resource: ${url.pathname.slice(0, 200)}.`);
         params = parsed.data as Params;
       }
-      const run = async (): Promise<Response> => {
+      const run = async (executor: Db): Promise<Response> => {
         const result = await handler({
           request,
           requestId,
           principal,
-          db,
-          readDb: () => readDbFor(db, principal.billingGroupId),
+          db: executor,
+          readDb: () => readDbFor(executor, principal.billingGroupId),
           query,
           params,
         });
@@ -140,13 +140,14 @@ export function apiRoute<Q extends z.ZodObject | undefined, P extends z.ZodObjec
       };
       const idempotencyKey = operation.idempotent ? idempotencyKeyOf(request) : undefined;
       if (idempotencyKey === undefined) {
-        response = await run();
+        response = await run(db);
       } else {
         // The body is read from a copy: the handler reads the request's own.
         const fingerprint = requestFingerprint(request.method, url, await readBodyText(request.clone()));
-        // Errors the handler throws are rendered inside, so a 4xx answer is stored and replayed like any other.
-        response = await runIdempotent(db, { keyId: principal.keyId, key: idempotencyKey, fingerprint }, () =>
-          run().catch((error: unknown) => problemResponse(toApiError(error, requestId), requestId)),
+        // Errors the handler throws are rendered inside, so a 4xx answer is stored and replayed like any other. The
+        // handler's database is the transaction that also stores its answer (lib/idempotency).
+        response = await runIdempotent(db, { keyId: principal.keyId, key: idempotencyKey, fingerprint }, (tx) =>
+          run(tx).catch((error: unknown) => problemResponse(toApiError(error, requestId), requestId)),
         );
       }
       if (limitHeaders) for (const [k, v] of Object.entries(limitHeaders)) response.headers.set(k, v);

@@ -42,7 +42,8 @@ export interface AcquireOptions {
  * dies (kill -9 included; a zombie holds no sockets). Binding it is atomic, so of two starting
  * processes exactly one wins. On Linux it lives in the abstract namespace, named after the
  * directory's device, inode and birth time (no file that could go stale; a moved directory keeps its lock);
- * elsewhere it is the file DATA_DIR/pglite.sock, removed (one process at a time) when nobody answers on it.
+ * elsewhere it is the file DATA_DIR/pglite.sock, bound and removed under one guard (one process at a time), removed
+ * only when nobody answers on it.
  *
  * pglite.lock (mode 0600) only tells who holds the directory: pid, role, and for the server its
  * port and admin token, which the CLI uses to send commands through the server.
@@ -164,29 +165,41 @@ function ping(address: string, timeoutMs: number): Promise<LockHolder | "refused
 }
 
 /**
- * Removes a socket file nobody answers on. One process at a time (a guard directory), checking again
- * under the guard: while the stale file is there nobody can bind the path, so what is removed is
- * always the file found dead, never a socket another process has just bound in its place. A file
- * already gone ("absent") is left alone: the path is free then, and another process may bind it
- * between that answer and a removal, which would delete its live socket.
+ * Runs `take` holding the takeover guard of a socket file (a directory made with mkdir, which one process at a time
+ * wins): every bind and every removal of the file happen under it. So a file found refusing under the guard is dead,
+ * never a socket another process has bound but not yet listens on (bind and listen are two system calls), and what is
+ * removed is always the file found dead. "contended": another process holds the guard; try again.
  */
-async function removeStaleSocketFile(address: string): Promise<void> {
+async function underTakeoverGuard<T>(address: string, take: () => Promise<T>): Promise<T | "contended"> {
   const guard = `${address}.takeover`;
   try {
     fs.mkdirSync(guard, { mode: 0o700 });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    // Another process is taking over; its guard is stale only if it died doing so.
+    // A holder keeps the guard for a ping and a bind at most; an older guard is left by a process that died holding it.
     const age = Date.now() - (fs.statSync(guard, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
     if (age > 5_000) fs.rmSync(guard, { recursive: true, force: true });
     await new Promise((r) => setTimeout(r, 20));
-    return;
+    return "contended";
   }
   try {
-    if ((await ping(address, 1_000)) === "refused") fs.rmSync(address, { force: true });
+    return await take();
   } finally {
     fs.rmSync(guard, { recursive: true, force: true });
   }
+}
+
+type Attempt = net.Server | LockHolder | "refused" | "absent" | "silent";
+
+/** One try at the lock: bind it, or ask who holds it; a dead socket file (only under the guard) is replaced. */
+async function attemptLock(address: string, reply: string, isFile: boolean): Promise<Attempt> {
+  const server = await listen(address, reply);
+  if (server !== "in-use") return server;
+  const holder = await ping(address, 1_000);
+  if (holder !== "refused" || !isFile) return holder;
+  fs.rmSync(address, { force: true }); // left by a dead process: only an answering holder is alive
+  const retried = await listen(address, reply);
+  return retried === "in-use" ? "silent" : retried;
 }
 
 function writeLockFile(dir: string, lock: DataDirLock): void {
@@ -215,20 +228,20 @@ export async function acquireLock(
   };
   const reply = JSON.stringify({ pid: lock.pid, role: lock.role } satisfies LockHolder);
   const deadline = Date.now() + (options.waitMs ?? 10_000);
+  const isFile = !address.startsWith("\0");
   for (;;) {
-    const server = await listen(address, reply);
-    if (server !== "in-use") {
-      held.set(key, { lock, server, address });
+    const attempt = isFile
+      ? await underTakeoverGuard(address, () => attemptLock(address, reply, true))
+      : await attemptLock(address, reply, false);
+    if (attempt === "contended") continue;
+    if (attempt instanceof net.Server) {
+      held.set(key, { lock, server: attempt, address });
       writeLockFile(dir, lock);
       process.once("exit", () => releaseLockFile(dir, lock.pid));
       return lock;
     }
-    const holder = await ping(address, 1_000);
-    if (holder === "absent") continue; // removed by a process taking over: try to bind it first
-    if (holder === "refused" && !address.startsWith("\0")) {
-      await removeStaleSocketFile(address); // left by a dead process: only an answering holder is alive
-      continue;
-    }
+    const holder = attempt;
+    if (holder === "absent") continue; // released a moment ago: try to bind it
     if (typeof holder === "object") throw new DataDirBusyError(holder, dir);
     // Bound but silent or refusing: its process is being torn down (or too busy to answer). Wait for the kernel.
     if (Date.now() >= deadline) {

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { expect, it } from "vitest";
+import { queryRows } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import {
@@ -55,7 +56,7 @@ it("reads the header, refusing an empty, long or non-ASCII key with 400 naming i
   }
 });
 
-describeOnEngines("idempotent requests", (handle) => {
+describeOnEngines("idempotent requests", (handle, engine) => {
   it("runs once per key and replays status, body and kept headers with Idempotent-Replayed", async () => {
     const { run, runs } = counter();
     const request = { keyId: "key_a", key: "k1", fingerprint: "f1" };
@@ -92,28 +93,61 @@ describeOnEngines("idempotent requests", (handle) => {
   it("answers 409 idempotency_key_in_use while the first request runs, and concurrent requests run once", async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
     let runs = 0;
     const slow = async () => {
       runs++;
+      started();
       await gate;
       return new Response("{}", { status: 201, headers: { "content-type": "application/json" } });
     };
     const request = { keyId: "key_e", key: "k", fingerprint: "f" };
     const first = runIdempotent(handle().db, request, slow);
-    // Wait until the first holds the key (its row exists), then race a second.
-    for (;;) {
-      const rows = await handle().db.execute(sql`SELECT 1 FROM idempotency_keys WHERE key_id = 'key_e'`);
-      if ((rows as unknown as { rows: unknown[] }).rows.length > 0) break;
-      await new Promise((r) => setTimeout(r, 5));
+    // The first holds the key (its claim committed before it runs), then a second races it.
+    await running;
+    const second = runIdempotent(handle().db, request, slow);
+    if (engine === "postgres") {
+      await expect(second).rejects.toMatchObject({
+        code: "idempotency_key_in_use",
+        headers: { "Retry-After": "1" },
+      });
+      release();
+    } else {
+      // PGlite runs one transaction at a time: the second waits for the first's answer and replays it.
+      release();
+      expect((await second).headers.get("Idempotent-Replayed")).toBe("true");
     }
-    await expect(runIdempotent(handle().db, request, slow)).rejects.toMatchObject({
-      code: "idempotency_key_in_use",
-      headers: { "Retry-After": "1" },
-    });
-    release();
     expect((await first).status).toBe(201);
     expect((await runIdempotent(handle().db, request, slow)).headers.get("Idempotent-Replayed")).toBe("true");
     expect(runs).toBe(1);
+  });
+
+  it("commits the change and its stored answer together: a crash before the answer is kept moves money once", async () => {
+    const db = handle().db;
+    await db.execute(sql`CREATE TABLE wallet (id int PRIMARY KEY, balance bigint NOT NULL)`);
+    await db.execute(sql`INSERT INTO wallet VALUES (1, 0)`);
+    // The fault: storing the answer fails, as if the process died between the change and the answer's write.
+    await db.execute(sql`CREATE FUNCTION crash_on_store() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.status IS NOT NULL THEN RAISE EXCEPTION 'crashed before the answer was kept'; END IF; RETURN NEW; END $$`);
+    await db.execute(sql`CREATE TRIGGER crash_on_store BEFORE UPDATE ON idempotency_keys
+      FOR EACH ROW EXECUTE FUNCTION crash_on_store()`);
+    const topUp = async (tx: typeof db) => {
+      await tx.transaction(async (inner) => {
+        await inner.execute(sql`UPDATE wallet SET balance = balance + 5 WHERE id = 1`);
+      });
+      return new Response('{"ok":true}', { status: 201, headers: { "content-type": "application/json" } });
+    };
+    const request = { keyId: "key_crash", key: "top-up-1", fingerprint: "f" };
+    await expect(runIdempotent(db, request, topUp)).rejects.toThrow();
+    // The process is back; a dead process's lock would lapse: make it so, then the client retries.
+    await db.execute(sql`DROP TRIGGER crash_on_store ON idempotency_keys`);
+    await db.execute(sql`UPDATE idempotency_keys SET locked_until = now() - interval '1 second'
+                         WHERE key_id = 'key_crash'`);
+    expect((await runIdempotent(db, request, topUp)).status).toBe(201);
+    expect((await runIdempotent(db, request, topUp)).headers.get("Idempotent-Replayed")).toBe("true");
+    const [wallet] = await queryRows<{ balance: number }>(db, sql`SELECT balance::int AS balance FROM wallet`);
+    expect(wallet.balance).toBe(5);
   });
 
   it("does not keep an answer of 500 or a thrown error: the retry runs again", async () => {

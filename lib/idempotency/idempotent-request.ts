@@ -106,15 +106,26 @@ function replay(row: StoredRow & { status: number }): Response {
   return new Response(row.response_body ?? "", { status: row.status, headers });
 }
 
+/** Rolls the change back when the answer is not kept (5xx): carries that answer out of the transaction. */
+class NotKept extends Error {
+  constructor(readonly response: Response) {
+    super("answer not kept");
+  }
+}
+
 /**
  * Runs `run` once per (keyId, key): the first request's answer is stored and replayed to every retry with the same
- * fingerprint for 24 hours. `run` answers a Response (errors already rendered). An answer of 500 or more is not kept
- * (nothing was done, or it cannot be told): the key is released and a retry runs again, as 429s and 5xx may be retried.
+ * fingerprint for 24 hours. `run` answers a Response (errors already rendered). The claim of the key commits first (a
+ * concurrent retry sees it in use); `run` then gets a transaction, and its answer is stored in that same transaction,
+ * so the change and its stored answer commit together: a process that dies in between leaves neither, and the retry
+ * (once the lock lapses) runs again without doing the change twice. The domain's own transactions inside `run` become
+ * savepoints of it. An answer of 500 or more is not kept (nothing was done, or it cannot be told): its transaction
+ * rolls back, the key is released and a retry runs again, as 429s and 5xx may be retried.
  */
 export async function runIdempotent(
   db: Db,
   request: { keyId: string; key: string; fingerprint: string },
-  run: () => Promise<Response>,
+  run: (tx: Db) => Promise<Response>,
 ): Promise<Response> {
   const held = await claim(db, request.keyId, request.key, request.fingerprint);
   if (held !== "claimed") {
@@ -136,29 +147,29 @@ export async function runIdempotent(
     }
     return replay({ ...held, status: held.status });
   }
-  let response: Response;
   try {
-    response = await run();
+    return await db.transaction(async (tx) => {
+      const response = await run(tx);
+      if (response.status >= 500) throw new NotKept(response);
+      const body = await response.text();
+      const headers: Record<string, string> = {};
+      for (const name of KEPT_HEADERS) {
+        const value = response.headers.get(name);
+        if (value !== null) headers[name] = value;
+      }
+      await tx.execute(
+        sql`UPDATE idempotency_keys SET status = ${response.status}, response_headers = ${JSON.stringify(headers)},
+              response_body = ${body}
+            WHERE key_id = ${request.keyId} AND idempotency_key = ${request.key}
+              AND request_hash = ${request.fingerprint}`,
+      );
+      return new Response(body, { status: response.status, headers: response.headers });
+    });
   } catch (error) {
     await release(db, request);
+    if (error instanceof NotKept) return error.response;
     throw error;
   }
-  if (response.status >= 500) {
-    await release(db, request);
-    return response;
-  }
-  const body = await response.text();
-  const headers: Record<string, string> = {};
-  for (const name of KEPT_HEADERS) {
-    const value = response.headers.get(name);
-    if (value !== null) headers[name] = value;
-  }
-  await db.execute(
-    sql`UPDATE idempotency_keys SET status = ${response.status}, response_headers = ${JSON.stringify(headers)},
-          response_body = ${body}
-        WHERE key_id = ${request.keyId} AND idempotency_key = ${request.key} AND request_hash = ${request.fingerprint}`,
-  );
-  return new Response(body, { status: response.status, headers: response.headers });
 }
 
 async function release(db: Db, request: { keyId: string; key: string; fingerprint: string }): Promise<void> {

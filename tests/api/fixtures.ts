@@ -51,7 +51,7 @@ export type KeyName =
   | "boundRates";
 
 export type PersonName =
-  "ownerA" | "viewerA" | "billingA" | "staff" | "memberA" | "removedA" | "limitedA" | "staffAdmin";
+  "ownerA" | "viewerA" | "billingA" | "staff" | "memberA" | "removedA" | "limitedA" | "staffAdmin" | "staffBilling";
 export const PERSON_PASSWORD = "fixture password 1";
 
 export interface FixtureGroup {
@@ -87,7 +87,7 @@ export interface SeededData {
   /**
    * People (password PERSON_PASSWORD): owner, viewer and billing of group `a` (whose cost role is owner), a platform
    * viewer, `memberA`/`removedA` of group `a` for the role change and removal tests and `limitedA` for the
-   * per-account limit (people.test.ts).
+   * per-account limit (people.test.ts), a platform admin and a platform billing person (staff-provisioning.test.ts).
    */
   people: Record<PersonName, string>;
   supplierId: string;
@@ -341,6 +341,7 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
     ["removedA", "viewer", a.id],
     ["limitedA", "viewer", a.id],
     ["staffAdmin", "admin", "platform"],
+    ["staffBilling", "billing", "platform"],
   ] as const) {
     people[name] = (
       await addPerson(db, { email: `${name}@fixture.test`, name, password: PERSON_PASSWORD, role, organization })

@@ -1,0 +1,53 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { BalanceForm, CreditLimitForm, DisableToggle } from "@/components/console/account-actions";
+import { AccountSummary } from "@/components/console/account-summary";
+import { ApiKeysManager } from "@/components/keys/api-keys-manager";
+import { consoleAccount, requireConsoleSession } from "@/lib/portal/console";
+
+export const metadata: Metadata = { title: "Account" };
+
+/** One account in the operator console: its details, money, credit limit, status and API keys. */
+export default async function ConsoleAccountPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const session = await requireConsoleSession(`/console/accounts/${encodeURIComponent(id)}`);
+  const account = await consoleAccount(id);
+  const carried = `?account=${encodeURIComponent(account.id)}`;
+  return (
+    <div className="flex flex-col gap-4">
+      <div>
+        <Link href="/console/accounts" className="text-sm text-brand-700 underline">
+          All accounts
+        </Link>
+        <h1 className="text-2xl font-semibold tracking-tight">{account.name}</h1>
+        <nav aria-label="This account elsewhere" className="mt-1 flex flex-wrap gap-3 text-sm">
+          <Link href={`/${carried}`} className="text-brand-700 underline">
+            Dashboard
+          </Link>
+          <Link href={`/calls${carried}`} className="text-brand-700 underline">
+            Calls
+          </Link>
+          <Link href={`/invoices${carried}`} className="text-brand-700 underline">
+            Invoices
+          </Link>
+          <Link href={`/rates${carried}`} className="text-brand-700 underline">
+            Rates
+          </Link>
+        </nav>
+      </div>
+      <AccountSummary account={account} />
+      <div className="grid gap-4 lg:grid-cols-2">
+        <BalanceForm account={account} kind="topup" />
+        <BalanceForm account={account} kind="adjustment" />
+        <CreditLimitForm key={account.creditLimit} account={account} />
+        <DisableToggle account={account} />
+      </div>
+      <section aria-labelledby="account-keys" className="flex flex-col gap-2">
+        <h2 id="account-keys" className="text-lg font-semibold">
+          API keys of this account
+        </h2>
+        <ApiKeysManager scopes={session.scopes} canWrite={session.scopes.includes("keys:write")} account={account.id} />
+      </section>
+    </div>
+  );
+}

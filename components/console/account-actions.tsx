@@ -1,0 +1,283 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useId, useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/button";
+import { Card, CardTitle } from "@/components/ui/card";
+import { Field, FieldError, fieldErrorId, inputClass } from "@/components/ui/field";
+import type { AccountDetail, BalanceMovement } from "@/lib/billing/provisioning-schemas";
+import { newIdempotencyKey, ProvisioningProblem, sendProvisioning } from "./provisioning-request";
+
+function problemOf(error: unknown): ProvisioningProblem {
+  return error instanceof ProvisioningProblem
+    ? error
+    : new ProvisioningProblem(0, "The request failed. Try again.", {});
+}
+
+/** One form's state: its Idempotency-Key (kept until a change lands), pending, the last problem and success note. */
+function useChange() {
+  const router = useRouter();
+  const [key, setKey] = useState(newIdempotencyKey);
+  const [pending, setPending] = useState(false);
+  const [problem, setProblem] = useState<ProvisioningProblem | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const run = async (change: (idempotencyKey: string) => Promise<string>) => {
+    if (pending) return;
+    setPending(true);
+    setProblem(null);
+    setDone(null);
+    try {
+      setDone(await change(key));
+      setKey(newIdempotencyKey());
+      router.refresh();
+    } catch (error) {
+      setProblem(problemOf(error));
+    } finally {
+      setPending(false);
+    }
+  };
+  return { run, pending, problem, done };
+}
+
+function Feedback({ problem, done, id }: { problem: ProvisioningProblem | null; done: string | null; id: string }) {
+  return (
+    <div aria-live="polite" id={id}>
+      {problem ? (
+        <p role="alert" className="text-sm text-red-700">
+          {problem.message}
+        </p>
+      ) : done ? (
+        <p className="text-sm text-emerald-700" data-testid="change-done">
+          {done}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** Top-up (positive) or adjustment (signed, with its reason): decimal text, exact to 6 decimals on the server. */
+export function BalanceForm({ account, kind }: { account: AccountDetail; kind: "topup" | "adjustment" }) {
+  const id = useId();
+  const change = useChange();
+  const [amount, setAmount] = useState("");
+  const [reason, setReason] = useState("");
+  const title = kind === "topup" ? "Top up" : "Adjust balance";
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void change.run(async (idempotencyKey) => {
+      const path = `/v1/accounts/${encodeURIComponent(account.id)}/${kind === "topup" ? "top-ups" : "adjustments"}`;
+      const body =
+        kind === "topup" ? { amount, ...(reason ? { description: reason } : {}) } : { amount, description: reason };
+      const moved = await sendProvisioning<BalanceMovement>("POST", path, body, idempotencyKey);
+      setAmount("");
+      setReason("");
+      return `${kind === "topup" ? "Topped up" : "Adjusted by"} ${moved.amount} ${account.currency}: the balance is ${moved.account.balance} ${account.currency}.`;
+    });
+  };
+  const amountError = change.problem?.fields.amount;
+  const reasonError = change.problem?.fields.description;
+  return (
+    <Card aria-labelledby={`${id}-title`}>
+      <CardTitle id={`${id}-title`}>{title}</CardTitle>
+      <form onSubmit={submit} className="mt-3 flex flex-col gap-3" data-testid={`${kind}-form`}>
+        <Field
+          id={`${id}-amount`}
+          label={`Amount (${account.currency}${kind === "adjustment" ? ", negative to lower" : ""})`}
+        >
+          <input
+            id={`${id}-amount`}
+            name="amount"
+            inputMode="decimal"
+            required
+            value={amount}
+            onChange={(e) => setAmount(e.target.value)}
+            placeholder={kind === "topup" ? "25.00" : "-1.50"}
+            aria-invalid={amountError ? true : undefined}
+            aria-describedby={amountError ? fieldErrorId(`${id}-amount`) : undefined}
+            className={inputClass({ invalid: Boolean(amountError) })}
+          />
+          {amountError ? <FieldError id={fieldErrorId(`${id}-amount`)}>{amountError}</FieldError> : null}
+        </Field>
+        <Field id={`${id}-reason`} label={kind === "topup" ? "Reference (optional)" : "Reason"}>
+          <input
+            id={`${id}-reason`}
+            name="description"
+            required={kind === "adjustment"}
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+            placeholder={kind === "topup" ? "Wire 42" : "Refund of a duplicate call"}
+            aria-invalid={reasonError ? true : undefined}
+            aria-describedby={reasonError ? fieldErrorId(`${id}-reason`) : undefined}
+            className={inputClass({ invalid: Boolean(reasonError) })}
+          />
+          {reasonError ? <FieldError id={fieldErrorId(`${id}-reason`)}>{reasonError}</FieldError> : null}
+        </Field>
+        <div className="flex items-center gap-3">
+          <Button type="submit" variant="primary" disabled={change.pending}>
+            {change.pending ? "Saving…" : title}
+          </Button>
+          <Feedback problem={change.problem} done={change.done} id={`${id}-feedback`} />
+        </div>
+      </form>
+    </Card>
+  );
+}
+
+/** The credit limit: how far below zero the balance may go before calls are refused. */
+export function CreditLimitForm({ account }: { account: AccountDetail }) {
+  const id = useId();
+  const change = useChange();
+  const [limit, setLimit] = useState(String(account.creditLimit));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void change.run(async (idempotencyKey) => {
+      const after = await sendProvisioning<AccountDetail>(
+        "PATCH",
+        `/v1/accounts/${encodeURIComponent(account.id)}`,
+        { creditLimit: limit },
+        idempotencyKey,
+      );
+      return `The credit limit is ${after.creditLimit} ${account.currency}.`;
+    });
+  };
+  const limitError = change.problem?.fields.creditLimit;
+  return (
+    <Card aria-labelledby={`${id}-title`}>
+      <CardTitle id={`${id}-title`}>Credit limit</CardTitle>
+      <form onSubmit={submit} className="mt-3 flex flex-col gap-3" data-testid="credit-limit-form">
+        <Field id={`${id}-limit`} label={`Credit limit (${account.currency})`}>
+          <input
+            id={`${id}-limit`}
+            name="creditLimit"
+            inputMode="decimal"
+            required
+            value={limit}
+            onChange={(e) => setLimit(e.target.value)}
+            aria-invalid={limitError ? true : undefined}
+            aria-describedby={limitError ? fieldErrorId(`${id}-limit`) : undefined}
+            className={inputClass({ invalid: Boolean(limitError) })}
+          />
+          {limitError ? <FieldError id={fieldErrorId(`${id}-limit`)}>{limitError}</FieldError> : null}
+        </Field>
+        <div className="flex items-center gap-3">
+          <Button type="submit" variant="primary" disabled={change.pending}>
+            {change.pending ? "Saving…" : "Save credit limit"}
+          </Button>
+          <Feedback problem={change.problem} done={change.done} id={`${id}-feedback`} />
+        </div>
+      </form>
+    </Card>
+  );
+}
+
+/** Disable (calls refused whatever the balance) or enable the account, after a confirmation. */
+export function DisableToggle({ account }: { account: AccountDetail }) {
+  const id = useId();
+  const change = useChange();
+  const [confirming, setConfirming] = useState(false);
+  const disable = !account.disabledByOperator;
+  const confirm = () =>
+    void change.run(async (idempotencyKey) => {
+      const after = await sendProvisioning<AccountDetail>(
+        "PATCH",
+        `/v1/accounts/${encodeURIComponent(account.id)}`,
+        { disabled: disable },
+        idempotencyKey,
+      );
+      setConfirming(false);
+      return after.disabledByOperator ? "The account is disabled." : "The account is enabled.";
+    });
+  return (
+    <Card aria-labelledby={`${id}-title`}>
+      <CardTitle id={`${id}-title`}>{disable ? "Disable the account" : "Enable the account"}</CardTitle>
+      <p className="mt-1 text-sm text-slate-600">
+        {disable
+          ? "A disabled account's calls are refused, whatever its balance."
+          : "An operator disabled this account. Enabled, its calls are allowed again while its balance is above the credit limit."}
+      </p>
+      <div className="mt-3 flex flex-wrap items-center gap-3">
+        {confirming ? (
+          <div role="group" aria-label="Confirm" className="flex flex-wrap items-center gap-2">
+            <span className="text-sm font-medium">
+              {disable ? `Disable ${account.name}?` : `Enable ${account.name}?`}
+            </span>
+            <Button variant="primary" onClick={confirm} disabled={change.pending}>
+              {disable ? "Yes, disable" : "Yes, enable"}
+            </Button>
+            <Button onClick={() => setConfirming(false)}>Cancel</Button>
+          </div>
+        ) : (
+          <Button onClick={() => setConfirming(true)}>{disable ? "Disable…" : "Enable…"}</Button>
+        )}
+        <Feedback problem={change.problem} done={change.done} id={`${id}-feedback`} />
+      </div>
+    </Card>
+  );
+}
+
+/** A new billing group: name, currency, and optionally a credit limit, an accountcode and an opening balance. */
+export function NewAccountForm() {
+  const id = useId();
+  const router = useRouter();
+  const change = useChange();
+  const [values, setValues] = useState({
+    name: "",
+    currency: "EUR",
+    creditLimit: "",
+    accountcode: "",
+    openingBalance: "",
+  });
+  const set = (field: keyof typeof values) => (e: { target: { value: string } }) =>
+    setValues((v) => ({ ...v, [field]: e.target.value }));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void change.run(async (idempotencyKey) => {
+      const body = Object.fromEntries(Object.entries(values).filter(([, v]) => v.trim() !== ""));
+      const created = await sendProvisioning<AccountDetail>("POST", "/v1/accounts", body, idempotencyKey);
+      router.push(`/console/accounts/${encodeURIComponent(created.id)}`);
+      return `Created ${created.name}.`;
+    });
+  };
+  const field = (
+    name: keyof typeof values,
+    label: string,
+    extra: { required?: boolean; inputMode?: "decimal" } = {},
+  ) => {
+    const error = change.problem?.fields[name];
+    const inputId = `${id}-${name}`;
+    return (
+      <Field id={inputId} label={label}>
+        <input
+          id={inputId}
+          name={name}
+          value={values[name]}
+          onChange={set(name)}
+          required={extra.required}
+          inputMode={extra.inputMode}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? fieldErrorId(inputId) : undefined}
+          className={inputClass({ invalid: Boolean(error) })}
+        />
+        {error ? <FieldError id={fieldErrorId(inputId)}>{error}</FieldError> : null}
+      </Field>
+    );
+  };
+  return (
+    <Card aria-labelledby={`${id}-title`} className="max-w-xl">
+      <CardTitle id={`${id}-title`}>New account</CardTitle>
+      <form onSubmit={submit} className="mt-3 flex flex-col gap-3" data-testid="new-account-form">
+        {field("name", "Name", { required: true })}
+        {field("currency", "Currency (ISO 4217, fixed for the account's life)", { required: true })}
+        {field("creditLimit", "Credit limit (optional)", { inputMode: "decimal" })}
+        {field("accountcode", "Switch accountcode (optional)")}
+        {field("openingBalance", "Opening balance (optional)", { inputMode: "decimal" })}
+        <div className="flex items-center gap-3">
+          <Button type="submit" variant="primary" disabled={change.pending}>
+            {change.pending ? "Creating…" : "Create account"}
+          </Button>
+          <Feedback problem={change.problem} done={change.done} id={`${id}-feedback`} />
+        </div>
+      </form>
+    </Card>
+  );
+}
