@@ -66,6 +66,8 @@ export const config = {
     "/v1/api-keys/:id/:rest*",
     "/v1/invoices/:id/:rest*",
     "/v1/webhook-endpoints/:id/:rest*",
+    "/v1/suppliers/:id/:rest*",
+    "/v1/rate-decks/:id/:rest*",
     {
       source: "/((?!v1/|v1$|internal/|_next/static|_next/image|favicon.ico|robots.txt).*)",
       missing: [

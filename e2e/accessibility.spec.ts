@@ -129,3 +129,41 @@ for (const vp of VIEWPORTS) {
     await screenshot(page, `alerts-${vp.name}`);
   });
 }
+
+// The console's rate deck pages: platform staff only (a person with rates:write), each filled before axe looks.
+for (const vp of VIEWPORTS) {
+  test(`axe: no serious or critical findings on the rate deck pages, platform staff, ${vp.name}`, async ({
+    page,
+    signInAs,
+  }) => {
+    await page.setViewportSize({ width: vp.width, height: vp.height });
+    await signInAs("platform");
+    for (const path of ["/rate-decks", "/rate-decks/suppliers"]) {
+      await page.goto(path);
+      await expect(page.getByTestId("deck-history").locator("tbody tr").first()).not.toContainText("Loading");
+      expect(await seriousFindings(page), `${path} at ${vp.name}`).toEqual([]);
+    }
+    for (const path of ["/rate-decks/upload", "/rate-decks/suppliers/upload"]) {
+      await page.goto(path);
+      await expect(page.getByRole("button", { name: "Preview changes" })).toBeEnabled();
+      expect(await seriousFindings(page), `${path} at ${vp.name}`).toEqual([]);
+    }
+    // With a diff on screen: the supplier's deck in force, one rate changed.
+    const suppliers = (await (await page.request.get("/v1/suppliers")).json()) as { suppliers: { id: string }[] };
+    const supplier = suppliers.suppliers[0].id;
+    const current = await (await page.request.get(`/v1/suppliers/${supplier}/rate-decks/current`)).text();
+    const [header, first, ...rest] = current.trimEnd().split(/\r?\n/);
+    const cells = first.split(",");
+    cells[1] = "9.5";
+    await page.goto(`/rate-decks/suppliers/upload?supplier=${supplier}`);
+    await page.getByLabel(/CSV file/).setInputFiles({
+      name: "buy.csv",
+      mimeType: "text/csv",
+      buffer: Buffer.from([header, cells.join(","), ...rest].join("\n")),
+    });
+    await page.getByRole("button", { name: "Preview changes" }).click();
+    await expect(page.getByTestId("deck-preview")).toBeVisible();
+    expect(await seriousFindings(page), `supplier deck diff at ${vp.name}`).toEqual([]);
+    await screenshot(page, `supplier-deck-diff-${vp.name}`);
+  });
+}

@@ -15,6 +15,7 @@ const LINKS: readonly { href: string; label: string; scope?: string }[] = [
   // The operator console: the platform's owners and admins (platform sessions alone hold accounts:write).
   { href: "/console/accounts", label: "Accounts", scope: "accounts:write" },
   { href: "/alerts", label: "Alerts", scope: "alerts:write" },
+  { href: "/rate-decks", label: "Rate decks", scope: "rates:write" },
 ];
 
 const ACCOUNT = /^[A-Za-z0-9_-]{1,64}$/;

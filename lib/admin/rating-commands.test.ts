@@ -42,6 +42,16 @@ describeOnEngines("rates import and rerate commands", (handle, engine) => {
       deck("a", "prefix,rate,increment\n44,0.02,1/1\n33,0.05,60/60\n"),
     ]);
     expect(first).toMatchObject({ billingGroupId: group.id, imported: 2, effectiveFrom: "1970-01-01T00:00:00.000Z" });
+    // The CLI's import is audited like /v1's (the same function), with the CLI as the actor, and the deck keeps it.
+    const audited = await queryRows<{ actor_type: string; target_id: string; by: string | null }>(
+      handle().db,
+      sql`SELECT e.actor_type, e.target_id, d.imported_by_type AS by FROM audit_events e
+          JOIN rate_decks d ON d.id::text = e.target_id
+          WHERE e.action = 'rate_deck.imported' AND e.billing_group_id = ${group.id}`,
+    );
+    expect(audited).toEqual([
+      { actor_type: "cli", target_id: String((first as { deckId: number }).deckId), by: "cli" },
+    ]);
 
     const file = deck("b", "prefix,rate,increment,connectFee,minCharge\n44,0.03,1/1,0.01,\n49,0.01,1/1,,\n");
     const dry = await runAdminCommand(handle().db, [

@@ -1,19 +1,19 @@
 import fs from "node:fs/promises";
-import { diffDeck } from "@/lib/rating/deck-diff";
+import { CLI_ACTOR } from "@/lib/audit/actor";
+import type { ChangeContext } from "@/lib/billing/change-context";
+import { ApiError } from "@/lib/errors/api-error";
 import type { CardSide } from "@/lib/rating/find-rate";
-import {
-  importBuyRates,
-  importSellRates,
-  RateCardOwnerNotFoundError,
-  RateDeckExistsError,
-  type RateImportOptions,
-} from "@/lib/rating/import-rates";
 import { parseRateCsv, RateCsvError } from "@/lib/rating/rate-csv";
 import type { RateRow } from "@/lib/rating/schemas";
 import { createSupplier } from "@/lib/rating/suppliers";
+import { uploadDeck } from "@/lib/rating/upload-deck";
 import type { Db } from "@/lib/db/client";
 import type { ProgressReporter } from "@/lib/runtime/progress";
 import { instantFlag, requireFlag, UsageError, type AdminCommand } from "./command";
+
+// The CLI's deck imports and supplier creation call the domain functions /v1 calls (lib/rating/upload-deck.ts,
+// suppliers.ts), with the CLI as the audit actor.
+const BY_CLI: ChangeContext = { actor: CLI_ACTOR, address: null };
 
 async function readDeck(file: string): Promise<RateRow[]> {
   let text: string;
@@ -44,14 +44,14 @@ async function runImport(
   const rows = await readDeck(file);
   try {
     // Dry run: the diff against the card in force when the deck would start, and the margin guard; nothing written.
-    if (flags["dry-run"] === true)
-      return { dryRun: true, file, ...(await diffDeck(db, side, ownerId, rows, effectiveFrom)) };
-    const options: RateImportOptions = { effectiveFrom };
-    const report = (done: number, total: number) => progress({ phase: "importing rates", done, total });
-    const result =
-      side === "sell"
-        ? await importSellRates(db, ownerId, rows, report, options)
-        : await importBuyRates(db, ownerId, rows, report, options);
+    const outcome = await uploadDeck(db, side, ownerId, rows, {
+      effectiveFrom,
+      dryRun: flags["dry-run"] === true,
+      by: BY_CLI,
+      progress: (done, total) => progress({ phase: "importing rates", done, total }),
+    });
+    if (outcome.dryRun) return { dryRun: true, file, ...outcome.diff };
+    const result = outcome.result;
     return {
       [side === "sell" ? "billingGroupId" : "supplierId"]: result.ownerId,
       deckId: result.deckId,
@@ -62,8 +62,7 @@ async function runImport(
       seconds: Math.round((performance.now() - started) / 10) / 100,
     };
   } catch (e) {
-    if (e instanceof RateCardOwnerNotFoundError || e instanceof RateDeckExistsError) throw new UsageError(e.message);
-    if (e instanceof RangeError) throw new UsageError(e.message);
+    if (e instanceof ApiError) throw new UsageError(e.detail);
     throw e;
   }
 }
@@ -96,10 +95,10 @@ export const ratingCommands: AdminCommand[] = [
       const name = requireFlag(flags, "name", supplierUsage);
       const gateway = typeof flags.gateway === "string" ? flags.gateway.trim() || null : null;
       try {
-        const s = await createSupplier(db, { name, gatewayName: gateway });
+        const s = await createSupplier(db, { name, gatewayName: gateway }, BY_CLI);
         return { id: s.id, name: s.name, gatewayName: s.gatewayName };
       } catch (e) {
-        if (gateway && /suppliers_gateway_name_key|unique/i.test(String((e as { cause?: unknown }).cause ?? e))) {
+        if (e instanceof ApiError && e.code === "conflict") {
           throw new UsageError(`--gateway: another supplier already maps the gateway "${gateway}"`);
         }
         throw e;

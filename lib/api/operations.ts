@@ -22,6 +22,18 @@ import {
   listInvoicesOperation,
 } from "@/lib/invoices/operations";
 import { defineOperation, type Operation } from "@/lib/openapi/operation";
+import {
+  createSupplierOperation,
+  downloadBuyDeckInForceOperation,
+  downloadRateDeckOperation,
+  downloadSellDeckInForceOperation,
+  listBuyDecksOperation,
+  listSellDecksOperation,
+  listSuppliersOperation,
+  updateSupplierOperation,
+  uploadBuyDeckOperation,
+  uploadSellDeckOperation,
+} from "@/lib/rating/deck-operations";
 import { lookupRateOperation } from "@/lib/rating/operations";
 import { summarizeUsageOperation } from "@/lib/usage/operations";
 
@@ -57,6 +69,16 @@ export const OPERATIONS: readonly Operation[] = [
   updateAccountOperation,
   topUpAccountOperation,
   adjustAccountOperation,
+  uploadSellDeckOperation,
+  listSellDecksOperation,
+  downloadSellDeckInForceOperation,
+  downloadRateDeckOperation,
+  listSuppliersOperation,
+  createSupplierOperation,
+  updateSupplierOperation,
+  uploadBuyDeckOperation,
+  listBuyDecksOperation,
+  downloadBuyDeckInForceOperation,
   listInvoicesOperation,
   getInvoiceOperation,
   getInvoicePdfOperation,

@@ -89,6 +89,10 @@ export const rateDecks = pgTable(
     supplierId: text("supplier_id").references(() => suppliers.id, { onDelete: "cascade" }),
     effectiveFrom: ts("effective_from").notNull(),
     importedAt: ts("imported_at").notNull().defaultNow(),
+    // The audit actor of the import (lib/audit AuditActor); null for seeded decks and those imported before.
+    importedByType: text("imported_by_type"),
+    importedById: text("imported_by_id"),
+    importedByLabel: text("imported_by_label"),
   },
   (t) => [
     uniqueIndex("rate_decks_group_from_key").on(t.billingGroupId, t.effectiveFrom),

@@ -31,6 +31,15 @@ export interface MarginWarning {
   /** The supplier's longest prefix matching the sell prefix. */
   buyPrefix: string;
   buyRate: string;
+  /** (sell - buy) / sell in percent, 2 decimals, rounded toward zero; null when the sell rate is 0. */
+  marginPercent: string | null;
+  /** `below_cost`: sell < buy; `low_margin`: at or above cost but under the asked minimum margin. */
+  reason: "below_cost" | "low_margin";
+}
+
+export interface DiffOptions {
+  /** Also warn when the margin is under this many basis points (1/100 %) of the sell rate. Default 0: cost only. */
+  minMarginBps?: number;
 }
 
 /** What `rates import --dry-run` prints: the new deck against the card in force when it takes effect. */
@@ -46,7 +55,7 @@ export interface DeckDiff {
   changed: { prefix: string; old: RateTerms; new: RateTerms }[];
   unchanged: number;
   /**
-   * Sell rates below a supplier's buy rate for the longest buy prefix matching the sell prefix, per
+   * Sell rates below a supplier's buy rate (or under the asked minimum margin) for the longest buy prefix matching the sell prefix, per
    * minute (fees aside), with the decks in force at effectiveFrom: for a sell deck its prefixes
    * against every supplier; for a buy deck every group's sell prefixes against it.
    */
@@ -56,6 +65,15 @@ export interface DeckDiff {
 }
 
 const MAX_WARNINGS = 1000;
+
+/** (sell - buy) / sell as a percent with 2 decimals (truncated), exact in bigint. */
+function marginPercent(sell: bigint, buy: bigint): string | null {
+  if (sell === 0n) return null;
+  const hundredths = ((sell - buy) * 10_000n) / sell;
+  const sign = hundredths < 0n ? "-" : "";
+  const abs = hundredths < 0n ? -hundredths : hundredths;
+  return `${sign}${abs / 100n}.${(abs % 100n).toString().padStart(2, "0")}`;
+}
 
 const fee = (micros: bigint | null) => (micros === null ? null : formatMicros(micros));
 
@@ -111,7 +129,9 @@ export async function diffDeck(
   ownerId: string,
   rows: RateRow[],
   effectiveFrom?: Date,
+  options: DiffOptions = {},
 ): Promise<DeckDiff> {
+  const minBps = BigInt(Math.max(0, Math.trunc(options.minMarginBps ?? 0)));
   checkUniquePrefixes(rows);
   if (effectiveFrom) checkEffectiveFrom(effectiveFrom);
   const hasDeck = await ownerHasDeck(db, side, ownerId);
@@ -157,7 +177,10 @@ export async function diffDeck(
     for (const s of sell.entries()) {
       for (const buy of buyCards) {
         const b = buy.match(s.prefix);
-        if (!b || s.rateMicros >= b.rateMicros) continue;
+        if (!b) continue;
+        const belowCost = s.rateMicros < b.rateMicros;
+        // (s - b) / s < minBps / 10000, without division.
+        if (!belowCost && (s.rateMicros - b.rateMicros) * 10_000n >= minBps * s.rateMicros) continue;
         diff.marginWarningCount++;
         if (diff.marginWarnings.length < MAX_WARNINGS) {
           diff.marginWarnings.push({
@@ -167,6 +190,8 @@ export async function diffDeck(
             supplierId: buy.ownerId,
             buyPrefix: b.prefix,
             buyRate: formatMicros(b.rateMicros),
+            marginPercent: marginPercent(s.rateMicros, b.rateMicros),
+            reason: belowCost ? "below_cost" : "low_margin",
           });
         }
       }

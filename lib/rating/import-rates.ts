@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Db, Executor, Tx } from "@/lib/db/client";
 import { queryRows } from "@/lib/db/client";
+import { recordAuditEvent } from "@/lib/audit/record-audit-event";
+import type { ChangeContext } from "@/lib/billing/change-context";
 import { parseMicros } from "@/lib/money/micros";
 import type { RateRow } from "./schemas";
 import { ownerColumn, ownerTable, ratesTable, type CardSide } from "./find-rate";
@@ -25,6 +27,11 @@ export interface RateImportOptions {
    * first card then covers every call, as the cards that existed before dated decks do).
    */
   effectiveFrom?: Date;
+  /**
+   * Who imports (the CLI, a platform key or staff session over /v1): the audit event `rate_deck.imported` is then
+   * written in the import's transaction. Seeding code (fixtures, the demo) passes none.
+   */
+  by?: ChangeContext;
 }
 
 /** The owner of the card does not exist. */
@@ -106,7 +113,9 @@ async function addDeck(
     }
     const [deck] = await queryRows<{ id: string }>(
       tx,
-      sql`INSERT INTO rate_decks (${ownerColumn(side)}, effective_from) VALUES (${ownerId}, ${effectiveFrom.toISOString()}::timestamptz) RETURNING id::text AS id`,
+      sql`INSERT INTO rate_decks (${ownerColumn(side)}, effective_from, imported_by_type, imported_by_id, imported_by_label)
+          VALUES (${ownerId}, ${effectiveFrom.toISOString()}::timestamptz, ${options.by?.actor.type ?? null}, ${options.by?.actor.id ?? null},
+                  ${options.by?.actor.label ?? null}) RETURNING id::text AS id`,
     );
     for (let at = 0; at < records.length; at += CHUNK) {
       const json = JSON.stringify(records.slice(at, at + CHUNK));
@@ -121,13 +130,26 @@ async function addDeck(
       tx,
       sql`UPDATE ${ownerTable(side)} SET rate_card_version = rate_card_version + 1 WHERE id = ${ownerId} RETURNING rate_card_version AS v`,
     );
-    return {
+    const result: RateImportResult = {
       ownerId,
       imported: records.length,
       rateCardVersion: Number(bumped.v),
       deckId: Number(deck.id),
       effectiveFrom,
     };
+    if (options.by) {
+      await recordAuditEvent(tx, {
+        actor: options.by.actor,
+        action: "rate_deck.imported",
+        // A sell deck concerns its group; a buy deck is the platform's own.
+        billingGroupId: side === "sell" ? ownerId : null,
+        targetType: "rate_deck",
+        targetId: deck.id,
+        address: options.by.address,
+        after: { side, ownerId, deckId: result.deckId, effectiveFrom, rates: records.length },
+      });
+    }
+    return result;
   });
 }
 

@@ -230,6 +230,8 @@ describeOnEngines("dated rate decks", (handle) => {
         supplierId: supplier.id,
         buyPrefix: "44",
         buyRate: "0.015",
+        marginPercent: "-50.00",
+        reason: "below_cost",
       },
       {
         prefix: "447",
@@ -238,6 +240,8 @@ describeOnEngines("dated rate decks", (handle) => {
         supplierId: supplier.id,
         buyPrefix: "447",
         buyRate: "0.03",
+        marginPercent: "-50.00",
+        reason: "below_cost",
       },
     ]);
     expect(await version(group.id)).toBe(v);
@@ -258,7 +262,21 @@ describeOnEngines("dated rate decks", (handle) => {
         supplierId: supplier.id,
         buyPrefix: "44",
         buyRate: "0.025",
+        marginPercent: "-25.00",
+        reason: "below_cost",
       },
+    ]);
+    // Under an asked minimum margin (here 30 %), a rate above cost is flagged too.
+    const thin = await diffDeck(
+      handle().db,
+      "buy",
+      supplier.id,
+      parseRateCsv("prefix,rate,increment\n44,0.015,1/1\n"),
+      undefined,
+      { minMarginBps: 3000 },
+    );
+    expect(thin.marginWarnings.filter((w) => w.billingGroupId === group.id)).toEqual([
+      expect.objectContaining({ prefix: "44", buyRate: "0.015", marginPercent: "25.00", reason: "low_margin" }),
     ]);
     expect(buyDiff.changed.map((c) => c.prefix)).toEqual(["44"]);
     expect(buyDiff.removed.map((c) => c.prefix)).toEqual(["4", "447"]);

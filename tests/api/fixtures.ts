@@ -50,7 +50,9 @@ export type KeyName =
   | "alertsC"
   | "alertsReadC"
   | "alertsZones"
-  | "platformAlerts";
+  | "platformAlerts"
+  | "platformRates"
+  | "boundRates";
 
 export type PersonName =
   "ownerA" | "viewerA" | "billingA" | "staff" | "memberA" | "removedA" | "limitedA" | "staffAdmin" | "staffBilling";
@@ -331,6 +333,8 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
     alertsReadC: await key(db, ["alerts:read"], c.id, "alerts read C"),
     alertsZones: await key(db, ["alerts:write"], zones.id, "alerts zones"),
     platformAlerts: await key(db, ["alerts:write"], null, "platform alerts"),
+    platformRates: await key(db, ["rates:write"], null, "platform rates"),
+    boundRates: await key(db, ["rates:write"], c.id, "bound rates C"),
   };
   await revokeApiKey(db, created.revokedA.id);
 

@@ -1,0 +1,16 @@
+import { apiRoute } from "@/lib/api/handler";
+import { pageOrigin } from "@/lib/calls/list-calls";
+import { publicBaseUrl } from "@/lib/config/env";
+import { listSellDecksOperation, uploadSellDeckOperation } from "@/lib/rating/deck-operations";
+import { deckUploadResponse, platformRatingContext } from "@/lib/rating/deck-request";
+import { deckPage } from "@/lib/rating/list-decks";
+
+// POST: a sell deck as text/csv (?effectiveFrom, ?dryRun); GET: the group's decks and their history.
+export const POST = apiRoute(uploadSellDeckOperation, ({ db, principal, request, params, query }) =>
+  deckUploadResponse(db, principal, request, "sell", params.id, query),
+);
+
+export const GET = apiRoute(listSellDecksOperation, ({ db, principal, request, params, query }) => {
+  platformRatingContext(principal, request);
+  return deckPage(db, "sell", params.id, query, pageOrigin(request, publicBaseUrl()));
+});

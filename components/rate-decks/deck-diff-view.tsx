@@ -1,0 +1,206 @@
+"use client";
+
+import { useState, type ReactNode } from "react";
+import { Time } from "@/components/portal/time-zone";
+import { Button } from "@/components/ui/button";
+import type { DeckDiffJson, RateTermsJson } from "@/lib/rating/schemas";
+
+const PAGE = 50;
+
+type Tab = "changed" | "added" | "removed" | "warnings";
+
+const terms = (t: RateTermsJson) =>
+  `${t.rate} / ${t.increment}${t.connectFee !== null ? `, connect ${t.connectFee}` : ""}${t.minCharge !== null ? `, min ${t.minCharge}` : ""}`;
+
+/** A long list shown a page at a time (a deck's diff may hold tens of thousands of prefixes). */
+function Paged<T>({
+  items,
+  label,
+  head,
+  row,
+}: {
+  items: T[];
+  label: string;
+  head: ReactNode;
+  row: (item: T) => ReactNode;
+}) {
+  const [page, setPage] = useState(0);
+  const pages = Math.max(1, Math.ceil(items.length / PAGE));
+  const at = Math.min(page, pages - 1);
+  const shown = items.slice(at * PAGE, at * PAGE + PAGE);
+  return (
+    <div>
+      <div className="overflow-x-auto" role="region" aria-label={`${label} table`} tabIndex={0}>
+        <table className="w-full text-left text-sm" aria-label={label} data-testid="deck-diff-table">
+          <thead className="border-y border-slate-200 bg-slate-50 text-xs text-slate-600">{head}</thead>
+          <tbody>
+            {shown.length === 0 ? (
+              <tr>
+                <td colSpan={6} className="px-4 py-4 text-center text-slate-500">
+                  None.
+                </td>
+              </tr>
+            ) : (
+              shown.map(row)
+            )}
+          </tbody>
+        </table>
+      </div>
+      {pages > 1 ? (
+        <div className="flex items-center gap-2 px-4 py-2 text-sm text-slate-600">
+          <Button onClick={() => setPage(at - 1)} disabled={at === 0}>
+            Previous
+          </Button>
+          <span>
+            Page {at + 1} of {pages} ({items.length.toLocaleString("en")} rows)
+          </span>
+          <Button onClick={() => setPage(at + 1)} disabled={at >= pages - 1}>
+            Next
+          </Button>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+const th = "px-4 py-2 font-medium";
+const td = "px-4 py-1.5";
+
+/** The dry run's answer: counts, then the changed, added and removed prefixes and the margin warnings, each paged. */
+export function DeckDiffView({ diff }: { diff: DeckDiffJson }) {
+  const [tab, setTab] = useState<Tab>(diff.marginWarningCount > 0 ? "warnings" : "changed");
+  const tabs: { id: Tab; label: string; count: number }[] = [
+    { id: "changed", label: "Changed", count: diff.changed.length },
+    { id: "added", label: "Added", count: diff.added.length },
+    { id: "removed", label: "Removed", count: diff.removed.length },
+    { id: "warnings", label: "Margin warnings", count: diff.marginWarningCount },
+  ];
+  return (
+    <div className="flex flex-col gap-3">
+      <dl className="grid grid-cols-2 gap-3 px-4 text-sm sm:grid-cols-5" data-testid="deck-diff-summary">
+        {[
+          ["Rates in the file", diff.prefixes],
+          ["Added", diff.added.length],
+          ["Removed", diff.removed.length],
+          ["Changed", diff.changed.length],
+          ["Unchanged", diff.unchanged],
+        ].map(([label, value]) => (
+          <div key={label} className="rounded-lg border border-slate-200 px-3 py-2">
+            <dt className="text-xs text-slate-600">{label}</dt>
+            <dd className="text-lg font-semibold tabular-nums">{Number(value).toLocaleString("en")}</dd>
+          </div>
+        ))}
+      </dl>
+      <p className="px-4 text-sm text-slate-600">
+        {diff.comparedWith ? (
+          <>
+            Compared with the deck in force then (effective <Time iso={diff.comparedWith.effectiveFrom} />
+            ).
+          </>
+        ) : (
+          "There is no deck in force then: every prefix is new."
+        )}
+      </p>
+      <div role="tablist" aria-label="Differences" className="flex flex-wrap gap-1 px-4">
+        {tabs.map((t) => (
+          <button
+            key={t.id}
+            type="button"
+            role="tab"
+            id={`diff-tab-${t.id}`}
+            aria-selected={tab === t.id}
+            aria-controls={`diff-panel-${t.id}`}
+            onClick={() => setTab(t.id)}
+            className={`rounded-md px-3 py-1.5 text-sm font-medium ${tab === t.id ? "bg-brand-50 text-brand-700" : "text-slate-600 hover:bg-slate-100"} ${t.id === "warnings" && t.count > 0 ? "text-amber-800" : ""}`}
+          >
+            {t.label} ({t.count.toLocaleString("en")})
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" id={`diff-panel-${tab}`} aria-labelledby={`diff-tab-${tab}`}>
+        {tab === "changed" ? (
+          <Paged
+            key="changed"
+            label="Changed prefixes"
+            items={diff.changed}
+            head={
+              <tr>
+                <th className={th}>Prefix</th>
+                <th className={th}>Description</th>
+                <th className={th}>Old rate / increment</th>
+                <th className={th}>New rate / increment</th>
+              </tr>
+            }
+            row={(c) => (
+              <tr key={c.prefix} className="border-b border-slate-100">
+                <td className={`${td} font-mono`}>{c.prefix}</td>
+                <td className={td}>{c.new.description ?? c.old.description ?? ""}</td>
+                <td className={`${td} tabular-nums`}>{terms(c.old)}</td>
+                <td className={`${td} tabular-nums`}>{terms(c.new)}</td>
+              </tr>
+            )}
+          />
+        ) : tab === "warnings" ? (
+          <Paged
+            key="warnings"
+            label="Margin warnings"
+            items={diff.marginWarnings}
+            head={
+              <tr>
+                <th className={th}>Sell prefix</th>
+                <th className={th}>Account</th>
+                <th className={th}>Sell rate</th>
+                <th className={th}>Supplier</th>
+                <th className={th}>Buy prefix / rate</th>
+                <th className={th}>Margin</th>
+              </tr>
+            }
+            row={(w) => (
+              <tr key={`${w.prefix}-${w.billingGroupId}-${w.supplierId}`} className="border-b border-slate-100">
+                <td className={`${td} font-mono`}>{w.prefix}</td>
+                <td className={`${td} font-mono text-xs`}>{w.billingGroupId}</td>
+                <td className={`${td} tabular-nums`}>{w.sellRate}</td>
+                <td className={`${td} font-mono text-xs`}>{w.supplierId}</td>
+                <td className={`${td} tabular-nums`}>
+                  {w.buyPrefix} / {w.buyRate}
+                </td>
+                <td
+                  className={`${td} tabular-nums ${w.reason === "below_cost" ? "font-semibold text-red-700" : "text-amber-800"}`}
+                >
+                  {w.marginPercent === null ? "—" : `${w.marginPercent} %`}
+                  {w.reason === "below_cost" ? " (below cost)" : " (low)"}
+                </td>
+              </tr>
+            )}
+          />
+        ) : (
+          <Paged
+            key={tab}
+            label={tab === "added" ? "Added prefixes" : "Removed prefixes"}
+            items={tab === "added" ? diff.added : diff.removed}
+            head={
+              <tr>
+                <th className={th}>Prefix</th>
+                <th className={th}>Description</th>
+                <th className={th}>Rate / increment</th>
+              </tr>
+            }
+            row={(r) => (
+              <tr key={r.prefix} className="border-b border-slate-100">
+                <td className={`${td} font-mono`}>{r.prefix}</td>
+                <td className={td}>{r.description ?? ""}</td>
+                <td className={`${td} tabular-nums`}>{terms(r)}</td>
+              </tr>
+            )}
+          />
+        )}
+      </div>
+      {diff.marginWarningCount > diff.marginWarnings.length ? (
+        <p className="px-4 text-sm text-amber-800">
+          Showing the first {diff.marginWarnings.length.toLocaleString("en")} of{" "}
+          {diff.marginWarningCount.toLocaleString("en")} margin warnings.
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,62 @@
+import { auditActorOf } from "@/lib/audit/actor";
+import type { Principal } from "@/lib/auth/principal";
+import { clientAddress } from "@/lib/auth/request-origin";
+import type { ChangeContext } from "@/lib/billing/change-context";
+import type { Db } from "@/lib/db/client";
+import { ApiError } from "@/lib/errors/api-error";
+import { readBodyText } from "@/lib/http/body";
+import { json } from "@/lib/http/json-response";
+import type { CardSide } from "./find-rate";
+import { marginBasisPoints, type DeckUploadQuery } from "./schemas";
+import { deckUploadJson, parseDeckCsv, uploadDeck } from "./upload-deck";
+
+// The HTTP side of the deck and supplier routes (app/v1/accounts/[id]/rate-decks, app/v1/suppliers/...), so each
+// route file stays a line or two.
+
+/**
+ * Rate decks and suppliers are the platform's: a key (or session) bound to a billing group answers 403 even with
+ * `rates:write`, as the account provisioning routes do.
+ */
+export function platformRatingContext(principal: Principal, request: Request): ChangeContext {
+  if (principal.billingGroupId !== null) {
+    throw new ApiError(
+      "insufficient_scope",
+      "Rate decks and suppliers need a platform key or staff session (not bound to a billing group).",
+    );
+  }
+  return { actor: auditActorOf(principal), address: clientAddress(request.headers) };
+}
+
+const CSV_TYPES = new Set(["text/csv", "text/plain", "application/csv"]);
+
+/** A deck upload: text/csv (or text/plain), at most 5 MiB (413), parsed (422 naming the line). */
+async function readDeckBody(request: Request) {
+  const mediaType = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() ?? "";
+  if (!CSV_TYPES.has(mediaType)) {
+    throw new ApiError("invalid_request_body", "Send the rate deck as the request body with Content-Type text/csv.", [
+      { param: "(body)", message: `Content-Type must be text/csv, not ${JSON.stringify(mediaType.slice(0, 100))}` },
+    ]);
+  }
+  return parseDeckCsv(await readBodyText(request));
+}
+
+/** POST /v1/{accounts,suppliers}/{id}/rate-decks: 200 with the diff on a dry run, else 201 with the deck. */
+export async function deckUploadResponse(
+  db: Db,
+  principal: Principal,
+  request: Request,
+  side: CardSide,
+  ownerId: string,
+  query: DeckUploadQuery,
+): Promise<Response> {
+  const by = platformRatingContext(principal, request);
+  const rows = await readDeckBody(request);
+  const outcome = await uploadDeck(db, side, ownerId, rows, {
+    effectiveFrom: query.effectiveFrom === undefined ? undefined : new Date(query.effectiveFrom),
+    dryRun: query.dryRun,
+    minMarginBps: marginBasisPoints(query.minMargin),
+    by,
+  });
+  const body = deckUploadJson(outcome);
+  return outcome.dryRun ? json(body) : json(body, 201, { location: `/v1/rate-decks/${outcome.result.deckId}` });
+}
