@@ -24,6 +24,15 @@ export const AUTH_TRIGGERS: TriggerDeclaration[] = [
     migration: "0014_people.sql",
     functions: [notify],
   },
+  // An organization's two-factor requirement empties its unenrolled members' scopes (docs/contract.md §15).
+  {
+    name: "organizations_notify_auth",
+    table: "organizations",
+    definition:
+      "CREATE TRIGGER organizations_notify_auth AFTER UPDATE OF require_two_factor ON public.organizations FOR EACH STATEMENT EXECUTE FUNCTION callbook_notify_auth_change()",
+    migration: "0015_two_factor.sql",
+    functions: [notify],
+  },
   {
     name: "portal_sessions_notify_auth",
     table: "portal_sessions",
