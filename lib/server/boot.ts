@@ -20,6 +20,8 @@ import { deleteExpiredIdempotencyKeys } from "@/lib/idempotency/idempotent-reque
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { gatherMissingStatistics } from "@/lib/db/planner-statistics";
 import { startInvoiceWorker } from "@/lib/invoices/invoice-worker";
+import { invoiceAttachments } from "@/lib/invoices/invoice-mail";
+import { startMailWorker } from "@/lib/mail/outbox";
 
 const RETRY_OPEN_MS = 2_000;
 
@@ -72,6 +74,8 @@ async function openAndStartWorkers(port: number, waiting = false): Promise<void>
   if (invoicesWorkerEnabled()) startInvoiceWorker(handle.db, invoiceRunIntervalMs());
   // Background exports: every server process takes due jobs (a lease keeps one job in one process at a time).
   if (exportsWorkerEnabled()) startExportWorker(handle.db);
+  // Mail written by transactions (issued invoices, failed auto-recharges): every process drains the outbox (leases).
+  startMailWorker(handle.db, { attachments: (reference) => invoiceAttachments(handle.db, reference) });
   startHousekeeping(handle.db);
   // Statistics never gathered (a restored or upgraded database, rows loaded by hand): in the background, requests are
   // answered meanwhile. The line says when (the bench waits for it before measuring).

@@ -1,0 +1,70 @@
+import { sql } from "drizzle-orm";
+import { portalBaseUrl } from "@/lib/config/env";
+import { queryRows, type Executor } from "@/lib/db/client";
+import { enqueueMail } from "@/lib/mail/outbox";
+import type { MailMessage } from "@/lib/mail/send-mail";
+import type { DocumentKind, NewDocument } from "./insert-document";
+import { getInvoice } from "./read-invoices";
+import { formatAmount, renderInvoicePdf } from "./render-pdf";
+
+const TITLE: Record<DocumentKind, string> = {
+  invoice: "Invoice",
+  credit_note: "Credit note",
+  debit_note: "Debit note",
+};
+
+/** The outbox reference of a document's PDF (resolved by invoiceAttachments when the mail is sent). */
+const ATTACHMENT_PREFIX = "invoice-pdf:";
+
+/**
+ * Queues the mail of documents just issued, in the issuing transaction: one message per owner and billing member of
+ * the group's organization, keyed by document and person, so the mail goes out once after commit (lib/mail/outbox.ts)
+ * and never for a document a re-run did not issue.
+ */
+export async function enqueueDocumentMails(
+  tx: Executor,
+  issued: readonly { id: string; number: string; doc: NewDocument }[],
+): Promise<void> {
+  if (issued.length === 0) return;
+  const groups = JSON.stringify([...new Set(issued.map((i) => i.doc.billingGroupId))]);
+  const recipients = await queryRows<{ billing_group_id: string; user_id: string; email: string }>(
+    tx,
+    sql`SELECT DISTINCT o.billing_group_id, u.id AS user_id, u.email
+        FROM organizations o JOIN members m ON m.organization_id = o.id JOIN users u ON u.id = m.user_id
+        WHERE o.billing_group_id IN (SELECT json_array_elements_text(${groups}::json)) AND m.role IN ('owner', 'billing')`,
+  );
+  if (recipients.length === 0) return;
+  const base = portalBaseUrl();
+  await enqueueMail(
+    tx,
+    issued.flatMap(({ id, number, doc }) =>
+      recipients
+        .filter((r) => r.billing_group_id === doc.billingGroupId)
+        .map((r) => ({
+          key: `invoice:${id}:${r.user_id}`,
+          to: r.email,
+          subject: `${TITLE[doc.kind]} ${number}: ${formatAmount(doc.totalMicros, doc.currency)} ${doc.currency}`,
+          text:
+            `${TITLE[doc.kind]} ${number} for ${doc.customerName} has been issued, total ` +
+            `${formatAmount(doc.totalMicros, doc.currency)} ${doc.currency}.\n\n` +
+            `Your invoices: ${base}/invoices?document=${encodeURIComponent(id)}\n` +
+            `The PDF: ${base}/v1/invoices/${encodeURIComponent(id)}/pdf (also attached)\n`,
+          attachment: `${ATTACHMENT_PREFIX}${id}`,
+        })),
+    ),
+  );
+}
+
+/** The mail worker's attachment resolver: a document's PDF, rendered when its mail is sent. */
+export async function invoiceAttachments(db: Executor, reference: string): Promise<MailMessage["attachments"]> {
+  if (!reference.startsWith(ATTACHMENT_PREFIX)) return undefined;
+  const id = reference.slice(ATTACHMENT_PREFIX.length);
+  const invoice = await getInvoice(
+    db,
+    { keyId: "mail-outbox", scopes: new Set(), billingGroupId: null, rateCardVersion: null, via: "api_key" },
+    id,
+  );
+  return [
+    { filename: `${invoice.number}.pdf`, content: await renderInvoicePdf(invoice), contentType: "application/pdf" },
+  ];
+}
