@@ -5,7 +5,7 @@ import { queryRows, type Db } from "@/lib/db/client";
 import { drainMailOutbox } from "@/lib/mail/outbox";
 import type { MailMessage } from "@/lib/mail/send-mail";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
-import { invoiceAttachments } from "./invoice-mail";
+import { invoiceAttachments } from "./invoice-mail-attachments";
 import { runInvoices } from "./run-invoices";
 
 const ISSUER = { name: "Example Telecom Ltd", address: "1 Exchange Road\nLondon" };

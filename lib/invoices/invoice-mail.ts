@@ -2,10 +2,21 @@ import { sql } from "drizzle-orm";
 import { portalBaseUrl } from "@/lib/config/env";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { enqueueMail } from "@/lib/mail/outbox";
-import type { MailMessage } from "@/lib/mail/send-mail";
-import type { DocumentKind, NewDocument } from "./insert-document";
-import { getInvoice } from "./read-invoices";
-import { formatAmount, renderInvoicePdf } from "./render-pdf";
+import { currencyDecimals } from "@/lib/money/currency-decimals";
+import { formatMicros } from "@/lib/money/micros";
+
+type DocumentKind = "invoice" | "credit_note" | "debit_note";
+
+/** What the mail says of an issued document (a NewDocument has it). */
+export interface MailedDocument {
+  kind: DocumentKind;
+  billingGroupId: string;
+  customerName: string;
+  currency: string;
+  totalMicros: bigint;
+}
+
+const formatAmount = (micros: bigint, currency: string) => formatMicros(micros, currencyDecimals(currency));
 
 const TITLE: Record<DocumentKind, string> = {
   invoice: "Invoice",
@@ -14,7 +25,7 @@ const TITLE: Record<DocumentKind, string> = {
 };
 
 /** The outbox reference of a document's PDF (resolved by invoiceAttachments when the mail is sent). */
-const ATTACHMENT_PREFIX = "invoice-pdf:";
+export const ATTACHMENT_PREFIX = "invoice-pdf:";
 
 /**
  * Queues the mail of documents just issued, in the issuing transaction: one message per owner and billing member of
@@ -23,7 +34,7 @@ const ATTACHMENT_PREFIX = "invoice-pdf:";
  */
 export async function enqueueDocumentMails(
   tx: Executor,
-  issued: readonly { id: string; number: string; doc: NewDocument }[],
+  issued: readonly { id: string; number: string; doc: MailedDocument }[],
 ): Promise<void> {
   if (issued.length === 0) return;
   const groups = JSON.stringify([...new Set(issued.map((i) => i.doc.billingGroupId))]);
@@ -53,18 +64,4 @@ export async function enqueueDocumentMails(
         })),
     ),
   );
-}
-
-/** The mail worker's attachment resolver: a document's PDF, rendered when its mail is sent. */
-export async function invoiceAttachments(db: Executor, reference: string): Promise<MailMessage["attachments"]> {
-  if (!reference.startsWith(ATTACHMENT_PREFIX)) return undefined;
-  const id = reference.slice(ATTACHMENT_PREFIX.length);
-  const invoice = await getInvoice(
-    db,
-    { keyId: "mail-outbox", scopes: new Set(), billingGroupId: null, rateCardVersion: null, via: "api_key" },
-    id,
-  );
-  return [
-    { filename: `${invoice.number}.pdf`, content: await renderInvoicePdf(invoice), contentType: "application/pdf" },
-  ];
 }

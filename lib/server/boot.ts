@@ -20,7 +20,7 @@ import { deleteExpiredIdempotencyKeys } from "@/lib/idempotency/idempotent-reque
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { gatherMissingStatistics } from "@/lib/db/planner-statistics";
 import { startInvoiceWorker } from "@/lib/invoices/invoice-worker";
-import { invoiceAttachments } from "@/lib/invoices/invoice-mail";
+import { invoiceAttachments } from "@/lib/invoices/invoice-mail-attachments";
 import { startMailWorker } from "@/lib/mail/outbox";
 
 const RETRY_OPEN_MS = 2_000;

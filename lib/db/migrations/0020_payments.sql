@@ -31,8 +31,9 @@ CREATE TABLE "payment_customers" (
 	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
--- Money received: one row per provider payment (a Checkout Session, an off-session PaymentIntent), written in the
--- transaction of its ledger credit. The unique keys make a retried or concurrently delivered event credit once.
+-- Money received: one row per provider payment (a Checkout Session, an off-session PaymentIntent), written first in
+-- the transaction of its ledger credit (ledger_entry_id is filled in by it). The unique keys make a retried or
+-- concurrently delivered event credit once.
 CREATE TABLE "payments" (
 	"id" text PRIMARY KEY NOT NULL,
 	"billing_group_id" text NOT NULL REFERENCES "billing_groups"("id") ON DELETE cascade,
@@ -42,7 +43,7 @@ CREATE TABLE "payments" (
 	"event_id" text,
 	"amount_micros" bigint NOT NULL,
 	"currency" text NOT NULL,
-	"ledger_entry_id" bigint NOT NULL,
+	"ledger_entry_id" bigint,
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "payments_source" CHECK ("source" IN ('checkout', 'auto_recharge')),
 	CONSTRAINT "payments_amount_positive" CHECK ("amount_micros" > 0)
@@ -74,6 +75,7 @@ CREATE TABLE "auto_recharge_charges" (
 	"currency" text NOT NULL,
 	"status" text DEFAULT 'pending' NOT NULL,
 	"attempts" integer DEFAULT 0 NOT NULL,
+	"declines" integer DEFAULT 0 NOT NULL,
 	"next_attempt_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"leased_until" timestamp (3) with time zone,
 	"reference" text,
