@@ -21,6 +21,7 @@ import {
   listInvoicesOperation,
 } from "@/lib/invoices/operations";
 import { defineOperation, type Operation } from "@/lib/openapi/operation";
+import { setAutoRechargeOperation } from "@/lib/payments/operations";
 import { lookupRateOperation } from "@/lib/rating/operations";
 import { summarizeUsageOperation } from "@/lib/usage/operations";
 
@@ -56,6 +57,7 @@ export const OPERATIONS: readonly Operation[] = [
   updateAccountOperation,
   topUpAccountOperation,
   adjustAccountOperation,
+  setAutoRechargeOperation,
   listInvoicesOperation,
   getInvoiceOperation,
   getInvoicePdfOperation,

@@ -1,6 +1,6 @@
-import { sql } from "drizzle-orm";
 import { portalBaseUrl } from "@/lib/config/env";
-import { queryRows, type Executor } from "@/lib/db/client";
+import { billingContacts } from "@/lib/billing/billing-contacts";
+import type { Executor } from "@/lib/db/client";
 import { enqueueMail } from "@/lib/mail/outbox";
 import { currencyDecimals } from "@/lib/money/currency-decimals";
 import { formatMicros } from "@/lib/money/micros";
@@ -37,12 +37,9 @@ export async function enqueueDocumentMails(
   issued: readonly { id: string; number: string; doc: MailedDocument }[],
 ): Promise<void> {
   if (issued.length === 0) return;
-  const groups = JSON.stringify([...new Set(issued.map((i) => i.doc.billingGroupId))]);
-  const recipients = await queryRows<{ billing_group_id: string; user_id: string; email: string }>(
+  const recipients = await billingContacts(
     tx,
-    sql`SELECT DISTINCT o.billing_group_id, u.id AS user_id, u.email
-        FROM organizations o JOIN members m ON m.organization_id = o.id JOIN users u ON u.id = m.user_id
-        WHERE o.billing_group_id IN (SELECT json_array_elements_text(${groups}::json)) AND m.role IN ('owner', 'billing')`,
+    issued.map((i) => i.doc.billingGroupId),
   );
   if (recipients.length === 0) return;
   const base = portalBaseUrl();
@@ -50,9 +47,9 @@ export async function enqueueDocumentMails(
     tx,
     issued.flatMap(({ id, number, doc }) =>
       recipients
-        .filter((r) => r.billing_group_id === doc.billingGroupId)
+        .filter((r) => r.billingGroupId === doc.billingGroupId)
         .map((r) => ({
-          key: `invoice:${id}:${r.user_id}`,
+          key: `invoice:${id}:${r.userId}`,
           to: r.email,
           subject: `${TITLE[doc.kind]} ${number}: ${formatAmount(doc.totalMicros, doc.currency)} ${doc.currency}`,
           text:

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { recordAuditEvent, type AuditActor } from "@/lib/audit/record-audit-event";
-import { topUpBounds } from "@/lib/config/env";
 import { queryRows, type Db } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { formatMicros } from "@/lib/money/micros";
 import { toMinorUnits, type PaymentProvider } from "./provider";
+import { topUpLimitsMicros } from "./top-up-limits";
 
 export interface TopUpRequest {
   billingGroupId: string;
@@ -14,12 +14,6 @@ export interface TopUpRequest {
   address: string | null;
   /** The portal's origin: the provider sends the customer back there. */
   origin: string;
-}
-
-/** The bounds of one top-up in micro-units (TOPUP_MIN, TOPUP_MAX in the group's currency). */
-export function topUpLimitsMicros(): { min: bigint; max: bigint } {
-  const { min, max } = topUpBounds();
-  return { min: BigInt(Math.round(min * 1e6)), max: BigInt(Math.round(max * 1e6)) };
 }
 
 /**
