@@ -19,6 +19,13 @@ export interface StripeStandIn {
   paymentIntents: Map<string, Obj>;
   /** Every request seen, in order: "POST /v1/checkout/sessions". */
   requests: string[];
+  /**
+   * Where the hosted page's "Pay" posts the signed completed event before sending the browser back, as Stripe does
+   * (e2e). Unset: the test posts it.
+   */
+  webhook: { url: string; secret: string } | null;
+  /** The events posted to `webhook`, with the status the app answered. */
+  deliveries: { eventId: string; status: number }[];
   /** Off-session charges fail (card_declined) while this is > 0; each failure decrements it. Infinity: always. */
   failCharges: number;
   /** Marks a session paid (what the hosted page's button does) and answers its completed event. */
@@ -46,6 +53,22 @@ function parseForm(body: string): Obj {
   return out;
 }
 
+/** Posts a signed event to a webhook URL; answers the HTTP status (0 when it could not be posted). */
+async function deliver(hook: { url: string; secret: string }, event: Obj): Promise<number> {
+  const payload = JSON.stringify(event);
+  const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: hook.secret });
+  try {
+    const response = await fetch(hook.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": signature },
+      body: payload,
+    });
+    return response.status;
+  } catch {
+    return 0;
+  }
+}
+
 export async function startStripeStandIn(): Promise<StripeStandIn> {
   const customers = new Map<string, Obj>();
   const sessions = new Map<string, Obj>();
@@ -60,6 +83,8 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     sessions,
     paymentIntents,
     requests,
+    webhook: null,
+    deliveries: [],
     failCharges: 0,
     pay(sessionId) {
       const session = sessions.get(sessionId);
@@ -199,9 +224,15 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
         const session = sessions.get(m[1]);
         if (!session) return void notFound(res, "checkout");
         if (m[2] && method === "POST") {
-          standIn.pay(m[1]);
-          res.writeHead(303, { location: String(session.success_url) });
-          return void res.end();
+          const event = standIn.pay(m[1]);
+          const hook = standIn.webhook;
+          const delivered = hook
+            ? deliver(hook, event).then((status) => void standIn.deliveries.push({ eventId: String(event.id), status }))
+            : Promise.resolve();
+          return void delivered.finally(() => {
+            res.writeHead(303, { location: String(session.success_url) });
+            res.end();
+          });
         }
         const amount = `${(Number(session.amount_total) / 100).toFixed(2)} ${String(session.currency).toUpperCase()}`;
         res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
