@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "./fixtures";
 
 // A billing member tops up by card: the dashboard's form opens a Checkout Session at the suite's stand-in of Stripe's
@@ -17,6 +18,11 @@ test("a billing member tops up by card and the balance shows the credited amount
   const card = page.getByTestId("payments-card");
   await expect(card.getByRole("heading", { name: "Top up" })).toBeVisible();
   await page.screenshot({ path: "e2e/screenshots/payments-dashboard.png", fullPage: true });
+  const axe = await new AxeBuilder({ page })
+    .include('[data-testid="payments-card"]')
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
+    .analyze();
+  expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical")).toEqual([]);
   await card.getByLabel(/^Amount/).fill("25");
   await card.getByRole("button", { name: "Pay by card" }).click();
 
