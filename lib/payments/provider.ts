@@ -65,7 +65,17 @@ export interface PaymentProvider {
   verifyWebhook(rawBody: string, signature: string | null): PaymentEvent;
 }
 
-export class InvalidSignatureError extends Error {}
+export class InvalidSignatureError extends Error {
+  override readonly name = "InvalidSignatureError";
+}
+
+/**
+ * By name, not instanceof: the provider is a process singleton, possibly made by another bundle of the server (the
+ * start hook's) with its own copy of the class.
+ */
+export function isInvalidSignature(e: unknown): boolean {
+  return e instanceof Error && e.name === "InvalidSignatureError";
+}
 
 /** Micro-units to the currency's minor units; throws unless exact. */
 export function toMinorUnits(micros: bigint, currency: string): bigint {

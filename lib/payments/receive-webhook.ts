@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { creditPayment, type CreditOutcome } from "./credit-payment";
-import { fromMinorUnits, InvalidSignatureError, type PaymentProvider } from "./provider";
+import { fromMinorUnits, isInvalidSignature, type PaymentProvider } from "./provider";
 
 export type WebhookOutcome =
   { received: true; action: "credited"; paymentId: string } | { received: true; action: "ignored"; reason: string };
@@ -24,8 +24,8 @@ export async function receivePaymentWebhook(
   try {
     event = provider.verifyWebhook(rawBody, signature);
   } catch (e) {
-    if (e instanceof InvalidSignatureError)
-      throw new ApiError("invalid_parameter", `The webhook signature does not verify: ${e.message}`, [
+    if (isInvalidSignature(e))
+      throw new ApiError("invalid_parameter", `The webhook signature does not verify: ${(e as Error).message}`, [
         { param: "stripe-signature", message: "does not verify" },
       ]);
     throw e;

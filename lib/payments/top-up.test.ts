@@ -196,3 +196,18 @@ describeOnEngines("online top-up", (handle) => {
     expect(payments.n).toBe("0");
   });
 });
+
+it("refuses a bad signature from a provider made by another bundle (another copy of the error class)", async () => {
+  class InvalidSignatureError extends Error {
+    override readonly name = "InvalidSignatureError";
+  }
+  const foreign = {
+    ...provider,
+    verifyWebhook: () => {
+      throw new InvalidSignatureError("No stripe-signature header value was provided.");
+    },
+  };
+  const refused = await receivePaymentWebhook(null as never, foreign, "{}", null).catch((e: unknown) => e);
+  expect(refused).toBeInstanceOf(ApiError);
+  expect((refused as ApiError).status).toBe(400);
+});
