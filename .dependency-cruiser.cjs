@@ -18,7 +18,7 @@ const LAYERS = [
   ["calls"], // the stored call row, listing, serialiser
   ["billing"], // groups, accounts, balances, the ledger
   ["rating"], // rate decks, billing math, rating and re-rating calls
-  ["authorizations", "usage", "alerts", "ingest"], // concepts built on rated calls and balances
+  ["authorizations", "usage", "alerts", "ingest", "payments"], // concepts built on rated calls and balances; online payments and auto-recharge
   ["invoices", "exports"], // monthly invoices and credit/debit notes (usage rollups, ledger) and their documents; background CSV exports of calls
   ["people"], // people, organizations, members, invitations (better-auth): who signs in, with which role
   ["api", "portal", "demo"], // the HTTP edge, the portal's server helpers, the demo data

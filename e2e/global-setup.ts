@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { freePort, spawnNextServer, waitUntilServing } from "../lib/testing/next-server";
+import { startStripeStandIn } from "../lib/payments/testing/stripe-stand-in";
 import { startMailbox } from "./mailbox";
 import type { E2EState } from "./state";
 
@@ -47,6 +48,13 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // The server mails (invitations, resets) over SMTP to a local server that keeps every message for the specs.
   const mailDir = fs.mkdtempSync(path.join(os.tmpdir(), "callbook-e2e-mail-"));
   const mailbox = await startMailbox(mailDir);
+  // Payments go to a local stand-in of Stripe's API, whose checkout page posts the signed event back (payments.spec.ts).
+  const stripe = await startStripeStandIn();
+  const stripeEnv = {
+    STRIPE_SECRET_KEY: "sk_test_e2e",
+    STRIPE_WEBHOOK_SECRET: "whsec_e2e_secret",
+    STRIPE_API_BASE: stripe.url,
+  };
   const port = await freePort();
   const logFile = `${dataDir}.log`;
   const child = spawnNextServer({
@@ -56,14 +64,22 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     logFile,
     // The older specs sign in with the demo keys (development-only key sign-in); people.spec.ts with people.
     // Private webhook targets: e2e/alerts.spec.ts's receiver listens on 127.0.0.1.
-    env: { LOG_REQUESTS: "0", PORTAL_KEY_SIGN_IN: "1", SMTP_URL: mailbox.url, WEBHOOKS_ALLOW_PRIVATE: "1" },
+    env: {
+      LOG_REQUESTS: "0",
+      PORTAL_KEY_SIGN_IN: "1",
+      SMTP_URL: mailbox.url,
+      WEBHOOKS_ALLOW_PRIVATE: "1",
+      ...stripeEnv,
+    },
   });
   const baseURL = `http://127.0.0.1:${port}`;
+  stripe.webhook = { url: `${baseURL}/payments/stripe/webhook`, secret: stripeEnv.STRIPE_WEBHOOK_SECRET };
   await waitUntilServing(baseURL, child, logFile);
   writeState({ baseURL, keys: filled.keys, people: filled.people, dataDir, mailDir });
 
   return async () => {
     await mailbox.close();
+    await stripe.close();
     fs.rmSync(mailDir, { recursive: true, force: true });
     child.kill("SIGTERM");
     await new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));

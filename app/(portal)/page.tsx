@@ -1,11 +1,13 @@
 import type { Metadata } from "next";
 import { BalanceWidget } from "@/components/balance/balance-widget";
 import { LatestCalls } from "@/components/dashboard/latest-calls";
+import { PaymentsCard } from "@/components/payments/payments-card";
 import { SpendChart } from "@/components/dashboard/spend-chart";
 import { SpendSummary } from "@/components/dashboard/spend-summary";
 import { Card } from "@/components/ui/card";
 import { getDb } from "@/lib/db/client";
 import { accountOptions } from "@/lib/portal/names";
+import { paymentsPanel } from "@/lib/portal/payments";
 import { describePeriod } from "@/lib/portal/period";
 import { requirePortalSession } from "@/lib/portal/session";
 import { returnPathOf } from "@/lib/portal/sign-in";
@@ -36,6 +38,8 @@ export default async function DashboardPage({
   // The 30 UTC days spendPerDay sums, the last one today (not over yet).
   const today = now.toISOString().slice(0, 10);
   const first = new Date(Date.parse(`${today}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
+  const payments = await paymentsPanel(db, principal);
+  const text = (value: string | string[] | undefined) => (typeof value === "string" ? value.slice(0, 300) : undefined);
   const period = describePeriod({ from: first, until: today }, "UTC days", today);
   return (
     <div className="flex flex-col gap-6">
@@ -43,6 +47,12 @@ export default async function DashboardPage({
       <div className="grid gap-6 lg:grid-cols-[minmax(0,22rem)_1fr]">
         <div className="flex flex-col gap-6">
           <BalanceWidget accounts={options} selected={selected} />
+          {payments ? (
+            <PaymentsCard
+              panel={payments}
+              notice={{ topup: text(params.topup), payment: text(params.payment), message: text(params.message) }}
+            />
+          ) : null}
           <SpendSummary series={spend} period={period} showCost={session.canReadCost} />
         </div>
         <Card aria-labelledby="spend-title">

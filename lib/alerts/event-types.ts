@@ -1,7 +1,13 @@
 // The webhook event types an endpoint may subscribe to. Add-only: a concept that emits a new event (a failed
 // automatic recharge, say) adds its type here, and endpoints subscribed to `*` receive it without a change.
 
-export const WEBHOOK_EVENT_TYPES = ["balance.low", "balance.recovered", "group.disabled", "group.enabled"] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  "balance.low",
+  "balance.recovered",
+  "group.disabled",
+  "group.enabled",
+  "auto_recharge.failed",
+] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

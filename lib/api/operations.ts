@@ -34,6 +34,7 @@ import {
   uploadBuyDeckOperation,
   uploadSellDeckOperation,
 } from "@/lib/rating/deck-operations";
+import { setAutoRechargeOperation } from "@/lib/payments/operations";
 import { lookupRateOperation } from "@/lib/rating/operations";
 import { summarizeUsageOperation } from "@/lib/usage/operations";
 
@@ -79,6 +80,7 @@ export const OPERATIONS: readonly Operation[] = [
   uploadBuyDeckOperation,
   listBuyDecksOperation,
   downloadBuyDeckInForceOperation,
+  setAutoRechargeOperation,
   listInvoicesOperation,
   getInvoiceOperation,
   getInvoicePdfOperation,

@@ -272,3 +272,51 @@ export function peopleRequestLimits(): {
     },
   };
 }
+
+/** Where links in background mail (invoices, failed auto-recharges) point: PUBLIC_BASE_URL, else localhost:PORT. */
+export function portalBaseUrl(): string {
+  return publicBaseUrl() ?? `http://localhost:${port()}`;
+}
+
+export interface StripeSettings {
+  secretKey: string;
+  webhookSecret: string;
+  /** STRIPE_API_BASE (tests: a local stand-in of Stripe's API), split into the SDK's host, port and protocol. */
+  api?: { host: string; port: number; protocol: "http" | "https" };
+}
+
+/**
+ * Online payments through Stripe (README "Payments"): STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, both or neither
+ * (neither: no online top-up, no auto-recharge charges). STRIPE_API_BASE points the SDK elsewhere than
+ * api.stripe.com.
+ */
+export function stripeSettings(): StripeSettings | undefined {
+  const secretKey = process.env.STRIPE_SECRET_KEY?.trim();
+  const webhookSecret = process.env.STRIPE_WEBHOOK_SECRET?.trim();
+  if (!secretKey && !webhookSecret) return undefined;
+  if (!secretKey || !webhookSecret) throw new Error("STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set together");
+  const base = process.env.STRIPE_API_BASE?.trim();
+  if (!base) return { secretKey, webhookSecret };
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    throw new Error(`STRIPE_API_BASE must be an http(s) URL such as http://127.0.0.1:12111, got "${base}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new Error(`STRIPE_API_BASE must be an http(s) URL such as http://127.0.0.1:12111, got "${base}"`);
+  const protocol = url.protocol === "https:" ? "https" : "http";
+  return {
+    secretKey,
+    webhookSecret,
+    api: { host: url.hostname, port: Number(url.port || (protocol === "https" ? 443 : 80)), protocol },
+  };
+}
+
+/** Top-up bounds in major units of the group's currency: TOPUP_MIN (default 5) and TOPUP_MAX (default 10000). */
+export function topUpBounds(): { min: number; max: number } {
+  const min = Number(process.env.TOPUP_MIN || 5);
+  const max = Number(process.env.TOPUP_MAX || 10_000);
+  if (!(min > 0 && max >= min)) throw new Error("TOPUP_MIN must be positive and at most TOPUP_MAX");
+  return { min, max };
+}

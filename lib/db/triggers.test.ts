@@ -7,6 +7,7 @@ import { AUDIT_TRIGGERS } from "@/lib/audit/triggers";
 import { AUTH_TRIGGERS } from "@/lib/auth/triggers";
 import { AUTHORIZATION_TRIGGERS } from "@/lib/authorizations/triggers";
 import { INVOICE_TRIGGERS } from "@/lib/invoices/triggers";
+import { PAYMENT_TRIGGERS } from "@/lib/payments/triggers";
 import { USAGE_TRIGGERS } from "@/lib/usage/triggers";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { migrationsFolder, queryRows } from "./client";
@@ -20,6 +21,7 @@ const DECLARED: TriggerDeclaration[] = [
   ...ALERT_TRIGGERS,
   ...AUDIT_TRIGGERS,
   ...INVOICE_TRIGGERS,
+  ...PAYMENT_TRIGGERS,
 ];
 
 const migrations = fs

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
 import { newId } from "@/lib/ids/ids";
+import { enqueueDocumentMails } from "./invoice-mail";
 
 export type DocumentKind = "invoice" | "credit_note" | "debit_note";
 
@@ -150,6 +151,11 @@ export async function insertDocuments(
         totalMicros: doc.totalMicros,
       },
     });
+  // The owner and billing members hear of each document once it commits (lib/mail/outbox.ts).
+  await enqueueDocumentMails(
+    tx,
+    issued.map((d, i) => ({ ...d, doc: docs[i] })),
+  );
   return issued;
 }
 

@@ -7,6 +7,8 @@ export interface MailMessage {
   subject: string;
   /** Plain text: every message the portal sends is a sentence and a link. */
   text: string;
+  /** Files sent with it (an invoice's PDF). */
+  attachments?: { filename: string; content: Uint8Array; contentType: string }[];
 }
 
 const transport = () =>
@@ -22,8 +24,21 @@ const transport = () =>
 export async function sendMail(message: MailMessage): Promise<void> {
   const smtp = transport();
   if (!smtp) {
-    console.log(`[mail] to ${message.to}: ${message.subject}\n${message.text}`);
+    const files = message.attachments?.length
+      ? `\n(attached: ${message.attachments.map((a) => a.filename).join(", ")})`
+      : "";
+    console.log(`[mail] to ${message.to}: ${message.subject}\n${message.text}${files}`);
     return;
   }
-  await smtp.sendMail({ from: mailFrom(), to: message.to, subject: message.subject, text: message.text });
+  await smtp.sendMail({
+    from: mailFrom(),
+    to: message.to,
+    subject: message.subject,
+    text: message.text,
+    attachments: message.attachments?.map((a) => ({
+      filename: a.filename,
+      content: Buffer.from(a.content),
+      contentType: a.contentType,
+    })),
+  });
 }

@@ -8,6 +8,7 @@ import { createBillingGroup } from "@/lib/billing/groups";
 import { importSellRates } from "@/lib/rating/import-rates";
 import { rateRowSchema } from "@/lib/rating/schemas";
 import { openDatabase, type Db } from "@/lib/db/client";
+import { startStripeStandIn } from "@/lib/payments/testing/stripe-stand-in";
 import { createTestDatabase, type Engine } from "@/lib/testing/engines";
 import { freePort, productionDistDir, spawnNextServer, waitUntilServing } from "@/lib/testing/next-server";
 import { seedFixtures, type SeededData } from "./fixtures";
@@ -53,6 +54,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     apiServers: ApiServer[];
     rateLimitedServer: RateLimitedServer;
+    /** The main servers' Stripe webhook secret (payments.test.ts signs events with it). */
+    stripeWebhookSecret: string;
     edgeServers: { proxied: EdgeServer; public: EdgeServer };
   }
 }
@@ -132,13 +135,21 @@ async function startServer(engine: Engine, distDir: string, options: ServerOptio
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const distDir = productionDistDir();
   const running: Running[] = [];
+  // The main servers' payments go to a local stand-in of Stripe's API (lib/payments/testing/stripe-stand-in.ts).
+  const stripe = await startStripeStandIn();
+  const stripeEnv = {
+    STRIPE_SECRET_KEY: "sk_test_api",
+    STRIPE_WEBHOOK_SECRET: "whsec_api_tests",
+    STRIPE_API_BASE: stripe.url,
+  };
   const teardown = async () => {
     await Promise.all(running.map((r) => r.cleanup()));
+    await stripe.close();
   };
   try {
     // One after the other: two cold starts at once on a small machine only slow both down.
     for (const engine of ["pglite", "postgres"] as const)
-      running.push(await startServer(engine, distDir, { seed: seedFixtures }));
+      running.push(await startServer(engine, distDir, { seed: seedFixtures, env: stripeEnv }));
     let limitedKey = "";
     const limited = await startServer("pglite", distDir, {
       env: { RATE_LIMIT_RPS: "1", RATE_LIMIT_BURST: "3", PORTAL_KEY_SIGN_IN: "" },
@@ -183,6 +194,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await teardown();
     throw e;
   }
+  project.provide("stripeWebhookSecret", stripeEnv.STRIPE_WEBHOOK_SECRET);
   project.provide(
     "apiServers",
     running.slice(0, 2).map((r) => r.server),

@@ -1,0 +1,94 @@
+import { sql } from "drizzle-orm";
+import { expect, it } from "vitest";
+import { createBillingGroup } from "@/lib/billing/groups";
+import { queryRows, type Db } from "@/lib/db/client";
+import { drainMailOutbox } from "@/lib/mail/outbox";
+import type { MailMessage } from "@/lib/mail/send-mail";
+import { describeOnEngines } from "@/lib/testing/describe-on-engines";
+import { invoiceAttachments } from "./invoice-mail-attachments";
+import { runInvoices } from "./run-invoices";
+
+const ISSUER = { name: "Example Telecom Ltd", address: "1 Exchange Road\nLondon" };
+
+/** An organization for the group with one member per role given. */
+async function addMembers(db: Db, groupId: string, roles: string[]): Promise<void> {
+  const org = `org_${groupId}`;
+  await db.execute(
+    sql`INSERT INTO organizations (id, name, slug, billing_group_id) VALUES (${org}, 'Org', ${org}, ${groupId})`,
+  );
+  for (const role of roles) {
+    const user = `u_${role}_${groupId}`;
+    await db.execute(
+      sql`INSERT INTO users (id, name, email) VALUES (${user}, ${role}, ${`${role}.${groupId}@example.test`})`,
+    );
+    await db.execute(
+      sql`INSERT INTO members (id, organization_id, user_id, role) VALUES (${`m_${user}`}, ${org}, ${user}, ${role})`,
+    );
+  }
+}
+
+describeOnEngines("invoice mail", (handle) => {
+  const db = () => handle().db;
+
+  it("mails each owner and billing member once per issued invoice, after commit, with the PDF; a re-run mails nobody", async () => {
+    const group = await createBillingGroup(db(), {
+      name: "Mailco",
+      currency: "EUR",
+      openingBalanceMicros: 10_000_000n,
+    });
+    await db().execute(sql`UPDATE billing_groups SET created_at = '2025-10-03T12:00:00Z' WHERE id = ${group.id}`);
+    await addMembers(db(), group.id, ["owner", "billing", "viewer", "developer"]);
+    const sent: MailMessage[] = [];
+    const drain = () =>
+      drainMailOutbox(db(), {
+        send: async (m) => void sent.push(m),
+        attachments: (reference) => invoiceAttachments(db(), reference),
+        batch: 1_000,
+      });
+
+    await runInvoices(db(), { now: new Date("2025-11-15T00:00:00Z"), issuer: ISSUER });
+    const [invoice] = await queryRows<{ id: string; number: string }>(
+      db(),
+      sql`SELECT id, number FROM invoices WHERE billing_group_id = ${group.id}`,
+    );
+    expect(invoice).toBeDefined();
+    await drain();
+    const ours = sent.filter((m) => m.to.endsWith(`.${group.id}@example.test`));
+    expect(ours.map((m) => m.to).sort()).toEqual([
+      `billing.${group.id}@example.test`,
+      `owner.${group.id}@example.test`,
+    ]);
+    for (const m of ours) {
+      expect(m.subject).toBe(`Invoice ${invoice.number}: 0.00 EUR`);
+      expect(m.text).toContain(`/invoices?document=${invoice.id}`);
+      expect(m.attachments?.[0].filename).toBe(`${invoice.number}.pdf`);
+      expect(Buffer.from(m.attachments![0].content).subarray(0, 5).toString()).toBe("%PDF-");
+    }
+
+    // The run again (nothing due) and the outbox again (all sent): no second mail.
+    await runInvoices(db(), { now: new Date("2025-11-15T00:00:00Z"), issuer: ISSUER });
+    await drain();
+    expect(sent.filter((m) => m.to.endsWith(`.${group.id}@example.test`))).toHaveLength(2);
+  });
+
+  it("retries a message whose sending failed, and sends it once", async () => {
+    const group = await createBillingGroup(db(), { name: "Retryco", currency: "USD" });
+    await db().execute(sql`UPDATE billing_groups SET created_at = '2025-10-03T12:00:00Z' WHERE id = ${group.id}`);
+    await addMembers(db(), group.id, ["billing"]);
+    await runInvoices(db(), { now: new Date("2025-11-15T00:00:00Z"), issuer: ISSUER });
+    const to = `billing.${group.id}@example.test`;
+    const sent: string[] = [];
+    let fail = true;
+    const send = async (m: MailMessage) => {
+      if (m.to !== to) return;
+      if (fail) throw new Error("smtp down");
+      sent.push(m.to);
+    };
+    await drainMailOutbox(db(), { send, retryBaseMs: 0, batch: 1_000 });
+    expect(sent).toEqual([]);
+    fail = false;
+    await drainMailOutbox(db(), { send, retryBaseMs: 0, batch: 1_000 });
+    await drainMailOutbox(db(), { send, retryBaseMs: 0, batch: 1_000 });
+    expect(sent).toEqual([to]);
+  });
+});

@@ -1,0 +1,54 @@
+import type { Principal } from "@/lib/auth/principal";
+import type { Db } from "@/lib/db/client";
+import { currencyDecimals } from "@/lib/money/currency-decimals";
+import { formatMicros } from "@/lib/money/micros";
+import { readAutoRecharge } from "@/lib/payments/auto-recharge";
+import { configuredPaymentProvider } from "@/lib/payments/configured-provider";
+import { topUpLimitsMicros } from "@/lib/payments/top-up-limits";
+
+/** What the dashboard's payments card shows: plain strings, for a server component. */
+export interface PaymentsPanel {
+  currency: string;
+  min: string;
+  max: string;
+  /** The input's step: one minor unit ("0.01"; "1" for JPY). */
+  step: string;
+  autoRecharge: { threshold: string; amount: string } | null;
+  cardSaved: boolean;
+  lastCharge: { status: string; amount: string; at: string; error: string | null } | null;
+}
+
+/**
+ * Who may pay: a member of a group whose role reads billing (owner, billing: billing:read), while a payment provider
+ * is configured. null otherwise: the card is not shown.
+ */
+export function canPay(principal: Principal): boolean {
+  return principal.billingGroupId !== null && principal.scopes.has("billing:read") && !!configuredPaymentProvider();
+}
+
+export async function paymentsPanel(db: Db, principal: Principal): Promise<PaymentsPanel | null> {
+  if (!canPay(principal)) return null;
+  const state = await readAutoRecharge(db, principal.billingGroupId!);
+  if (!state) return null;
+  const decimals = currencyDecimals(state.currency);
+  const money = (micros: bigint) => formatMicros(micros, decimals);
+  const limits = topUpLimitsMicros();
+  return {
+    currency: state.currency,
+    min: money(limits.min),
+    max: money(limits.max),
+    step: decimals === 0 ? "1" : `0.${"0".repeat(decimals - 1)}1`,
+    autoRecharge: state.setting
+      ? { threshold: money(state.setting.thresholdMicros), amount: money(state.setting.amountMicros) }
+      : null,
+    cardSaved: state.cardSaved,
+    lastCharge: state.lastCharge
+      ? {
+          status: state.lastCharge.status,
+          amount: money(state.lastCharge.amountMicros),
+          at: state.lastCharge.at.toISOString(),
+          error: state.lastCharge.error,
+        }
+      : null,
+  };
+}
