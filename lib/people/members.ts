@@ -7,7 +7,7 @@ import { clientAddress, siteOrigin } from "@/lib/auth/request-origin";
 import type { Role } from "@/lib/auth/roles";
 import { queryRows, type Db, type Tx } from "@/lib/db/client";
 import { sendMail } from "@/lib/mail/send-mail";
-import { authFor, sessionHeaders } from "./auth";
+import { authInTransaction, sessionHeaders } from "./auth";
 import { authErrorCode } from "./auth-error";
 import { endSessionsIn } from "./end-sessions";
 import { findOrganization } from "./organizations";
@@ -116,25 +116,28 @@ export async function inviteMember(
   if (!actor) return forbidden;
   const wait = await takePeopleRequest("invitation", principal.userId ?? "", headers);
   if (wait !== null) return { ok: false, reason: "throttled", retryAfterSeconds: wait };
-  const auth = authFor(db);
   let invitation: { id: string; email: string };
   try {
-    invitation = await auth.api.createInvitation({
-      headers: sessionHeaders(actor.token),
-      body: { email: input.email.trim().toLowerCase(), role: input.role, organizationId: actor.organizationId },
+    // The invitation and its audit event commit together.
+    invitation = await db.transaction(async (tx) => {
+      const created = await authInTransaction(tx).api.createInvitation({
+        headers: sessionHeaders(actor.token),
+        body: { email: input.email.trim().toLowerCase(), role: input.role, organizationId: actor.organizationId },
+      });
+      await recordAuditEvent(tx, {
+        actor: auditActorOf(principal),
+        action: "member.invited",
+        billingGroupId: principal.billingGroupId,
+        targetType: "invitation",
+        targetId: created.id,
+        address: clientAddress(headers),
+        after: { email: created.email, role: input.role },
+      });
+      return created;
     });
   } catch (error) {
     return refused(error);
   }
-  await recordAuditEvent(db, {
-    actor: auditActorOf(principal),
-    action: "member.invited",
-    billingGroupId: principal.billingGroupId,
-    targetType: "invitation",
-    targetId: invitation.id,
-    address: clientAddress(headers),
-    after: { email: invitation.email, role: input.role },
-  });
   const organization = await findOrganization(db, actor.organizationId);
   const link = `${siteOrigin(headers)}/accept-invitation?id=${encodeURIComponent(invitation.id)}`;
   await sendMail({

@@ -152,6 +152,30 @@ describeOnEngines("people", (handle) => {
     expect(listed.members.map((m) => m.email)).toContain(invitee);
   });
 
+  it("an invitation and its audit event commit together: when the event cannot be written, nobody is invited", async () => {
+    const admin = await addPerson(db, {
+      email: email("admin"),
+      name: "A",
+      password: PASSWORD,
+      role: "admin",
+      organization: groupId,
+    });
+    const actor = (await signedIn(admin.email)).principal;
+    const invitee = email("unaudited");
+    await db.execute(sql`CREATE FUNCTION refuse_invited_event() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.action = 'member.invited' THEN RAISE EXCEPTION 'audit log unavailable'; END IF; RETURN NEW; END $$`);
+    await db.execute(sql`CREATE TRIGGER refuse_invited_event BEFORE INSERT ON audit_events
+      FOR EACH ROW EXECUTE FUNCTION refuse_invited_event()`);
+    try {
+      await expect(inviteMember(db, actor, { email: invitee, role: "viewer" }, headers)).rejects.toThrow();
+    } finally {
+      await db.execute(sql`DROP TRIGGER refuse_invited_event ON audit_events`);
+      await db.execute(sql`DROP FUNCTION refuse_invited_event()`);
+    }
+    const pending = await queryRows(db, sql`SELECT 1 FROM invitations WHERE email = ${invitee}`);
+    expect(pending).toEqual([]);
+  });
+
   it("a role change ends the member's sessions there, a removal too; a viewer cannot manage members", async () => {
     const owner = await addPerson(db, {
       email: email("owner"),
