@@ -65,6 +65,16 @@ test("platform staff create an account, top it up and set its credit limit; a cu
   await expect(summary.locator('[data-field="status"]')).toHaveText("Enabled");
   await screenshot(page, "console-account");
   const id = new URL(page.url()).pathname.split("/").pop()!;
+  // Its decks, thresholds and webhooks are a click away, on the pages that take the account from the URL.
+  const elsewhere = page.getByRole("navigation", { name: "This account elsewhere" });
+  await expect(elsewhere.getByRole("link", { name: "Rate decks" })).toHaveAttribute(
+    "href",
+    `/rate-decks?account=${id}`,
+  );
+  await expect(elsewhere.getByRole("link", { name: "Thresholds and webhooks" })).toHaveAttribute(
+    "href",
+    `/alerts?account=${id}`,
+  );
 
   // A key for this account (not for the platform): it reads this account's balance.
   const keys = page.getByRole("region", { name: "API keys of this account" });

@@ -7,7 +7,7 @@ import { consoleAccount, requireConsoleSession } from "@/lib/portal/console";
 
 export const metadata: Metadata = { title: "Account" };
 
-/** One account in the operator console: its details, money, credit limit, status and API keys. */
+/** One account in the operator console: its details, money, credit limit, status and API keys; links to its decks and alerts. */
 export default async function ConsoleAccountPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const session = await requireConsoleSession(`/console/accounts/${encodeURIComponent(id)}`);
@@ -33,6 +33,16 @@ export default async function ConsoleAccountPage({ params }: { params: Promise<{
           <Link href={`/rates${carried}`} className="text-brand-700 underline">
             Rates
           </Link>
+          {session.scopes.includes("rates:write") ? (
+            <Link href={`/rate-decks${carried}`} className="text-brand-700 underline">
+              Rate decks
+            </Link>
+          ) : null}
+          {session.scopes.includes("alerts:write") ? (
+            <Link href={`/alerts${carried}`} className="text-brand-700 underline">
+              Thresholds and webhooks
+            </Link>
+          ) : null}
         </nav>
       </div>
       <AccountSummary account={account} />
