@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/client";
+import { startPeriodicTask, type PeriodicTask } from "@/lib/runtime/periodic-task";
 import { runInvoices, type InvoiceRunResult } from "./run-invoices";
 
 /**
@@ -8,9 +9,7 @@ import { runInvoices, type InvoiceRunResult } from "./run-invoices";
  */
 export const SETTLE_MS = 5 * 60_000;
 
-export interface InvoiceWorker {
-  stop(): Promise<void>;
-}
+export type InvoiceWorker = PeriodicTask;
 
 /**
  * The invoice run inside every server process (README "Invoices"): once at start, then every `intervalMs`. Processes
@@ -22,9 +21,6 @@ export function startInvoiceWorker(
   intervalMs: number,
   onRound: (result: InvoiceRunResult) => void = () => undefined,
 ): InvoiceWorker {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
   let lastError = "";
   let lastLoggedAt = 0;
 
@@ -47,19 +43,6 @@ export function startInvoiceWorker(
       }
     }
   };
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = round().finally(() => schedule(intervalMs));
-    }, ms);
-    timer.unref();
-  };
-  schedule(0);
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  // The round logs its own failures (once per distinct error per hour): it never throws.
+  return startPeriodicTask("invoice run failed", round, intervalMs);
 }

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { sendMail, type MailMessage } from "./send-mail";
+import { startPeriodicTask, type PeriodicTask } from "@/lib/runtime/periodic-task";
 
 // The mail outbox (mail_outbox): a message is written in the transaction that causes it and sent after commit by
 // the mail worker, so a rolled-back cause mails nobody and a committed one mails each recipient once: `key` names the
@@ -83,35 +84,9 @@ export async function drainMailOutbox(db: Db, options: MailOutboxOptions = {}): 
   return sent;
 }
 
-export interface MailWorker {
-  stop(): Promise<void>;
-}
+export type MailWorker = PeriodicTask;
 
 /** Drains the outbox every `intervalMs` in the server process (every process; the leases keep them apart). */
 export function startMailWorker(db: Db, options: MailOutboxOptions & { intervalMs?: number } = {}): MailWorker {
-  const intervalMs = options.intervalMs ?? 5_000;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = drainMailOutbox(db, options)
-        .catch((e: unknown) =>
-          process.stderr.write(
-            `${JSON.stringify({ time: new Date().toISOString(), event: "mail outbox failed", error: (e as Error).message })}\n`,
-          ),
-        )
-        .finally(() => schedule(intervalMs));
-    }, ms);
-    timer.unref();
-  };
-  schedule(0);
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return startPeriodicTask("mail outbox failed", () => drainMailOutbox(db, options), options.intervalMs ?? 5_000);
 }

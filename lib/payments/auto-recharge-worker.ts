@@ -8,6 +8,7 @@ import { currencyDecimals } from "@/lib/money/currency-decimals";
 import { formatMicros } from "@/lib/money/micros";
 import { creditPayment } from "./credit-payment";
 import { fromMinorUnits, toMinorUnits, type PaymentProvider } from "./provider";
+import { startPeriodicTask, type PeriodicTask } from "@/lib/runtime/periodic-task";
 
 // The auto-recharge worker: charges the queued charges (auto_recharge_charges, one per crossing, queued by the
 // crossing trigger: lib/payments/triggers.ts) to the group's saved card, off-session. Claims are leases under row
@@ -153,9 +154,7 @@ async function failCharge(tx: Tx, charge: ClaimedCharge, amountMicros: bigint, r
   });
 }
 
-export interface AutoRechargeWorker {
-  stop(): Promise<void>;
-}
+export type AutoRechargeWorker = PeriodicTask;
 
 /** The worker inside every server process with a configured provider: a round every `intervalMs`. */
 export function startAutoRechargeWorker(
@@ -163,29 +162,9 @@ export function startAutoRechargeWorker(
   provider: PaymentProvider,
   options: AutoRechargeOptions & { intervalMs?: number } = {},
 ): AutoRechargeWorker {
-  const intervalMs = options.intervalMs ?? 5_000;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = runAutoRechargeCharges(db, provider, options)
-        .catch((e: unknown) =>
-          process.stderr.write(
-            `${JSON.stringify({ time: new Date().toISOString(), event: "auto-recharge round failed", error: (e as Error).message })}\n`,
-          ),
-        )
-        .finally(() => schedule(intervalMs));
-    }, ms);
-    timer.unref();
-  };
-  schedule(0);
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return startPeriodicTask(
+    "auto-recharge round failed",
+    () => runAutoRechargeCharges(db, provider, options),
+    options.intervalMs ?? 5_000,
+  );
 }
