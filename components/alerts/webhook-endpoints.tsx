@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardTitle } from "@/components/ui/card";
 import { Field, FieldError, fieldErrorId, inputClass } from "@/components/ui/field";
 import { LoadError } from "@/components/ui/load-error";
+import { SecretOnce } from "@/components/ui/secret-once";
 import { EVENT_TYPES, problemText, type Delivery, type WebhookEndpoint } from "./api";
 import { DeliveryLog } from "./delivery-log";
 
@@ -256,39 +257,13 @@ function AddEndpointForm({
 
 /** The new endpoint's signing secret, shown this once. */
 function CreatedSecret({ endpoint, onDone }: { endpoint: WebhookEndpoint; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
-  const secret = endpoint.secret ?? "";
   return (
-    <Card role="status" aria-labelledby="endpoint-created" className="flex flex-col gap-3 border-amber-300 bg-amber-50">
-      <h2 id="endpoint-created" className="text-sm font-semibold text-slate-900">
-        Endpoint added
-      </h2>
-      <p className="text-sm text-slate-700">
-        Its signing secret verifies that events come from us (Standard Webhooks). Copy it now: it is not shown again.
-      </p>
-      <div className="flex flex-wrap items-center gap-2">
-        <code
-          data-testid="new-endpoint-secret"
-          className="rounded-md border border-slate-300 bg-white px-2 py-1 font-mono text-sm break-all"
-        >
-          {secret}
-        </code>
-        <Button
-          onClick={() =>
-            void navigator.clipboard.writeText(secret).then(
-              () => setCopied(true),
-              () => setCopied(false),
-            )
-          }
-        >
-          {copied ? "Copied" : "Copy"}
-        </Button>
-      </div>
-      <div>
-        <Button variant="primary" onClick={onDone}>
-          Done
-        </Button>
-      </div>
-    </Card>
+    <SecretOnce
+      title="Endpoint added"
+      note="Its signing secret verifies that events come from us (Standard Webhooks). Copy it now: it is not shown again."
+      secret={endpoint.secret ?? ""}
+      testId="new-endpoint-secret"
+      onDone={onDone}
+    />
   );
 }

@@ -8,6 +8,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardTitle } from "@/components/ui/card";
 import { Field, fieldErrorId, FieldError, inputClass } from "@/components/ui/field";
 import { LoadError } from "@/components/ui/load-error";
+import { SecretOnce } from "@/components/ui/secret-once";
 import type { ApiKey, ApiKeyList, CreatedApiKeyBody } from "@/lib/keys/schemas";
 
 const LIST = ["api-keys"] as const;
@@ -296,38 +297,13 @@ function CreateKeyForm({
 
 /** The new key's secret, shown this once: it is not kept anywhere (only its hash is). */
 function CreatedSecret({ created, onDone }: { created: CreatedApiKeyBody; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
   return (
-    <Card role="status" aria-labelledby="created-title" className="flex flex-col gap-3 border-amber-300 bg-amber-50">
-      <h2 id="created-title" className="text-sm font-semibold text-slate-900">
-        Key “{created.name}” created
-      </h2>
-      <p className="text-sm text-slate-700">
-        Copy it now: this is the only time it is shown. Keep it secret; anyone holding it can do what its scopes allow.
-      </p>
-      <div className="flex flex-wrap items-center gap-2">
-        <code
-          data-testid="new-key-secret"
-          className="rounded-md border border-slate-300 bg-white px-2 py-1 font-mono text-sm break-all"
-        >
-          {created.secret}
-        </code>
-        <Button
-          onClick={() =>
-            void navigator.clipboard.writeText(created.secret).then(
-              () => setCopied(true),
-              () => setCopied(false),
-            )
-          }
-        >
-          {copied ? "Copied" : "Copy"}
-        </Button>
-      </div>
-      <div>
-        <Button variant="primary" onClick={onDone}>
-          Done
-        </Button>
-      </div>
-    </Card>
+    <SecretOnce
+      title={<>Key “{created.name}” created</>}
+      note="Copy it now: this is the only time it is shown. Keep it secret; anyone holding it can do what its scopes allow."
+      secret={created.secret}
+      testId="new-key-secret"
+      onDone={onDone}
+    />
   );
 }
