@@ -1,13 +1,12 @@
 import { z } from "zod";
 import { storableText } from "@/lib/db/storable-text";
 import { pageEnvelope, pageSizeParam } from "@/lib/http/query-params";
-import { parseMicros } from "@/lib/money/micros";
+import { decimalMoney } from "@/lib/money/decimal-money";
 import { ALL_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from "./event-types";
 
 // Bodies and answers of /v1/alert-thresholds and /v1/webhook-endpoints (README "Alerts and webhooks"). Money comes in
 // as decimal strings (exact) and goes out as JSON numbers with at most 6 decimals, as everywhere in /v1.
 
-const DECIMAL = /^-?\d{1,13}(\.\d{1,6})?$/;
 export const MAX_THRESHOLDS = 20;
 
 export const thresholdsBodySchema = z
@@ -18,12 +17,7 @@ export const thresholdsBodySchema = z
       .optional()
       .describe("The account (platform callers; a group's caller may name its own only)"),
     thresholds: z
-      .array(
-        z
-          .string({ error: 'must be a decimal string such as "10.00" (not a JSON number)' })
-          .regex(DECIMAL, 'must be a decimal string with at most 6 decimals, such as "10.00"')
-          .transform((text) => parseMicros(text)),
-      )
+      .array(decimalMoney("10.00"))
       .max(MAX_THRESHOLDS, `at most ${MAX_THRESHOLDS} thresholds`)
       .describe("Balances (decimal strings) at or below which `balance.low` fires; the whole set, [] clears it"),
   })

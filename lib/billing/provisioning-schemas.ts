@@ -1,20 +1,14 @@
 import { z } from "zod";
 import { storable, storableText } from "@/lib/db/storable-text";
 import { ApiError, bodyParamErrors } from "@/lib/errors/api-error";
-import { parseMicros } from "@/lib/money/micros";
+import { decimalMoney } from "@/lib/money/decimal-money";
 import { accountSchema, currencySchema } from "./schemas";
 
 // Bodies and answers of the provisioning operations (POST/PATCH /v1/accounts, top-ups, adjustments). Money comes in as
 // decimal strings, exact, and becomes bigint micro-units here (docs/contract.md §1); it goes out as JSON numbers with at
 // most 6 decimals, as every amount of /v1 does.
 
-const DECIMAL = /^-?\d{1,13}(\.\d{1,6})?$/;
-const money = (description: string) =>
-  z
-    .string({ error: 'must be a decimal string such as "25.00" (not a JSON number)' })
-    .regex(DECIMAL, 'must be a decimal string with at most 6 decimals, such as "25.00"')
-    .transform((text) => parseMicros(text))
-    .describe(description);
+const money = (description: string) => decimalMoney().describe(description);
 
 const creditLimit = money("How far below zero the balance may go before the account is disabled (>= 0)").refine(
   (micros) => micros >= 0n,

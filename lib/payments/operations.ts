@@ -1,14 +1,8 @@
 import { z } from "zod";
 import { defineOperation } from "@/lib/openapi/operation";
-import { parseMicros } from "@/lib/money/micros";
+import { decimalMoney } from "@/lib/money/decimal-money";
 
-const DECIMAL = /^-?\d{1,13}(\.\d{1,6})?$/;
-const money = (description: string) =>
-  z
-    .string({ error: 'must be a decimal string such as "25.00" (not a JSON number)' })
-    .regex(DECIMAL, 'must be a decimal string with at most 6 decimals, such as "25.00"')
-    .transform((text) => parseMicros(text))
-    .describe(description);
+const money = (description: string) => decimalMoney().describe(description);
 
 export const autoRechargeBodySchema = z
   .strictObject({
