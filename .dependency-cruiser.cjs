@@ -57,6 +57,7 @@ const CLIENT_SAFE = [
   "^lib/(calls|usage|billing|rating)/schemas\\.ts$",
   "^lib/money/[^/]+\\.ts$",
   "^lib/http/query-params\\.ts$",
+  "^lib/alerts/event-types\\.ts$",
   "^lib/rating/billing-math\\.ts$",
   "^lib/portal/(format|call-filters|call-columns|call-status|period|usage-query|balance-status|report)\\.ts$",
 ].join("|");

@@ -1,6 +1,7 @@
 "use client";
 
 import { ApiProblem } from "@/components/api/api-client";
+import { WEBHOOK_EVENT_TYPES } from "@/lib/alerts/event-types";
 
 // What the Alerts page reads from /v1 (lib/alerts/schemas.ts is the source; kept here as plain types so nothing of
 // the server is bundled).
@@ -45,7 +46,8 @@ export interface DeliveryPage {
   nextPageUrl: string | null;
 }
 
-export const EVENT_TYPES = ["balance.low", "balance.recovered", "group.disabled", "group.enabled"] as const;
+/** The event types an endpoint may subscribe to, from the one list the server checks against. */
+export const EVENT_TYPES = WEBHOOK_EVENT_TYPES;
 
 export function problemText(error: unknown): string {
   return error instanceof ApiProblem ? error.detail : "The request failed. Try again.";
