@@ -3,44 +3,21 @@ import type { Principal } from "@/lib/auth/principal";
 import { decodeKeysetCursor, encodeKeysetCursor, scopeHash } from "@/lib/http/keyset-cursor";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
-import type { DocumentKind } from "./insert-document";
+import type { DocumentKind, NewDocument, NewLine } from "./insert-document";
 
 // Reading issued documents for /v1/invoices and the portal. A bound key sees its own group's only; another group's
 // id answers 404 like an unknown one (docs/contract.md §3).
 
-export interface StoredDocument {
+/** An issued document: what was issued (NewDocument, its lines apart) with its number, series position and instant. */
+export interface StoredDocument extends Omit<NewDocument, "lines"> {
   id: string;
   seq: string;
-  kind: DocumentKind;
   number: string;
-  billingGroupId: string;
-  invoiceId: string | null;
-  periodStart: Date;
-  periodEnd: Date;
-  timeZone: string;
-  billingMode: "prepaid" | "postpaid";
-  taxRatePpm: number;
-  currency: string;
-  customerName: string;
-  issuerName: string;
-  issuerAddress: string;
-  subtotalMicros: bigint;
-  taxMicros: bigint;
-  totalMicros: bigint;
-  balance: { opening: bigint; topups: bigint; adjustments: bigint; debits: bigint; closing: bigint } | null;
   issuedAt: Date;
 }
 
-export interface StoredLine {
-  kind: "usage" | "topup" | "adjustment";
-  direction: "inbound" | "outbound" | null;
-  prefix: string | null;
-  description: string;
-  calls: number;
-  billedSeconds: number;
-  amountMicros: bigint;
-  occurredAt: Date | null;
-}
+/** A line as it was issued. */
+export type StoredLine = NewLine;
 
 export interface StoredInvoice extends StoredDocument {
   lines: StoredLine[];
