@@ -1,30 +1,11 @@
 import fs from "node:fs";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { SMTPServer } from "smtp-server";
+import { startSmtpSink } from "@/lib/testing/smtp-sink";
 
-/**
- * A local SMTP server (the npm `smtp-server` package) on a free 127.0.0.1 port that writes every message it
- * receives to `dir` as `<n>.eml`: the portal's real mail path (nodemailer over SMTP_URL) ends here in the e2e suite.
- */
+/** Every message the portal sends over SMTP_URL in the e2e suite, written to `dir` as `<n>.eml`. */
 export async function startMailbox(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
   let count = 0;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("end", () => {
-        fs.writeFileSync(path.join(dir, `${String(++count).padStart(4, "0")}.eml`), Buffer.concat(chunks));
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return { url: `smtp://127.0.0.1:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return startSmtpSink((raw) => fs.writeFileSync(path.join(dir, `${String(++count).padStart(4, "0")}.eml`), raw));
 }
 
 /** A received message's recipients, subject and text (quoted-printable undone). */

@@ -1,29 +1,16 @@
-import type { AddressInfo } from "node:net";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { startSmtpSink } from "@/lib/testing/smtp-sink";
 
 // Over SMTP_URL the message reaches an SMTP server (here the npm `smtp-server` package on a free loopback port).
 const received: string[] = [];
-const server = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ["STARTTLS", "AUTH"],
-  logger: false,
-  onData(stream, _session, callback) {
-    const chunks: Buffer[] = [];
-    stream.on("data", (c: Buffer) => chunks.push(c));
-    stream.on("end", () => {
-      received.push(Buffer.concat(chunks).toString("utf8"));
-      callback();
-    });
-  },
-});
+let sink: Awaited<ReturnType<typeof startSmtpSink>>;
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  process.env.SMTP_URL = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+  sink = await startSmtpSink((raw) => received.push(raw.toString("utf8")));
+  process.env.SMTP_URL = sink.url;
   process.env.MAIL_FROM = "Callbook Test <portal@callbook.test>";
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => sink.close());
 
 it("sends a plain-text message over SMTP_URL from MAIL_FROM", async () => {
   const { sendMail } = await import("./send-mail");
