@@ -88,7 +88,7 @@ export function apiRoute<Q extends z.ZodObject | undefined, P extends z.ZodObjec
       });
       keyId = principal.keyId;
       // In the background, at most once a minute per key and process (lib/keys/last-used.ts).
-      void noteKeyUse(db, principal.keyId);
+      void noteKeyUse(db, principal);
       const limiter = rateLimiter();
       let limitHeaders: Record<string, string> | undefined;
       if (limiter.enabled) {

@@ -172,18 +172,26 @@ describeOnEngines("self-service API keys", (handle) => {
     const lastUsed = async () =>
       (await db.select().from(apiKeyUses).where(eq(apiKeyUses.keyId, key.id)))[0]?.lastUsedAt.getTime();
     const t0 = Date.parse("2026-06-01T12:00:00.000Z");
-    await noteKeyUse(db, key.id, t0);
+    const used = { via: "api_key" as const, keyId: key.id };
+    await noteKeyUse(db, used, t0);
     expect(await lastUsed()).toBe(t0);
-    expect(noteKeyUse(db, key.id, t0 + 30_000)).toBeNull(); // within the minute: no write at all
-    await noteKeyUse(db, key.id, t0 + 61_000);
+    expect(noteKeyUse(db, used, t0 + 30_000)).toBeNull(); // within the minute: no write at all
+    await noteKeyUse(db, used, t0 + 61_000);
     expect(await lastUsed()).toBe(t0 + 61_000);
     // A later use written by another process is not moved back by this one's earlier write.
     const later = new Date(t0 + 500_000);
     await db.update(apiKeyUses).set({ lastUsedAt: later }).where(eq(apiKeyUses.keyId, key.id));
-    await noteKeyUse(db, key.id, t0 + 200_000);
+    await noteKeyUse(db, used, t0 + 200_000);
     expect(await lastUsed()).toBe(later.getTime());
     const platform = (await findKeyBySecret(db, key.key))!;
     const listed = (await listApiKeys(db, platform)).apiKeys.find((k) => k.id === key.id);
     expect(listed?.lastUsedAt).toBe(later.toISOString());
+  });
+
+  it("notes no key use for a person's session (its keyId is the person's, no key's: the write could only fail)", async () => {
+    const db = handle().db;
+    const person = { via: "user_session" as const, keyId: "user_not_a_key" };
+    expect(noteKeyUse(db, person)).toBeNull();
+    expect(await db.select().from(apiKeyUses).where(eq(apiKeyUses.keyId, person.keyId))).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import type { Principal } from "@/lib/auth/principal";
 import type { Db } from "@/lib/db/client";
 import { processSingleton } from "@/lib/runtime/process-singleton";
 
@@ -14,10 +15,17 @@ const MAX_TRACKED_KEYS = 10_000;
 const written = () => processSingleton("key-last-used", () => new Map<string, number>());
 
 /**
- * Notes a use of a key by a request. Returns at once; the write (if this minute has none yet) runs in the
- * background. Returns the write's promise for tests, which may wait on it.
+ * Notes a use of a key by a request (a key's own, or a portal session opened with one). Returns at once; the write (if
+ * this minute has none yet) runs in the background. Returns the write's promise for tests, which may wait on it. A
+ * person's session uses no key (its keyId is the person's): nothing to note.
  */
-export function noteKeyUse(db: Db, keyId: string, now = Date.now()): Promise<void> | null {
+export function noteKeyUse(
+  db: Db,
+  principal: Pick<Principal, "via" | "keyId">,
+  now = Date.now(),
+): Promise<void> | null {
+  if (principal.via === "user_session") return null;
+  const keyId = principal.keyId;
   const map = written();
   const last = map.get(keyId);
   if (last !== undefined && now - last < LAST_USED_RESOLUTION_MS) return null;
