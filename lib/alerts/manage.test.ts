@@ -151,7 +151,8 @@ describeOnEngines("alerts over /v1 (domain)", (handle) => {
     expect(queued).toMatchObject({ type: "webhook.test", status: "pending", attempts: [] });
     // First attempt: the receiver answers 500 (kept, cut to 1 KiB); the retry gets 200.
     await deliverDueWebhooks(db, OPTIONS);
-    await new Promise((r) => setTimeout(r, 5));
+    // The retry is due now (not after waiting out its backoff).
+    await db.execute(sql`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE event_id = ${queued.eventId}`);
     await deliverDueWebhooks(db, OPTIONS);
     const got = recv.received.slice(before);
     expect(got).toHaveLength(2);
@@ -165,7 +166,7 @@ describeOnEngines("alerts over /v1 (domain)", (handle) => {
     expect(delivery.attempts.map((a) => a.status)).toEqual([200, 500]);
     expect(delivery.attempts[0].responseExcerpt).toBe("ok");
     expect(delivery.attempts[1].responseExcerpt).toHaveLength(1024);
-    for (const a of delivery.attempts) expect(a.durationMs).toBeGreaterThanOrEqual(0);
+    for (const a of delivery.attempts) expect(Number.isInteger(a.durationMs) && a.durationMs >= 0).toBe(true);
 
     const resent = await resendDelivery(db, principal(group.id), endpoint.id, queued.eventId, BY);
     expect(resent.status).toBe("pending");
