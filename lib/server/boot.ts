@@ -24,6 +24,7 @@ import { invoiceAttachments } from "@/lib/invoices/invoice-mail-attachments";
 import { startMailWorker } from "@/lib/mail/outbox";
 import { startAutoRechargeWorker } from "@/lib/payments/auto-recharge-worker";
 import { configuredPaymentProvider } from "@/lib/payments/configured-provider";
+import { startPeriodicTask } from "@/lib/runtime/periodic-task";
 
 const RETRY_OPEN_MS = 2_000;
 
@@ -101,12 +102,11 @@ const HOUSEKEEPING_MS = 10 * 60_000;
  * included). Every process does it; the deletes are idempotent. A failed round is retried at the next.
  */
 function startHousekeeping(db: DbHandle["db"]): void {
-  const round = () =>
-    Promise.all([deleteExpiredIdempotencyKeys(db), deleteExpiredExports(db)]).catch((e: unknown) =>
-      logLine(process.stderr, { event: "housekeeping failed", error: (e as Error).message }),
-    );
-  void round();
-  setInterval(round, HOUSEKEEPING_MS).unref();
+  startPeriodicTask(
+    "housekeeping failed",
+    () => Promise.all([deleteExpiredIdempotencyKeys(db), deleteExpiredExports(db)]),
+    HOUSEKEEPING_MS,
+  );
 }
 
 function exitOnOpenFailure(e: unknown): never {
