@@ -112,11 +112,13 @@ describe.each(apiServers())("self-service API keys on $engine", (server) => {
     expect(listA.body.apiKeys.some((k) => k.id === server.keyIds.readA)).toBe(true);
     const listB = await api<{ apiKeys: { id: string }[] }>(server, "/v1/api-keys", { key: "keysB" });
     expect(listB.body.apiKeys.map((k) => k.id)).toContain(forB.id);
-    const platformB = await api<{ apiKeys: { billingGroupId: string }[] }>(
+    const platformB = await api<{ apiKeys: { id: string; billingGroupId: string }[] }>(
       server,
       `/v1/api-keys${query({ account: server.groups.b.id })}`,
       { key: "platformKeys" },
     );
+    expect(platformB.status).toBe(200);
+    expect(platformB.body.apiKeys.map((k) => k.id)).toContain(forB.id);
     expect(platformB.body.apiKeys.every((k) => k.billingGroupId === server.groups.b.id)).toBe(true);
 
     const foreign = await api(server, `/v1/api-keys/${forB.id}`, { key: "keysA", method: "DELETE" });
