@@ -11,6 +11,15 @@ export class ApiProblem extends Error {
   }
 }
 
+// Whether this page is being left (a form post such as Sign out, a link, a reload). A request still in flight then
+// may answer 401 because the session just ended: that is no reason to send the person to "your session has ended"
+// over the page they are going to. A page restored from the back-forward cache is this page again.
+let leaving = false;
+if (typeof window !== "undefined") {
+  window.addEventListener("beforeunload", () => (leaving = true));
+  window.addEventListener("pageshow", () => (leaving = false));
+}
+
 /**
  * GET a /v1 resource with the session cookie, as API consumers do with a key. An absolute
  * `nextPageUrl` is reduced to its path, so the browser always asks the origin that holds its cookie.
@@ -47,7 +56,7 @@ async function answerOf<T>(response: Response): Promise<T> {
   } catch {
     // not a problem body: keep the generic message
   }
-  if (response.status === 401) {
+  if (response.status === 401 && !leaving) {
     // Session expired or key revoked: back to sign-in, then here again.
     const here = `${window.location.pathname}${window.location.search}`;
     // A full load on purpose: the sign-in page is server-rendered and drops this page's client state.
