@@ -4,6 +4,10 @@
 import { execSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { runOnSupportedNode } from "./node-runtime.mjs";
+
+// Never on an end-of-life Node.js (scripts/node-runtime.mjs).
+runOnSupportedNode(import.meta.url);
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 process.chdir(root);

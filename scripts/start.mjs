@@ -2,6 +2,10 @@
 // to reach this server while it holds the embedded data directory.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import { runOnSupportedNode } from "./node-runtime.mjs";
+
+// Never on an end-of-life Node.js (scripts/node-runtime.mjs).
+runOnSupportedNode(import.meta.url);
 
 // V8 flags of the server process (scripts/server-node-flags.json, also used by the bench's server):
 // --heap-growing-percent=100 lets the old generation grow at most 2x its live size between full

@@ -3,6 +3,10 @@
 // the Playwright suite run against.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import { runOnSupportedNode } from "./node-runtime.mjs";
+
+// Never on an end-of-life Node.js (scripts/node-runtime.mjs).
+runOnSupportedNode(import.meta.url);
 
 // Every folder of our code, for the architecture check.
 const SOURCES = ["app", "components", "lib", "cli", "bench", "tests", "e2e", "instrumentation.ts", "proxy.ts"];
