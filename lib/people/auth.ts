@@ -73,7 +73,8 @@ export function passkeyRelyingPartyId(): string {
 function createAuth(db: Db | Tx) {
   return betterAuth({
     appName: "Callbook",
-    // Only used for the links better-auth would build itself; the portal builds its own (lib/people/mail-origin.ts).
+    // Only used for the links better-auth would build itself; the portal builds its own from configuration
+    // (lib/people/mail-origin.ts).
     baseURL: "http://localhost",
     secret: createHmac("sha256", serverSecret("SESSION_SECRET")).update("better-auth").digest("base64url"),
     database: drizzleAdapter(db, {

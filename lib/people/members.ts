@@ -3,13 +3,14 @@ import type { Principal } from "@/lib/auth/principal";
 import { principalCacheFor } from "@/lib/auth/principal-cache";
 import { auditActorOf } from "@/lib/audit/actor";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
-import { clientAddress, siteOrigin } from "@/lib/auth/request-origin";
+import { clientAddress } from "@/lib/auth/request-origin";
 import type { Role } from "@/lib/auth/roles";
 import { queryRows, type Db, type Tx } from "@/lib/db/client";
 import { sendMail } from "@/lib/mail/send-mail";
 import { authInTransaction, sessionHeaders } from "./auth";
 import { authErrorCode } from "./auth-error";
 import { endSessionsIn } from "./end-sessions";
+import { mailLink } from "./mail-origin";
 import { findOrganization } from "./organizations";
 import { takePeopleRequest } from "./request-limit";
 import { sessionTokenOf } from "./sign-in";
@@ -139,7 +140,7 @@ export async function inviteMember(
     return refused(error);
   }
   const organization = await findOrganization(db, actor.organizationId);
-  const link = `${siteOrigin(headers)}/accept-invitation?id=${encodeURIComponent(invitation.id)}`;
+  const link = mailLink(`/accept-invitation?id=${encodeURIComponent(invitation.id)}`);
   await sendMail({
     to: invitation.email,
     subject: `You are invited to ${organization?.name ?? "an organization"} on Callbook`,

@@ -1,8 +1,6 @@
-import { siteOrigin } from "@/lib/auth/request-origin";
 import type { Db } from "@/lib/db/client";
 import { authFor } from "./auth";
 import { authErrorCode } from "./auth-error";
-import { withMailOrigin } from "./mail-origin";
 import { takePeopleRequest } from "./request-limit";
 
 type HeadersLike = { get(name: string): string | null };
@@ -16,9 +14,7 @@ export type ResetRequestResult = { ok: true } | { ok: false; reason: "throttled"
 export async function requestPasswordReset(db: Db, email: string, headers: HeadersLike): Promise<ResetRequestResult> {
   const wait = await takePeopleRequest("password-reset", email, headers);
   if (wait !== null) return { ok: false, reason: "throttled", retryAfterSeconds: wait };
-  await withMailOrigin(siteOrigin(headers), () =>
-    authFor(db).api.requestPasswordReset({ body: { email: email.trim().toLowerCase() } }),
-  );
+  await authFor(db).api.requestPasswordReset({ body: { email: email.trim().toLowerCase() } });
   return { ok: true };
 }
 

@@ -141,7 +141,7 @@ describeOnEngines("people", (handle) => {
     expect(await inviteMember(db, actor, { email: invitee, role: "developer" }, headers)).toEqual({ ok: true });
     const text = mail();
     const id = /accept-invitation\?id=([\w-]+)/.exec(text)?.[1];
-    expect(text).toContain("http://portal.test/accept-invitation?id=");
+    expect(text).toContain(`http://localhost:${process.env.PORT || 3000}/accept-invitation?id=`);
     expect(await findInvitation(db, id!)).toMatchObject({ email: invitee, role: "developer", personExists: false });
     const accepted = await acceptInvitation(db, { invitationId: id!, name: "New Dev", password: PASSWORD }, headers);
     expect(accepted.ok).toBe(true);
@@ -303,5 +303,37 @@ describeOnEngines("people", (handle) => {
     });
     expect(await findSessionPrincipal(db, before.sessionId!, cache)).toBeNull();
     await signedIn(person.email, "a brand new password");
+  });
+
+  it("mailed links come from configuration, never from the request's Host (issue 28 item 5)", async () => {
+    const evil = new Headers({ host: "evil.example", origin: "http://evil.example", "user-agent": "vitest" });
+    const person = await addPerson(db, {
+      email: email("victim"),
+      name: "V",
+      password: PASSWORD,
+      role: "admin",
+      organization: groupId,
+    });
+    const actor = (await signedIn(person.email)).principal;
+    const linksOf = (text: string) => text.match(/https?:\/\/[^\s/]+\/(reset-password|accept-invitation)\?\S+/g) ?? [];
+
+    let mail = capturedMail();
+    expect(await requestPasswordReset(db, person.email, evil)).toEqual({ ok: true });
+    expect(await inviteMember(db, actor, { email: email("guest"), role: "viewer" }, evil)).toEqual({ ok: true });
+    let links = linksOf(mail());
+    expect(links).toHaveLength(2);
+    for (const link of links) expect(link).toMatch(new RegExp(`^http://localhost:${process.env.PORT || 3000}/`));
+
+    vi.stubEnv("PUBLIC_BASE_URL", "https://billing.example.test");
+    try {
+      mail = capturedMail();
+      expect(await requestPasswordReset(db, person.email, evil)).toEqual({ ok: true });
+      expect(await inviteMember(db, actor, { email: email("guest"), role: "viewer" }, evil)).toEqual({ ok: true });
+      links = linksOf(mail());
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(links).toHaveLength(2);
+    for (const link of links) expect(link).toMatch(/^https:\/\/billing\.example\.test\//);
   });
 });

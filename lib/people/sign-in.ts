@@ -1,12 +1,11 @@
 import { sql, type SQL } from "drizzle-orm";
 import { recordAuditEvent, type AuditActor } from "@/lib/audit/record-audit-event";
-import { clientAddress, siteOrigin } from "@/lib/auth/request-origin";
+import { clientAddress } from "@/lib/auth/request-origin";
 import { createSessionToken } from "@/lib/auth/session-token";
 import { queryRows, type Db } from "@/lib/db/client";
 import { authFor } from "./auth";
 import { authCookieHeader, authCookieValue } from "./auth-cookies";
 import { authErrorCode } from "./auth-error";
-import { withMailOrigin } from "./mail-origin";
 import { takePeopleRequest } from "./request-limit";
 
 type HeadersLike = { get(name: string): string | null };
@@ -50,13 +49,11 @@ export async function signInPerson(
   const auth = authFor(db);
   let token: string;
   try {
-    const result = await withMailOrigin(siteOrigin(headers), () =>
-      auth.api.signInEmail({
-        body: { email: credentials.email.trim(), password: credentials.password, callbackURL: "/" },
-        headers: new Headers({ "user-agent": headers.get("user-agent") ?? "" }),
-        returnHeaders: true,
-      }),
-    );
+    const result = await auth.api.signInEmail({
+      body: { email: credentials.email.trim(), password: credentials.password, callbackURL: "/" },
+      headers: new Headers({ "user-agent": headers.get("user-agent") ?? "" }),
+      returnHeaders: true,
+    });
     const answer = result.response as { token?: string; twoFactorRedirect?: boolean };
     if (answer.twoFactorRedirect) {
       const challenge = authCookieValue(result.headers, TWO_FACTOR_COOKIE);
