@@ -5,11 +5,11 @@ import { enqueueMail } from "@/lib/mail/outbox";
 import { authFor, authInTransaction } from "./auth";
 import { authErrorCode } from "./auth-error";
 import { mailLink } from "./mail-origin";
-import { takePeopleRequest } from "./request-limit";
+import { takePeopleRequest, type PeopleThrottle } from "./request-limit";
 
 type HeadersLike = { get(name: string): string | null };
 
-export type ResetRequestResult = { ok: true } | { ok: false; reason: "throttled"; retryAfterSeconds: number };
+export type ResetRequestResult = { ok: true } | PeopleThrottle;
 
 /** Where work that must not be on the request path goes. */
 export type Later = (task: () => Promise<void>) => void;
@@ -38,7 +38,7 @@ export async function requestPasswordReset(
   later: Later = inBackground,
 ): Promise<ResetRequestResult> {
   const wait = await takePeopleRequest("password-reset", email, headers);
-  if (wait !== null) return { ok: false, reason: "throttled", retryAfterSeconds: wait };
+  if (wait !== null) return wait;
   const address = email.trim().toLowerCase();
   later(() => mailResetLink(db, address));
   return { ok: true };
@@ -71,10 +71,7 @@ export async function mailResetLink(db: Db, email: string): Promise<void> {
   });
 }
 
-export type ResetResult =
-  | { ok: true }
-  | { ok: false; reason: "invalid_token" | "weak_password" }
-  | { ok: false; reason: "throttled"; retryAfterSeconds: number };
+export type ResetResult = { ok: true } | { ok: false; reason: "invalid_token" | "weak_password" } | PeopleThrottle;
 
 /**
  * Sets a new password with a mailed token (once); every session of that person ends, and so does every other reset
@@ -87,7 +84,7 @@ export async function resetPassword(
   headers: HeadersLike,
 ): Promise<ResetResult> {
   const wait = await takePeopleRequest("password-reset", `token:${input.token.slice(0, 8)}`, headers);
-  if (wait !== null) return { ok: false, reason: "throttled", retryAfterSeconds: wait };
+  if (wait !== null) return wait;
   const identifier = `reset-password:${input.token}`;
   try {
     await db.transaction(async (tx) => {

@@ -9,11 +9,12 @@ import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { waitUntil } from "@/lib/testing/wait-until";
 import { acceptInvitation, findInvitation } from "./accept-invitation";
 import { addPerson } from "./add-person";
-import { changeMemberRole, inviteMember, listMembers, removeMember } from "./members";
+import { assignableRoles, changeMemberRole, inviteMember, listMembers, removeMember } from "./members";
 import { drainMailOutbox } from "@/lib/mail/outbox";
 import type { MailMessage } from "@/lib/mail/send-mail";
 import { requestPasswordReset, resetPassword } from "./password-reset";
 import { signInPerson } from "./sign-in";
+import { throttledSignIn } from "@/lib/portal/sign-in";
 
 process.env.SESSION_SECRET ??= "people-test-secret";
 
@@ -117,6 +118,22 @@ describeOnEngines("people", (handle) => {
     for (let i = 0; i < 12; i++) answers.push(await signInPerson(db, { email: nobody, password: "x" }, headers));
     expect(answers.slice(0, 10).every((a) => !a.ok && a.reason === "invalid")).toBe(true);
     expect(answers[11]).toMatchObject({ ok: false, reason: "throttled" });
+  });
+
+  it("the 429 after too many attempts for one email names the account's limit, not the address's (issue 28 item 10)", async () => {
+    const target = email("locked");
+    let last: Awaited<ReturnType<typeof signInPerson>> | undefined;
+    for (let i = 0; i < 11; i++) last = await signInPerson(db, { email: target, password: "wrong" }, headers);
+    expect(last).toMatchObject({ ok: false, reason: "throttled", limit: "account" });
+    if (last?.ok !== false || last.reason !== "throttled") throw new Error("not throttled");
+    const post = (accept: string) => new Request("http://portal.test/session", { method: "POST", headers: { accept } });
+    const problem = throttledSignIn(post("application/json"), last);
+    expect(problem.status).toBe(429);
+    const { detail } = (await problem.json()) as { detail: string };
+    expect(detail).toMatch(/^Too many attempts for this account: retry in \d+ s\.$/);
+    const page = await throttledSignIn(post("text/html"), last).text();
+    expect(page).toContain("Too many attempts for this account.");
+    expect(page).not.toContain("address");
   });
 
   it("cost only for the roles enabled on the group, and for platform staff", async () => {
@@ -386,5 +403,32 @@ describeOnEngines("people", (handle) => {
     expect(await resetPassword(db, { token: fresh, password: "a later password" }, headers)).toMatchObject({
       reason: "invalid_token",
     });
+  });
+
+  it("the invite form offers an admin the roles an admin may give, and no owner (issue 28 item 10)", async () => {
+    const admin = await addPerson(db, {
+      email: email("offering"),
+      name: "A",
+      password: PASSWORD,
+      role: "admin",
+      organization: groupId,
+    });
+    const actor = (await signedIn(admin.email)).principal;
+    const offered = assignableRoles(actor.role);
+    expect(offered).not.toContain("owner");
+    expect(assignableRoles("owner")).toContain("owner");
+    const mail = capturedMail();
+    try {
+      // Every role offered is one the invitation takes; the one left out is the one refused.
+      for (const role of offered) {
+        expect(await inviteMember(db, actor, { email: email("offered"), role }, headers)).toEqual({ ok: true });
+      }
+      expect(await inviteMember(db, actor, { email: email("offered"), role: "owner" }, headers)).toMatchObject({
+        ok: false,
+        reason: "refused",
+      });
+    } finally {
+      mail();
+    }
   });
 });

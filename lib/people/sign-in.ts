@@ -7,7 +7,7 @@ import { authFor } from "./auth";
 import { authCookieHeader, authCookieValue } from "./auth-cookies";
 import { authErrorCode } from "./auth-error";
 import { STAND_IN_HASH, verifyPassword, withCheckedPassword } from "./password";
-import { takePeopleRequest } from "./request-limit";
+import { takePeopleRequest, type PeopleThrottle } from "./request-limit";
 
 type HeadersLike = { get(name: string): string | null };
 
@@ -27,7 +27,7 @@ export type PersonSignInResult =
    * no longer a member anywhere.
    */
   | { ok: false; reason: "invalid" | "unverified" | "no_organization" }
-  | { ok: false; reason: "throttled"; retryAfterSeconds: number }
+  | PeopleThrottle
   /**
    * The right password of a person with TOTP: no session yet. `challenge` (better-auth's signed two-factor cookie,
    * valid for 10 minutes) goes with the code to verifySecondFactor.
@@ -51,7 +51,7 @@ export async function signInPerson(
   headers: HeadersLike,
 ): Promise<PersonSignInResult> {
   const wait = await takePeopleRequest("sign-in", credentials.email, headers);
-  if (wait !== null) return { ok: false, reason: "throttled", retryAfterSeconds: wait };
+  if (wait !== null) return wait;
   const email = credentials.email.trim().toLowerCase();
   const [person] = await queryRows<SignInCandidate>(
     db,
@@ -106,13 +106,13 @@ interface SignInCandidate {
 }
 
 /** better-auth's twoFactor plugin's cookie: the pending sign-in between the password and the code. */
-const TWO_FACTOR_COOKIE = "two_factor";
+export const TWO_FACTOR_COOKIE = "two_factor";
 
 export type SecondFactorResult =
   | { ok: true; session: PersonSession }
   /** code: a wrong TOTP or recovery code (the challenge stays, up to 5 tries); expired: start again with the password. */
   | { ok: false; reason: "code" | "expired" | "no_organization" }
-  | { ok: false; reason: "throttled"; retryAfterSeconds: number };
+  | PeopleThrottle;
 
 /**
  * The second step of a password sign-in for a person with TOTP: a code from their authenticator app, or one of
@@ -127,7 +127,7 @@ export async function verifySecondFactor(
 ): Promise<SecondFactorResult> {
   const account = await pendingAccount(db, input.challenge);
   const wait = await takePeopleRequest("second-factor", account ? `user:${account.userId}` : input.challenge, headers);
-  if (wait !== null) return { ok: false, reason: "throttled", retryAfterSeconds: wait };
+  if (wait !== null) return wait;
   if (!account) return { ok: false, reason: "expired" };
   const auth = authFor(db);
   const callHeaders = new Headers({
