@@ -22,6 +22,7 @@ const ROLE_HELP: Record<string, string> = {
 interface Props {
   /** null: the signed-in role may not see the members. */
   listed: { members: MemberRow[]; invitations: PendingInvitation[] } | null;
+  /** The roles the signed-in member may give (lib/people/members.ts assignableRoles): an admin is not offered owner. */
   roles: readonly string[];
   me: string | undefined;
   notice: { done?: string; error?: string; message?: string; wait?: string };
@@ -105,26 +106,31 @@ export function MembersPanel({ listed, roles, me, notice }: Props) {
                 <td className="px-4 py-2">{m.name}</td>
                 <td className="px-4 py-2">{m.email}</td>
                 <td className="px-4 py-2">
-                  <form action={changeRoleAction} className="flex items-center gap-2">
-                    <input type="hidden" name="memberId" value={m.memberId} />
-                    <select
-                      name="role"
-                      defaultValue={m.role}
-                      aria-label={`Role of ${m.email}`}
-                      className={inlineSelectClass}
-                      disabled={m.userId === me}
-                    >
-                      {roleOptions}
-                    </select>
-                    {m.userId === me ? (
-                      <span className="text-xs text-slate-500">you</span>
-                    ) : (
-                      <Button type="submit">Change role</Button>
-                    )}
-                  </form>
+                  {!roles.includes(m.role) ? (
+                    // A role this member may not give (an owner, seen by an admin): not theirs to change either.
+                    <span>{m.role}</span>
+                  ) : (
+                    <form action={changeRoleAction} className="flex items-center gap-2">
+                      <input type="hidden" name="memberId" value={m.memberId} />
+                      <select
+                        name="role"
+                        defaultValue={m.role}
+                        aria-label={`Role of ${m.email}`}
+                        className={inlineSelectClass}
+                        disabled={m.userId === me}
+                      >
+                        {roleOptions}
+                      </select>
+                      {m.userId === me ? (
+                        <span className="text-xs text-slate-500">you</span>
+                      ) : (
+                        <Button type="submit">Change role</Button>
+                      )}
+                    </form>
+                  )}
                 </td>
                 <td className="px-4 py-2 text-right">
-                  {m.userId === me ? null : (
+                  {m.userId === me || !roles.includes(m.role) ? null : (
                     <form action={removeMemberAction}>
                       <input type="hidden" name="memberId" value={m.memberId} />
                       <Button type="submit" aria-label={`Remove ${m.email}`}>

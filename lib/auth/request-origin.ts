@@ -100,7 +100,10 @@ export function isSameOrigin(request: Request, options: { allowMissing: boolean 
   return host !== null && url.host === host;
 }
 
-/** This site's origin as the browser addressed it (PUBLIC_BASE_URL when set): mailed links point here. */
+/**
+ * This site's origin as the browser addressed it (PUBLIC_BASE_URL when set), for answers to that same browser. Never
+ * for mailed links: those come from configuration (lib/people/mail-origin.ts).
+ */
 export function siteOrigin(headers: HeadersLike): string {
   const site = publicOrigin();
   if (site) return site.origin;

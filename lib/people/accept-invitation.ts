@@ -1,10 +1,12 @@
+import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { createSessionToken } from "@/lib/auth/session-token";
 import { queryRows, type Db } from "@/lib/db/client";
-import { authFor, sessionHeaders } from "./auth";
+import { authFor } from "./auth";
+import { authCookieValue } from "./auth-cookies";
 import { authErrorCode } from "./auth-error";
-import { takePeopleRequest } from "./request-limit";
-import type { PersonSession } from "./sign-in";
+import { takePeopleRequest, type PeopleThrottle } from "./request-limit";
+import { TWO_FACTOR_COOKIE, type PersonSession } from "./sign-in";
 
 type HeadersLike = { get(name: string): string | null };
 
@@ -33,12 +35,18 @@ export async function findInvitation(db: Db, invitationId: string): Promise<Invi
 export type AcceptResult =
   | { ok: true; session: PersonSession }
   | { ok: false; reason: "not_found" | "wrong_password" | "weak_password" }
-  | { ok: false; reason: "throttled"; retryAfterSeconds: number };
+  /**
+   * The right password of a person with TOTP: they have joined, and sign in with their code next (`challenge` goes
+   * to verifySecondFactor, as after a password sign-in).
+   */
+  | { ok: false; reason: "second_factor"; challenge: string }
+  | PeopleThrottle;
 
 /**
  * Accepts an invitation: the one way to become a person here (sign-up is by invitation only). The link was mailed to
  * the address, so following it confirms the email. A new person chooses a name and password; someone who already
- * has an account proves it with their password. They are signed in, in the inviting organization, with its role.
+ * has an account proves it with their password. They join the inviting organization with its role and are signed
+ * in there; a person with TOTP joins and then gives their code, as at every sign-in.
  */
 export async function acceptInvitation(
   db: Db,
@@ -47,7 +55,7 @@ export async function acceptInvitation(
 ): Promise<AcceptResult> {
   const invitation = await findInvitation(db, input.invitationId);
   const wait = await takePeopleRequest("invitation", invitation?.email ?? input.invitationId, headers);
-  if (wait !== null) return { ok: false, reason: "throttled", retryAfterSeconds: wait };
+  if (wait !== null) return wait;
   if (!invitation) return { ok: false, reason: "not_found" };
   const auth = authFor(db);
   const context = await auth.$context;
@@ -71,23 +79,32 @@ export async function acceptInvitation(
       password: await context.password.hash(input.password),
     });
   }
-  let token: string;
+  let signedIn: { token?: string; twoFactorRedirect?: boolean };
+  let challenge: string | null = null;
   try {
-    token = (await auth.api.signInEmail({ body: { email: invitation.email, password: input.password } })).token;
+    const result = await auth.api.signInEmail({
+      body: { email: invitation.email, password: input.password },
+      returnHeaders: true,
+    });
+    signedIn = result.response as typeof signedIn;
+    // better-auth's answer for a person with TOTP: no session, a pending sign-in (lib/people/sign-in.ts).
+    if (signedIn.twoFactorRedirect) challenge = authCookieValue(result.headers, TWO_FACTOR_COOKIE);
   } catch (error) {
     if (authErrorCode(error) !== null) return { ok: false, reason: "wrong_password" };
     throw error;
   }
-  try {
-    await auth.api.acceptInvitation({ headers: sessionHeaders(token), body: { invitationId: invitation.id } });
-  } catch (error) {
-    if (authErrorCode(error) !== null) return { ok: false, reason: "not_found" };
-    throw error;
+  // The password is proven: join. Not through better-auth's acceptInvitation, which needs a session, and a person
+  // with TOTP has none until the code (issue 28 item 10: they got not_found and could not join).
+  if (!(await joinByInvitation(db, invitation.id))) return { ok: false, reason: "not_found" };
+  if (signedIn.twoFactorRedirect) {
+    if (!challenge) throw new Error("better-auth asked for a second factor without a challenge cookie");
+    return { ok: false, reason: "second_factor", challenge };
   }
+  if (!signedIn.token) throw new Error("better-auth signed in without a session token");
   const [row] = await queryRows<{ id: string; expires_at: Date | string }>(
     db,
     sql`UPDATE auth_sessions SET active_organization_id = (SELECT organization_id FROM invitations WHERE id = ${invitation.id})
-      WHERE token = ${token} RETURNING id, expires_at`,
+      WHERE token = ${signedIn.token} RETURNING id, expires_at`,
   );
   const expiresAt = new Date(row.expires_at);
   return {
@@ -98,4 +115,26 @@ export async function acceptInvitation(
       expiresAt,
     },
   };
+}
+
+/**
+ * Makes the invited address's person a member with the invitation's role and marks it accepted, in one transaction,
+ * once: false when it is no longer pending (accepted meanwhile, cancelled, expired). Someone already a member keeps
+ * their role.
+ */
+async function joinByInvitation(db: Db, invitationId: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [accepted] = await queryRows<{ organization_id: string; role: string; user_id: string }>(
+      tx,
+      sql`UPDATE invitations i SET status = 'accepted' FROM users u
+        WHERE i.id = ${invitationId} AND i.status = 'pending' AND i.expires_at > now() AND u.email = i.email
+        RETURNING i.organization_id, i.role, u.id AS user_id`,
+    );
+    if (!accepted) return false;
+    await tx.execute(sql`INSERT INTO members (id, organization_id, user_id, role)
+      VALUES (${`mem_${randomBytes(18).toString("base64url")}`}, ${accepted.organization_id}, ${accepted.user_id},
+        ${accepted.role ?? "viewer"})
+      ON CONFLICT (organization_id, user_id) DO NOTHING`);
+    return true;
+  });
 }

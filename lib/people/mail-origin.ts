@@ -1,16 +1,16 @@
-import { AsyncLocalStorage } from "node:async_hooks";
+import { port, publicOrigin } from "@/lib/config/env";
 
-// The origin the portal's mailed links point at: the one the request that causes the mail came to (PUBLIC_BASE_URL
-// when set, else the request's own, as lib/auth/request-origin.ts decides). better-auth calls the mail hooks deep
-// inside its endpoints, so the origin travels with the call rather than through every signature.
-const storage = new AsyncLocalStorage<string>();
+// Links in mail come from configuration, never from a request: a request's Host (or a forwarded one) is whatever the
+// sender typed, and a reset or invitation link pointing at their host hands them the token (issue 28 item 5).
+// PUBLIC_BASE_URL when set; else this server on localhost at its own port, which only works on this machine
+// (the server says so at start: lib/server/boot.ts).
 
-export function withMailOrigin<T>(origin: string, run: () => Promise<T>): Promise<T> {
-  return storage.run(origin.replace(/\/$/, ""), run);
+/** The origin mailed links point at: PUBLIC_BASE_URL, else http://localhost:PORT. */
+export function mailOrigin(): string {
+  return publicOrigin()?.origin ?? `http://localhost:${port()}`;
 }
 
+/** An absolute link for a message, on mailOrigin(). */
 export function mailLink(path: string): string {
-  const origin = storage.getStore();
-  if (!origin) throw new Error("mailLink called outside withMailOrigin");
-  return `${origin}${path}`;
+  return `${mailOrigin()}${path}`;
 }

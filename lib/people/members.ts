@@ -3,15 +3,16 @@ import type { Principal } from "@/lib/auth/principal";
 import { principalCacheFor } from "@/lib/auth/principal-cache";
 import { auditActorOf } from "@/lib/audit/actor";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
-import { clientAddress, siteOrigin } from "@/lib/auth/request-origin";
-import type { Role } from "@/lib/auth/roles";
+import { clientAddress } from "@/lib/auth/request-origin";
+import { ROLES, type Role } from "@/lib/auth/roles";
 import { queryRows, type Db, type Tx } from "@/lib/db/client";
 import { sendMail } from "@/lib/mail/send-mail";
 import { authInTransaction, sessionHeaders } from "./auth";
 import { authErrorCode } from "./auth-error";
 import { endSessionsIn } from "./end-sessions";
+import { mailLink } from "./mail-origin";
 import { findOrganization } from "./organizations";
-import { takePeopleRequest } from "./request-limit";
+import { takePeopleRequest, type PeopleThrottle } from "./request-limit";
 import { sessionTokenOf } from "./sign-in";
 
 type HeadersLike = { get(name: string): string | null };
@@ -74,9 +75,7 @@ export async function listMembers(
 }
 
 export type MemberChange =
-  | { ok: true }
-  | { ok: false; reason: "forbidden" | "refused"; message: string }
-  | { ok: false; reason: "throttled"; retryAfterSeconds: number };
+  { ok: true } | { ok: false; reason: "forbidden" | "refused"; message: string } | PeopleThrottle;
 
 /** Only a signed-in person whose role manages members (members:write) acts here; keys never do. */
 async function actingAs(db: Db, principal: Principal): Promise<{ token: string; organizationId: string } | null> {
@@ -103,6 +102,14 @@ function refused(error: unknown): MemberChange {
 }
 
 /**
+ * The roles a member may give, inviting or changing someone's: every role for an owner; for anyone else all but
+ * owner (only an owner makes an owner, lockedTarget's rule and better-auth's). The Members page offers these only.
+ */
+export function assignableRoles(actorRole: string | undefined): readonly Role[] {
+  return actorRole === "owner" ? ROLES : ROLES.filter((role) => role !== "owner");
+}
+
+/**
  * Invites someone by email with a role; the mail carries a link to /accept-invitation. Counted per inviter and per
  * address (lib/people/request-limit.ts). Inviting an address again replaces its pending invitation.
  */
@@ -115,7 +122,7 @@ export async function inviteMember(
   const actor = await actingAs(db, principal);
   if (!actor) return forbidden;
   const wait = await takePeopleRequest("invitation", principal.userId ?? "", headers);
-  if (wait !== null) return { ok: false, reason: "throttled", retryAfterSeconds: wait };
+  if (wait !== null) return wait;
   let invitation: { id: string; email: string };
   try {
     // The invitation and its audit event commit together.
@@ -139,7 +146,7 @@ export async function inviteMember(
     return refused(error);
   }
   const organization = await findOrganization(db, actor.organizationId);
-  const link = `${siteOrigin(headers)}/accept-invitation?id=${encodeURIComponent(invitation.id)}`;
+  const link = mailLink(`/accept-invitation?id=${encodeURIComponent(invitation.id)}`);
   await sendMail({
     to: invitation.email,
     subject: `You are invited to ${organization?.name ?? "an organization"} on Callbook`,

@@ -7,7 +7,7 @@ import { queryRows, type Db, type Tx } from "@/lib/db/client";
 import { authFor, authInTransaction, sessionHeaders } from "./auth";
 import { authCookieHeader, authCookieValue } from "./auth-cookies";
 import { authErrorCode } from "./auth-error";
-import { takePeopleRequest } from "./request-limit";
+import { takePeopleRequest, type PeopleThrottle } from "./request-limit";
 import { openInFirstOrganization, type PersonSignInResult } from "./sign-in";
 
 // Passkeys (WebAuthn, docs/contract.md §15) through better-auth's passkey plugin (@simplewebauthn/server): a
@@ -36,9 +36,7 @@ export interface PasskeySummary {
 }
 
 export type PasskeyChange =
-  | { ok: true }
-  | { ok: false; reason: "forbidden" | "refused" | "not_found"; message: string }
-  | { ok: false; reason: "throttled"; retryAfterSeconds: number };
+  { ok: true } | { ok: false; reason: "forbidden" | "refused" | "not_found"; message: string } | PeopleThrottle;
 
 function personOf(principal: Principal): { userId: string; sessionId: string } | null {
   if (principal.via !== "user_session" || !principal.userId || !principal.sessionId) return null;
@@ -179,7 +177,7 @@ export async function signInWithPasskey(
 ): Promise<PersonSignInResult> {
   const credential = typeof input.response.id === "string" ? input.response.id.slice(0, 512) : "";
   const wait = await takePeopleRequest("sign-in", `passkey:${credential}`, headers);
-  if (wait !== null) return { ok: false, reason: "throttled", retryAfterSeconds: wait };
+  if (wait !== null) return wait;
   let token: string;
   try {
     const result = await authFor(db).api.verifyPasskeyAuthentication({

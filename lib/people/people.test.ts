@@ -9,9 +9,12 @@ import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { waitUntil } from "@/lib/testing/wait-until";
 import { acceptInvitation, findInvitation } from "./accept-invitation";
 import { addPerson } from "./add-person";
-import { changeMemberRole, inviteMember, listMembers, removeMember } from "./members";
+import { assignableRoles, changeMemberRole, inviteMember, listMembers, removeMember } from "./members";
+import { drainMailOutbox } from "@/lib/mail/outbox";
+import type { MailMessage } from "@/lib/mail/send-mail";
 import { requestPasswordReset, resetPassword } from "./password-reset";
 import { signInPerson } from "./sign-in";
+import { throttledSignIn } from "@/lib/portal/sign-in";
 
 process.env.SESSION_SECRET ??= "people-test-secret";
 
@@ -41,6 +44,24 @@ describeOnEngines("people", (handle) => {
     groupId = (await createBillingGroup(db, { name: "Acme", currency: "USD" })).id;
   });
   afterEach(() => vi.restoreAllMocks());
+
+  /** What the mail outbox holds, sent now (lib/mail/outbox.ts: the server's worker does this every few seconds). */
+  async function sentMail(): Promise<string> {
+    const sent: MailMessage[] = [];
+    await drainMailOutbox(db, { send: async (m) => void sent.push(m), batch: 1_000 });
+    return sent.map((m) => `[mail] to ${m.to}: ${m.subject}\n${m.text}`).join("\n");
+  }
+
+  /** A reset request as the portal makes it, then its background part (token and mail); the mail it sent. */
+  async function requestedReset(address: string, from: Headers = headers): Promise<string> {
+    const later: (() => Promise<void>)[] = [];
+    expect(await requestPasswordReset(db, address, from, (task) => void later.push(task))).toEqual({ ok: true });
+    expect(later).toHaveLength(1);
+    for (const task of later) await task();
+    return sentMail();
+  }
+
+  const resetToken = (text: string) => decodeURIComponent(/reset-password\?token=([^\s]+)/.exec(text)?.[1] ?? "");
 
   async function signedIn(address: string, password = PASSWORD) {
     const result = await signInPerson(db, { email: address, password }, headers);
@@ -99,6 +120,22 @@ describeOnEngines("people", (handle) => {
     expect(answers[11]).toMatchObject({ ok: false, reason: "throttled" });
   });
 
+  it("the 429 after too many attempts for one email names the account's limit, not the address's (issue 28 item 10)", async () => {
+    const target = email("locked");
+    let last: Awaited<ReturnType<typeof signInPerson>> | undefined;
+    for (let i = 0; i < 11; i++) last = await signInPerson(db, { email: target, password: "wrong" }, headers);
+    expect(last).toMatchObject({ ok: false, reason: "throttled", limit: "account" });
+    if (last?.ok !== false || last.reason !== "throttled") throw new Error("not throttled");
+    const post = (accept: string) => new Request("http://portal.test/session", { method: "POST", headers: { accept } });
+    const problem = throttledSignIn(post("application/json"), last);
+    expect(problem.status).toBe(429);
+    const { detail } = (await problem.json()) as { detail: string };
+    expect(detail).toMatch(/^Too many attempts for this account: retry in \d+ s\.$/);
+    const page = await throttledSignIn(post("text/html"), last).text();
+    expect(page).toContain("Too many attempts for this account.");
+    expect(page).not.toContain("address");
+  });
+
   it("cost only for the roles enabled on the group, and for platform staff", async () => {
     const billing = await addPerson(db, {
       email: email("billing"),
@@ -141,7 +178,7 @@ describeOnEngines("people", (handle) => {
     expect(await inviteMember(db, actor, { email: invitee, role: "developer" }, headers)).toEqual({ ok: true });
     const text = mail();
     const id = /accept-invitation\?id=([\w-]+)/.exec(text)?.[1];
-    expect(text).toContain("http://portal.test/accept-invitation?id=");
+    expect(text).toContain(`http://localhost:${process.env.PORT || 3000}/accept-invitation?id=`);
     expect(await findInvitation(db, id!)).toMatchObject({ email: invitee, role: "developer", personExists: false });
     const accepted = await acceptInvitation(db, { invitationId: id!, name: "New Dev", password: PASSWORD }, headers);
     expect(accepted.ok).toBe(true);
@@ -285,12 +322,9 @@ describeOnEngines("people", (handle) => {
       organization: groupId,
     });
     const before = (await signedIn(person.email)).principal;
-    const mail = capturedMail();
-    expect(await requestPasswordReset(db, person.email, headers)).toEqual({ ok: true });
-    expect(await requestPasswordReset(db, email("unknown"), headers)).toEqual({ ok: true });
-    // Without SMTP_URL the message is printed before sendMail first awaits: it is in the log already.
-    const text = mail();
-    const token = decodeURIComponent(/reset-password\?token=([^\s]+)/.exec(text)?.[1] ?? "");
+    const text = await requestedReset(person.email);
+    expect(await requestedReset(email("unknown"))).toBe("");
+    const token = resetToken(text);
     expect(token).not.toBe("");
     expect(text.match(/reset-password\?token=/g)).toHaveLength(1);
     expect(await resetPassword(db, { token, password: "a brand new password" }, headers)).toEqual({ ok: true });
@@ -303,5 +337,98 @@ describeOnEngines("people", (handle) => {
     });
     expect(await findSessionPrincipal(db, before.sessionId!, cache)).toBeNull();
     await signedIn(person.email, "a brand new password");
+  });
+
+  it("mailed links come from configuration, never from the request's Host (issue 28 item 5)", async () => {
+    const evil = new Headers({ host: "evil.example", origin: "http://evil.example", "user-agent": "vitest" });
+    const person = await addPerson(db, {
+      email: email("victim"),
+      name: "V",
+      password: PASSWORD,
+      role: "admin",
+      organization: groupId,
+    });
+    const actor = (await signedIn(person.email)).principal;
+    const linksOf = (text: string) => text.match(/https?:\/\/[^\s/]+\/(reset-password|accept-invitation)\?\S+/g) ?? [];
+
+    let mail = capturedMail();
+    expect(await inviteMember(db, actor, { email: email("guest"), role: "viewer" }, evil)).toEqual({ ok: true });
+    let links = linksOf(`${mail()}\n${await requestedReset(person.email, evil)}`);
+    expect(links).toHaveLength(2);
+    for (const link of links) expect(link).toMatch(new RegExp(`^http://localhost:${process.env.PORT || 3000}/`));
+
+    vi.stubEnv("PUBLIC_BASE_URL", "https://billing.example.test");
+    try {
+      mail = capturedMail();
+      expect(await inviteMember(db, actor, { email: email("guest"), role: "viewer" }, evil)).toEqual({ ok: true });
+      links = linksOf(`${mail()}\n${await requestedReset(person.email, evil)}`);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(links).toHaveLength(2);
+    for (const link of links) expect(link).toMatch(/^https:\/\/billing\.example\.test\//);
+  });
+
+  it("a password change voids every reset link of the person, not just the one used (issue 28 item 6)", async () => {
+    const person = await addPerson(db, {
+      email: email("resets"),
+      name: "R",
+      password: PASSWORD,
+      role: "viewer",
+      organization: groupId,
+    });
+    const tokens: string[] = [];
+    for (let i = 0; i < 4; i++) tokens.push(resetToken(await requestedReset(person.email)));
+    expect(new Set(tokens).size).toBe(4);
+    expect(await resetPassword(db, { token: tokens[3], password: "the newest password" }, headers)).toEqual({
+      ok: true,
+    });
+    for (const older of tokens.slice(0, 3)) {
+      expect(await resetPassword(db, { token: older, password: "an older link's password" }, headers)).toEqual({
+        ok: false,
+        reason: "invalid_token",
+      });
+    }
+    await signedIn(person.email, "the newest password");
+    // A refused new password (too short) changes nothing: the link still works, the others were already void.
+    const [fresh, other] = [
+      resetToken(await requestedReset(person.email)),
+      resetToken(await requestedReset(person.email)),
+    ];
+    expect(await resetPassword(db, { token: fresh, password: "short" }, headers)).toEqual({
+      ok: false,
+      reason: "weak_password",
+    });
+    expect(await resetPassword(db, { token: other, password: "yet another password" }, headers)).toEqual({ ok: true });
+    expect(await resetPassword(db, { token: fresh, password: "a later password" }, headers)).toMatchObject({
+      reason: "invalid_token",
+    });
+  });
+
+  it("the invite form offers an admin the roles an admin may give, and no owner (issue 28 item 10)", async () => {
+    const admin = await addPerson(db, {
+      email: email("offering"),
+      name: "A",
+      password: PASSWORD,
+      role: "admin",
+      organization: groupId,
+    });
+    const actor = (await signedIn(admin.email)).principal;
+    const offered = assignableRoles(actor.role);
+    expect(offered).not.toContain("owner");
+    expect(assignableRoles("owner")).toContain("owner");
+    const mail = capturedMail();
+    try {
+      // Every role offered is one the invitation takes; the one left out is the one refused.
+      for (const role of offered) {
+        expect(await inviteMember(db, actor, { email: email("offered"), role }, headers)).toEqual({ ok: true });
+      }
+      expect(await inviteMember(db, actor, { email: email("offered"), role: "owner" }, headers)).toMatchObject({
+        ok: false,
+        reason: "refused",
+      });
+    } finally {
+      mail();
+    }
   });
 });

@@ -6,7 +6,7 @@ import { clientAddress, siteOrigin } from "@/lib/auth/request-origin";
 import { createSessionToken, SESSION_TTL_SECONDS } from "@/lib/auth/session-token";
 import { queryRows, type Db } from "@/lib/db/client";
 import { processSingleton } from "@/lib/runtime/process-singleton";
-import { takePeopleRequest } from "./request-limit";
+import { takePeopleRequest, type PeopleThrottle } from "./request-limit";
 import type { PersonSession } from "./sign-in";
 import {
   emailDomain,
@@ -41,7 +41,7 @@ export type SsoStartResult =
   | { ok: true; authorizationUrl: string; attemptId: string }
   /** no_provider: no organization verified the email's domain; unavailable: its issuer did not answer discovery. */
   | { ok: false; reason: "no_provider" | "unavailable" }
-  | { ok: false; reason: "throttled"; retryAfterSeconds: number };
+  | PeopleThrottle;
 
 export type SsoFinishResult =
   | { ok: true; session: PersonSession; next: string; joined: boolean }
@@ -98,7 +98,7 @@ export async function startSsoSignIn(
 ): Promise<SsoStartResult> {
   const email = input.email.trim().toLowerCase();
   const wait = await takePeopleRequest("sign-in", email, headers);
-  if (wait !== null) return { ok: false, reason: "throttled", retryAfterSeconds: wait };
+  if (wait !== null) return wait;
   const provider = await ssoProviderForEmail(db, email);
   if (!provider) return { ok: false, reason: "no_provider" };
   let config: oidc.Configuration;

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it, vi } from "vitest";
 import { authenticate } from "@/lib/auth/authenticate";
 import { findSessionPrincipal } from "@/lib/auth/find-key";
 import type { Principal } from "@/lib/auth/principal";
@@ -14,6 +14,8 @@ import { waitUntil } from "@/lib/testing/wait-until";
 import { addPerson, setMembership } from "./add-person";
 import { passkeyRegistrationOptions, passkeySignInOptions, removePasskey, signInWithPasskey } from "./passkeys";
 import { setTwoFactorRequirement, setTwoFactorRequirementByOperator } from "./require-two-factor";
+import { acceptInvitation, findInvitation } from "./accept-invitation";
+import { inviteMember } from "./members";
 import { signInPerson, verifySecondFactor } from "./sign-in";
 import {
   confirmTotpEnrollment,
@@ -310,5 +312,46 @@ describeOnEngines("second factor", (handle) => {
       "the ended session to leave the cache",
     );
     expect((await signedIn(person.email)).role).toBe("billing");
+  });
+
+  it("a person with TOTP accepts an invitation with their password, joins, and signs in with their code (issue 28 item 10)", async () => {
+    const { person, secret } = await enrolled("viewer");
+    const otherGroup = (await createBillingGroup(db, { name: "Inviting Ltd", currency: "USD" })).id;
+    const inviter = await addPerson(db, {
+      email: email("inviter"),
+      name: "I",
+      password: PASSWORD,
+      role: "admin",
+      organization: otherGroup,
+    });
+    const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    try {
+      expect(
+        await inviteMember(db, await signedIn(inviter.email), { email: person.email, role: "billing" }, headers),
+      ).toEqual({ ok: true });
+    } finally {
+      log.mockRestore();
+    }
+    const [invitation] = await queryRows<{ id: string }>(
+      db,
+      sql`SELECT id FROM invitations WHERE email = ${person.email} AND status = 'pending'`,
+    );
+    const accepted = await acceptInvitation(db, { invitationId: invitation.id, name: "", password: PASSWORD }, headers);
+    expect(accepted).toMatchObject({ ok: false, reason: "second_factor" });
+    if (accepted.ok || accepted.reason !== "second_factor") throw new Error("no second factor asked");
+    // Joined with the invitation's role; the invitation is used.
+    const roles = await queryRows<{ role: string }>(
+      db,
+      sql`SELECT m.role FROM members m JOIN organizations o ON o.id = m.organization_id
+        WHERE m.user_id = ${person.userId} AND o.billing_group_id = ${otherGroup}`,
+    );
+    expect(roles).toEqual([{ role: "billing" }]);
+    expect(await findInvitation(db, invitation.id)).toBeNull();
+    const second = await verifySecondFactor(
+      db,
+      { challenge: accepted.challenge, code: totpCode(secret), kind: "totp" },
+      headers,
+    );
+    expect(second.ok).toBe(true);
   });
 });

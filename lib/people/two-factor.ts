@@ -8,7 +8,7 @@ import { queryRows, type Db, type Tx } from "@/lib/db/client";
 import { authFor, authInTransaction, sessionHeaders } from "./auth";
 import { issuedSessionToken } from "./auth-cookies";
 import { authErrorCode } from "./auth-error";
-import { takePeopleRequest } from "./request-limit";
+import { takePeopleRequest, type PeopleThrottle } from "./request-limit";
 
 // TOTP with recovery codes (docs/contract.md §15), through better-auth's twoFactor plugin: it generates and encrypts
 // the secret and the codes, checks codes, and flips users.two_factor_enabled. Each change runs on a better-auth
@@ -39,8 +39,7 @@ export async function secondFactorStatus(db: Db, userId: string): Promise<Second
 
 export type TwoFactorFailure =
   /** password: the password is wrong; code: the code is wrong; state: TOTP already on, or not on. */
-  | { ok: false; reason: "forbidden" | "password" | "code" | "state" | "required"; message: string }
-  | { ok: false; reason: "throttled"; retryAfterSeconds: number };
+  { ok: false; reason: "forbidden" | "password" | "code" | "state" | "required"; message: string } | PeopleThrottle;
 
 export interface RotatedSession {
   /** The portal cookie's value for the session that replaced the one in use. */
@@ -77,8 +76,7 @@ function refusal(error: unknown): TwoFactorFailure {
 
 /** Every attempt (a password, a code) counts against the person and the address, like sign-in does. */
 async function throttled(person: Person, headers: HeadersLike): Promise<TwoFactorFailure | null> {
-  const wait = await takePeopleRequest("second-factor", `user:${person.userId}`, headers);
-  return wait === null ? null : { ok: false, reason: "throttled", retryAfterSeconds: wait };
+  return takePeopleRequest("second-factor", `user:${person.userId}`, headers);
 }
 
 async function sessionToken(executor: Db | Tx, sessionId: string): Promise<string | null> {

@@ -1,6 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import { acceptInvitation } from "@/lib/people/accept-invitation";
 import { requestPasswordReset, resetPassword } from "@/lib/people/password-reset";
+import { ceremonySetCookie } from "./ceremony-cookie";
 import { isSecureRequest, sessionSetCookie } from "./session-cookie";
 import { isSameOriginPost, throttledSignIn } from "./sign-in";
 import { redirect } from "./sign-in-post";
@@ -24,7 +25,7 @@ export async function passwordResetRequestResponse(request: Request): Promise<Re
   const email = field("email").trim();
   if (!email) return redirect("/forgot-password?error=missing");
   const result = await requestPasswordReset(await getDb(), email, request.headers);
-  if (!result.ok) return throttledSignIn(request, result.retryAfterSeconds);
+  if (!result.ok) return throttledSignIn(request, result);
   return redirect("/forgot-password?sent=1");
 }
 
@@ -36,7 +37,7 @@ export async function newPasswordResponse(request: Request): Promise<Response> {
   if (!isSameOriginPost(request)) return back("origin");
   if (field("password") !== field("confirm")) return back("mismatch");
   const result = await resetPassword(await getDb(), { token, password: field("password") }, request.headers);
-  if (!result.ok && result.reason === "throttled") return throttledSignIn(request, result.retryAfterSeconds);
+  if (!result.ok && result.reason === "throttled") return throttledSignIn(request, result);
   if (!result.ok) return back(result.reason);
   return redirect("/sign-in?reset=1");
 }
@@ -54,7 +55,14 @@ export async function acceptInvitationResponse(request: Request): Promise<Respon
     { invitationId: id, name: field("name"), password: field("password") },
     request.headers,
   );
-  if (!result.ok && result.reason === "throttled") return throttledSignIn(request, result.retryAfterSeconds);
+  if (!result.ok && result.reason === "throttled") return throttledSignIn(request, result);
+  if (!result.ok && result.reason === "second_factor") {
+    // Joined; the session opens once the code is given, as at any sign-in of a person with TOTP.
+    return redirect(
+      "/sign-in/second-factor",
+      ceremonySetCookie("second-factor", result.challenge, isSecureRequest(request)),
+    );
+  }
   if (!result.ok) return back(result.reason);
   await endPortalSessionOf(db, request);
   return redirect("/", sessionSetCookie(result.session.cookieToken, isSecureRequest(request)));

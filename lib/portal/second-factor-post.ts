@@ -27,7 +27,7 @@ export async function secondFactorResponse(request: Request): Promise<Response> 
   if (!field("code").trim()) return redirect(`/sign-in/second-factor?error=missing&kind=${kind}${carried}`);
   const db = await getDb();
   const result = await verifySecondFactor(db, { challenge, code: field("code"), kind }, request.headers);
-  if (!result.ok && result.reason === "throttled") return throttledSignIn(request, result.retryAfterSeconds);
+  if (!result.ok && result.reason === "throttled") return throttledSignIn(request, result);
   if (!result.ok && result.reason === "code") {
     return redirect(`/sign-in/second-factor?error=code&kind=${kind}${carried}`);
   }

@@ -35,14 +35,14 @@ export async function signInResponse(request: Request): Promise<Response> {
     const parsed = signInFormSchema.safeParse({ key: field("key"), next: field("next") });
     if (!parsed.success) return back("missing");
     const opened = await openPortalSession(db, parsed.data.key, request.headers);
-    if (!opened.ok && opened.reason === "throttled") return throttledSignIn(request, opened.retryAfterSeconds);
+    if (!opened.ok && opened.reason === "throttled") return throttledSignIn(request, opened);
     if (!opened.ok) return back(opened.reason === "no_read_scope" ? "scope" : "invalid");
     cookieToken = opened.session.token;
   } else {
     const parsed = personSignInFormSchema.safeParse({ email: field("email"), password: field("password") });
     if (!parsed.success) return back("missing_password");
     const signedIn = await signInPerson(db, parsed.data, request.headers);
-    if (!signedIn.ok && signedIn.reason === "throttled") return throttledSignIn(request, signedIn.retryAfterSeconds);
+    if (!signedIn.ok && signedIn.reason === "throttled") return throttledSignIn(request, signedIn);
     if (!signedIn.ok && signedIn.reason === "second_factor") {
       // The password was right; the code is asked on the next page. Until then there is no session.
       const query = next !== "/" ? `?next=${encodeURIComponent(next)}` : "";

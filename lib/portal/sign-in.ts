@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { problemResponse } from "@/lib/http/json-response";
 import { authFailuresExceeded, countAuthFailure } from "@/lib/auth/failure-limit";
+import { ApiError } from "@/lib/errors/api-error";
 import { findKeyBySecret } from "@/lib/auth/find-key";
 import type { Principal } from "@/lib/auth/principal";
 import { createPortalSession, type OpenedSession } from "@/lib/auth/portal-sessions";
@@ -54,15 +55,32 @@ export async function openPortalSession(
 
 /**
  * 429 with Retry-After for a throttled sign-in: problem+json (docs/contract.md §3), or a short page for a browser's
- * form post, which would otherwise show the JSON.
+ * form post, which would otherwise show the JSON. It names the limit that was spent: the account's (an email or a
+ * person, lib/people/request-limit.ts), the address's, or (no `limit`: key sign-in) the address's refused credentials.
  */
-export function throttledSignIn(request: Request, retryAfterSeconds: number): Response {
+export function throttledSignIn(
+  request: Request,
+  throttle: { retryAfterSeconds: number; limit?: "address" | "account" },
+): Response {
+  const { retryAfterSeconds, limit } = throttle;
+  const sentence =
+    limit === "account"
+      ? "Too many attempts for this account"
+      : limit === "address"
+        ? "Too many attempts from this address"
+        : "Too many failed authentications from this address";
   if (!(request.headers.get("accept") ?? "").includes("text/html")) {
-    return problemResponse(authFailuresExceeded(retryAfterSeconds), randomUUID());
+    const error =
+      limit === undefined
+        ? authFailuresExceeded(retryAfterSeconds)
+        : new ApiError("rate_limited", `${sentence}: retry in ${retryAfterSeconds} s.`, undefined, {
+            "Retry-After": String(retryAfterSeconds),
+          });
+    return problemResponse(error, randomUUID());
   }
   const headers = { "retry-after": String(retryAfterSeconds), "cache-control": "no-store" };
   const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Too many sign-in attempts</title></head>
-<body><main><h1>Too many sign-in attempts</h1><p>Too many attempts from this address or for this account. Wait ${retryAfterSeconds} seconds, then <a href="/sign-in">sign in again</a>.</p></main></body></html>`;
+<body><main><h1>Too many sign-in attempts</h1><p>${sentence}. Wait ${retryAfterSeconds} seconds, then <a href="/sign-in">sign in again</a>.</p></main></body></html>`;
   return new Response(page, { status: 429, headers: { ...headers, "content-type": "text/html; charset=utf-8" } });
 }
 

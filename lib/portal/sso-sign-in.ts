@@ -50,7 +50,7 @@ export async function ssoStartResponse(request: Request): Promise<Response> {
   const parsed = ssoFormSchema.safeParse({ email: field("email") });
   if (!parsed.success) return back("sso_missing");
   const started = await startSsoSignIn(await getDb(), { email: parsed.data.email, next }, request.headers);
-  if (!started.ok && started.reason === "throttled") return throttledSignIn(request, started.retryAfterSeconds);
+  if (!started.ok && started.reason === "throttled") return throttledSignIn(request, started);
   if (!started.ok) return back(`sso_${started.reason}`);
   return continueTo(started.authorizationUrl, attemptCookie(started.attemptId, 600, isSecureRequest(request)));
 }

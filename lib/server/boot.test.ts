@@ -50,3 +50,36 @@ describe("bootServerOrExit on PostgreSQL", () => {
     expect(startWebhookWorker).not.toHaveBeenCalled();
   });
 });
+
+describe("bootServerOrExit's word on mailed links", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.restoreAllMocks();
+  });
+
+  async function stderrOfBoot(): Promise<string> {
+    const lines: string[] = [];
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (lines.push(String(chunk)), true));
+    vi.spyOn(process.stdout, "write").mockReturnValue(true);
+    vi.spyOn(process, "exit").mockImplementation((() => undefined) as never);
+    // What it says before opening the database is all this looks at: no workers start (exit is a mock).
+    getDbHandle.mockReset().mockRejectedValue(new Error("no database in this test"));
+    vi.stubEnv("DATABASE_URL", "postgres://127.0.0.1:5432/boot-test");
+    vi.stubEnv("DATA_DIR", "/nonexistent/boot-test");
+    await bootServerOrExit();
+    return lines.join("");
+  }
+
+  it("says at start that mail links need PUBLIC_BASE_URL when it is unset", async () => {
+    vi.stubEnv("PUBLIC_BASE_URL", "");
+    vi.stubEnv("PORT", "4123");
+    const said = await stderrOfBoot();
+    expect(said).toContain("PUBLIC_BASE_URL is not set");
+    expect(said).toContain("http://localhost:4123");
+  });
+
+  it("says nothing of it when PUBLIC_BASE_URL is set", async () => {
+    vi.stubEnv("PUBLIC_BASE_URL", "https://billing.example.test");
+    expect(await stderrOfBoot()).not.toContain("PUBLIC_BASE_URL");
+  });
+});

@@ -22,6 +22,7 @@ import { gatherMissingStatistics } from "@/lib/db/planner-statistics";
 import { startInvoiceWorker } from "@/lib/invoices/invoice-worker";
 import { invoiceAttachments } from "@/lib/invoices/invoice-mail-attachments";
 import { startMailWorker } from "@/lib/mail/outbox";
+import { mailOrigin } from "@/lib/people/mail-origin";
 import { startAutoRechargeWorker } from "@/lib/payments/auto-recharge-worker";
 import { configuredPaymentProvider } from "@/lib/payments/configured-provider";
 import { startPeriodicTask } from "@/lib/runtime/periodic-task";
@@ -40,7 +41,14 @@ function logLine(stream: NodeJS.WriteStream, fields: Record<string, unknown>): v
 async function bootServer(): Promise<void> {
   // Read now so that a malformed TRUSTED_PROXIES or PUBLIC_BASE_URL stops the start, not a request.
   trustedProxies();
-  publicOrigin();
+  if (!publicOrigin()) {
+    // Mailed links (password resets, invitations, email confirmation) are never taken from a request's Host.
+    logLine(process.stderr, {
+      event: "PUBLIC_BASE_URL is not set: mailed links point at this machine",
+      mailLinks: mailOrigin(),
+      hint: "set PUBLIC_BASE_URL to the portal's address as people open it (https://billing.example.com)",
+    });
+  }
   installHttpEdge();
   // The CLI reaches a running embedded server through the admin channel's loopback-only listener;
   // the lock records that listener's port (lib/admin/admin-listener.ts).

@@ -95,6 +95,8 @@ describe.each(apiServers())("people on $engine", (server) => {
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(limited.json).toMatchObject({ status: 429, code: "rate_limited" });
+    // The email's limit was spent, not the address's (each attempt came from another one).
+    expect((limited.json as { detail: string }).detail).toMatch(/^Too many attempts for this account: retry in/);
   });
 
   it("answers 429 once an address has spent its attempts, over many accounts", async () => {
@@ -103,6 +105,8 @@ describe.each(apiServers())("people on $engine", (server) => {
       answers.push((await signIn(server, "127.0.3.1", `spray-${i}@fixture.test`, "wrong")).status);
     }
     expect(answers).toEqual([...Array<number>(30).fill(303), 429]);
+    const limited = await signIn(server, "127.0.3.1", "spray-x@fixture.test", "wrong");
+    expect((limited.json as { detail: string }).detail).toMatch(/^Too many attempts from this address: retry in/);
     // Another address is not held back.
     expect((await signIn(server, "127.0.3.2", "spray-0@fixture.test", "wrong")).status).toBe(303);
   });

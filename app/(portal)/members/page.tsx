@@ -1,8 +1,7 @@
 import type { Metadata } from "next";
 import { MembersPanel } from "@/components/people/members-panel";
 import { getDb } from "@/lib/db/client";
-import { ROLES } from "@/lib/auth/roles";
-import { listMembers } from "@/lib/people/members";
+import { assignableRoles, listMembers } from "@/lib/people/members";
 import { requirePortalSession } from "@/lib/portal/session";
 
 export const metadata: Metadata = { title: "Members" };
@@ -16,7 +15,7 @@ export default async function MembersPage({ searchParams }: { searchParams: Prom
   return (
     <MembersPanel
       listed={listed}
-      roles={ROLES}
+      roles={assignableRoles(principal.role)}
       me={principal.userId}
       notice={{ done: text("done"), error: text("error"), message: text("message"), wait: text("wait") }}
     />
