@@ -112,6 +112,8 @@ export function stripeProvider(settings: StripeSettings): PaymentProvider {
       } catch (e) {
         throw new InvalidSignatureError((e as Error).message);
       }
+      if (typeof event !== "object" || event === null)
+        return { type: "impossible", eventId: "", providerType: "", problem: "the event is not a JSON object" };
       // A delayed method (a bank debit) completes the session unpaid and succeeds later: either event credits, once.
       if (event.type !== "checkout.session.completed" && event.type !== "checkout.session.async_payment_succeeded")
         return { type: "ignored", eventId: event.id, providerType: event.type };

@@ -199,6 +199,8 @@ describeOnEngines("online top-up", (handle) => {
       const outcome = await receivePaymentWebhook(db(), provider, body, standIn.sign(body, SECRET));
       expect(outcome, body).toMatchObject({ received: true, action: "refused", eventId: `${event.id}_${i}` });
     }
+    const notAnEvent = await receivePaymentWebhook(db(), provider, "null", standIn.sign("null", SECRET));
+    expect(notAnEvent).toMatchObject({ received: true, action: "refused" });
     expect(await balance(db(), group.id)).toBe(1_000_000n);
     // A balance at its bound takes no payment: refused, and the payments row rolled back with it.
     await db().execute(sql`UPDATE billing_groups SET balance_micros = 1000000000000000000 WHERE id = ${group.id}`);

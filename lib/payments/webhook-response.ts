@@ -29,7 +29,7 @@ export async function stripeWebhookResponse(request: Request): Promise<Response>
         time: new Date().toISOString(),
         event: "payment webhook event refused",
         requestId,
-        eventId,
+        eventId: eventId.slice(0, 255),
         reason,
       };
       process.stderr.write(`${JSON.stringify(line)}\n`);
