@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { storableText } from "@/lib/db/storable-text";
+import { idFilterSchema, idSchema } from "@/lib/ids/ids";
 import { pageEnvelope, pageSizeParam } from "@/lib/http/query-params";
 import { decimalMoney } from "@/lib/money/decimal-money";
 import { ALL_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from "./event-types";
@@ -11,11 +12,7 @@ export const MAX_THRESHOLDS = 20;
 
 export const thresholdsBodySchema = z
   .strictObject({
-    billingGroupId: z
-      .string()
-      .max(64)
-      .optional()
-      .describe("The account (platform callers; a group's caller may name its own only)"),
+    billingGroupId: idSchema("bg", "The account (platform callers; a group's caller may name its own only)").optional(),
     thresholds: z
       .array(decimalMoney("10.00"))
       .max(MAX_THRESHOLDS, `at most ${MAX_THRESHOLDS} thresholds`)
@@ -39,7 +36,7 @@ export const thresholdsSchema = z
   .meta({ id: "AlertThresholds", description: "An account's low-balance thresholds" });
 
 export const thresholdsQuerySchema = z.object({
-  account: z.string().max(64).optional().describe("The account (platform callers: required)"),
+  account: idFilterSchema("bg", "The account (platform callers: required)"),
 });
 
 const eventTypes = z
@@ -60,13 +57,10 @@ export const createEndpointBodySchema = z
     url: url.describe("https:// (or http://) URL of a public host; private and loopback addresses are refused"),
     eventTypes,
     description: storableText(200).optional().describe("A note for people"),
-    billingGroupId: z
-      .string()
-      .max(64)
-      .optional()
-      .describe(
-        "Platform callers: the account whose events it receives; absent, every account's (a platform endpoint)",
-      ),
+    billingGroupId: idSchema(
+      "bg",
+      "Platform callers: the account whose events it receives; absent, every account's (a platform endpoint)",
+    ).optional(),
   })
   .meta({ id: "CreateWebhookEndpointRequest", description: "A new webhook endpoint" });
 
@@ -102,7 +96,7 @@ export const endpointListSchema = z
   .meta({ id: "WebhookEndpointList", description: "Webhook endpoints, oldest first" });
 
 export const endpointQuerySchema = z.object({
-  account: z.string().max(64).optional().describe("Platform callers: one account's endpoints only"),
+  account: idFilterSchema("bg", "Platform callers: one account's endpoints only"),
 });
 
 export const deletedEndpointSchema = z.object({ id: z.string(), deleted: z.literal(true) });
@@ -135,9 +129,9 @@ export const deliveryQuerySchema = z.object({
   cursor: z.string().optional().describe("Opaque cursor taken from nextPageUrl; pass it unmodified"),
 });
 
-export const endpointParams = z.object({ id: z.string().max(64).describe("Endpoint id (`we_...`)") });
+export const endpointParams = z.object({ id: idSchema("we", "Endpoint id (`we_...`)") });
 export const deliveryParams = endpointParams.extend({
-  eventId: z.string().max(64).describe("The delivery's event id (`msg_...`)"),
+  eventId: idSchema("msg", "The delivery's event id (`msg_...`)"),
 });
 
 export type ThresholdsBody = z.output<typeof thresholdsBodySchema>;

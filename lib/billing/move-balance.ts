@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
 import type { Db } from "@/lib/db/client";
 import { billingGroups } from "@/lib/db/schema";
@@ -6,6 +6,7 @@ import { ApiError } from "@/lib/errors/api-error";
 import { formatMicros } from "@/lib/money/micros";
 import { microsToNumber } from "@/lib/money/micros";
 import { toAccountDetail } from "./account-detail";
+import { isBoundedAmount, keepsBalanceInBound, outOfBoundError } from "./balance-bound";
 import type { ChangeContext } from "./change-context";
 import { writeLedgerEntry } from "./ledger";
 import type { BalanceMovement } from "./provisioning-schemas";
@@ -21,7 +22,7 @@ export interface BalanceMovementInput {
  * Moves an account's balance (POST /v1/accounts/{id}/top-ups and /adjustments, `groups topup` and `groups adjust`): the
  * balance change, its ledger entry (lib/billing/ledger.ts, the one writer) and the audit event `account.topped_up` or
  * `account.adjusted`, in one transaction. The balance changes in SQL (`balance + amount`), so concurrent debits and
- * movements all count. 404 for an unknown account.
+ * movements all count. 404 for an unknown account; 422 naming `amount` past the bound of balances (balance-bound.ts).
  */
 export async function moveBalance(
   db: Db,
@@ -32,13 +33,23 @@ export async function moveBalance(
   if (movement.kind === "topup" ? movement.amountMicros <= 0n : movement.amountMicros === 0n) {
     throw new RangeError(movement.kind === "topup" ? "a top-up must be positive" : "an adjustment must not be zero");
   }
+  if (!isBoundedAmount(movement.amountMicros)) throw outOfBoundError("amount");
   return db.transaction(async (tx) => {
     const [group] = await tx
       .update(billingGroups)
       .set({ balanceMicros: sql`${billingGroups.balanceMicros} + ${movement.amountMicros}` })
-      .where(eq(billingGroups.id, accountId))
+      .where(
+        and(eq(billingGroups.id, accountId), keepsBalanceInBound(billingGroups.balanceMicros, movement.amountMicros)),
+      )
       .returning();
-    if (!group) throw new ApiError("not_found", `No account with id ${JSON.stringify(accountId.slice(0, 64))}.`);
+    if (!group) {
+      const [exists] = await tx
+        .select({ id: billingGroups.id })
+        .from(billingGroups)
+        .where(eq(billingGroups.id, accountId));
+      if (exists) throw outOfBoundError("balance");
+      throw new ApiError("not_found", `No account with id ${JSON.stringify(accountId.slice(0, 64))}.`);
+    }
     const entry = await writeLedgerEntry(tx, {
       billingGroupId: accountId,
       kind: movement.kind,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { idSchema } from "@/lib/ids/ids";
 import { defineOperation } from "@/lib/openapi/operation";
 import {
   accountDetailSchema,
@@ -45,14 +46,14 @@ export const getAccountOperation = defineOperation({
   summary: "One billing group",
   description: "How a platform key reads the balance of a chosen group. A group the key may not see answers 404.",
   scope: "calls:read",
-  params: z.object({ id: z.string().describe("Billing group id (`bg_...`)") }),
+  params: z.object({ id: idSchema("bg", "Billing group id (`bg_...`)") }),
   responses: { 200: { description: "The account", body: accountSchema } },
 });
 
 // ---- provisioning (platform keys; README "Provisioning") ----
 
 const PLATFORM_ONLY = "Platform keys only: a key bound to a billing group answers 403 `insufficient_scope`.";
-const accountId = z.object({ id: z.string().describe("Billing group id") });
+const accountId = z.object({ id: idSchema("bg", "Billing group id") });
 
 export const createAccountOperation = defineOperation({
   operationId: "createAccount",

@@ -71,6 +71,31 @@ describeOnEngines("provisioning accounts", (handle) => {
     expect(await ledgerSum(a.id)).toBe(0n);
   });
 
+  it("keeps every balance within 10^12 either way: 422 naming amount, nothing moved, even from a balance already past it", async () => {
+    const db = handle().db;
+    const bound = 1_000_000_000_000_000_000n;
+    const a = await createAccount(db, { name: "Bound", currency: "EUR", openingBalanceMicros: 1_000_000n }, BY);
+    const move = (kind: "topup" | "adjustment", amountMicros: bigint) =>
+      moveBalance(db, a.id, { kind, amountMicros, description: "bound" }, BY);
+    const refusal = { code: "invalid_request_body", errors: [{ param: "amount" }] };
+    // The largest bigint: on a positive balance the sum overflowed the column.
+    await expect(move("topup", 9_223_372_036_854_775_807n)).rejects.toMatchObject(refusal);
+    await expect(move("topup", bound)).rejects.toMatchObject(refusal);
+    await move("topup", bound - 1_000_000n);
+    await expect(move("topup", 1n)).rejects.toMatchObject(refusal);
+    await expect(move("adjustment", -2n * bound)).rejects.toMatchObject(refusal);
+    await move("adjustment", -bound);
+    await move("adjustment", -bound);
+    await expect(move("adjustment", -1n)).rejects.toMatchObject(refusal);
+    expect(await ledgerSum(a.id)).toBe(-bound);
+    // A balance stored past the bound (before it existed): a movement that leaves it past the bound is refused, and
+    // the range the statement checks cannot overflow (a 500 once).
+    await db.execute(sql`UPDATE billing_groups SET balance_micros = 9223372036854775000 WHERE id = ${a.id}`);
+    await expect(move("topup", bound)).rejects.toMatchObject(refusal);
+    await expect(move("adjustment", -bound)).rejects.toMatchObject(refusal);
+    await expect(move("adjustment", -1n)).rejects.toMatchObject(refusal);
+  });
+
   it("the CLI's group commands call the same functions, recorded with the CLI as actor", async () => {
     const db = handle().db;
     const run = (argv: string[]) => runAdminCommand(db, argv) as Promise<Record<string, unknown>>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { serialIdSchema } from "@/lib/ids/ids";
 import { defineOperation } from "@/lib/openapi/operation";
 import { callDetailSchema, callDetailWithCostSchema, callPageSchema, listCallsQuerySchema } from "./schemas";
 
@@ -49,6 +50,6 @@ export const getCallOperation = defineOperation({
     "`answerTime`, `rated`, `matchedPrefix`, `sellRate`, `billingIncrement`, and for `calls:read_cost` keys the " +
     "cost fields and `buyRate`. Another group's call answers 404, like an unknown id.",
   scope: "calls:read",
-  params: z.object({ id: z.string().describe("Call id, from the `id` field of a call") }),
+  params: z.object({ id: serialIdSchema("Call id, from the `id` field of a call") }),
   responses: { 200: { description: "The call", body: z.xor([callDetailSchema, callDetailWithCostSchema]) } },
 });

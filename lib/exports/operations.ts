@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { idSchema } from "@/lib/ids/ids";
 import { defineOperation } from "@/lib/openapi/operation";
 import { createExportBodySchema, exportSchema } from "./schemas";
 
 /** The /v1 operations on background exports (routes in app/v1/exports; README "Background exports"). */
 
-const exportId = z.object({ id: z.string().describe("Export id, from the `id` of POST /v1/exports") });
+const exportId = z.object({ id: idSchema("exp", "Export id, from the `id` of POST /v1/exports") });
 
 export const createExportOperation = defineOperation({
   operationId: "createExport",

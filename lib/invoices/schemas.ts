@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { idSchema } from "@/lib/ids/ids";
 import { pageEnvelope, pageSizeParam } from "@/lib/http/query-params";
 
 /**
@@ -86,7 +87,7 @@ export const listInvoicesQuerySchema = z.object({
 });
 
 export const invoiceIdParamsSchema = z.object({
-  id: z.string().describe("Invoice or note id, from the `id` field"),
+  id: idSchema("inv", "Invoice or note id, from the `id` field"),
 });
 
 export type InvoiceSummary = z.infer<typeof invoiceSummarySchema>;

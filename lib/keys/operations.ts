@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { idSchema } from "@/lib/ids/ids";
 import { defineOperation } from "@/lib/openapi/operation";
 import {
   apiKeyListSchema,
@@ -53,6 +54,6 @@ export const revokeApiKeyOperation = defineOperation({
     "reaches them). Revoking a revoked key answers it unchanged. Another group's key answers 404, like an unknown " +
     "id. Recorded in the audit log as `api_key.revoked`.",
   scope: "keys:write",
-  params: z.object({ id: z.string().describe("Key id, from the `id` field of a key") }),
+  params: z.object({ id: idSchema("key", "Key id, from the `id` field of a key") }),
   responses: { 200: { description: "The key, revoked", body: apiKeySchema } },
 });

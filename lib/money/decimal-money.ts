@@ -1,15 +1,20 @@
 import { z } from "zod";
-import { parseMicros } from "./micros";
+import { formatMicros, MONEY_BOUND_MICROS, parseMicros } from "./micros";
 
 const DECIMAL = /^-?\d{1,13}(\.\d{1,6})?$/;
 
+const BOUND = formatMicros(MONEY_BOUND_MICROS);
+
 /**
  * An amount in a /v1 request body: a decimal string, exact to 6 decimals (a JSON number may not be exact), as bigint
- * micro-units (docs/contract.md §1). `example` is what the error messages show.
+ * micro-units, at most 10^12 either way (docs/contract.md §1). `example` is what the error messages show.
  */
 export function decimalMoney(example = "25.00") {
   return z
     .string({ error: `must be a decimal string such as "${example}" (not a JSON number)` })
     .regex(DECIMAL, `must be a decimal string with at most 6 decimals, such as "${example}"`)
-    .transform((text) => parseMicros(text));
+    .transform((text) => parseMicros(text))
+    .refine((micros) => micros >= -MONEY_BOUND_MICROS && micros <= MONEY_BOUND_MICROS, {
+      message: `must lie between -${BOUND} and ${BOUND}`,
+    });
 }

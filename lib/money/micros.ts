@@ -4,6 +4,13 @@
  */
 export const MICROS_PER_UNIT = 1_000_000n;
 
+/**
+ * The largest amount a request may bring and the largest balance, either way: 10^12 units, 10^18 micros
+ * (docs/contract.md §1). Twice it still fits a bigint (9.2 * 10^18), so a bounded balance plus a bounded amount never
+ * overflows before it is checked: the database refused such a sum (a 500 once).
+ */
+export const MONEY_BOUND_MICROS = 1_000_000_000_000n * MICROS_PER_UNIT;
+
 const DECIMAL = /^([+-])?(\d+)(?:\.(\d+))?$/;
 
 /** Parses "12.345678", "-0.5", "7" into micros. Rejects more than 6 decimals instead of rounding silently. */

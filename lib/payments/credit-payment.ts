@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { AuditActor } from "@/lib/audit/record-audit-event";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
+import { isBoundedAmount, keepsBalanceInBound } from "@/lib/billing/balance-bound";
 import { writeLedgerEntry } from "@/lib/billing/ledger";
 import { queryRows, type Tx } from "@/lib/db/client";
 import { newId } from "@/lib/ids/ids";
@@ -25,6 +26,14 @@ export type CreditOutcome =
   | { credited: false; reason: "duplicate" | "unknown_group" | "currency_mismatch" };
 
 /**
+ * The payment would take the balance past its bound (lib/billing/balance-bound.ts). Thrown, so the caller's
+ * transaction rolls back the payments row written before the balance moved.
+ */
+export class BalanceBoundError extends RangeError {
+  override readonly name = "BalanceBoundError";
+}
+
+/**
  * Credits a received payment to its group, once, in the caller's transaction: the payments row first (its unique keys
  * on the provider's reference and event id: a retried event, or the same event delivered to two processes at once,
  * finds the row, or waits for the other transaction and then finds it, and credits nothing), then the balance, the
@@ -33,6 +42,7 @@ export type CreditOutcome =
  */
 export async function creditPayment(tx: Tx, payment: ReceivedPayment): Promise<CreditOutcome> {
   if (payment.amountMicros <= 0n) throw new RangeError("a payment credits a positive amount");
+  if (!isBoundedAmount(payment.amountMicros)) throw new BalanceBoundError("the payment is past the bound of amounts");
   const [group] = await queryRows<{ currency: string }>(
     tx,
     sql`SELECT trim(currency) AS currency FROM billing_groups WHERE id = ${payment.billingGroupId}`,
@@ -51,8 +61,10 @@ export async function creditPayment(tx: Tx, payment: ReceivedPayment): Promise<C
   const [moved] = await queryRows<{ balance: string }>(
     tx,
     sql`UPDATE billing_groups SET balance_micros = balance_micros + ${payment.amountMicros.toString()}::bigint
-        WHERE id = ${payment.billingGroupId} RETURNING balance_micros::text AS balance`,
+        WHERE id = ${payment.billingGroupId} AND ${keepsBalanceInBound(sql`balance_micros`, payment.amountMicros)}
+        RETURNING balance_micros::text AS balance`,
   );
+  if (!moved) throw new BalanceBoundError("the payment would take the balance past its bound");
   const balance = BigInt(moved.balance);
   const entry = await writeLedgerEntry(tx, {
     billingGroupId: payment.billingGroupId,

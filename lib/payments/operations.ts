@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { idSchema } from "@/lib/ids/ids";
 import { defineOperation } from "@/lib/openapi/operation";
 import { decimalMoney } from "@/lib/money/decimal-money";
 
@@ -39,7 +40,7 @@ export const setAutoRechargeOperation = defineOperation({
     "(`auto_recharge.updated`). Platform keys only: a key bound to a billing group answers 403 `insufficient_scope` " +
     "(members set it in the portal).",
   scope: "payments:write",
-  params: z.object({ id: z.string().describe("Billing group id") }),
+  params: z.object({ id: idSchema("bg", "Billing group id") }),
   body: autoRechargeBodySchema,
   responses: { 200: { description: "The setting after the change", body: autoRechargeSchema } },
   errors: ["invalid_request_body", "payload_too_large"],

@@ -49,7 +49,9 @@ export type PaymentEvent =
       customerId: string | null;
       paymentIntentId: string | null;
     }
-  | { type: "ignored"; eventId: string; providerType: string };
+  | { type: "ignored"; eventId: string; providerType: string }
+  /** Verified, of a type the domain acts on, but not shaped as the provider documents it (no session, say). */
+  | { type: "impossible"; eventId: string; providerType: string; problem: string };
 
 export interface PaymentProvider {
   readonly name: string;

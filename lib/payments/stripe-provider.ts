@@ -112,17 +112,30 @@ export function stripeProvider(settings: StripeSettings): PaymentProvider {
       } catch (e) {
         throw new InvalidSignatureError((e as Error).message);
       }
+      if (typeof event !== "object" || event === null)
+        return { type: "impossible", eventId: "", providerType: "", problem: "the event is not a JSON object" };
       // A delayed method (a bank debit) completes the session unpaid and succeeds later: either event credits, once.
       if (event.type !== "checkout.session.completed" && event.type !== "checkout.session.async_payment_succeeded")
         return { type: "ignored", eventId: event.id, providerType: event.type };
-      const session = event.data.object;
+      // Signed is not well-formed: a session missing, or an amount that is no whole number of minor units (which
+      // BigInt refuses), is reported as such rather than thrown (a 500 Stripe would retry for days).
+      const session = (event.data as Partial<typeof event.data> | undefined)?.object;
+      const impossible = (problem: string): PaymentEvent => ({
+        type: "impossible",
+        eventId: String(event.id),
+        providerType: event.type,
+        problem,
+      });
+      if (!session || typeof session !== "object") return impossible("the event has no data.object (the session)");
+      const amountTotal = session.amount_total ?? 0;
+      if (!Number.isSafeInteger(amountTotal)) return impossible("amount_total is not a whole number of minor units");
       return {
         type: "checkout.completed",
         eventId: event.id,
         sessionId: session.id,
         billingGroupId: session.client_reference_id,
         paid: session.payment_status === "paid",
-        amountMinor: BigInt(session.amount_total ?? 0),
+        amountMinor: BigInt(amountTotal),
         currency: (session.currency ?? "").toUpperCase(),
         customerId: idOf(session.customer),
         paymentIntentId: idOf(session.payment_intent),

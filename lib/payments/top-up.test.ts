@@ -174,6 +174,46 @@ describeOnEngines("online top-up", (handle) => {
     expect(await ledgerSum(db(), group.id)).toBe(15_000_000n);
   });
 
+  it("acknowledges a verified event with impossible content as refused, crediting nothing", async () => {
+    const group = await createBillingGroup(db(), { name: "Odd", currency: "EUR", openingBalanceMicros: 1_000_000n });
+    const { payload } = await paidTopUp(db(), group.id, 10_000_000n);
+    const event = JSON.parse(payload) as { id: string; data: { object: Record<string, unknown> } };
+    const variant = (i: number, session: Record<string, unknown> | null) =>
+      JSON.stringify({
+        ...event,
+        id: `${event.id}_${i}`,
+        ...(session === null ? { data: undefined } : { data: { object: { ...event.data.object, ...session } } }),
+      });
+    const payloads = [
+      variant(0, { amount_total: -500 }),
+      variant(1, { amount_total: 0 }),
+      variant(2, { amount_total: 12.5 }),
+      variant(3, { amount_total: 1e22 }),
+      variant(4, { amount_total: Number.MAX_SAFE_INTEGER }),
+      variant(5, { client_reference_id: "\u0000" }),
+      variant(6, { id: "cs_\u0000" }),
+      variant(7, { currency: "e\u0000r" }),
+      variant(8, null),
+    ];
+    for (const [i, body] of payloads.entries()) {
+      const outcome = await receivePaymentWebhook(db(), provider, body, standIn.sign(body, SECRET));
+      expect(outcome, body).toMatchObject({ received: true, action: "refused", eventId: `${event.id}_${i}` });
+    }
+    const notAnEvent = await receivePaymentWebhook(db(), provider, "null", standIn.sign("null", SECRET));
+    expect(notAnEvent).toMatchObject({ received: true, action: "refused" });
+    expect(await balance(db(), group.id)).toBe(1_000_000n);
+    // A balance at its bound takes no payment: refused, and the payments row rolled back with it.
+    await db().execute(sql`UPDATE billing_groups SET balance_micros = 1000000000000000000 WHERE id = ${group.id}`);
+    expect(await receivePaymentWebhook(db(), provider, payload, standIn.sign(payload, SECRET))).toMatchObject({
+      action: "refused",
+    });
+    const [payments] = await queryRows<{ n: string }>(
+      db(),
+      sql`SELECT count(*)::text AS n FROM payments WHERE billing_group_id = ${group.id}`,
+    );
+    expect(payments.n).toBe("0");
+  });
+
   it("refuses a bad signature or a body changed after signing with a 400, changing nothing", async () => {
     const group = await createBillingGroup(db(), { name: "Forged", currency: "EUR" });
     const { payload, signature } = await paidTopUp(db(), group.id, 10_000_000n);

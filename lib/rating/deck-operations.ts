@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { idSchema, serialIdSchema } from "@/lib/ids/ids";
 import { defineOperation } from "@/lib/openapi/operation";
 import {
   createSupplierBodySchema,
@@ -17,9 +18,9 @@ import {
 
 const PLATFORM_ONLY =
   "Platform keys and staff sessions only: a key bound to a billing group answers 403 `insufficient_scope`.";
-const accountId = z.object({ id: z.string().max(64).describe("Billing group id") });
-const supplierId = z.object({ id: z.string().max(64).describe("Supplier id (`sup_...`)") });
-const deckId = z.object({ id: z.string().max(64).describe("Rate deck id (from a listing or an import)") });
+const accountId = z.object({ id: idSchema("bg", "Billing group id") });
+const supplierId = z.object({ id: idSchema("sup", "Supplier id (`sup_...`)") });
+const deckId = z.object({ id: serialIdSchema("Rate deck id (from a listing or an import)") });
 const csvBody = {
   "text/csv": z
     .string()

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import fs from "node:fs";
 import Stripe from "stripe";
 import { describe, expect, inject, it } from "vitest";
 import type { AccountDetail } from "@/lib/billing/provisioning-schemas";
@@ -89,6 +90,44 @@ describe.each(apiServers())("payments on $engine", (server) => {
     expect(deliveries.map((d) => d.status)).toEqual([200, 200, 200, 200]);
     expect(deliveries.filter((d) => (d.body as { action: string }).action === "credited")).toHaveLength(1);
     expect(await balanceOf(server, account.id)).toBe(17.34);
+  });
+
+  it("acknowledges a signed event with impossible content (200, refused), credits nothing and logs it", async () => {
+    const account = await newAccount(server);
+    const withSession = (patch: Record<string, unknown>) => {
+      const event = JSON.parse(completedEvent(account.id, 1234, "eur")) as { data: { object: object } };
+      event.data.object = { ...event.data.object, ...patch };
+      return JSON.stringify(event);
+    };
+    const noData = JSON.stringify({
+      id: `evt_${randomUUID().replaceAll("-", "")}`,
+      object: "event",
+      type: "checkout.session.completed",
+      created: Math.floor(Date.now() / 1000),
+    });
+    const payloads = [
+      withSession({ amount_total: -500 }),
+      withSession({ amount_total: 0 }),
+      withSession({ amount_total: 12.5 }),
+      withSession({ amount_total: 1e22 }),
+      withSession({ client_reference_id: "\u0000" }),
+      withSession({ id: "cs_\u0000" }),
+      noData,
+    ];
+    for (const payload of payloads) {
+      const res = await post(server, payload, sign(payload));
+      // Stripe retries anything but a 2xx for days: an event that can never be credited is answered once.
+      expect({ status: res.status, text: res.text, payload: payload.slice(0, 400) }).toMatchObject({ status: 200 });
+      expect(res.body).toMatchObject({ received: true, action: "refused" });
+    }
+    expect(await balanceOf(server, account.id)).toBe(0);
+    const log = fs.readFileSync(server.logFile, "utf8");
+    for (const payload of payloads) {
+      const eventId = (JSON.parse(payload) as { id: string }).id;
+      const line = log.split("\n").find((l) => l.includes(eventId));
+      expect(line, `log line for ${eventId}`).toBeDefined();
+      expect(JSON.parse(line!)).toMatchObject({ event: "payment webhook event refused", eventId });
+    }
   });
 
   it("lets staff set auto-recharge (audited), not a key bound to a group, and names a bad amount", async () => {

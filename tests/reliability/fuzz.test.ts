@@ -458,11 +458,76 @@ const KNOWN_INPUTS: { method: string; path: string; query: string; key: FixtureK
     },
   ];
 
-function knownInputsOf(op: Operation): [FuzzRequest][] {
-  return KNOWN_INPUTS.filter((k) => k.method === op.method && k.path === op.path).map((k) => [
+type KnownInput = (typeof KNOWN_INPUTS)[number] & { pathValues?: Record<string, string> };
+
+/**
+ * Malformed ids and amounts that answered 500 (issue 28): a NUL in a path id, for a platform caller and a customer's
+ * alike, and in the `account` filter and a thresholds body; a top-up past what a bigint balance holds. A path value
+ * `{alpha}` is the fixture's group alpha.
+ */
+const MALFORMED_ID_INPUTS: KnownInput[] = [
+  ...(["alertsPlatform", "alertsAlpha"] as const).flatMap((key): KnownInput[] => [
+    { method: "GET", path: "/v1/webhook-endpoints/{id}", query: "", key, pathValues: { id: "\u0000" } },
+    {
+      method: "PATCH",
+      path: "/v1/webhook-endpoints/{id}",
+      query: "",
+      key,
+      pathValues: { id: "we_\u0000" },
+      body: { disabled: true },
+    },
+    { method: "DELETE", path: "/v1/webhook-endpoints/{id}", query: "", key, pathValues: { id: "\u0000" } },
+    { method: "POST", path: "/v1/webhook-endpoints/{id}/test", query: "", key, pathValues: { id: "\u0000" } },
+    { method: "GET", path: "/v1/webhook-endpoints/{id}/deliveries", query: "", key, pathValues: { id: "\u0000" } },
+    {
+      method: "POST",
+      path: "/v1/webhook-endpoints/{id}/deliveries/{eventId}/resend",
+      query: "",
+      key,
+      pathValues: { id: "\u0000", eventId: "msg_\u0000" },
+    },
+  ]),
+  ...["/v1/accounts", "/v1/suppliers"].flatMap((owner): KnownInput[] =>
+    [
+      ["GET", `${owner}/{id}/rate-decks`],
+      ["POST", `${owner}/{id}/rate-decks`],
+      ["GET", `${owner}/{id}/rate-decks/current`],
+    ].map(([method, path]) => ({
+      method,
+      path,
+      query: "",
+      key: "ratesPlatform" as const,
+      pathValues: { id: "\u0000" },
+    })),
+  ),
+  { method: "GET", path: "/v1/webhook-endpoints", query: "?account=%00", key: "alertsPlatform" },
+  { method: "GET", path: "/v1/alert-thresholds", query: "?account=%00", key: "alertsPlatform" },
+  {
+    method: "PUT",
+    path: "/v1/alert-thresholds",
+    query: "",
+    key: "alertsPlatform",
+    body: { billingGroupId: "\u0000", thresholds: ["10.00"] },
+  },
+  {
+    method: "POST",
+    path: "/v1/accounts/{id}/top-ups",
+    query: "",
+    key: "provisionPlatform",
+    pathValues: { id: "{alpha}" },
+    body: { amount: "9223372036854.775807" },
+  },
+];
+
+const ALL_KNOWN_INPUTS: KnownInput[] = [...KNOWN_INPUTS, ...MALFORMED_ID_INPUTS];
+
+function knownInputsOf(op: Operation, fixture: Fixture): [FuzzRequest][] {
+  return ALL_KNOWN_INPUTS.filter((k) => k.method === op.method && k.path === op.path).map((k) => [
     {
       op,
-      pathValues: {},
+      pathValues: Object.fromEntries(
+        Object.entries(k.pathValues ?? {}).map(([name, v]) => [name, v === "{alpha}" ? fixture.alphaId : v]),
+      ),
       query: k.query,
       credential: { kind: "key", name: k.key },
       extraHeaders: {},
@@ -614,9 +679,9 @@ describe.each(ENGINES)("fuzzing every /v1 operation of the OpenAPI document on %
     const documented = new Set(operations.map((op) => op.path));
     expect(routeFiles().filter((p) => p !== "/v1/openapi.json" && !documented.has(p))).toEqual([]);
     // Every known input still names an operation, so none is silently skipped.
-    expect(KNOWN_INPUTS.filter((k) => !operations.some((op) => op.method === k.method && op.path === k.path))).toEqual(
-      [],
-    );
+    expect(
+      ALL_KNOWN_INPUTS.filter((k) => !operations.some((op) => op.method === k.method && op.path === k.path)),
+    ).toEqual([]);
   });
 
   it("answers hostile requests with documented statuses, problem+json errors, no leaks and no cost fields without calls:read_cost", async () => {
@@ -769,7 +834,7 @@ describe.each(ENGINES)("fuzzing every /v1 operation of the OpenAPI document on %
               expect(res.status, where).not.toBe(401);
           }),
         ),
-        { numRuns: RUNS_PER_OPERATION, seed: seed + op.path.length, examples: knownInputsOf(op) },
+        { numRuns: RUNS_PER_OPERATION, seed: seed + op.path.length, examples: knownInputsOf(op, fixture) },
       );
     }
     expect([...failures.values()], `seed ${seed}`).toEqual([]);

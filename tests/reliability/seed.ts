@@ -68,9 +68,19 @@ export type FixtureKey =
   | "ingestAlpha"
   | "ingestPlatform"
   | "ingestCostAlpha"
-  | "revokedAlpha";
+  | "revokedAlpha"
+  | "alertsPlatform"
+  | "alertsAlpha"
+  | "ratesPlatform"
+  | "provisionPlatform";
 
-export const COST_KEYS: ReadonlySet<FixtureKey> = new Set(["costAlpha", "platformCost", "ingestCostAlpha"]);
+/** Keys that may see cost fields: `rates:write` reads buy decks (a dry run's margin warnings name supplier and rate). */
+export const COST_KEYS: ReadonlySet<FixtureKey> = new Set([
+  "costAlpha",
+  "platformCost",
+  "ingestCostAlpha",
+  "ratesPlatform",
+]);
 
 export interface Fixture {
   alphaId: string;
@@ -106,6 +116,10 @@ export async function seedFixture(db: Db, callsPerGroup = 40): Promise<Fixture> 
     ingestPlatform: [["cdrs:write"], null],
     ingestCostAlpha: [["cdrs:write", "calls:read_cost"], alpha.id],
     revokedAlpha: [["calls:read_cost"], alpha.id],
+    alertsPlatform: [["alerts:write"], null],
+    alertsAlpha: [["alerts:write"], alpha.id],
+    ratesPlatform: [["rates:write"], null],
+    provisionPlatform: [["accounts:write", "payments:write"], null],
   };
   const keys = {} as Record<FixtureKey, string>;
   const keyIds = {} as Record<FixtureKey, string>;
