@@ -18,6 +18,8 @@ export interface LedgerEntry {
   /** The call a debit or adjustment is for. */
   callId: bigint | string | null;
   description: string;
+  /** When it happened, for a history written at once (the demo); default: now (the transaction's time). */
+  createdAt?: Date;
 }
 
 /** Writes `entries` in one statement (a JSON recordset: one parameter, whatever their number). */
@@ -30,19 +32,22 @@ export async function writeLedgerEntries(tx: Executor, entries: readonly LedgerE
       a: e.amountMicros.toString(),
       c: e.callId === null ? null : e.callId.toString(),
       d: e.description,
+      t: e.createdAt?.toISOString() ?? null,
     })),
   );
-  await tx.execute(sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
-                       SELECT x.g, x.k, x.a, x.c, x.d FROM json_to_recordset(${json}::json) AS x(g text, k text, a bigint, c bigint, d text)`);
+  await tx.execute(sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description, created_at)
+                       SELECT x.g, x.k, x.a, x.c, x.d, coalesce(x.t, now())
+                       FROM json_to_recordset(${json}::json) AS x(g text, k text, a bigint, c bigint, d text, t timestamptz)`);
 }
 
 /** Writes one entry and answers its id and time (a top-up's or an adjustment's answer names them). */
 export async function writeLedgerEntry(tx: Executor, entry: LedgerEntry): Promise<{ id: string; createdAt: Date }> {
   const [row] = await queryRows<{ id: string; created_at: Date | string }>(
     tx,
-    sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
+    sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description, created_at)
         VALUES (${entry.billingGroupId}, ${entry.kind}, ${entry.amountMicros.toString()}::bigint,
-                ${entry.callId === null ? null : entry.callId.toString()}::bigint, ${entry.description})
+                ${entry.callId === null ? null : entry.callId.toString()}::bigint, ${entry.description},
+                coalesce(${entry.createdAt?.toISOString() ?? null}::timestamptz, now()))
         RETURNING id::text AS id, created_at`,
   );
   return { id: row.id, createdAt: new Date(row.created_at) };
@@ -56,4 +61,24 @@ export async function writeLedgerEntry(tx: Executor, entry: LedgerEntry): Promis
 export function callDebitEntriesSql(inserted: SQL): SQL {
   return sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
           SELECT billing_group_id, 'debit', -price_micros, id, 'Call to ' || to_number FROM ${inserted} WHERE rated AND price_micros > 0`;
+}
+
+/**
+ * Dates the groups' call debits at their call's end, where ingest at hangup would have written them: for a history
+ * ingested at once (the demo's 90 days of calls, all written now), so that each period's statement (lib/invoices/
+ * period-ledger.ts) holds the debits of its calls. The entries and the balance are unchanged; one statement.
+ */
+export async function dateCallDebitsAtCallEnd(tx: Executor, groupIds: readonly string[]): Promise<number> {
+  if (groupIds.length === 0) return 0;
+  const rows = await queryRows<{ n: number }>(
+    tx,
+    sql`WITH dated AS (
+          UPDATE ledger_entries l SET created_at = c.end_time
+          FROM calls c
+          WHERE l.kind = 'debit' AND l.call_id = c.id AND c.billing_group_id = l.billing_group_id
+            AND l.billing_group_id IN (SELECT json_array_elements_text(${JSON.stringify(groupIds)}::json))
+          RETURNING 1)
+        SELECT count(*)::int AS n FROM dated`,
+  );
+  return rows[0].n;
 }
