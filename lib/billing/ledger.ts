@@ -55,30 +55,15 @@ export async function writeLedgerEntry(tx: Executor, entry: LedgerEntry): Promis
 
 /**
  * The debit entries of calls just inserted, as the body of a data-modifying CTE in ingest's one insert statement:
- * `inserted` names the CTE that returns the inserted calls' id, billing_group_id, to_number, rated and price_micros.
- * One entry per rated call that costs something; the ledger's unique key (ledger_call_debit_key) refuses a second.
+ * `inserted` names the CTE that returns the inserted calls' id, billing_group_id, to_number, rated, price_micros and
+ * end_time. One entry per rated call that costs something; the ledger's unique key (ledger_call_debit_key) refuses a
+ * second. Dated now, as live traffic is; `atCallEnd` (a history ingested at once: the demo's 90 days) dates each at
+ * its call's end, where a switch posting the CDR at hangup would have left it, so each month's statement
+ * (lib/invoices/period-ledger.ts) holds its calls' debits.
  */
-export function callDebitEntriesSql(inserted: SQL): SQL {
-  return sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description)
-          SELECT billing_group_id, 'debit', -price_micros, id, 'Call to ' || to_number FROM ${inserted} WHERE rated AND price_micros > 0`;
-}
-
-/**
- * Dates the groups' call debits at their call's end, where ingest at hangup would have written them: for a history
- * ingested at once (the demo's 90 days of calls, all written now), so that each period's statement (lib/invoices/
- * period-ledger.ts) holds the debits of its calls. The entries and the balance are unchanged; one statement.
- */
-export async function dateCallDebitsAtCallEnd(tx: Executor, groupIds: readonly string[]): Promise<number> {
-  if (groupIds.length === 0) return 0;
-  const rows = await queryRows<{ n: number }>(
-    tx,
-    sql`WITH dated AS (
-          UPDATE ledger_entries l SET created_at = c.end_time
-          FROM calls c
-          WHERE l.kind = 'debit' AND l.call_id = c.id AND c.billing_group_id = l.billing_group_id
-            AND l.billing_group_id IN (SELECT json_array_elements_text(${JSON.stringify(groupIds)}::json))
-          RETURNING 1)
-        SELECT count(*)::int AS n FROM dated`,
-  );
-  return rows[0].n;
+export function callDebitEntriesSql(inserted: SQL, options: { atCallEnd?: boolean } = {}): SQL {
+  const at = sql.raw(options.atCallEnd ? "end_time" : "now()");
+  return sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description, created_at)
+          SELECT billing_group_id, 'debit', -price_micros, id, 'Call to ' || to_number, ${at}
+          FROM ${inserted} WHERE rated AND price_micros > 0`;
 }

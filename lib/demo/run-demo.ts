@@ -3,7 +3,6 @@ import { sql } from "drizzle-orm";
 import type { ProgressReporter } from "@/lib/runtime/progress";
 import { createApiKey, type CreatedApiKey } from "@/lib/auth/manage-keys";
 import { createBillingGroup, topUpBillingGroup } from "@/lib/billing/groups";
-import { dateCallDebitsAtCallEnd } from "@/lib/billing/ledger";
 import { queryRows, type Db } from "@/lib/db/client";
 import { MICROS_PER_UNIT } from "@/lib/money/micros";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
@@ -215,23 +214,17 @@ export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoRe
   for (const { cdr } of generateCalls(count, destinations, { seed, now, supplierIds })) {
     batch.push(cdr);
     if (batch.length >= batchSize) {
-      await ingestCdrs(db, batch);
+      await ingestCdrs(db, batch, { debitsAtCallEnd: true });
       done += batch.length;
       batch = [];
       progress({ phase: "calls", done, total: count });
     }
   }
   if (batch.length > 0) {
-    await ingestCdrs(db, batch);
+    await ingestCdrs(db, batch, { debitsAtCallEnd: true });
     done += batch.length;
   }
   progress({ phase: "calls", done, total: count });
-  // Ingest wrote every debit now; a switch posting each CDR at hangup would have left it at the call's end.
-  await dateCallDebitsAtCallEnd(
-    db,
-    groups.map((g) => g.group.id),
-  );
-
   const main = groups[0].group;
   const keys = {
     read: await createApiKey(db, {
