@@ -35,6 +35,13 @@ describe("a line's visual runs", () => {
     expect(show("שלום (1)")).toEqual(["H:(", "H:1", "H:) ", "NotoSansHebrew:שלום"]);
   });
 
+  it("keeps a number in Arabic-Indic digits left to right", () => {
+    const arabic = SCRIPT_FONTS.find((f) => f.key === "NotoSansArabic")!;
+    const runs = visualRuns("شركة ٢٠٢٤", (ch) => (ch === " " ? null : arabic));
+    // fontkit lays out any run in Arabic script right to left: the digits go in reversed, to come out as written.
+    expect(runs.map((r) => r.text)).toEqual(["٤٢٠٢", " ", "شركة"]);
+  });
+
   it("prints a character no font has as ?", () => {
     expect(visualRuns("A서B", (ch) => (ch === "서" ? undefined : null))).toEqual([{ text: "A?B", font: null }]);
   });

@@ -78,7 +78,8 @@ export function bidiLevels(chars: readonly string[]): number[] {
 /**
  * The runs of a line in visual order: characters split by font and level, run order reversed per UAX #9 L2. A
  * right-to-left run with Hebrew or Arabic letters is passed in logical order (fontkit reverses and shapes it); any
- * other right-to-left run (punctuation between right-to-left words) is reversed here, brackets mirrored.
+ * other right-to-left run (punctuation between right-to-left words) is reversed here, brackets mirrored; a number
+ * in Arabic-Indic digits is passed reversed (fontkit reverses it back).
  */
 export function visualRuns(text: string, fontOf: (ch: string) => ScriptFont | null | undefined): Run[] {
   const chars: string[] = [];
@@ -110,16 +111,15 @@ export function visualRuns(text: string, fontOf: (ch: string) => ScriptFont | nu
       i = j;
     }
   }
-  return runs.map((r) => ({
-    text:
-      r.level % 2 === 1 && !RTL_LETTER.test(r.text)
-        ? Array.from(r.text)
-            .reverse()
-            .map((ch) => MIRRORED[ch] ?? ch)
-            .join("")
-        : r.text,
-    font: r.font,
-  }));
+  return runs.map((r) => {
+    const rtl = r.level % 2 === 1;
+    // fontkit lays out a run with Hebrew or Arabic characters right to left, whatever its level: a left-to-right run
+    // of Arabic-Indic digits is handed over reversed so that it comes out in reading order.
+    const fontReverses = RTL_LETTER.test(r.text);
+    if (rtl === fontReverses) return { text: r.text, font: r.font };
+    const chars = Array.from(r.text).reverse();
+    return { text: (rtl ? chars.map((ch) => MIRRORED[ch] ?? ch) : chars).join(""), font: r.font };
+  });
 }
 
 export interface DrawOptions {
