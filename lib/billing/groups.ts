@@ -17,6 +17,8 @@ export interface CreateBillingGroupOptions {
   openingBalanceMicros?: bigint;
   creditLimitMicros?: bigint;
   accountcode?: string | null;
+  /** When the group began, for a history written at once (the demo): its row's and its opening entry's time. */
+  createdAt?: Date;
 }
 
 /** Creates a group; a non-zero opening balance is a ledger entry like any other movement. */
@@ -32,6 +34,7 @@ export async function createBillingGroup(db: Executor, options: CreateBillingGro
         balanceMicros: opening,
         creditLimitMicros: options.creditLimitMicros ?? 0n,
         accountcode: options.accountcode ?? null,
+        ...(options.createdAt ? { createdAt: options.createdAt } : {}),
       })
       .returning();
     if (opening !== 0n) {
@@ -42,6 +45,7 @@ export async function createBillingGroup(db: Executor, options: CreateBillingGro
           amountMicros: opening,
           callId: null,
           description: "Opening balance",
+          createdAt: options.createdAt,
         },
       ]);
     }
@@ -60,6 +64,8 @@ export async function topUpBillingGroup(
   id: string,
   amountMicros: bigint,
   description = "Top-up",
+  /** When it was paid, for a history written at once (the demo); default: now. */
+  at?: Date,
 ): Promise<BillingGroup | undefined> {
   if (amountMicros <= 0n) throw new RangeError("a top-up amount must be positive");
   return db.transaction(async (tx) => {
@@ -69,7 +75,9 @@ export async function topUpBillingGroup(
       .where(eq(billingGroups.id, id))
       .returning();
     if (!group) return undefined;
-    await writeLedgerEntries(tx, [{ billingGroupId: id, kind: "topup", amountMicros, callId: null, description }]);
+    await writeLedgerEntries(tx, [
+      { billingGroupId: id, kind: "topup", amountMicros, callId: null, description, createdAt: at },
+    ]);
     return group;
   });
 }

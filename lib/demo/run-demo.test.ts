@@ -4,6 +4,7 @@ import { UsageError } from "@/lib/admin/command";
 import { runAdminCommand } from "@/lib/admin/commands";
 import { findKeyBySecret } from "@/lib/auth/find-key";
 import { queryRows, type DbHandle } from "@/lib/db/client";
+import { runInvoices } from "@/lib/invoices/run-invoices";
 import { openTestDb } from "@/lib/testing/engines";
 import type { DemoResult } from "./run-demo";
 
@@ -56,6 +57,74 @@ describe("demo on pglite", () => {
       expect(row.balance).toBe(row.ledger);
       expect(row.debits).toBe(row.rated);
     }
+  });
+
+  it("dates the ledger as traffic would: the opening first, each debit at its call's end, nothing at the run", async () => {
+    const [dates] = await queryRows<{ early: number; late: number; undated: number; opening_after: number }>(
+      handle.db,
+      sql`SELECT
+            (SELECT count(*) FROM ledger_entries l JOIN calls c ON c.id = l.call_id
+             WHERE l.kind = 'debit' AND l.created_at <> c.end_time)::int AS early,
+            (SELECT count(*) FROM ledger_entries WHERE created_at > now() - interval '1 minute')::int AS late,
+            (SELECT count(*) FROM ledger_entries l JOIN billing_groups g ON g.id = l.billing_group_id
+             WHERE l.created_at < g.created_at)::int AS undated,
+            (SELECT count(*) FROM ledger_entries l
+             WHERE l.kind = 'opening' AND l.created_at > (SELECT min(start_time) FROM calls))::int AS opening_after`,
+    );
+    expect(dates).toEqual({ early: 0, late: 0, undated: 0, opening_after: 0 });
+  });
+
+  it("issues invoices whose balance block closes and matches the ledger, month after month", async () => {
+    await runInvoices(handle.db);
+    const invoices = await queryRows<{
+      g: string;
+      number: string;
+      start: string;
+      end: string;
+      opening: string;
+      topups: string;
+      adjustments: string;
+      debits: string;
+      closing: string;
+      ledger_before: string;
+      ledger_debits: string;
+      subtotal: string;
+    }>(
+      handle.db,
+      sql`SELECT i.billing_group_id AS g, i.number, i.period_start::text AS start, i.period_end::text AS "end",
+                 i.opening_balance_micros::text AS opening, i.topups_micros::text AS topups,
+                 i.adjustments_micros::text AS adjustments, i.debits_micros::text AS debits,
+                 i.closing_balance_micros::text AS closing, i.subtotal_micros::text AS subtotal,
+                 (SELECT coalesce(sum(amount_micros), 0) FROM ledger_entries l
+                  WHERE l.billing_group_id = i.billing_group_id AND l.created_at < i.period_end)::text AS ledger_before,
+                 (SELECT coalesce(sum(amount_micros), 0) FROM ledger_entries l
+                  WHERE l.billing_group_id = i.billing_group_id AND l.kind = 'debit'
+                    AND l.created_at >= i.period_start AND l.created_at < i.period_end)::text AS ledger_debits
+          FROM invoices i WHERE i.kind = 'invoice' ORDER BY i.billing_group_id, i.period_start`,
+    );
+    // 90 days of calls: at least two closed months for every group.
+    expect(invoices.length).toBeGreaterThanOrEqual(2 * result.groups.length);
+    let previous: (typeof invoices)[number] | undefined;
+    let withCalls = 0;
+    for (const i of invoices) {
+      const sum = BigInt(i.opening) + BigInt(i.topups) + BigInt(i.adjustments) + BigInt(i.debits);
+      expect(sum, i.number).toBe(BigInt(i.closing));
+      expect(i.closing, i.number).toBe(i.ledger_before);
+      expect(i.debits, i.number).toBe(i.ledger_debits);
+      if (previous?.g === i.g) expect(i.opening, i.number).toBe(previous.closing);
+      else expect(i.opening, i.number).toBe("0");
+      // A month with calls has their debits (not the 0.00 of a history whose ledger was all written at the run).
+      if (BigInt(i.subtotal) > 0n) {
+        withCalls++;
+        expect(BigInt(i.debits), i.number).toBeLessThan(0n);
+      }
+      previous = i;
+    }
+    expect(withCalls).toBeGreaterThanOrEqual(2 * result.groups.length);
+    // Every group's first month holds its opening balance as a top-up line, and the closing of the last month plus
+    // the entries since is the balance.
+    const [first] = invoices;
+    expect(BigInt(first.topups)).toBeGreaterThan(0n);
   });
 
   it("returns four working keys of the four kinds", async () => {

@@ -104,16 +104,39 @@ function billableSeconds(answered: number, inc: Increment): number {
   return inc.min + Math.ceil((answered - inc.min) / inc.interval) * inc.interval;
 }
 
-/** What each group will spend, roughly (floats are fine here: it only sizes the opening balances). */
-function estimateSpend(count: number, destinations: Destination[], seed: number, now: Date): Map<string, number> {
-  const spend = new Map<string, number>(DEMO_GROUPS.map((g) => [g.key, 0]));
+interface SpendEstimate {
+  /** The first call's start: when the demo's customers began. */
+  firstStart: number;
+  /** Per group: its calls' end (ms) and estimated price, in order of their end. */
+  calls: Map<string, { end: number; price: number }[]>;
+}
+
+/** What each group will spend and when, roughly (floats are fine here: it only sizes and times the funding). */
+function estimateSpend(count: number, destinations: Destination[], seed: number, now: Date): SpendEstimate {
+  const calls = new Map<string, { end: number; price: number }[]>(DEMO_GROUPS.map((g) => [g.key, []]));
+  let firstStart = now.getTime();
   for (const { group, cdr, destination } of generateCalls(count, destinations, { seed, now })) {
+    firstStart = Math.min(firstStart, Date.parse(cdr.startTime));
     if (!destination || !cdr.answerTime) continue;
     const seconds = Math.ceil((Date.parse(cdr.endTime) - Date.parse(cdr.answerTime)) / 1000);
     const billable = billableSeconds(seconds, sellIncrement(group, destination));
-    spend.set(group.key, (spend.get(group.key) ?? 0) + (sellRate(group, destination) * billable) / 60);
+    calls.get(group.key)!.push({ end: Date.parse(cdr.endTime), price: (sellRate(group, destination) * billable) / 60 });
   }
-  return spend;
+  for (const list of calls.values()) list.sort((a, b) => a.end - b.end);
+  return { firstStart, calls };
+}
+
+/**
+ * When the customer tops up, as one would: once its balance falls below a quarter of the opening balance (a minute
+ * after the call that took it there), else half-way through the history.
+ */
+function topUpTime(calls: { end: number; price: number }[], opening: number, from: number, to: number): Date {
+  let balance = opening;
+  for (const call of calls) {
+    balance -= call.price;
+    if (balance < opening / 4) return new Date(Math.min(call.end + 60_000, to));
+  }
+  return new Date(Math.round((from + to) / 2));
 }
 
 const roundUpTo = (value: number, step: number) => Math.max(step, Math.ceil(value / step) * step);
@@ -122,7 +145,9 @@ const roundUpTo = (value: number, step: number) => Math.max(step, Math.ceil(valu
  * Fills an empty database: billing groups in USD and EUR with opening balances and a top-up, a sell
  * rate card per group and two suppliers' buy cards (a few thousand real-looking prefixes each), the
  * calls of the last 90 days through ingestCdrs in batches (so balances and ledgers are right), and
- * one API key of each kind, and one person of each demo role.
+ * one API key of each kind, and one person of each demo role. The ledger is dated as real traffic
+ * would have left it: the opening balance at the first call, the top-up when the balance ran low,
+ * each call's debit at its end (so every invoice's balance block has the month's movements).
  */
 export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoResult> {
   const started = performance.now();
@@ -138,21 +163,32 @@ export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoRe
   }
 
   const destinations = buildDestinations();
-  const spend = estimateSpend(count, destinations, seed, now);
+  const estimate = estimateSpend(count, destinations, seed, now);
+  // The demo's customers have been customers since their first call, so the invoice run (docs/contract.md §10) has
+  // their closed months to invoice, each with the ledger of its month.
+  const since = new Date(estimate.firstStart);
 
-  // Groups: 70 % of the money as the opening balance, the rest as a later top-up.
+  // Groups: 70 % of the money as the opening balance (when the group began), the rest as a top-up when it ran low.
   const groups = [];
   for (const plan of DEMO_GROUPS) {
-    const funding = roundUpTo((spend.get(plan.key) ?? 0) * plan.fundingRatio, 10);
+    const calls = estimate.calls.get(plan.key) ?? [];
+    const funding = roundUpTo(calls.reduce((sum, c) => sum + c.price, 0) * plan.fundingRatio, 10);
     const opening = roundUpTo(funding * 0.7, 10);
     const group = await createBillingGroup(db, {
       name: plan.name,
       currency: plan.currency,
       accountcode: plan.accountcode,
       openingBalanceMicros: BigInt(opening) * MICROS_PER_UNIT,
+      createdAt: since,
     });
     if (funding > opening)
-      await topUpBillingGroup(db, group.id, BigInt(funding - opening) * MICROS_PER_UNIT, "Top-up (card)");
+      await topUpBillingGroup(
+        db,
+        group.id,
+        BigInt(funding - opening) * MICROS_PER_UNIT,
+        "Top-up (card)",
+        topUpTime(calls, opening, estimate.firstStart, now.getTime() - 60_000),
+      );
     groups.push({ plan, group });
   }
 
@@ -175,29 +211,20 @@ export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoRe
   const supplierIds = Object.fromEntries(suppliers.map(({ plan, supplier }) => [plan.key, supplier.id]));
   let batch: NativeCdr[] = [];
   let done = 0;
-  let firstStart = now.getTime();
   for (const { cdr } of generateCalls(count, destinations, { seed, now, supplierIds })) {
-    firstStart = Math.min(firstStart, Date.parse(cdr.startTime));
     batch.push(cdr);
     if (batch.length >= batchSize) {
-      await ingestCdrs(db, batch);
+      await ingestCdrs(db, batch, { debitsAtCallEnd: true });
       done += batch.length;
       batch = [];
       progress({ phase: "calls", done, total: count });
     }
   }
   if (batch.length > 0) {
-    await ingestCdrs(db, batch);
+    await ingestCdrs(db, batch, { debitsAtCallEnd: true });
     done += batch.length;
   }
   progress({ phase: "calls", done, total: count });
-  // The demo's customers have been customers since their first call, so the invoice run (docs/contract.md §10) has
-  // their closed months to invoice.
-  await db.execute(
-    sql`UPDATE billing_groups SET created_at = ${new Date(firstStart).toISOString()}::timestamptz
-        WHERE id IN (SELECT json_array_elements_text(${JSON.stringify(groups.map((g) => g.group.id))}::json))`,
-  );
-
   const main = groups[0].group;
   const keys = {
     read: await createApiKey(db, {

@@ -101,6 +101,24 @@ describeOnEngines("ingestCdrs", (handle) => {
     expect(await ledgerSum(group.id)).toBe(await balance(group.id));
   });
 
+  it("dates a debit now, or at its call's end for a history ingested at once (debitsAtCallEnd)", async () => {
+    const group = await groupWithCard();
+    const live = cdr({ billingGroupId: group.id });
+    const history = cdr({ billingGroupId: group.id, to: "442079999999" });
+    await ingestCdrs(handle().db, [live]);
+    await ingestCdrs(handle().db, [history], { debitsAtCallEnd: true });
+    const rows = await queryRows<{ to: string; recent: boolean; at_end: boolean }>(
+      handle().db,
+      sql`SELECT c.to_number AS to, l.created_at > now() - interval '1 hour' AS recent, l.created_at = c.end_time AS at_end
+          FROM ledger_entries l JOIN calls c ON c.id = l.call_id
+          WHERE l.billing_group_id = ${group.id} AND l.kind = 'debit' ORDER BY c.to_number`,
+    );
+    expect(rows).toEqual([
+      { to: "442071234567", recent: true, at_end: false },
+      { to: "442079999999", recent: false, at_end: true },
+    ]);
+  });
+
   it("answers a conflict for a replay with other content and changes nothing in the batch", async () => {
     const group = await groupWithCard();
     const input = cdr({ billingGroupId: group.id });

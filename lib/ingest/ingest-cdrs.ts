@@ -131,6 +131,8 @@ interface Prepared {
 export interface IngestOptions {
   /** Only this group may be charged (a key bound to a group); others are rejected like unknown ones. */
   restrictToBillingGroupId?: string | null;
+  /** A history ingested at once (the demo): each debit dated at its call's end, not now (callDebitEntriesSql). */
+  debitsAtCallEnd?: boolean;
 }
 
 /**
@@ -159,7 +161,7 @@ export async function ingestCdrs(
   const batch = prepareBatch(cdrs, owners, cards, times, options);
   // Every month of the batch has its partition (a no-op after the first batch of a month in this process).
   await ensureCallMonths(db, times.startsMs);
-  const stored = await withRetry(() => writer.transaction((tx) => storeBatch(tx, batch)));
+  const stored = await withRetry(() => writer.transaction((tx) => storeBatch(tx, batch, options)));
   // Committed: the calls' planner statistics are refreshed in the background once enough rows were written.
   noteCallsWritten(db, [...stored.values()].filter((e) => e.created).length);
   return outcomesInInputOrder(batch.keys, stored);
@@ -309,8 +311,12 @@ type StoredEntry = { call: StoredCall; created: boolean };
  * The batch's transaction: inserts the calls whose uuid it claims (with their debit ledger entries), holds every
  * other call of the batch to the stored one (same content, else CdrConflictError), then debits the groups.
  */
-async function storeBatch(tx: Executor, batch: PreparedBatch): Promise<Map<string, StoredEntry>> {
-  const inserted = await insertCalls(tx, batch.unique);
+async function storeBatch(
+  tx: Executor,
+  batch: PreparedBatch,
+  options: IngestOptions,
+): Promise<Map<string, StoredEntry>> {
+  const inserted = await insertCalls(tx, batch.unique, options.debitsAtCallEnd ?? false);
   const createdKeys = new Set(inserted.map((c) => callKey(c.billingGroupId, c.uuid)));
   const replayed = batch.unique.filter((p) => !createdKeys.has(p.key)).map((p) => p.content);
   const existing = await storedCallsOf(tx, replayed);
@@ -424,7 +430,7 @@ async function resolveOwners(db: Executor, cdrs: readonly NativeCdr[]) {
  * uuid another transaction is inserting waits for it here, as a unique index would make it. Answers the
  * inserted calls as stored: the row is built from the values sent, plus the id and created_at the database assigned.
  */
-async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]> {
+async function insertCalls(tx: Executor, rows: Prepared[], debitsAtCallEnd: boolean): Promise<StoredCall[]> {
   if (rows.length === 0) return [];
   const json = callsToRecordsetJson(
     rows.map((p) => [p.content, p.rating, { duration: p.duration, currency: p.currency }]),
@@ -441,9 +447,9 @@ async function insertCalls(tx: Executor, rows: Prepared[]): Promise<StoredCall[]
         ), ins AS (
           INSERT INTO calls (id, ${CALL_INSERT_COLUMNS})
           SELECT x.* FROM x WHERE x.id IN (SELECT call_id FROM claimed)
-          RETURNING id, uuid, billing_group_id, to_number, rated, price_micros, created_at
+          RETURNING id, uuid, billing_group_id, to_number, rated, price_micros, end_time, created_at
         ), debits AS (
-          ${callDebitEntriesSql(sql.raw("ins"))}
+          ${callDebitEntriesSql(sql.raw("ins"), { atCallEnd: debitsAtCallEnd })}
         )
         SELECT id::text AS id, uuid, billing_group_id, created_at FROM ins`,
   );

@@ -118,9 +118,10 @@ describe("an invoice's PDF", () => {
     expect(dark(0, 0, 10, height)).toBe(0);
   });
 
-  it("runs over pages with the table's header repeated, and prints unencodable text as ?", async () => {
+  it("runs over pages with the table's header repeated, and prints text no font covers as ?", async () => {
     const lines = Array.from({ length: 500 }, (_, i) => usage(i + 1));
     lines[0] = { ...lines[0], description: "東京 (81)" };
+    lines[1] = { ...lines[1], description: "서울 (82)" };
     const file = path.join(dir, "long.pdf");
     const bytes = await renderInvoicePdf(
       invoice(lines, { kind: "credit_note", number: "CN-000007", invoiceNumber: "INV-000042", balance: null }),
@@ -136,7 +137,9 @@ describe("an invoice's PDF", () => {
     const { stdout: first } = await run("pdftotext", ["-f", "1", "-l", "1", "-layout", file, "-"]);
     expect(first).toContain("CREDIT NOTE");
     expect(first).toContain("Corrects invoice INV-000042");
-    expect(first).toContain("?? (81)");
+    expect(first).toContain("東京 (81)");
+    // No embedded font has Hangul.
+    expect(first).toContain("?? (82)");
     // The same document renders the same bytes (dates are the issue time).
     expect(
       Buffer.from(
@@ -145,6 +148,77 @@ describe("an invoice's PDF", () => {
         ),
       ),
     ).toEqual(Buffer.from(bytes));
+  });
+
+  it("prints a legal name in its own script: Japanese, Hebrew and Arabic (right to left, shaped)", async () => {
+    const names = ["株式会社テスト", 'חברת הבדיקה בע"מ', "شركة الاختبار المحدودة", "Αθήνα Łódź Москва Ltd"];
+    for (const [i, name] of names.entries()) {
+      const file = path.join(dir, `name-${i}.pdf`);
+      fs.writeFileSync(file, await renderInvoicePdf(invoice([usage(1)], { customerName: name })));
+      const { stdout } = await run("pdftotext", ["-layout", file, "-"]);
+      // pdftotext marks right-to-left text with directional formatting characters; the text is in logical order.
+      const text = stdout.replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "");
+      expect(text, name).toMatch(new RegExp(`Bill to\\s+${name}\\s+Account bg_acme`));
+      expect(text).not.toContain("?");
+      // Only the faces used, as subsets.
+      const { stdout: fonts } = await run("pdffonts", [file]);
+      expect(fonts).toMatch(/[A-Z]{6}\+NotoSans\S*-Bold +CID TrueType +Identity-H +yes yes yes/);
+      expect(fonts).not.toContain("-Regular");
+      expect(fs.statSync(file).size).toBeLessThan(20_000);
+    }
+    // Latin-1 text embeds nothing: Helvetica is a standard font.
+    const latin = path.join(dir, "latin.pdf");
+    fs.writeFileSync(latin, await renderInvoicePdf(invoice([usage(1)])));
+    const { stdout: fonts } = await run("pdffonts", [latin]);
+    expect(fonts).not.toContain("NotoSans");
+  });
+
+  it("draws every glyph of an embedded subset (kana and kanji are not blank)", async () => {
+    const name = "株式会社テスト";
+    const file = path.join(dir, "glyphs.pdf");
+    fs.writeFileSync(file, await renderInvoicePdf(invoice([], { customerName: name })));
+    const { stdout: boxes } = await run("pdftotext", ["-bbox", file, "-"]);
+    const box = new RegExp(`xMin="([\\d.]+)" yMin="([\\d.]+)" xMax="([\\d.]+)" yMax="([\\d.]+)">${name}<`).exec(boxes)!;
+    const [x0, y0, x1, y1] = box.slice(1).map(Number);
+    // At 72 dpi a pixel is a point: each of the seven (full-width) characters' cells has ink.
+    const out = path.join(dir, "glyphs");
+    await run("pdftoppm", ["-gray", "-r", "72", "-f", "1", "-l", "1", "-singlefile", file, out]);
+    const data = fs.readFileSync(`${out}.pgm`);
+    const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(data.subarray(0, 40).toString("latin1"))!;
+    const width = Number(header[1]);
+    const pixels = data.subarray(header[0].length);
+    const cell = (x1 - x0) / name.length;
+    for (let c = 0; c < name.length; c++) {
+      let ink = 0;
+      for (let y = Math.floor(y0); y < Math.ceil(y1); y++)
+        for (let x = Math.ceil(x0 + c * cell); x < Math.floor(x0 + (c + 1) * cell); x++)
+          if (pixels[y * width + x] < 128) ink++;
+      expect(ink, name[c]).toBeGreaterThan(10);
+    }
+  });
+
+  it("wraps a long legal name (200 characters, or CJK without spaces) inside the margins", async () => {
+    const words = Array.from({ length: 21 }, (_, i) => `Holding${String(i).padStart(2, "0")}`);
+    const long = words.join(" ");
+    expect(long.length).toBeGreaterThan(200);
+    const cjk = "東京都千代田区丸の内一丁目株式会社".repeat(6);
+    for (const [i, name] of [long, cjk].entries()) {
+      const file = path.join(dir, `long-name-${i}.pdf`);
+      fs.writeFileSync(file, await renderInvoicePdf(invoice([usage(1)], { customerName: name, issuerName: name })));
+      const { stdout } = await run("pdftotext", ["-layout", file, "-"]);
+      // (The title stands at the right of the issuer name's first line.)
+      const flat = stdout.replace("INVOICE", "").replace(/\s+/g, "");
+      // Twice: the issuer's name in the header and the customer's under "Bill to", each whole.
+      expect(flat.split(name.replace(/\s+/g, "")).length - 1).toBe(2);
+      const { stdout: boxes } = await run("pdftotext", ["-bbox", file, "-"]);
+      const right = Math.max(
+        ...[...boxes.matchAll(/xMax="([\d.]+)" yMax="[\d.]+">([^<]+)</g)]
+          .filter((m) => name.includes(m[2]))
+          .map((m) => Number(m[1])),
+      );
+      // (poppler's box and the font's advance widths differ by a fraction of a point)
+      expect(right).toBeLessThanOrEqual(595.28 - 50 + 1);
+    }
   });
 
   it("formats exact amounts and the local period", () => {

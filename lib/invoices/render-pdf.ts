@@ -1,13 +1,14 @@
-import { PDFDocument, PageSizes, StandardFonts, rgb, type PDFFont, type PDFPage } from "pdf-lib";
+import { PDFDocument, PageSizes, rgb, type PDFPage } from "pdf-lib";
 import { currencyDecimals } from "@/lib/money/currency-decimals";
 import { formatMicros } from "@/lib/money/micros";
+import { PdfText } from "./pdf-text";
 import type { StoredInvoice, StoredLine } from "./read-invoices";
 import { amountDueMicros } from "./serialize-invoice";
 import { formatTaxRatePercent } from "./tax";
 
-// The PDF of an invoice or note (pdf-lib, the standard Helvetica fonts: no font files to ship). Built from the
-// stored document only, so the same document always renders the same (its dates are the issue time). The standard
-// fonts encode WinAnsi (Latin-1 and a few more): a character outside it prints as "?" (README "Known limitations").
+// The PDF of an invoice or note (pdf-lib). Built from the stored document only, so the same document always renders
+// the same (its dates are the issue time). Text is Helvetica where WinAnsi encodes it, else an embedded Noto subset
+// for its script (pdf-text.ts); a character no font covers prints as "?" (README "Known limitations").
 
 const TITLES = { invoice: "Invoice", credit_note: "Credit note", debit_note: "Debit note" } as const;
 const MARGIN = 50;
@@ -36,22 +37,15 @@ function minutes(seconds: number): string {
   return `${seconds < 0 ? "-" : ""}${m}:${String(s).padStart(2, "0")}`;
 }
 
-interface Fonts {
-  regular: PDFFont;
-  bold: PDFFont;
-}
-
 /** Writes pages top to bottom, starting a new page (with the table header again) when one is full. */
 class Writer {
   page!: PDFPage;
   y = 0;
-  private readonly encodable: Set<number>;
   constructor(
     private readonly doc: PDFDocument,
-    readonly fonts: Fonts,
+    readonly fonts: PdfText,
     private readonly onNewPage: (w: Writer) => void = () => undefined,
   ) {
-    this.encodable = new Set(fonts.regular.getCharacterSet());
     this.newPage();
   }
 
@@ -70,28 +64,28 @@ class Writer {
     if (this.y - height < MARGIN + 20) this.newPage();
   }
 
-  /** Text the standard fonts can encode (others become "?"). */
-  clean(text: string): string {
-    let out = "";
-    for (const ch of text.normalize("NFC")) out += this.encodable.has(ch.codePointAt(0)!) ? ch : "?";
-    return out;
-  }
-
   text(text: string, x: number, options: { size?: number; bold?: boolean; color?: typeof INK; right?: boolean } = {}) {
     const size = options.size ?? 9;
-    const font = options.bold ? this.fonts.bold : this.fonts.regular;
-    const clean = this.clean(text);
-    const at = options.right ? x - font.widthOfTextAtSize(clean, size) : x;
-    this.page.drawText(clean, { x: at, y: this.y, size, font, color: options.color ?? INK });
+    const bold = options.bold ?? false;
+    const at = options.right ? x - this.fonts.width(text, size, bold) : x;
+    this.fonts.draw(this.page, text, at, this.y, { size, bold, color: options.color ?? INK });
   }
 
   /** Text cut to `width` points, with an ellipsis. */
   fit(text: string, width: number, size = 9): string {
-    let clean = this.clean(text);
-    if (this.fonts.regular.widthOfTextAtSize(clean, size) <= width) return clean;
-    while (clean.length > 1 && this.fonts.regular.widthOfTextAtSize(`${clean}...`, size) > width)
-      clean = clean.slice(0, -1);
-    return `${clean}...`;
+    return this.fonts.fit(text, width, size);
+  }
+
+  /** Text wrapped to `width` points, one line after another `leading` points apart (a long legal name). */
+  wrapped(text: string, x: number, width: number, leading: number, options: { size: number; bold?: boolean }): void {
+    const lines = this.fonts.wrap(text, width, options.size, options.bold);
+    lines.forEach((line, i) => {
+      if (i > 0) {
+        this.y -= leading;
+        if (this.y < MARGIN + 20) this.newPage();
+      }
+      this.text(line, x, options);
+    });
   }
 
   rule(): void {
@@ -138,10 +132,14 @@ export async function renderInvoicePdf(invoice: StoredInvoice): Promise<Uint8Arr
   doc.setProducer("Callbook (pdf-lib)");
   doc.setCreationDate(invoice.issuedAt);
   doc.setModificationDate(invoice.issuedAt);
-  const fonts = {
-    regular: await doc.embedFont(StandardFonts.Helvetica),
-    bold: await doc.embedFont(StandardFonts.HelveticaBold),
-  };
+  const fonts = await PdfText.create(doc);
+  // The fonts the document's own texts need (names, address, line descriptions), embedded before drawing.
+  await fonts.prepare([
+    { text: invoice.issuerName, bold: true },
+    { text: invoice.customerName, bold: true },
+    { text: invoice.issuerAddress ?? "", bold: false },
+    ...invoice.lines.map((l) => ({ text: l.description, bold: false })),
+  ]);
   const { currency } = invoice;
   const usage = invoice.lines.filter((l) => l.kind === "usage");
   const ledger = invoice.lines.filter((l) => l.kind !== "usage");
@@ -152,8 +150,12 @@ export async function renderInvoicePdf(invoice: StoredInvoice): Promise<Uint8Arr
 
   // Issuer (left) and the document's title, number and dates (right).
   const right = w.width - MARGIN;
-  w.text(invoice.issuerName, MARGIN, { size: 16, bold: true });
-  w.text(TITLES[invoice.kind].toUpperCase(), right, { size: 16, bold: true, right: true });
+  const heading = TITLES[invoice.kind].toUpperCase();
+  w.text(heading, right, { size: 16, bold: true, right: true });
+  w.wrapped(invoice.issuerName, MARGIN, right - MARGIN - fonts.width(heading, 16, true) - 24, 18, {
+    size: 16,
+    bold: true,
+  });
   w.y -= 18;
   const issuerLines = invoice.issuerAddress ? invoice.issuerAddress.split("\n") : [];
   const facts = [
@@ -171,7 +173,8 @@ export async function renderInvoicePdf(invoice: StoredInvoice): Promise<Uint8Arr
   w.y -= 12;
   w.text("Bill to", MARGIN, { bold: true, color: MUTED });
   w.y -= 13;
-  w.text(invoice.customerName, MARGIN, { size: 11, bold: true });
+  // A legal name runs over as many lines as it needs (200 characters and more), never off the page.
+  w.wrapped(invoice.customerName, MARGIN, right - MARGIN, 13, { size: 11, bold: true });
   w.y -= 12;
   w.text(`Account ${invoice.billingGroupId}`, MARGIN, { color: MUTED });
   w.y -= 12;

@@ -368,7 +368,10 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
   // server's own invoice run finds nothing left to issue), a in Berlin, postpaid, at 19 % tax.
   await db.execute(sql`UPDATE billing_groups SET created_at = '2025-12-10T00:00:00Z' WHERE id IN (${a.id}, ${b.id})`);
   await setBillingGroupInvoicing(db, a.id, { timeZone: "Europe/Berlin", billingMode: "postpaid", taxRatePpm: 190_000 });
-  await runInvoices(db, { issuer: { name: "Fixture Telecom", address: "1 Test Street\nTestville" } });
+  // An address line in Japanese and Hebrew: the built server embeds their fonts (tests/api/invoices.test.ts).
+  await runInvoices(db, {
+    issuer: { name: "Fixture Telecom", address: "1 Test Street\nTestville\n東京支店 / סניף תל אביב" },
+  });
 
   const groupName = new Map<string, GroupName>([
     [a.id, "a"],

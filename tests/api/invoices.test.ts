@@ -140,6 +140,8 @@ describe.each(apiServers())("invoices on $engine", (server) => {
     expect(stdout).toContain(`No. ${doc.number}`);
     expect(stdout).toContain("Fixture Telecom");
     expect(stdout).toContain("Acme Telecom");
+    // The production build reads the Noto fonts from node_modules: Japanese and Hebrew (right to left) as written.
+    expect(stdout.replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "")).toContain("東京支店 / סניף תל אביב");
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
 
