@@ -75,6 +75,19 @@ describeOnEngines("planner statistics after ingest", (handle, engine) => {
     await plannerStatisticsIdle(db);
     expect((await statistics(db, "calls")).tuples).toBe(analyzed);
   }, 120_000);
+  it("a line crossed while the last analyze rests is analyzed when the rest ends, with no further write", async () => {
+    const db = handle().db;
+    const group = await ingest(db, ANALYZE_AFTER_ROWS + 500);
+    await waitUntil(async () => (await statistics(db, "calls")).tuples >= ANALYZE_AFTER_ROWS, "calls analyzed", 60_000);
+    await plannerStatisticsIdle(db);
+    // Right after that analyze (resting 9 times its duration): the next line is crossed by the last batch written.
+    await ingest(db, ANALYZE_AFTER_ROWS + 500, group);
+    await waitUntil(
+      async () => (await statistics(db, "calls")).tuples >= 2 * ANALYZE_AFTER_ROWS + 1000,
+      "calls analyzed again",
+      60_000,
+    );
+  }, 120_000);
 });
 
 describeOnEngines("planner statistics at start", (handle, engine) => {

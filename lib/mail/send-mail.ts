@@ -1,4 +1,4 @@
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import { mailFrom, smtpUrl } from "@/lib/config/env";
 import { processSingleton } from "@/lib/runtime/process-singleton";
 
@@ -11,10 +11,14 @@ export interface MailMessage {
   attachments?: { filename: string; content: Uint8Array; contentType: string }[];
 }
 
+// nodemailer is loaded with the first message sent over SMTP, not with every module that may queue mail: a server
+// that sends none never holds it (README "Memory").
 const transport = () =>
-  processSingleton("mail-transport", (): Transporter | null => {
+  processSingleton("mail-transport", async (): Promise<Transporter | null> => {
     const url = smtpUrl();
-    return url ? nodemailer.createTransport(url) : null;
+    if (!url) return null;
+    const { default: nodemailer } = await import("nodemailer");
+    return nodemailer.createTransport(url);
   });
 
 /**
@@ -22,7 +26,7 @@ const transport = () =>
  * development server's links (verification, reset, invitation) can be followed from the terminal.
  */
 export async function sendMail(message: MailMessage): Promise<void> {
-  const smtp = transport();
+  const smtp = await transport();
   if (!smtp) {
     const files = message.attachments?.length
       ? `\n(attached: ${message.attachments.map((a) => a.filename).join(", ")})`

@@ -1,9 +1,9 @@
 import type { Principal } from "@/lib/auth/principal";
+import { stripeSettings } from "@/lib/config/env";
 import type { Db } from "@/lib/db/client";
 import { currencyDecimals } from "@/lib/money/currency-decimals";
 import { formatMicros } from "@/lib/money/micros";
 import { readAutoRecharge } from "@/lib/payments/auto-recharge";
-import { configuredPaymentProvider } from "@/lib/payments/configured-provider";
 import { topUpLimitsMicros } from "@/lib/payments/top-up-limits";
 
 /** What the dashboard's payments card shows: plain strings, for a server component. */
@@ -20,10 +20,11 @@ export interface PaymentsPanel {
 
 /**
  * Who may pay: a member of a group whose role reads billing (owner, billing: billing:read), while a payment provider
- * is configured. null otherwise: the card is not shown.
+ * is configured (its settings are: configuredPaymentProvider() answers one exactly then; asking it would load the
+ * provider's SDK into every dashboard render). null otherwise: the card is not shown.
  */
 export function canPay(principal: Principal): boolean {
-  return principal.billingGroupId !== null && principal.scopes.has("billing:read") && !!configuredPaymentProvider();
+  return principal.billingGroupId !== null && principal.scopes.has("billing:read") && stripeSettings() !== undefined;
 }
 
 export async function paymentsPanel(db: Db, principal: Principal): Promise<PaymentsPanel | null> {

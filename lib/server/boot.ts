@@ -6,13 +6,13 @@ import {
   invoicesWorkerEnabled,
   port as portFromEnv,
   publicOrigin,
+  stripeSettings,
   trustedProxies,
   webhooksWorkerEnabled,
   exportsWorkerEnabled,
 } from "@/lib/config/env";
 import { securePrivateDir } from "@/lib/config/private-dir";
 import { getDbHandle, type DbHandle } from "@/lib/db/client";
-import { listenAdminChannel } from "@/lib/admin/admin-listener";
 import { installHttpEdge } from "./http-edge";
 import { startWebhookWorker } from "@/lib/alerts/delivery";
 import { deleteExpiredExports, startExportWorker } from "@/lib/exports/run-exports";
@@ -20,11 +20,8 @@ import { deleteExpiredIdempotencyKeys } from "@/lib/idempotency/idempotent-reque
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { gatherMissingStatistics } from "@/lib/db/planner-statistics";
 import { startInvoiceWorker } from "@/lib/invoices/invoice-worker";
-import { invoiceAttachments } from "@/lib/invoices/invoice-mail-attachments";
 import { startMailWorker } from "@/lib/mail/outbox";
 import { mailOrigin } from "@/lib/people/mail-origin";
-import { startAutoRechargeWorker } from "@/lib/payments/auto-recharge-worker";
-import { configuredPaymentProvider } from "@/lib/payments/configured-provider";
 import { startPeriodicTask } from "@/lib/runtime/periodic-task";
 
 const RETRY_OPEN_MS = 2_000;
@@ -52,7 +49,8 @@ async function bootServer(): Promise<void> {
   installHttpEdge();
   // The CLI reaches a running embedded server through the admin channel's loopback-only listener;
   // the lock records that listener's port (lib/admin/admin-listener.ts).
-  const admin = databaseUrl() ? undefined : await listenAdminChannel();
+  // Loaded only where it runs: the admin commands (demo data, people, imports) are no part of a PostgreSQL server.
+  const admin = databaseUrl() ? undefined : await (await import("@/lib/admin/admin-listener")).listenAdminChannel();
   const port = admin?.port ?? portFromEnv();
   // On PostgreSQL DATA_DIR still holds the generated secrets; openPglite secures it on the embedded engine.
   if (databaseUrl() && fs.existsSync(dataDir())) securePrivateDir(dataDir());
@@ -86,10 +84,14 @@ async function openAndStartWorkers(port: number, waiting = false): Promise<void>
   // Background exports: every server process takes due jobs (a lease keeps one job in one process at a time).
   if (exportsWorkerEnabled()) startExportWorker(handle.db);
   // Mail written by transactions (issued invoices, failed auto-recharges): every process drains the outbox (leases).
-  startMailWorker(handle.db, { attachments: (reference) => invoiceAttachments(handle.db, reference) });
+  // The invoice PDF renderer (pdf-lib) is loaded with the first attachment sent, not at start.
+  startMailWorker(handle.db, {
+    attachments: async (reference) =>
+      (await import("@/lib/invoices/invoice-mail-attachments")).invoiceAttachments(handle.db, reference),
+  });
   // Auto-recharge charges (README "Payments"): with a configured provider, every process (leases keep them apart).
-  const payments = configuredPaymentProvider();
-  if (payments) startAutoRechargeWorker(handle.db, payments);
+  // The provider's SDK is loaded only when one is configured.
+  if (stripeSettings()) await startAutoRecharge(handle.db);
   startHousekeeping(handle.db);
   // Statistics never gathered (a restored or upgraded database, rows loaded by hand): in the background, requests are
   // answered meanwhile. The line says when (the bench waits for it before measuring).
@@ -101,6 +103,15 @@ async function openAndStartWorkers(port: number, waiting = false): Promise<void>
       ms: Math.round(performance.now() - started),
     }),
   );
+}
+
+async function startAutoRecharge(db: DbHandle["db"]): Promise<void> {
+  const [{ configuredPaymentProvider }, { startAutoRechargeWorker }] = await Promise.all([
+    import("@/lib/payments/configured-provider"),
+    import("@/lib/payments/auto-recharge-worker"),
+  ]);
+  const payments = configuredPaymentProvider();
+  if (payments) startAutoRechargeWorker(db, payments);
 }
 
 const HOUSEKEEPING_MS = 10 * 60_000;
