@@ -1,4 +1,5 @@
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { describe, expect, inject, it } from "vitest";
 import { http, type HttpResult } from "@/lib/testing/http-client";
 import { PERSON_PASSWORD } from "./fixtures";
@@ -36,13 +37,20 @@ function get(server: { baseUrl: string }, path: string, cookie: string): Promise
   return http(server.baseUrl, path, { headers: { cookie } });
 }
 
-/** The admin CLI on the server's database: through its admin channel (PGlite), or straight to PostgreSQL. */
-function admin(server: ApiServer, args: string[]): void {
-  const r = spawnSync("npm", ["run", "-s", "admin", "--", ...args], {
-    env: { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: server.databaseUrl ?? "" },
-    encoding: "utf8",
-  });
-  expect(r.status, r.stderr).toBe(0);
+const execFileAsync = promisify(execFile);
+
+/**
+ * The admin CLI on the server's database: through its admin channel (PGlite), or straight to PostgreSQL. Run
+ * without blocking: a synchronous child held this process past the server's keep-alive timeout on a busy machine,
+ * and the next request went out on a socket the server had closed ("other side closed").
+ */
+async function admin(server: ApiServer, args: string[]): Promise<void> {
+  const env = { ...process.env, DATA_DIR: server.dataDir, DATABASE_URL: server.databaseUrl ?? "" };
+  try {
+    await execFileAsync("npm", ["run", "-s", "admin", "--", ...args], { env, encoding: "utf8" });
+  } catch (e) {
+    throw new Error(`admin ${args.join(" ")} failed: ${(e as { stderr?: string }).stderr ?? String(e)}`);
+  }
 }
 
 describe.each(apiServers())("people on $engine", (server) => {
@@ -130,7 +138,7 @@ describe.each(apiServers())("people on $engine", (server) => {
   it("a role change ends the member's sessions (they sign in again with the new role); a removal refuses the next request", async () => {
     const member = await signedIn(server, "127.0.1.5", server.people.memberA);
     expect((await get(server, "/v1/calls?pageSize=5", member)).text).not.toMatch(COST_FIELDS);
-    admin(server, [
+    await admin(server, [
       "people",
       "role",
       "--email",
@@ -147,7 +155,7 @@ describe.each(apiServers())("people on $engine", (server) => {
 
     const removed = await signedIn(server, "127.0.1.5", server.people.removedA);
     expect((await get(server, "/v1/balances", removed)).status).toBe(200);
-    admin(server, ["people", "remove", "--email", server.people.removedA, "--group", server.groups.a.id]);
+    await admin(server, ["people", "remove", "--email", server.people.removedA, "--group", server.groups.a.id]);
     const after = await get(server, "/v1/balances", removed);
     expect(after.status).toBe(401);
     expect((await signIn(server, "127.0.1.5", server.people.removedA, PERSON_PASSWORD)).headers.get("location")).toBe(
