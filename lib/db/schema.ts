@@ -657,6 +657,15 @@ export const invoiceRecheckMarks = pgTable("invoice_recheck_marks", {
   day: ts("day").notNull(),
 });
 
+// The end of each group's last invoiced period, written in the issuing transaction: the re-check trigger on calls marks
+// a call that started before it (or before the running month of the group's zone), migration 0021.
+export const invoicedUntil = pgTable("invoiced_until", {
+  billingGroupId: text("billing_group_id")
+    .primaryKey()
+    .references(() => billingGroups.id),
+  periodEnd: ts("period_end").notNull(),
+});
+
 // Stored answers of POSTs sent with an Idempotency-Key (lib/idempotency): one per (API key, idempotency key), kept
 // 24 hours. `status` is null while the first request runs; `lockedUntil` bounds that (a dead process's lock lapses).
 export const idempotencyKeys = pgTable(

@@ -117,6 +117,13 @@ export async function issueInvoices(db: Db, periods: readonly GroupPeriod[], iss
         ],
       };
     });
+    // The re-check trigger on calls marks every later write of these periods (docs/contract.md §10).
+    const ends = JSON.stringify(due.map((p) => ({ g: p.groupId, e: p.end.toISOString() })));
+    await tx.execute(
+      sql`INSERT INTO invoiced_until AS u (billing_group_id, period_end)
+          SELECT g, e FROM json_to_recordset(${ends}::json) AS x(g text, e timestamptz) ORDER BY g
+          ON CONFLICT (billing_group_id) DO UPDATE SET period_end = greatest(u.period_end, excluded.period_end)`,
+    );
     return (await insertDocuments(tx, "invoice", docs)).map((d) => d.number);
   });
 }
