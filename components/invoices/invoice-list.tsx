@@ -1,5 +1,5 @@
 import type { InvoiceSummary } from "@/lib/invoices/schemas";
-import { formatPrice, toMicros } from "@/lib/portal/format";
+import { formatAmount, toMicros } from "@/lib/portal/format";
 import { Card } from "@/components/ui/card";
 
 const KIND = { invoice: "Invoice", credit_note: "Credit note", debit_note: "Debit note" } as const;
@@ -81,7 +81,7 @@ export function InvoiceList({ documents, showAccount }: { documents: InvoiceSumm
               ) : null}
               <td className="px-4 py-2 whitespace-nowrap text-slate-700">{issuedLabel(doc)}</td>
               <td className="px-4 py-2 text-right whitespace-nowrap tabular-nums text-slate-900">
-                {formatPrice(toMicros(doc.total), doc.currency)}
+                {formatAmount(toMicros(doc.total), doc.currency)}
               </td>
               <td className="px-4 py-2 text-slate-600">{doc.currency}</td>
               <td className="px-4 py-2 whitespace-nowrap">

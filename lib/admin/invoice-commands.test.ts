@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBillingGroup } from "@/lib/billing/groups";
-import type { DbHandle } from "@/lib/db/client";
+import { queryRows, type DbHandle } from "@/lib/db/client";
 import { openTestDb } from "@/lib/testing/engines";
 import { UsageError } from "./command";
 import { runAdminCommand } from "./commands";
@@ -66,5 +66,16 @@ describe("admin: a group's invoicing settings and the invoice run", () => {
     expect(first.invoices).toBeGreaterThanOrEqual(2); // January and February (and the other test's group's)
     expect(await run(["invoices", "run", "--now", "2026-03-01T00:00:00Z"])).toMatchObject({ invoices: 0, notes: 0 });
     await expect(run(["invoices", "run", "--now", "March"])).rejects.toThrow(UsageError);
+  });
+
+  it("refuses an instant later than now (it would issue a month that has not closed), issuing nothing", async () => {
+    const group = await createBillingGroup(handle.db, { name: "Future", currency: "USD" });
+    const later = new Date(Date.now() + 60 * 86_400_000).toISOString();
+    await expect(run(["invoices", "run", "--now", later])).rejects.toThrow(/--now must not be later than now/);
+    const [{ n }] = await queryRows<{ n: number }>(
+      handle.db,
+      sql`SELECT count(*)::int AS n FROM invoices WHERE billing_group_id = ${group.id}`,
+    );
+    expect(n).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { runInvoices } from "@/lib/invoices/run-invoices";
-import { instantFlag, type AdminCommand } from "./command";
+import { instantFlag, UsageError, type AdminCommand } from "./command";
 
 const usage =
   "invoices run [--now ISO]                              (issues every closed month's invoice not yet issued, and credit/debit notes for invoiced periods whose calls changed; idempotent)";
@@ -10,7 +10,11 @@ export const invoiceCommands: AdminCommand[] = [
     usage,
     options: { now: { type: "string" } },
     async run(db, flags) {
-      const now = instantFlag(flags, "now", usage) ?? new Date();
+      const clock = new Date();
+      const now = instantFlag(flags, "now", usage) ?? clock;
+      // A later instant would issue months that have not closed, and calls still to come would be in no invoice.
+      if (now > clock)
+        throw new UsageError(`--now must not be later than now (${clock.toISOString()})\nusage: ${usage}`);
       const result = await runInvoices(db, { now });
       return { now: now.toISOString(), ...result };
     },

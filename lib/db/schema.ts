@@ -606,6 +606,8 @@ export const invoices = pgTable(
     debitsMicros: micros("debits_micros"),
     closingBalanceMicros: micros("closing_balance_micros"),
     issuedAt: ts("issued_at").notNull().defaultNow(),
+    // The sub-minor-unit remainder carried to the group's next document (its rounding line), migration 0022.
+    remainderMicros: micros("remainder_micros").notNull().default(0n),
   },
   (t) => [
     uniqueIndex("invoices_number_key").on(t.number),
@@ -621,8 +623,9 @@ export const invoices = pgTable(
   ],
 );
 
-// The lines of a document: usage per direction and destination (matched prefix; null = unrated calls), and on an
-// invoice the period's top-ups and adjustments as ledger lines (not part of the subtotal).
+// The lines of a document: usage per direction and destination name (the rate deck's description; prefix is set when
+// one prefix makes the line, null for several, unrated calls and ledger lines), a rounding line (both part of the
+// subtotal, in minor units), and on an invoice the period's top-ups and adjustments as ledger lines (not part of it).
 export const invoiceLines = pgTable(
   "invoice_lines",
   {
@@ -630,13 +633,15 @@ export const invoiceLines = pgTable(
       .notNull()
       .references(() => invoices.id),
     lineNo: integer("line_no").notNull(),
-    kind: text("kind", { enum: ["usage", "topup", "adjustment"] }).notNull(),
+    kind: text("kind", { enum: ["usage", "rounding", "topup", "adjustment"] }).notNull(),
     direction: text("direction", { enum: ["inbound", "outbound"] }),
     prefix: text("prefix"),
     description: text("description").notNull(),
     calls: bigint("calls", { mode: "number" }).notNull(),
     billedSeconds: bigint("billed_seconds", { mode: "number" }).notNull(),
     amountMicros: micros("amount_micros").notNull(),
+    // A usage line's exact sum of prices (its amount is that rounded to the minor unit); null before migration 0022.
+    exactMicros: micros("exact_micros"),
     occurredAt: ts("occurred_at"),
   },
   (t) => [primaryKey({ columns: [t.invoiceId, t.lineNo] })],
@@ -655,6 +660,15 @@ export const invoiceRecheckMarks = pgTable("invoice_recheck_marks", {
   id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
   billingGroupId: text("billing_group_id").notNull(),
   day: ts("day").notNull(),
+});
+
+// The end of each group's last invoiced period, written in the issuing transaction: the re-check trigger on calls marks
+// a call that started before it (or before the running month of the group's zone), migration 0021.
+export const invoicedUntil = pgTable("invoiced_until", {
+  billingGroupId: text("billing_group_id")
+    .primaryKey()
+    .references(() => billingGroups.id),
+  periodEnd: ts("period_end").notNull(),
 });
 
 // Stored answers of POSTs sent with an Idempotency-Key (lib/idempotency): one per (API key, idempotency key), kept

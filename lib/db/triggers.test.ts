@@ -6,6 +6,7 @@ import { ALERT_TRIGGERS } from "@/lib/alerts/triggers";
 import { AUDIT_TRIGGERS } from "@/lib/audit/triggers";
 import { AUTH_TRIGGERS } from "@/lib/auth/triggers";
 import { AUTHORIZATION_TRIGGERS } from "@/lib/authorizations/triggers";
+import { LEDGER_TRIGGERS } from "@/lib/billing/triggers";
 import { INVOICE_TRIGGERS } from "@/lib/invoices/triggers";
 import { PAYMENT_TRIGGERS } from "@/lib/payments/triggers";
 import { USAGE_TRIGGERS } from "@/lib/usage/triggers";
@@ -22,6 +23,7 @@ const DECLARED: TriggerDeclaration[] = [
   ...AUDIT_TRIGGERS,
   ...INVOICE_TRIGGERS,
   ...PAYMENT_TRIGGERS,
+  ...LEDGER_TRIGGERS,
 ];
 
 const migrations = fs

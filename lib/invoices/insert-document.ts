@@ -10,13 +10,16 @@ export type DocumentKind = "invoice" | "credit_note" | "debit_note";
 export const NUMBER_PREFIX: Record<DocumentKind, string> = { invoice: "INV", credit_note: "CN", debit_note: "DN" };
 
 export interface NewLine {
-  kind: "usage" | "topup" | "adjustment";
+  /** usage and rounding lines make the subtotal (minor units); topup and adjustment are the balance's. */
+  kind: "usage" | "rounding" | "topup" | "adjustment";
   direction: "inbound" | "outbound" | null;
   prefix: string | null;
   description: string;
   calls: number;
   billedSeconds: number;
   amountMicros: bigint;
+  /** A usage line's exact sum of prices (amountMicros is it rounded to the minor unit); absent or null on others. */
+  exactMicros?: bigint | null;
   occurredAt: Date | null;
 }
 
@@ -37,6 +40,8 @@ export interface NewDocument {
   subtotalMicros: bigint;
   taxMicros: bigint;
   totalMicros: bigint;
+  /** The sub-minor-unit remainder carried to the group's next document (docs/contract.md §10); absent: 0. */
+  remainderMicros?: bigint;
   /** The period's balance; invoices only. */
   balance: { opening: bigint; topups: bigint; adjustments: bigint; debits: bigint; closing: bigint } | null;
   lines: NewLine[];
@@ -77,6 +82,7 @@ export async function insertDocuments(
       sub: doc.subtotalMicros.toString(),
       tax: doc.taxMicros.toString(),
       tot: doc.totalMicros.toString(),
+      r: (doc.remainderMicros ?? 0n).toString(),
       o: big(doc.balance?.opening),
       t: big(doc.balance?.topups),
       a: big(doc.balance?.adjustments),
@@ -96,6 +102,7 @@ export async function insertDocuments(
         c: l.calls,
         s: l.billedSeconds,
         a: l.amountMicros.toString(),
+        x: l.exactMicros?.toString() ?? null,
         at: l.occurredAt?.toISOString() ?? null,
       })),
     ),
@@ -109,22 +116,22 @@ export async function insertDocuments(
         ), inserted AS (
           INSERT INTO invoices (id, kind, number, billing_group_id, invoice_id, period_start, period_end, time_zone,
             billing_mode, tax_rate_ppm, currency, customer_name, issuer_name, issuer_address, subtotal_micros, tax_micros,
-            total_micros, opening_balance_micros, topups_micros, adjustments_micros, debits_micros, closing_balance_micros,
-            issued_at)
+            total_micros, remainder_micros, opening_balance_micros, topups_micros, adjustments_micros, debits_micros,
+            closing_balance_micros, issued_at)
           SELECT x.id, ${kind}, ${NUMBER_PREFIX[kind]} || '-' || lpad((counter.before + x.n)::text, 6, '0'), x.g, x.inv,
-            x.s, x.e, x.tz, x.mode, x.rate, x.cur, x.cust, x.iname, x.iaddr, x.sub, x.tax, x.tot, x.o, x.t, x.a, x.d, x.c,
+            x.s, x.e, x.tz, x.mode, x.rate, x.cur, x.cust, x.iname, x.iaddr, x.sub, x.tax, x.tot, x.r, x.o, x.t, x.a, x.d, x.c,
             clock_timestamp()
           FROM counter, json_to_recordset(${documents}::json) AS x(id text, n int, g text, inv text, s timestamptz,
             e timestamptz, tz text, mode text, rate int, cur text, cust text, iname text, iaddr text, sub bigint,
-            tax bigint, tot bigint, o bigint, t bigint, a bigint, d bigint, c bigint)
+            tax bigint, tot bigint, r bigint, o bigint, t bigint, a bigint, d bigint, c bigint)
           ORDER BY x.n
           RETURNING id, number
         ), lines AS (
           INSERT INTO invoice_lines (invoice_id, line_no, kind, direction, prefix, description, calls, billed_seconds,
-            amount_micros, occurred_at)
-          SELECT l.doc, l.n, l.k, l.dir, l.p, l.d, l.c, l.s, l.a, l.at
+            amount_micros, exact_micros, occurred_at)
+          SELECT l.doc, l.n, l.k, l.dir, l.p, l.d, l.c, l.s, l.a, l.x, l.at
           FROM inserted JOIN json_to_recordset(${lines}::json) AS l(doc text, n int, k text, dir text, p text, d text,
-            c bigint, s bigint, a bigint, at timestamptz) ON l.doc = inserted.id
+            c bigint, s bigint, a bigint, x bigint, at timestamptz) ON l.doc = inserted.id
         )
         SELECT id, number FROM inserted`,
   );

@@ -2,7 +2,7 @@ import { portalBaseUrl } from "@/lib/config/env";
 import { billingContacts } from "@/lib/billing/billing-contacts";
 import type { Executor } from "@/lib/db/client";
 import { enqueueMail } from "@/lib/mail/outbox";
-import { currencyDecimals } from "@/lib/money/currency-decimals";
+import { currencyDecimals, roundToMinorUnit } from "@/lib/money/currency-decimals";
 import { formatMicros } from "@/lib/money/micros";
 
 type DocumentKind = "invoice" | "credit_note" | "debit_note";
@@ -16,7 +16,9 @@ export interface MailedDocument {
   totalMicros: bigint;
 }
 
-const formatAmount = (micros: bigint, currency: string) => formatMicros(micros, currencyDecimals(currency));
+// In the currency's minor unit (docs/contract.md §10; documents issued before are rounded here).
+const formatAmount = (micros: bigint, currency: string) =>
+  formatMicros(roundToMinorUnit(micros, currency), currencyDecimals(currency));
 
 const TITLE: Record<DocumentKind, string> = {
   invoice: "Invoice",

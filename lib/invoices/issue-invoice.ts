@@ -3,31 +3,13 @@ import { queryRows, type Db } from "@/lib/db/client";
 import { lockGroupsForInvoicing } from "./group-lock";
 import { insertDocuments, type NewDocument, type NewLine } from "./insert-document";
 import { readPeriodsLedger } from "./period-ledger";
-import { readPeriodsUsage, type GroupPeriod, type UsageLine } from "./period-usage";
+import { groupUsage, readCarried, roundedUsageLine, withRounding } from "./payable-lines";
+import { readPeriodsUsage, type GroupPeriod } from "./period-usage";
 import { taxMicros } from "./tax";
 
 export interface Issuer {
   name: string;
   address: string;
-}
-
-/** A usage line's words: the rate card's description of its prefix, else the prefix; "Unrated calls" without one. */
-export function usageDescription(line: Pick<UsageLine, "prefix" | "rateDescription">): string {
-  if (line.prefix === null) return "Unrated calls";
-  return line.rateDescription ? `${line.rateDescription} (${line.prefix})` : `Prefix ${line.prefix}`;
-}
-
-export function usageLine(line: UsageLine): NewLine {
-  return {
-    kind: "usage",
-    direction: line.direction,
-    prefix: line.prefix,
-    description: usageDescription(line),
-    calls: line.calls,
-    billedSeconds: line.billedSeconds,
-    amountMicros: line.amountMicros,
-    occurredAt: null,
-  };
 }
 
 /**
@@ -66,6 +48,10 @@ export async function issueInvoices(db: Db, periods: readonly GroupPeriod[], iss
     const due = periods.filter((p) => groups.has(p.groupId) && !issued.has(p.groupId));
     if (due.length === 0) return [];
     const usage = await readPeriodsUsage(tx, due);
+    const carried = await readCarried(
+      tx,
+      due.map((p) => p.groupId),
+    );
     const ledgers = await readPeriodsLedger(
       tx,
       due.map((p) => {
@@ -75,9 +61,19 @@ export async function issueInvoices(db: Db, periods: readonly GroupPeriod[], iss
     );
     const docs: NewDocument[] = due.map((p) => {
       const group = groups.get(p.groupId)!;
-      const lines = usage.get(p.groupId) ?? [];
+      const exact = groupUsage(usage.get(p.groupId) ?? []);
       const ledger = ledgers.get(p.groupId)!;
-      const subtotal = lines.reduce((sum, l) => sum + l.amountMicros, 0n);
+      // Payable amounts: lines and subtotal in the currency's minor unit, the remainder carried (docs/contract.md §10).
+      const {
+        lines,
+        subtotalMicros: subtotal,
+        remainderMicros,
+      } = withRounding(
+        exact.map((u) => roundedUsageLine(u, group.currency)),
+        exact.reduce((sum, u) => sum + u.exactMicros, 0n),
+        carried.get(p.groupId) ?? { micros: 0n, from: null },
+        group.currency,
+      );
       const tax = taxMicros(subtotal, group.taxRatePpm, group.currency);
       return {
         kind: "invoice",
@@ -95,6 +91,7 @@ export async function issueInvoices(db: Db, periods: readonly GroupPeriod[], iss
         subtotalMicros: subtotal,
         taxMicros: tax,
         totalMicros: subtotal + tax,
+        remainderMicros,
         balance: {
           opening: ledger.openingMicros,
           topups: ledger.topupsMicros,
@@ -103,7 +100,7 @@ export async function issueInvoices(db: Db, periods: readonly GroupPeriod[], iss
           closing: ledger.closingMicros,
         },
         lines: [
-          ...lines.map(usageLine),
+          ...lines,
           ...ledger.lines.map((l): NewLine => ({
             kind: l.kind,
             direction: null,
@@ -112,11 +109,19 @@ export async function issueInvoices(db: Db, periods: readonly GroupPeriod[], iss
             calls: 0,
             billedSeconds: 0,
             amountMicros: l.amountMicros,
+            exactMicros: null,
             occurredAt: l.occurredAt,
           })),
         ],
       };
     });
+    // The re-check trigger on calls marks every later write of these periods (docs/contract.md §10).
+    const ends = JSON.stringify(due.map((p) => ({ g: p.groupId, e: p.end.toISOString() })));
+    await tx.execute(
+      sql`INSERT INTO invoiced_until AS u (billing_group_id, period_end)
+          SELECT g, e FROM json_to_recordset(${ends}::json) AS x(g text, e timestamptz) ORDER BY g
+          ON CONFLICT (billing_group_id) DO UPDATE SET period_end = greatest(u.period_end, excluded.period_end)`,
+    );
     return (await insertDocuments(tx, "invoice", docs)).map((d) => d.number);
   });
 }

@@ -1,27 +1,30 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Db } from "@/lib/db/client";
+import { roundToMinorUnit } from "@/lib/money/currency-decimals";
 import { lockGroupForInvoicing } from "./group-lock";
 import { insertDocument, type NewLine } from "./insert-document";
-import { usageDescription, type Issuer } from "./issue-invoice";
+import type { Issuer } from "./issue-invoice";
+import { groupUsage, readCarried, usageKey, withRounding } from "./payable-lines";
 import { readPeriodUsage } from "./period-usage";
 import { taxMicros } from "./tax";
 
 interface Invoiced {
   direction: "inbound" | "outbound";
   prefix: string | null;
+  description: string;
   calls: number;
   billedSeconds: number;
+  /** What the invoice and its notes billed for the line (minor units), and the exact sum they account for. */
   amountMicros: bigint;
+  exactMicros: bigint;
 }
-
-const lineKey = (l: { direction: string; prefix: string | null }) =>
-  `${l.direction}\u0000${l.prefix ?? ""}\u0000${l.prefix === null}`;
 
 /**
  * Compares an issued invoice's period with its calls now (re-rated, late or deleted calls) and, when an amount
  * differs, issues a credit note (the period costs less) or a debit note (more) referencing it (docs/contract.md §10):
- * one line per direction and destination whose amount moved, by the difference; tax = tax(new subtotal) - the tax
- * invoiced so far. Invoice + notes then equal the period's calls exactly. Returns the note's number, or null.
+ * one line per direction and destination name whose exact amount moved (its billed amount becomes the exact sum now
+ * rounded to the minor unit), a rounding line for the remainder carried in and out (the subtotal is a whole number of
+ * minor units); tax = tax(new subtotal) - the tax invoiced so far. Returns the note's number, or null.
  */
 export async function issueNoteIfChanged(db: Db, invoiceId: string, issuer: Issuer): Promise<string | null> {
   return db.transaction(async (tx) => {
@@ -55,67 +58,83 @@ export async function issueNoteIfChanged(db: Db, invoiceId: string, issuer: Issu
                  min(billing_mode) FILTER (WHERE kind = 'invoice') AS mode
           FROM invoices WHERE id = ${invoiceId} OR invoice_id = ${invoiceId}`,
     );
+    // Exact with exact: a usage line keeps its calls' exact sum (before migration 0022, its amount was that sum).
     const invoiced = await queryRows<{
       direction: "inbound" | "outbound";
       prefix: string | null;
+      description: string;
       calls: string;
       seconds: string;
       amount: string;
+      exact: string;
     }>(
       tx,
-      sql`SELECT l.direction, l.prefix, sum(l.calls)::text AS calls, sum(l.billed_seconds)::text AS seconds,
-                 sum(l.amount_micros)::text AS amount
+      sql`SELECT l.direction, min(l.prefix) AS prefix, l.description, sum(l.calls)::text AS calls,
+                 sum(l.billed_seconds)::text AS seconds, sum(l.amount_micros)::text AS amount,
+                 sum(coalesce(l.exact_micros, l.amount_micros))::text AS exact
           FROM invoice_lines l JOIN invoices d ON d.id = l.invoice_id
           WHERE (d.id = ${invoiceId} OR d.invoice_id = ${invoiceId}) AND l.kind = 'usage'
-          GROUP BY l.direction, l.prefix`,
+          GROUP BY l.direction, l.description`,
     );
     const before = new Map<string, Invoiced>(
       invoiced.map((r) => [
-        lineKey(r),
+        usageKey(r),
         {
           direction: r.direction,
           prefix: r.prefix,
+          description: r.description,
           calls: Number(r.calls),
           billedSeconds: Number(r.seconds),
           amountMicros: BigInt(r.amount),
+          exactMicros: BigInt(r.exact),
         },
       ]),
     );
-    const now = await readPeriodUsage(tx, invoice.billing_group_id, start, end);
-    const lines: NewLine[] = [];
+    const now = groupUsage(await readPeriodUsage(tx, invoice.billing_group_id, start, end));
+    const usage: NewLine[] = [];
     const seen = new Set<string>();
+    let exact = 0n;
     for (const l of now) {
-      const key = lineKey(l);
+      const key = usageKey(l);
       seen.add(key);
       const was = before.get(key);
-      const delta = l.amountMicros - (was?.amountMicros ?? 0n);
+      const delta = l.exactMicros - (was?.exactMicros ?? 0n);
       if (delta === 0n) continue;
-      lines.push({
+      exact += delta;
+      // The line's billed amount becomes its exact sum now, rounded to the minor unit.
+      usage.push({
         kind: "usage",
         direction: l.direction,
         prefix: l.prefix,
-        description: usageDescription(l),
+        description: l.description,
         calls: l.calls - (was?.calls ?? 0),
         billedSeconds: l.billedSeconds - (was?.billedSeconds ?? 0),
-        amountMicros: delta,
+        amountMicros: roundToMinorUnit(l.exactMicros, sums.currency) - (was?.amountMicros ?? 0n),
+        exactMicros: delta,
         occurredAt: null,
       });
     }
     for (const [key, was] of before) {
-      if (seen.has(key) || was.amountMicros === 0n) continue;
-      lines.push({
+      if (seen.has(key) || (was.exactMicros === 0n && was.amountMicros === 0n)) continue;
+      exact -= was.exactMicros;
+      usage.push({
         kind: "usage",
         direction: was.direction,
         prefix: was.prefix,
-        description: usageDescription({ prefix: was.prefix, rateDescription: null }),
+        description: was.description,
         calls: -was.calls,
         billedSeconds: -was.billedSeconds,
         amountMicros: -was.amountMicros,
+        exactMicros: -was.exactMicros,
         occurredAt: null,
       });
     }
-    if (lines.length === 0) return null;
-    const difference = lines.reduce((sum, l) => sum + l.amountMicros, 0n);
+    if (usage.length === 0) return null;
+    const carried = (await readCarried(tx, [invoice.billing_group_id])).get(invoice.billing_group_id) ?? {
+      micros: 0n,
+      from: null,
+    };
+    const { lines, subtotalMicros: difference, remainderMicros } = withRounding(usage, exact, carried, sums.currency);
     const subtotalBefore = BigInt(sums.subtotal);
     const tax = taxMicros(subtotalBefore + difference, sums.rate, sums.currency) - BigInt(sums.tax);
     const total = difference + tax;
@@ -135,6 +154,7 @@ export async function issueNoteIfChanged(db: Db, invoiceId: string, issuer: Issu
       subtotalMicros: difference,
       taxMicros: tax,
       totalMicros: total,
+      remainderMicros,
       balance: null,
       lines,
     });

@@ -31,7 +31,7 @@ const COLUMNS = sql`id, seq::text AS seq, kind, number, billing_group_id, invoic
   billing_mode, tax_rate_ppm, currency, customer_name, issuer_name, issuer_address, subtotal_micros::text AS subtotal,
   tax_micros::text AS tax, total_micros::text AS total, opening_balance_micros::text AS opening,
   topups_micros::text AS topups, adjustments_micros::text AS adjustments, debits_micros::text AS debits,
-  closing_balance_micros::text AS closing, issued_at`;
+  closing_balance_micros::text AS closing, remainder_micros::text AS remainder, issued_at`;
 
 interface DocumentRow {
   id: string;
@@ -57,6 +57,7 @@ interface DocumentRow {
   adjustments: string | null;
   debits: string | null;
   closing: string | null;
+  remainder: string;
   issued_at: Date | string;
 }
 
@@ -78,6 +79,7 @@ function toDocument(r: DocumentRow): StoredDocument {
     issuerName: r.issuer_name,
     issuerAddress: r.issuer_address,
     subtotalMicros: BigInt(r.subtotal),
+    remainderMicros: BigInt(r.remainder),
     taxMicros: BigInt(r.tax),
     totalMicros: BigInt(r.total),
     balance:
@@ -119,11 +121,12 @@ export async function getInvoice(db: Executor, principal: Principal, id: string)
     calls: string;
     billed_seconds: string;
     amount: string;
+    exact: string | null;
     occurred_at: Date | string | null;
   }>(
     db,
     sql`SELECT kind, direction, prefix, description, calls::text AS calls, billed_seconds::text AS billed_seconds,
-               amount_micros::text AS amount, occurred_at
+               amount_micros::text AS amount, exact_micros::text AS exact, occurred_at
         FROM invoice_lines WHERE invoice_id = ${id} ORDER BY line_no`,
   );
   const notes =
@@ -146,6 +149,7 @@ export async function getInvoice(db: Executor, principal: Principal, id: string)
       calls: Number(l.calls),
       billedSeconds: Number(l.billed_seconds),
       amountMicros: BigInt(l.amount),
+      exactMicros: l.exact === null ? null : BigInt(l.exact),
       occurredAt: l.occurred_at === null ? null : new Date(l.occurred_at),
     })),
     notes: notes.map(toDocument),

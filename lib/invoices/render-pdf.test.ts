@@ -96,12 +96,12 @@ describe("an invoice's PDF", () => {
       "Acme Müller & Søn",
       "Destination 1 (4401)",
       "inbound",
-      "2.469134",
+      "2.47",
       "Tax 8.875 %",
       `${formatAmount(doc.totalMicros, "USD")} USD`,
       "Opening balance",
       "Closing balance",
-      "44.875044 USD",
+      "44.88 USD",
       "INV-000042 - page 1 of 1",
     ])
       expect(text).toContain(expected);
@@ -221,8 +221,11 @@ describe("an invoice's PDF", () => {
     }
   });
 
-  it("formats exact amounts and the local period", () => {
-    expect(formatAmount(1_234_567_890n, "USD")).toBe("1,234.56789");
+  it("formats amounts in the minor unit and the local period", () => {
+    // In the currency's minor unit (docs/contract.md §10), half-up: the ledger's exact balance and older documents.
+    expect(formatAmount(1_234_567_890n, "USD")).toBe("1,234.57");
+    expect(formatAmount(119_800_095n, "EUR")).toBe("119.80");
+    expect(formatAmount(1_234_500n, "KWD")).toBe("1.235");
     expect(formatAmount(-5_000_000n, "EUR")).toBe("-5.00");
     expect(formatAmount(7_000_000n, "JPY")).toBe("7");
     expect(formatPeriod(new Date("2025-12-31T15:00:00Z"), new Date("2026-01-31T15:00:00Z"), "Asia/Tokyo")).toBe(

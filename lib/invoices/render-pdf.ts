@@ -1,5 +1,5 @@
 import { PDFDocument, PageSizes, rgb, type PDFPage } from "pdf-lib";
-import { currencyDecimals } from "@/lib/money/currency-decimals";
+import { currencyDecimals, roundToMinorUnit } from "@/lib/money/currency-decimals";
 import { formatMicros } from "@/lib/money/micros";
 import { PdfText } from "./pdf-text";
 import type { StoredInvoice, StoredLine } from "./read-invoices";
@@ -17,9 +17,12 @@ const INK = rgb(0.1, 0.1, 0.12);
 const MUTED = rgb(0.4, 0.4, 0.45);
 const RULE = rgb(0.75, 0.75, 0.78);
 
-/** An exact amount with the currency's decimals and more only where it has them, thousands grouped: "1,234.5067". */
+/**
+ * An amount in the currency's minor unit, thousands grouped: "1,234.51" (docs/contract.md §10). Document amounts are
+ * whole minor units; the balance section (the ledger, exact) and documents issued before they were round half-up here.
+ */
 export function formatAmount(micros: bigint, currency: string): string {
-  const text = formatMicros(micros, currencyDecimals(currency));
+  const text = formatMicros(roundToMinorUnit(micros, currency), currencyDecimals(currency));
   const [whole, frac] = text.replace("-", "").split(".");
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return `${micros < 0n ? "-" : ""}${grouped}${frac ? `.${frac}` : ""}`;
@@ -115,8 +118,10 @@ function usageHeader(w: Writer, currency: string): void {
 function usageRow(w: Writer, line: StoredLine, currency: string): void {
   w.text(w.fit(line.description, COLUMNS.direction - COLUMNS.description - 10), COLUMNS.description);
   w.text(line.direction ?? "", COLUMNS.direction);
-  w.text(line.calls.toLocaleString("en-US"), COLUMNS.calls, { right: true });
-  w.text(minutes(line.billedSeconds), COLUMNS.minutes, { right: true });
+  if (line.kind === "usage") {
+    w.text(line.calls.toLocaleString("en-US"), COLUMNS.calls, { right: true });
+    w.text(minutes(line.billedSeconds), COLUMNS.minutes, { right: true });
+  }
   w.text(formatAmount(line.amountMicros, currency), COLUMNS.amount, { right: true });
   w.y -= ROW;
 }
@@ -141,8 +146,9 @@ export async function renderInvoicePdf(invoice: StoredInvoice): Promise<Uint8Arr
     ...invoice.lines.map((l) => ({ text: l.description, bold: false })),
   ]);
   const { currency } = invoice;
-  const usage = invoice.lines.filter((l) => l.kind === "usage");
-  const ledger = invoice.lines.filter((l) => l.kind !== "usage");
+  // Usage and rounding lines make the subtotal; top-ups and adjustments are the balance's.
+  const usage = invoice.lines.filter((l) => l.kind === "usage" || l.kind === "rounding");
+  const ledger = invoice.lines.filter((l) => l.kind === "topup" || l.kind === "adjustment");
   let inTable = false;
   const w = new Writer(doc, fonts, (writer) => {
     if (inTable) usageHeader(writer, currency);

@@ -28,10 +28,16 @@ export const invoiceSummarySchema = z
 
 export const invoiceLineSchema = z.object({
   kind: z
-    .enum(["usage", "topup", "adjustment"])
-    .describe("usage lines make the subtotal; the others are the balance's"),
+    .enum(["usage", "rounding", "topup", "adjustment"])
+    .describe(
+      "usage (per direction and destination name) and rounding lines make the subtotal, in the currency's minor unit; " +
+        "topup and adjustment lines are the balance's",
+    ),
   direction: z.enum(["inbound", "outbound"]).nullable(),
-  prefix: z.string().nullable().describe("Matched rate prefix; null for unrated calls and ledger lines"),
+  prefix: z
+    .string()
+    .nullable()
+    .describe("The matched rate prefix when one makes the line; null for several, unrated calls and other lines"),
   description: z.string(),
   calls: z.number().int(),
   billedSeconds: z.number().int(),

@@ -1,5 +1,5 @@
-import { currencyDecimals } from "@/lib/money/currency-decimals";
-import { divRoundHalfUp, MICROS_PER_UNIT } from "@/lib/money/micros";
+import { minorUnitMicros } from "@/lib/money/currency-decimals";
+import { divRoundHalfUp } from "@/lib/money/micros";
 
 // Tax (docs/contract.md §10): a rate in parts per million (200000 = 20 %), exact; the tax of a document is computed on
 // its subtotal (never per line) and rounded once, half-up (away from zero, so a credit's tax mirrors a debit's), to the
@@ -10,7 +10,7 @@ export const PPM = 1_000_000n;
 
 /** The tax on `subtotalMicros` at `ratePpm`, rounded half-up to the currency's minor unit, in micros. */
 export function taxMicros(subtotalMicros: bigint, ratePpm: number, currency: string): bigint {
-  const unit = MICROS_PER_UNIT / 10n ** BigInt(Math.min(6, currencyDecimals(currency)));
+  const unit = minorUnitMicros(currency);
   // subtotal * rate / 1e6 micros, in minor units: subtotal * rate / (1e6 * unit), rounded once.
   return divRoundHalfUp(subtotalMicros * BigInt(ratePpm), PPM * unit) * unit;
 }

@@ -4,11 +4,14 @@ import type { TriggerDeclaration } from "@/lib/db/triggers";
 // every UPDATE and DELETE (a correction is a new credit or debit note). Calls written in a month that may have closed
 // (ingest of a late CDR, re-rating, a delete) append their (group, UTC day) to invoice_recheck_marks in the writing
 // transaction, whether or not the invoice exists yet; the invoice run rechecks the invoices of those days and issues
-// the notes (lib/invoices/run-invoices.ts). Calls of the running month write nothing. SQL in migration 0012.
+// the notes (lib/invoices/run-invoices.ts). "May have closed" is the group's own: before the start of the running month
+// in its zone or before the end of its last invoiced period (invoiced_until), never a UTC window. Calls of the running
+// period write nothing. TRUNCATE is refused too (a statement-level trigger). SQL in migrations 0012 and 0021.
 
 const MIGRATION = "0012_invoices.sql";
 const refuse = [{ name: "invoices_refuse_change", migration: MIGRATION }];
-const mark = [{ name: "invoices_mark_changed_calls", migration: MIGRATION }];
+const mark = [{ name: "invoices_mark_changed_calls", migration: "0021_invoice_marks_by_period.sql" }];
+export const REFUSE_TRUNCATE = [{ name: "refuse_truncate", migration: "0021_invoice_marks_by_period.sql" }];
 
 export const INVOICE_TRIGGERS: TriggerDeclaration[] = [
   {
@@ -26,6 +29,22 @@ export const INVOICE_TRIGGERS: TriggerDeclaration[] = [
       "CREATE TRIGGER invoice_lines_immutable BEFORE DELETE OR UPDATE ON public.invoice_lines FOR EACH ROW EXECUTE FUNCTION invoices_refuse_change()",
     migration: MIGRATION,
     functions: refuse,
+  },
+  {
+    name: "invoices_refuse_truncate",
+    table: "invoices",
+    definition:
+      "CREATE TRIGGER invoices_refuse_truncate BEFORE TRUNCATE ON public.invoices FOR EACH STATEMENT EXECUTE FUNCTION refuse_truncate()",
+    migration: "0021_invoice_marks_by_period.sql",
+    functions: REFUSE_TRUNCATE,
+  },
+  {
+    name: "invoice_lines_refuse_truncate",
+    table: "invoice_lines",
+    definition:
+      "CREATE TRIGGER invoice_lines_refuse_truncate BEFORE TRUNCATE ON public.invoice_lines FOR EACH STATEMENT EXECUTE FUNCTION refuse_truncate()",
+    migration: "0021_invoice_marks_by_period.sql",
+    functions: REFUSE_TRUNCATE,
   },
   {
     name: "calls_invoice_marks_insert",
