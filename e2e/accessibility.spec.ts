@@ -1,5 +1,5 @@
 import AxeBuilder from "@axe-core/playwright";
-import { expect, screenshot, test, type KeyKind } from "./fixtures";
+import { expect, PERSON_OF_KEY, screenshot, test, type ReaderKind } from "./fixtures";
 import type { Page } from "@playwright/test";
 
 const VIEWPORTS = [
@@ -49,79 +49,103 @@ async function seriousFindings(page: Page) {
     }));
 }
 
-for (const kind of ["cost", "platform"] as KeyKind[]) {
+// One test per page, viewport and person: a slow page has its own budget, and each waits for its data, not a clock.
+// The session is signed in through the sign-in page once per worker (useSessionOf): these tests sign nobody out.
+for (const kind of ["cost", "platform"] as ReaderKind[]) {
+  const person = PERSON_OF_KEY[kind];
   for (const vp of VIEWPORTS) {
-    test(`axe: no serious or critical findings on the portal pages, ${kind} session, ${vp.name}`, async ({
-      page,
-      signIn,
-    }) => {
-      await page.setViewportSize({ width: vp.width, height: vp.height });
-      await signIn(kind);
-      for (const path of Object.keys(READY)) {
-        await page.goto(path);
-        await READY[path](page);
-        expect(await seriousFindings(page), `${path} at ${vp.name}`).toEqual([]);
-      }
-      // A call's own page, and the detail dialog over the call log.
-      const id = await page.goto("/calls").then(async () => {
-        await READY["/calls"](page);
-        return page.locator("[data-call-id]").first().getAttribute("data-call-id");
+    test.describe(`axe, ${kind} session (${person}), ${vp.name}`, () => {
+      test.beforeEach(async ({ page, useSessionOf }) => {
+        await page.setViewportSize({ width: vp.width, height: vp.height });
+        await useSessionOf(person);
       });
-      await page.locator("[data-call-id]").first().click();
-      await expect(page.getByTestId("call-detail")).toContainText("UUID");
-      expect(await seriousFindings(page), `call detail dialog at ${vp.name}`).toEqual([]);
-      await page.goto(`/calls/${id}`);
-      await expect(page.getByTestId("call-detail")).toContainText("UUID");
-      expect(await seriousFindings(page), `/calls/${id} at ${vp.name}`).toEqual([]);
-      if (kind === "cost") await screenshot(page, `call-page-${vp.name}`);
+
+      for (const path of Object.keys(READY)) {
+        test(`no serious or critical findings on ${path}`, async ({ page }) => {
+          await page.goto(path);
+          await READY[path](page);
+          expect(await seriousFindings(page), `${path} at ${vp.name}`).toEqual([]);
+        });
+      }
+
+      test("no serious or critical findings on the call detail dialog over the call log", async ({ page }) => {
+        await page.goto("/calls");
+        await READY["/calls"](page);
+        await page.locator("[data-call-id]").first().click();
+        await expect(page.getByTestId("call-detail")).toContainText("UUID");
+        expect(await seriousFindings(page), `call detail dialog at ${vp.name}`).toEqual([]);
+      });
+
+      test("no serious or critical findings on a call's own page", async ({ page }) => {
+        const listed = (await (await page.request.get("/v1/calls?pageSize=1")).json()) as { calls: { id: string }[] };
+        const id = listed.calls[0].id;
+        await page.goto(`/calls/${id}`);
+        await expect(page.getByTestId("call-detail")).toContainText("UUID");
+        expect(await seriousFindings(page), `/calls/${id} at ${vp.name}`).toEqual([]);
+        if (kind === "cost") await screenshot(page, `call-page-${vp.name}`);
+      });
     });
   }
 }
 
 // The operator console, as the demo's platform admin (the console is for the platform's owners and admins).
 for (const vp of VIEWPORTS) {
-  test(`axe: no serious or critical findings on the operator console, platform admin, ${vp.name}`, async ({
-    page,
-    signInAs,
-  }) => {
-    await page.setViewportSize({ width: vp.width, height: vp.height });
-    await signInAs("platform");
-    await page.goto("/console/accounts");
-    await expect(page.locator("[data-account-id]").first()).toBeVisible();
-    expect(await seriousFindings(page), `/console/accounts at ${vp.name}`).toEqual([]);
-    const id = await page.locator("[data-account-id]").first().getAttribute("data-account-id");
-    await page.goto(`/console/accounts/${id}`);
-    await expect(page.getByTestId("api-keys").locator("tbody tr").first()).toBeVisible();
-    expect(await seriousFindings(page), `/console/accounts/${id} at ${vp.name}`).toEqual([]);
-    await page.goto("/console/accounts/new");
-    await expect(page.getByRole("button", { name: "Create account" })).toBeVisible();
-    expect(await seriousFindings(page), `/console/accounts/new at ${vp.name}`).toEqual([]);
-    if (vp.name === "phone") await screenshot(page, "console-new-account-phone");
+  test.describe(`axe, operator console, platform admin, ${vp.name}`, () => {
+    test.beforeEach(async ({ page, useSessionOf }) => {
+      await page.setViewportSize({ width: vp.width, height: vp.height });
+      await useSessionOf("platform");
+    });
+
+    test("no serious or critical findings on /console/accounts", async ({ page }) => {
+      await page.goto("/console/accounts");
+      await expect(page.locator("[data-account-id]").first()).toBeVisible();
+      expect(await seriousFindings(page), `/console/accounts at ${vp.name}`).toEqual([]);
+    });
+
+    test("no serious or critical findings on an account's console page", async ({ page }) => {
+      await page.goto("/console/accounts");
+      const id = await page.locator("[data-account-id]").first().getAttribute("data-account-id");
+      await page.goto(`/console/accounts/${id}`);
+      await expect(page.getByTestId("api-keys").locator("tbody tr").first()).toBeVisible();
+      expect(await seriousFindings(page), `/console/accounts/${id} at ${vp.name}`).toEqual([]);
+    });
+
+    test("no serious or critical findings on /console/accounts/new", async ({ page }) => {
+      await page.goto("/console/accounts/new");
+      await expect(page.getByRole("button", { name: "Create account" })).toBeVisible();
+      expect(await seriousFindings(page), `/console/accounts/new at ${vp.name}`).toEqual([]);
+      if (vp.name === "phone") await screenshot(page, "console-new-account-phone");
+    });
   });
 }
 
 for (const vp of VIEWPORTS) {
-  test(`axe: no serious or critical findings on the Security page and the sign-in's second step, ${vp.name}`, async ({
-    page,
-    signInAs,
-  }) => {
-    await page.setViewportSize({ width: vp.width, height: vp.height });
-    await signInAs("viewer");
-    await page.goto("/security");
-    await expect(page.getByRole("region", { name: "Passkeys" })).toBeVisible();
-    expect(await seriousFindings(page), `/security at ${vp.name}`).toEqual([]);
-    await screenshot(page, `security-${vp.name}`);
-    await page.goto("/sign-in/second-factor");
-    await expect(page.getByLabel("Authentication code")).toBeVisible();
-    expect(await seriousFindings(page), `/sign-in/second-factor at ${vp.name}`).toEqual([]);
+  test.describe(`axe, a viewer's Security page and the sign-in's second step, ${vp.name}`, () => {
+    test.beforeEach(async ({ page, useSessionOf }) => {
+      await page.setViewportSize({ width: vp.width, height: vp.height });
+      await useSessionOf("viewer");
+    });
+
+    test("no serious or critical findings on /security", async ({ page }) => {
+      await page.goto("/security");
+      await expect(page.getByRole("region", { name: "Passkeys" })).toBeVisible();
+      expect(await seriousFindings(page), `/security at ${vp.name}`).toEqual([]);
+      await screenshot(page, `security-${vp.name}`);
+    });
+
+    test("no serious or critical findings on /sign-in/second-factor", async ({ page }) => {
+      await page.goto("/sign-in/second-factor");
+      await expect(page.getByLabel("Authentication code")).toBeVisible();
+      expect(await seriousFindings(page), `/sign-in/second-factor at ${vp.name}`).toEqual([]);
+    });
   });
 }
 
 // The Alerts page, as a customer's owner sees it (the demo keys do not hold alerts:write).
 for (const vp of VIEWPORTS) {
-  test(`axe: no serious or critical findings on the Alerts page, ${vp.name}`, async ({ page, signInAs }) => {
+  test(`axe: no serious or critical findings on the Alerts page, ${vp.name}`, async ({ page, useSessionOf }) => {
     await page.setViewportSize({ width: vp.width, height: vp.height });
-    await signInAs("reseller");
+    await useSessionOf("reseller");
     await page.goto("/alerts");
     await expect(page.getByLabel(/Thresholds.*comma-separated/)).toBeEnabled();
     await expect(page.getByText(/Loading endpoints/)).toHaveCount(0);
@@ -132,38 +156,45 @@ for (const vp of VIEWPORTS) {
 
 // The console's rate deck pages: platform staff only (a person with rates:write), each filled before axe looks.
 for (const vp of VIEWPORTS) {
-  test(`axe: no serious or critical findings on the rate deck pages, platform staff, ${vp.name}`, async ({
-    page,
-    signInAs,
-  }) => {
-    await page.setViewportSize({ width: vp.width, height: vp.height });
-    await signInAs("platform");
+  test.describe(`axe, rate deck pages, platform staff, ${vp.name}`, () => {
+    test.beforeEach(async ({ page, useSessionOf }) => {
+      await page.setViewportSize({ width: vp.width, height: vp.height });
+      await useSessionOf("platform");
+    });
+
     for (const path of ["/rate-decks", "/rate-decks/suppliers"]) {
-      await page.goto(path);
-      await expect(page.getByTestId("deck-history").locator("tbody tr").first()).not.toContainText("Loading");
-      expect(await seriousFindings(page), `${path} at ${vp.name}`).toEqual([]);
+      test(`no serious or critical findings on ${path}`, async ({ page }) => {
+        await page.goto(path);
+        await expect(page.getByTestId("deck-history").locator("tbody tr").first()).not.toContainText("Loading");
+        expect(await seriousFindings(page), `${path} at ${vp.name}`).toEqual([]);
+      });
     }
     for (const path of ["/rate-decks/upload", "/rate-decks/suppliers/upload"]) {
-      await page.goto(path);
-      await expect(page.getByRole("button", { name: "Preview changes" })).toBeEnabled();
-      expect(await seriousFindings(page), `${path} at ${vp.name}`).toEqual([]);
+      test(`no serious or critical findings on ${path}`, async ({ page }) => {
+        await page.goto(path);
+        await expect(page.getByRole("button", { name: "Preview changes" })).toBeEnabled();
+        expect(await seriousFindings(page), `${path} at ${vp.name}`).toEqual([]);
+      });
     }
-    // With a diff on screen: the supplier's deck in force, one rate changed.
-    const suppliers = (await (await page.request.get("/v1/suppliers")).json()) as { suppliers: { id: string }[] };
-    const supplier = suppliers.suppliers[0].id;
-    const current = await (await page.request.get(`/v1/suppliers/${supplier}/rate-decks/current`)).text();
-    const [header, first, ...rest] = current.trimEnd().split(/\r?\n/);
-    const cells = first.split(",");
-    cells[1] = "9.5";
-    await page.goto(`/rate-decks/suppliers/upload?supplier=${supplier}`);
-    await page.getByLabel(/CSV file/).setInputFiles({
-      name: "buy.csv",
-      mimeType: "text/csv",
-      buffer: Buffer.from([header, cells.join(","), ...rest].join("\n")),
+
+    test("no serious or critical findings with a supplier deck's diff on screen", async ({ page }) => {
+      // The supplier's deck in force, one rate changed.
+      const suppliers = (await (await page.request.get("/v1/suppliers")).json()) as { suppliers: { id: string }[] };
+      const supplier = suppliers.suppliers[0].id;
+      const current = await (await page.request.get(`/v1/suppliers/${supplier}/rate-decks/current`)).text();
+      const [header, first, ...rest] = current.trimEnd().split(/\r?\n/);
+      const cells = first.split(",");
+      cells[1] = "9.5";
+      await page.goto(`/rate-decks/suppliers/upload?supplier=${supplier}`);
+      await page.getByLabel(/CSV file/).setInputFiles({
+        name: "buy.csv",
+        mimeType: "text/csv",
+        buffer: Buffer.from([header, cells.join(","), ...rest].join("\n")),
+      });
+      await page.getByRole("button", { name: "Preview changes" }).click();
+      await expect(page.getByTestId("deck-preview")).toBeVisible();
+      expect(await seriousFindings(page), `supplier deck diff at ${vp.name}`).toEqual([]);
+      await screenshot(page, `supplier-deck-diff-${vp.name}`);
     });
-    await page.getByRole("button", { name: "Preview changes" }).click();
-    await expect(page.getByTestId("deck-preview")).toBeVisible();
-    expect(await seriousFindings(page), `supplier deck diff at ${vp.name}`).toEqual([]);
-    await screenshot(page, `supplier-deck-diff-${vp.name}`);
   });
 }

@@ -92,7 +92,8 @@ test("create a key, see its secret once, use it, revoke it, see it refused and a
 });
 
 test("sessions without the scopes see neither page", async ({ page, signIn }) => {
-  await signIn("cost");
+  // The viewer (the read key's person): the cost key's person is the group's owner, who holds both scopes.
+  await signIn("read");
   const nav = page.getByRole("navigation", { name: "Main" });
   await expect(nav.getByRole("link", { name: "Calls" })).toBeVisible();
   await expect(nav.getByRole("link", { name: "API keys" })).toHaveCount(0);

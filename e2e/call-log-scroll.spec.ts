@@ -4,6 +4,9 @@ test("scrolling loads every page to the end, in order, without duplicates", asyn
   const [expected] = await Promise.all([allCalls(api, "read"), signIn("read")]);
   expect(expected.length).toBeGreaterThan(1000); // several pages of 500
 
+  // A tall window: each sample sees many rows, so the walk takes a few dozen steps, not hundreds (it ran out of its
+  // budget on a busy 2-core machine with a half-window step).
+  await page.setViewportSize({ width: 1440, height: 2400 });
   await page.goto("/calls");
   const scroller = page.getByTestId("call-log-scroll");
   await expect(page.locator("tr[data-call-id]").first()).toBeVisible();
@@ -26,8 +29,9 @@ test("scrolling loads every page to the end, in order, without duplicates", asyn
     }
     const atEnd = await scroller.evaluate((el) => {
       const bottom = el.scrollTop + el.clientHeight >= el.scrollHeight - 2;
-      // Half a viewport per step: consecutive samples overlap, so no row can slip between them.
-      el.scrollTop += el.clientHeight / 2;
+      // A viewport less a few rows per step: consecutive samples overlap, so no row can slip between them.
+      const row = el.querySelector("tr[data-call-id]")?.getBoundingClientRect().height ?? 40;
+      el.scrollTop += Math.max(row, el.clientHeight - 3 * row);
       return bottom && document.querySelector('[data-testid="end-of-log"]') !== null;
     });
     if (atEnd) break;

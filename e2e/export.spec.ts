@@ -1,7 +1,7 @@
 import fs from "node:fs";
-import { allCalls, expect, test, type KeyKind } from "./fixtures";
+import { allCalls, expect, test, type ReaderKind } from "./fixtures";
 
-for (const kind of ["read", "cost"] as KeyKind[]) {
+for (const kind of ["read", "cost"] as ReaderKind[]) {
   test(`CSV export of the current filter, ${kind} session`, async ({ page, signIn, api }) => {
     const [expected] = await Promise.all([allCalls(api, kind, "direction=inbound"), signIn(kind)]);
     await page.goto("/calls?direction=inbound");

@@ -30,7 +30,9 @@ test.describe("finding calls", () => {
     await page.getByLabel("Search by").selectOption("id");
     await page.getByLabel("Search", { exact: true }).fill(target.id);
     await expect.poll(async () => (await settledRows(page)).map((r) => r.id)).toEqual([target.id]);
-    expect(new URL(page.url()).searchParams.get("by")).toBe("id");
+    // The URL follows the search after its debounce, not with the rows: wait for it rather than read it once.
+    await expect.poll(() => new URL(page.url()).searchParams.get("by")).toBe("id");
+    await expect.poll(() => new URL(page.url()).searchParams.get("q")).toBe(target.id);
     await page.reload();
     await expect.poll(async () => (await settledRows(page)).map((r) => r.id)).toEqual([target.id]);
     await expect(page.getByLabel("Search by")).toHaveValue("id");

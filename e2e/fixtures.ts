@@ -1,9 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { test as base, expect, type APIRequestContext, type Page } from "@playwright/test";
+import { test as base, expect, type APIRequestContext, type BrowserContext, type Page } from "@playwright/test";
 import { readState, type E2EState } from "./state";
 
 export type KeyKind = keyof E2EState["keys"];
 export type PersonKind = keyof E2EState["people"];
+/** The demo keys that read calls: each has a demo person who sees the same (PERSON_OF_KEY). */
+export type ReaderKind = Exclude<KeyKind, "ingest">;
 
 export interface CallJson {
   id: string;
@@ -22,20 +24,68 @@ export interface CallJson {
   supplierId?: string | null;
 }
 
+/**
+ * The demo person who sees what a demo key sees (same billing group, cost or not, all groups or one): the specs
+ * sign in as people, as the portal's users do (issue 28: a key-based test hid that no person could read invoices).
+ */
+export const PERSON_OF_KEY: Record<ReaderKind, PersonKind> = {
+  read: "viewer",
+  cost: "reseller",
+  platform: "platform",
+};
+
 interface Fixtures {
-  /** Signs the page's browser context in through the sign-in form, with a demo key or any key. */
-  signIn: (key: KeyKind | { key: string }) => Promise<void>;
+  /**
+   * Signs the page's browser context in through the sign-in form as the demo person standing for a demo key
+   * (PERSON_OF_KEY), or with any key ({ key }: specs about key sign-in, a development switch, PORTAL_KEY_SIGN_IN).
+   * E2E_KEY_SIGN_IN=1 signs in with the demo keys themselves.
+   */
+  signIn: (key: ReaderKind | { key: string }) => Promise<void>;
   /** Signs the page's browser context in as a demo person, or anyone, by email and password. */
   signInAs: (person: PersonKind | { email: string; password: string }) => Promise<void>;
+  /**
+   * Puts a demo person's session in the page's browser context: signed in through the sign-in page once per worker
+   * and person, for specs that look at many pages and sign nobody out (each page its own test, no sign-in each).
+   */
+  useSessionOf: (person: PersonKind) => Promise<void>;
   /** GET a /v1 path as an API consumer with the given demo key (Bearer), JSON body. */
   api: <T>(kind: KeyKind, path: string) => Promise<T>;
 }
 
-export const test = base.extend<Fixtures, { e2e: E2EState }>({
+type Cookies = Awaited<ReturnType<BrowserContext["cookies"]>>;
+
+export const test = base.extend<Fixtures, { e2e: E2EState; workerSessions: (person: PersonKind) => Promise<Cookies> }>({
   e2e: [async ({}, provide) => provide(readState()), { scope: "worker" }],
+  workerSessions: [
+    async ({ browser, e2e }, provide) => {
+      const sessions = new Map<PersonKind, Promise<Cookies>>();
+      await provide((person) => {
+        if (!sessions.has(person))
+          sessions.set(
+            person,
+            (async () => {
+              const context = await browser.newContext({ baseURL: e2e.baseURL });
+              try {
+                await signInPerson(await context.newPage(), e2e.people[person]);
+                return await context.cookies();
+              } finally {
+                await context.close();
+              }
+            })(),
+          );
+        return sessions.get(person)!;
+      });
+    },
+    { scope: "worker" },
+  ],
+  useSessionOf: async ({ page, workerSessions }, provide) => {
+    await provide(async (person) => page.context().addCookies(await workerSessions(person)));
+  },
   baseURL: async ({ e2e }, provide) => provide(e2e.baseURL),
   signIn: async ({ page, e2e }, provide) => {
     await provide(async (key) => {
+      if (typeof key === "string" && process.env.E2E_KEY_SIGN_IN !== "1")
+        return signInPerson(page, e2e.people[PERSON_OF_KEY[key]]);
       await page.goto("/sign-in");
       await page.getByLabel("API key").fill(typeof key === "string" ? e2e.keys[key].key : key.key);
       await page.getByRole("button", { name: "Sign in with key" }).click();
@@ -43,14 +93,7 @@ export const test = base.extend<Fixtures, { e2e: E2EState }>({
     });
   },
   signInAs: async ({ page, e2e }, provide) => {
-    await provide(async (person) => {
-      const who = typeof person === "string" ? e2e.people[person] : person;
-      await page.goto("/sign-in");
-      await page.getByLabel("Email").fill(who.email);
-      await page.getByLabel("Password").fill(who.password);
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
-      await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
-    });
+    await provide(async (person) => signInPerson(page, typeof person === "string" ? e2e.people[person] : person));
   },
   api: async ({ playwright, e2e }, provide) => {
     const contexts: APIRequestContext[] = [];
@@ -69,6 +112,14 @@ export const test = base.extend<Fixtures, { e2e: E2EState }>({
 });
 
 export { expect };
+
+async function signInPerson(page: Page, who: { email: string; password: string }): Promise<void> {
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(who.email);
+  await page.getByLabel("Password").fill(who.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
+}
 
 /** `npm run admin -- ...` on the suite's data directory: the CLI sends it to the running server. */
 export function adminCli(e2e: E2EState, args: string[]): Record<string, unknown> {

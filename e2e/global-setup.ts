@@ -62,11 +62,17 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     distDir,
     dataDir,
     logFile,
-    // The older specs sign in with the demo keys (development-only key sign-in); people.spec.ts with people.
-    // Private webhook targets: e2e/alerts.spec.ts's receiver listens on 127.0.0.1.
+    // The specs sign in as the demo people (e2e/fixtures.ts); the ones about keys with a key (development-only key
+    // sign-in). Every spec signs in from this one address, many times a minute as a few people: the sign-in limits
+    // (their own tests are lib/people's) would answer 429. Private webhook targets: e2e/alerts.spec.ts's receiver
+    // listens on 127.0.0.1.
     env: {
       LOG_REQUESTS: "0",
       PORTAL_KEY_SIGN_IN: "1",
+      SIGN_IN_ACCOUNT_PER_MINUTE: "6000",
+      SIGN_IN_ACCOUNT_BURST: "6000",
+      SIGN_IN_ADDRESS_PER_MINUTE: "6000",
+      SIGN_IN_ADDRESS_BURST: "6000",
       SMTP_URL: mailbox.url,
       WEBHOOKS_ALLOW_PRIVATE: "1",
       ...stripeEnv,

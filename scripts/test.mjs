@@ -1,7 +1,7 @@
 // `npm test`: every check, in order, failing fast. Lint, architecture and types first (cheap), then unit and
 // data-layer tests on PGlite and PostgreSQL, then a production build that the HTTP API tests and
 // the Playwright suite run against.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { runOnSupportedNode } from "./node-runtime.mjs";
 
@@ -33,19 +33,63 @@ if (fs.existsSync("tests/reliability"))
 if (fs.readdirSync("e2e").some((f) => f.endsWith(".spec.ts")))
   steps.push(["portal e2e (Playwright, Chromium)", ["npx", "playwright", "test"]]);
 
+// The static checks read the sources and nothing else: they run at once (two at a time, the CI machine's cores), their
+// output printed in order when each ends. The later steps share the build and the machine, so they run one by one.
+const STATIC = 5;
+const CONCURRENT = 2;
+
 const only = process.argv[2];
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 const results = [];
-for (const [name, [cmd, ...args]] of steps) {
-  if (only && !name.startsWith(only)) continue;
-  console.log(`\n━━ ${name}: ${cmd} ${args.join(" ")}`);
-  const started = Date.now();
-  const r = spawnSync(cmd, args, { stdio: "inherit", env });
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  results.push(`${r.status === 0 ? "✓" : "✖"} ${name} (${seconds}s)`);
-  if (r.status !== 0) {
-    console.log(`\n${results.join("\n")}\n\n✖ ${name} failed`);
-    process.exit(r.status ?? 1);
-  }
+const started = Date.now();
+const seconds = (since) => ((Date.now() - since) / 1000).toFixed(1);
+
+function finish(name, status) {
+  if (status === 0) return;
+  console.log(`\n${results.join("\n")}\n\n✖ ${name} failed (${seconds(started)}s in all)`);
+  process.exit(status ?? 1);
 }
-console.log(`\n${results.join("\n")}\n\nall checks passed`);
+
+/** Runs a step with its output kept, resolving with its status, output and seconds. */
+function runCaptured([cmd, ...args]) {
+  return new Promise((resolve) => {
+    const since = Date.now();
+    const child = spawn(cmd, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    const chunks = [];
+    child.stdout.on("data", (c) => chunks.push(c));
+    child.stderr.on("data", (c) => chunks.push(c));
+    child.on("close", (status) =>
+      resolve({ status, output: Buffer.concat(chunks).toString(), seconds: seconds(since) }),
+    );
+  });
+}
+
+const selected = steps.map((step, i) => ({ step, i })).filter(({ step: [name] }) => !only || name.startsWith(only));
+const staticSteps = selected.filter(({ i }) => i < STATIC).map(({ step }) => step);
+const queue = staticSteps.map((step) => ({ step, done: null }));
+let next = 0;
+const startNext = () => {
+  if (next >= queue.length) return;
+  const item = queue[next++];
+  item.done = runCaptured(item.step[1]).then((r) => (startNext(), r));
+};
+for (let k = 0; k < CONCURRENT; k++) startNext();
+for (const item of queue) {
+  while (!item.done) await new Promise((r) => setTimeout(r, 50));
+  const [name, [cmd, ...args]] = item.step;
+  const r = await item.done;
+  console.log(`\n━━ ${name}: ${cmd} ${args.join(" ")}`);
+  if (r.output.trim()) process.stdout.write(r.output.endsWith("\n") ? r.output : `${r.output}\n`);
+  results.push(`${r.status === 0 ? "✓" : "✖"} ${name} (${r.seconds}s)`);
+  finish(name, r.status);
+}
+
+for (const { step } of selected.filter(({ i }) => i >= STATIC)) {
+  const [name, [cmd, ...args]] = step;
+  console.log(`\n━━ ${name}: ${cmd} ${args.join(" ")}`);
+  const since = Date.now();
+  const r = spawnSync(cmd, args, { stdio: "inherit", env });
+  results.push(`${r.status === 0 ? "✓" : "✖"} ${name} (${seconds(since)}s)`);
+  finish(name, r.status);
+}
+console.log(`\n${results.join("\n")}\n\nall checks passed (${seconds(started)}s in all)`);

@@ -1,13 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { ROLES, scopesOfRole } from "./roles";
+import { effectiveScopes } from "./scopes";
 
 const customer = { platform: false, costRoles: [] };
 
 describe("role -> scopes", () => {
   it("a viewer reads calls only; billing adds billing:read; a developer keys; admin and owner members", () => {
-    expect([...scopesOfRole("viewer", customer)]).toEqual(["calls:read"]);
-    expect([...scopesOfRole("billing", customer)].sort()).toEqual(["billing:read", "calls:read"]);
-    expect([...scopesOfRole("developer", customer)].sort()).toEqual(["calls:read", "keys:read", "keys:write"]);
+    expect([...scopesOfRole("viewer", customer)].sort()).toEqual(["calls:read", "invoices:read"]);
+    expect([...scopesOfRole("billing", customer)].sort()).toEqual(["billing:read", "calls:read", "invoices:read"]);
+    expect([...scopesOfRole("developer", customer)].sort()).toEqual([
+      "calls:read",
+      "invoices:read",
+      "keys:read",
+      "keys:write",
+    ]);
     for (const role of ["admin", "owner"]) {
       const scopes = scopesOfRole(role, customer);
       for (const s of ["members:write", "keys:write", "alerts:write", "audit:read"] as const)
@@ -35,6 +41,20 @@ describe("role -> scopes", () => {
         expect(scopesOfRole(role, { platform: false, costRoles: [...ROLES] }).has(s)).toBe(false);
       }
     }
+  });
+
+  // Issue 28: a role's scopes had no implications, so no person (platform staff included) could read an invoice.
+  it("every role reads invoices (calls:read implies invoices:read, docs/contract.md §2), platform staff too", () => {
+    for (const context of [customer, { platform: true, costRoles: [] }, { platform: false, costRoles: [...ROLES] }])
+      for (const role of ROLES) expect(scopesOfRole(role, context).has("invoices:read"), role).toBe(true);
+  });
+
+  it("a role's scopes carry the same implications as a key's (one function, effectiveScopes)", () => {
+    for (const platform of [false, true])
+      for (const role of ROLES) {
+        const scopes = scopesOfRole(role, { platform, costRoles: [...ROLES] });
+        expect([...effectiveScopes([...scopes])].sort(), role).toEqual([...scopes].sort());
+      }
   });
 
   it("an unknown role has no scope at all", () => {

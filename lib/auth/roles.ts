@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Scope } from "./scopes";
+import { effectiveScopes, type Scope } from "./scopes";
 
 /**
  * A member's role in an organization decides the scopes of their session (docs/contract.md §14, README "People,
@@ -40,18 +40,17 @@ export interface RoleContext {
 
 /**
  * The scopes of a role: calls:read_cost only for platform staff and the roles enabled on a reseller's group; the
- * provisioning scopes only for the platform's owners and admins.
+ * provisioning scopes only for the platform's owners and admins; and what those imply, as for a key.
  */
 export function scopesOfRole(role: string, context: RoleContext): Set<Scope> {
   const parsed = roleSchema.safeParse(role);
   if (!parsed.success) return new Set();
-  const scopes = new Set<Scope>(ROLE_SCOPES[parsed.data]);
-  if (context.platform || context.costRoles.includes(parsed.data)) scopes.add("calls:read_cost");
-  // Who changes alerts reads them (lib/auth/scopes.ts effectiveScopes does the same for keys).
-  if (scopes.has("alerts:write")) scopes.add("alerts:read");
-  if (context.platform && PROVISIONING_ROLES.includes(parsed.data))
-    for (const s of PLATFORM_STAFF_SCOPES) scopes.add(s);
-  return scopes;
+  const granted: Scope[] = [...ROLE_SCOPES[parsed.data]];
+  if (context.platform || context.costRoles.includes(parsed.data)) granted.push("calls:read_cost");
+  if (context.platform && PROVISIONING_ROLES.includes(parsed.data)) granted.push(...PLATFORM_STAFF_SCOPES);
+  // The implications a key's scopes get (calls:read -> invoices:read, alerts:write -> alerts:read, docs/contract.md
+  // §2), from the same function: a role's list without them left every person unable to read an invoice (issue 28).
+  return effectiveScopes(granted);
 }
 
 /** The rows of the README's and docs/contract.md's roles table, from the table itself. */

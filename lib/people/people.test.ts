@@ -91,7 +91,7 @@ describeOnEngines("people", (handle) => {
       billingGroupId: groupId,
       role: "viewer",
     });
-    expect([...principal.scopes].sort()).toEqual(["calls:read"]);
+    expect([...principal.scopes].sort()).toEqual(["calls:read", "invoices:read"]);
   });
 
   it("a wrong password and an unknown email get one answer", async () => {

@@ -85,7 +85,7 @@ describeOnEngines("OIDC single sign-on", (handle, engine) => {
     expect(result).toMatchObject({ next: "/calls", joined: true });
     const principal = await principalOf(result.session.cookieToken);
     expect(principal).toMatchObject({ via: "user_session", role: "viewer", billingGroupId: groupId });
-    expect([...principal!.scopes]).toEqual(["calls:read"]);
+    expect([...principal!.scopes].sort()).toEqual(["calls:read", "invoices:read"]);
     const events = await queryRows<{ action: string; after: Record<string, unknown> }>(
       db,
       sql`SELECT action, after FROM audit_events WHERE actor_label = ${email} ORDER BY id`,
