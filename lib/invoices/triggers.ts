@@ -1,4 +1,5 @@
 import type { TriggerDeclaration } from "@/lib/db/triggers";
+import { REFUSE_TRUNCATE } from "@/lib/billing/triggers";
 
 // Invoices (docs/contract.md §10). Issued documents never change: a row trigger on invoices and invoice_lines refuses
 // every UPDATE and DELETE (a correction is a new credit or debit note). Calls written in a month that may have closed
@@ -11,7 +12,6 @@ import type { TriggerDeclaration } from "@/lib/db/triggers";
 const MIGRATION = "0012_invoices.sql";
 const refuse = [{ name: "invoices_refuse_change", migration: MIGRATION }];
 const mark = [{ name: "invoices_mark_changed_calls", migration: "0021_invoice_marks_by_period.sql" }];
-export const REFUSE_TRUNCATE = [{ name: "refuse_truncate", migration: "0021_invoice_marks_by_period.sql" }];
 
 export const INVOICE_TRIGGERS: TriggerDeclaration[] = [
   {
