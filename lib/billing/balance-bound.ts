@@ -1,20 +1,15 @@
 import { sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { ApiError } from "@/lib/errors/api-error";
-import { formatMicros, MONEY_BOUND_MICROS } from "@/lib/money/micros";
+import { formatMicros, MONEY_BOUND_MESSAGE, MONEY_BOUND_MICROS } from "@/lib/money/micros";
 
 // The bound of every balance (docs/contract.md §1: ±10^12 units). A movement that would take a balance past it is
 // refused, where the database would otherwise have refused the sum past a bigint (a 500 once).
 
 const BOUND = formatMicros(MONEY_BOUND_MICROS);
 
-/** An amount a balance may move by: within the bound itself, so `keepsBalanceInBound` cannot overflow. */
-export function isBoundedAmount(micros: bigint): boolean {
-  return micros >= -MONEY_BOUND_MICROS && micros <= MONEY_BOUND_MICROS;
-}
-
 /**
- * SQL: `balance + amount` stays within the bound, written as a range on the balance (whose ends a bounded amount
- * keeps inside a bigint), so nothing overflows even for a balance stored past the bound before it existed.
+ * SQL: `balance + amount` stays within the bound, written as a range on the balance (whose ends an amount that
+ * isBoundedAmount (lib/money/micros.ts) accepts keeps inside a bigint), so nothing overflows even for a balance stored past the bound before it existed.
  */
 export function keepsBalanceInBound(balance: AnyColumn | SQL, amountMicros: bigint): SQL {
   const low = (-MONEY_BOUND_MICROS - amountMicros).toString();
@@ -24,8 +19,7 @@ export function keepsBalanceInBound(balance: AnyColumn | SQL, amountMicros: bigi
 
 /** 422 naming `amount`: the amount, or the balance it would make, lies past the bound. */
 export function outOfBoundError(what: "amount" | "balance"): ApiError {
-  const message =
-    what === "amount" ? `must lie between -${BOUND} and ${BOUND}` : `would take the balance past -${BOUND}..${BOUND}`;
+  const message = what === "amount" ? MONEY_BOUND_MESSAGE : `would take the balance past -${BOUND}..${BOUND}`;
   return new ApiError(
     "invalid_request_body",
     what === "amount"

@@ -2,8 +2,7 @@ import { portalBaseUrl } from "@/lib/config/env";
 import { billingContacts } from "@/lib/billing/billing-contacts";
 import type { Executor } from "@/lib/db/client";
 import { enqueueMail } from "@/lib/mail/outbox";
-import { currencyDecimals, roundToMinorUnit } from "@/lib/money/currency-decimals";
-import { formatMicros } from "@/lib/money/micros";
+import { formatMinorUnits } from "@/lib/money/currency-decimals";
 
 type DocumentKind = "invoice" | "credit_note" | "debit_note";
 
@@ -17,8 +16,7 @@ export interface MailedDocument {
 }
 
 // In the currency's minor unit (docs/contract.md §10; documents issued before are rounded here).
-const formatAmount = (micros: bigint, currency: string) =>
-  formatMicros(roundToMinorUnit(micros, currency), currencyDecimals(currency));
+const formatAmount = formatMinorUnits;
 
 const TITLE: Record<DocumentKind, string> = {
   invoice: "Invoice",

@@ -1,6 +1,5 @@
 import { PDFDocument, PageSizes, rgb, type PDFPage } from "pdf-lib";
-import { currencyDecimals, roundToMinorUnit } from "@/lib/money/currency-decimals";
-import { formatMicros } from "@/lib/money/micros";
+import { formatMinorUnits } from "@/lib/money/currency-decimals";
 import { PdfText } from "./pdf-text";
 import type { StoredInvoice, StoredLine } from "./read-invoices";
 import { amountDueMicros } from "./serialize-invoice";
@@ -22,7 +21,7 @@ const RULE = rgb(0.75, 0.75, 0.78);
  * whole minor units; the balance section (the ledger, exact) and documents issued before they were round half-up here.
  */
 export function formatAmount(micros: bigint, currency: string): string {
-  const text = formatMicros(roundToMinorUnit(micros, currency), currencyDecimals(currency));
+  const text = formatMinorUnits(micros, currency);
   const [whole, frac] = text.replace("-", "").split(".");
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return `${micros < 0n ? "-" : ""}${grouped}${frac ? `.${frac}` : ""}`;

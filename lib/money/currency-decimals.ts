@@ -1,4 +1,4 @@
-import { divRoundHalfUp, MICROS_PER_UNIT } from "./micros";
+import { divRoundHalfUp, formatMicros, MICROS_PER_UNIT } from "./micros";
 
 /** How many decimals a currency's amounts have (USD 2, JPY 0, BHD 3), as Intl's ISO 4217 data knows it. */
 export function currencyDecimals(currency: string): number {
@@ -14,4 +14,9 @@ export function minorUnitMicros(currency: string): bigint {
 export function roundToMinorUnit(micros: bigint, currency: string): bigint {
   const unit = minorUnitMicros(currency);
   return divRoundHalfUp(micros, unit) * unit;
+}
+
+/** A payable amount as plain text in the currency's minor unit, rounded half-up: "319.56" USD, "1235" JPY. */
+export function formatMinorUnits(micros: bigint, currency: string): string {
+  return formatMicros(roundToMinorUnit(micros, currency), currencyDecimals(currency));
 }

@@ -1,9 +1,7 @@
 import { z } from "zod";
-import { formatMicros, MONEY_BOUND_MICROS, parseMicros } from "./micros";
+import { isBoundedAmount, MONEY_BOUND_MESSAGE, parseMicros } from "./micros";
 
 const DECIMAL = /^-?\d{1,13}(\.\d{1,6})?$/;
-
-const BOUND = formatMicros(MONEY_BOUND_MICROS);
 
 /**
  * An amount in a /v1 request body: a decimal string, exact to 6 decimals (a JSON number may not be exact), as bigint
@@ -14,7 +12,5 @@ export function decimalMoney(example = "25.00") {
     .string({ error: `must be a decimal string such as "${example}" (not a JSON number)` })
     .regex(DECIMAL, `must be a decimal string with at most 6 decimals, such as "${example}"`)
     .transform((text) => parseMicros(text))
-    .refine((micros) => micros >= -MONEY_BOUND_MICROS && micros <= MONEY_BOUND_MICROS, {
-      message: `must lie between -${BOUND} and ${BOUND}`,
-    });
+    .refine(isBoundedAmount, { message: MONEY_BOUND_MESSAGE });
 }

@@ -11,6 +11,14 @@ export const MICROS_PER_UNIT = 1_000_000n;
  */
 export const MONEY_BOUND_MICROS = 1_000_000_000_000n * MICROS_PER_UNIT;
 
+/** Whether an amount (or a balance) lies within MONEY_BOUND_MICROS either way. */
+export function isBoundedAmount(micros: bigint): boolean {
+  return micros >= -MONEY_BOUND_MICROS && micros <= MONEY_BOUND_MICROS;
+}
+
+/** What an amount past the bound is told (422 errors[].message). */
+export const MONEY_BOUND_MESSAGE = `must lie between -${formatMicros(MONEY_BOUND_MICROS)} and ${formatMicros(MONEY_BOUND_MICROS)}`;
+
 const DECIMAL = /^([+-])?(\d+)(?:\.(\d+))?$/;
 
 /** Parses "12.345678", "-0.5", "7" into micros. Rejects more than 6 decimals instead of rounding silently. */

@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import type { AuditActor } from "@/lib/audit/record-audit-event";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
-import { isBoundedAmount, keepsBalanceInBound } from "@/lib/billing/balance-bound";
+import { keepsBalanceInBound } from "@/lib/billing/balance-bound";
 import { writeLedgerEntry } from "@/lib/billing/ledger";
 import { queryRows, type Tx } from "@/lib/db/client";
 import { newId } from "@/lib/ids/ids";
-import { formatMicros } from "@/lib/money/micros";
+import { formatMicros, isBoundedAmount } from "@/lib/money/micros";
 
 export interface ReceivedPayment {
   provider: string;
