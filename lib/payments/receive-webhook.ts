@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/lib/db/client";
-import { isBoundedAmount } from "@/lib/billing/balance-bound";
 import { isStorableText } from "@/lib/db/storable-text";
 import { ApiError } from "@/lib/errors/api-error";
 import { idSchema } from "@/lib/ids/ids";
+import { isBoundedAmount } from "@/lib/money/micros";
 import { BalanceBoundError, creditPayment, type CreditOutcome } from "./credit-payment";
 import { fromMinorUnits, isInvalidSignature, type PaymentEvent, type PaymentProvider } from "./provider";
 
@@ -72,33 +72,34 @@ export async function receivePaymentWebhook(
   const paymentMethod = event.paymentIntentId
     ? await provider.savedPaymentMethod(event.paymentIntentId).catch(() => null)
     : null;
-  const crediting = db.transaction(async (tx): Promise<CreditOutcome> => {
-    const credited = await creditPayment(tx, {
-      provider: provider.name,
-      source: "checkout",
-      reference: event.sessionId,
-      eventId: event.eventId,
-      billingGroupId: groupId,
-      amountMicros: fromMinorUnits(event.amountMinor, event.currency),
-      currency: event.currency,
-      description: "Online top-up",
-      actor: { type: "system", id: null, label: `${provider.name} webhook` },
-    });
-    if (credited.credited && event.customerId)
-      await tx.execute(sql`INSERT INTO payment_customers (billing_group_id, provider, customer_id, payment_method_id)
+  let outcome: CreditOutcome;
+  try {
+    outcome = await db.transaction(async (tx): Promise<CreditOutcome> => {
+      const credited = await creditPayment(tx, {
+        provider: provider.name,
+        source: "checkout",
+        reference: event.sessionId,
+        eventId: event.eventId,
+        billingGroupId: groupId,
+        amountMicros: fromMinorUnits(event.amountMinor, event.currency),
+        currency: event.currency,
+        description: "Online top-up",
+        actor: { type: "system", id: null, label: `${provider.name} webhook` },
+      });
+      if (credited.credited && event.customerId)
+        await tx.execute(sql`INSERT INTO payment_customers (billing_group_id, provider, customer_id, payment_method_id)
                            VALUES (${groupId}, ${provider.name}, ${event.customerId}, ${paymentMethod})
                            ON CONFLICT (billing_group_id) DO UPDATE SET provider = excluded.provider,
                              customer_id = excluded.customer_id,
                              payment_method_id = coalesce(excluded.payment_method_id, payment_customers.payment_method_id),
                              updated_at = now()`);
-    return credited;
-  });
-  // Past the bound of balances: rolled back whole (the payments row too), and refused like impossible content.
-  const outcome = await crediting.catch((e: unknown) => {
-    if (e instanceof BalanceBoundError) return e;
+      return credited;
+    });
+  } catch (e) {
+    // Past the bound of balances: rolled back whole (the payments row too), and refused like impossible content.
+    if (e instanceof BalanceBoundError) return refused(e.message);
     throw e;
-  });
-  if (outcome instanceof BalanceBoundError) return refused(outcome.message);
+  }
   return outcome.credited
     ? { received: true, action: "credited", paymentId: outcome.paymentId }
     : { received: true, action: "ignored", reason: outcome.reason };
