@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { createSessionToken } from "@/lib/auth/session-token";
 import { queryRows, type Db } from "@/lib/db/client";
@@ -7,6 +6,7 @@ import { authCookieValue } from "./auth-cookies";
 import { authErrorCode } from "./auth-error";
 import { takePeopleRequest, type PeopleThrottle } from "./request-limit";
 import { TWO_FACTOR_COOKIE, type PersonSession } from "./sign-in";
+import { authRowId } from "./auth-row-id";
 
 type HeadersLike = { get(name: string): string | null };
 
@@ -132,7 +132,7 @@ async function joinByInvitation(db: Db, invitationId: string): Promise<boolean> 
     );
     if (!accepted) return false;
     await tx.execute(sql`INSERT INTO members (id, organization_id, user_id, role)
-      VALUES (${`mem_${randomBytes(18).toString("base64url")}`}, ${accepted.organization_id}, ${accepted.user_id},
+      VALUES (${authRowId("mem")}, ${accepted.organization_id}, ${accepted.user_id},
         ${accepted.role ?? "viewer"})
       ON CONFLICT (organization_id, user_id) DO NOTHING`);
     return true;

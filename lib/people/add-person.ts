@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { CLI_ACTOR } from "@/lib/audit/actor";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
@@ -7,6 +6,7 @@ import { queryRows, type Db } from "@/lib/db/client";
 import { endSessionsIn } from "./end-sessions";
 import { organizationOfGroup, PLATFORM_ORGANIZATION_ID } from "./organizations";
 import { hashPassword } from "./password";
+import { authRowId } from "./auth-row-id";
 
 export interface AddPersonInput {
   email: string;
@@ -25,8 +25,6 @@ export interface AddedPerson {
   role: Role;
 }
 
-const id = (prefix: string) => `${prefix}_${randomBytes(18).toString("base64url")}`;
-
 /**
  * The operator's way in (admin CLI `people add`, the demo): a person with a confirmed email and a password, member
  * of one organization. Everyone else joins by invitation (lib/people/accept-invitation.ts). A person who exists is
@@ -39,17 +37,17 @@ export async function addPerson(db: Db, input: AddPersonInput): Promise<AddedPer
   const passwordHash = await hashPassword(input.password);
   return db.transaction(async (tx) => {
     const [existing] = await queryRows<{ id: string }>(tx, sql`SELECT id FROM users WHERE email = ${email}`);
-    const userId = existing?.id ?? id("usr");
+    const userId = existing?.id ?? authRowId("usr");
     if (!existing) {
       await tx.execute(
         sql`INSERT INTO users (id, name, email, email_verified) VALUES (${userId}, ${input.name}, ${email}, true)`,
       );
       await tx.execute(sql`INSERT INTO auth_accounts (id, account_id, provider_id, user_id, password)
-        VALUES (${id("acc")}, ${userId}, 'credential', ${userId}, ${passwordHash})`);
+        VALUES (${authRowId("acc")}, ${userId}, 'credential', ${userId}, ${passwordHash})`);
     }
     const [member] = await queryRows<{ id: string }>(
       tx,
-      sql`INSERT INTO members (id, organization_id, user_id, role) VALUES (${id("mem")}, ${organizationId}, ${userId}, ${input.role})
+      sql`INSERT INTO members (id, organization_id, user_id, role) VALUES (${authRowId("mem")}, ${organizationId}, ${userId}, ${input.role})
         ON CONFLICT (organization_id, user_id) DO UPDATE SET role = EXCLUDED.role RETURNING id`,
     );
     return { userId, memberId: member.id, organizationId, email, role: input.role };

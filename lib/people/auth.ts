@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { passkey } from "@better-auth/passkey";
@@ -25,6 +25,7 @@ import { sendMail } from "@/lib/mail/send-mail";
 import { processSingleton } from "@/lib/runtime/process-singleton";
 import { mailLink } from "./mail-origin";
 import { hashPassword, verifyPassword } from "./password";
+import { authRowId } from "./auth-row-id";
 
 // better-auth (https://better-auth.com) keeps people, their passwords, sessions, verification and reset tokens,
 // organizations, members and invitations, through its Drizzle adapter on the app's own handle, so PGlite and
@@ -103,7 +104,7 @@ function createAuth(db: Db | Tx) {
     logger: { level: "error" },
     advanced: {
       database: {
-        generateId: ({ model }) => `${ID_PREFIXES[model] ?? model}_${randomBytes(18).toString("base64url")}`,
+        generateId: ({ model }) => authRowId(ID_PREFIXES[model] ?? model),
       },
     },
     emailAndPassword: {

@@ -6,6 +6,7 @@ import { authFor, authInTransaction } from "./auth";
 import { authErrorCode } from "./auth-error";
 import { mailLink } from "./mail-origin";
 import { takePeopleRequest, type PeopleThrottle } from "./request-limit";
+import { authRowId } from "./auth-row-id";
 
 type HeadersLike = { get(name: string): string | null };
 
@@ -56,7 +57,7 @@ export async function mailResetLink(db: Db, email: string): Promise<void> {
       sql`SELECT id, email FROM users WHERE email = ${email}`,
     );
     if (!person) return;
-    const id = `ver_${randomBytes(18).toString("base64url")}`;
+    const id = authRowId("ver");
     const token = randomBytes(24).toString("base64url");
     await tx.execute(sql`INSERT INTO auth_verifications (id, identifier, value, expires_at)
       VALUES (${id}, ${`reset-password:${token}`}, ${person.id}, now() + ${`${RESET_TOKEN_SECONDS} seconds`}::interval)`);

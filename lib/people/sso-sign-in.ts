@@ -16,6 +16,7 @@ import {
   ssoProviderForEmail,
   type SsoProvider,
 } from "./sso-providers";
+import { authRowId } from "./auth-row-id";
 
 // OIDC single sign-on (docs/contract.md §16), the authorization code flow as a confidential client, through
 // openid-client: PKCE (S256), `state` and `nonce` generated per attempt and checked on the way back, the ID token's
@@ -118,7 +119,7 @@ export async function startSsoSignIn(
   };
   const attemptId = randomBytes(32).toString("base64url");
   await db.execute(sql`INSERT INTO auth_verifications (id, identifier, value, expires_at)
-    VALUES (${`ver_${randomBytes(18).toString("base64url")}`}, ${`sso:${attemptId}`}, ${JSON.stringify(attempt)},
+    VALUES (${authRowId("ver")}, ${`sso:${attemptId}`}, ${JSON.stringify(attempt)},
       now() + make_interval(secs => ${ATTEMPT_TTL_SECONDS}))`);
   const url = oidc.buildAuthorizationUrl(config, {
     redirect_uri: redirectUri(headers),
@@ -231,8 +232,6 @@ export async function finishSsoSignIn(
   return { ok: true, session: opened.session, next: attempt.next, joined: opened.joined };
 }
 
-const newId = (prefix: string) => `${prefix}_${randomBytes(18).toString("base64url")}`;
-
 async function openSsoSession(
   db: Db,
   provider: SsoProvider,
@@ -253,7 +252,7 @@ async function openSsoSession(
           tx,
           sql`SELECT id, email FROM users WHERE email = ${identity.email}`,
         );
-    const userId = byEmail?.id ?? newId("usr");
+    const userId = byEmail?.id ?? authRowId("usr");
     const email = byEmail?.email ?? identity.email;
     const [existing] = byEmail
       ? await queryRows<{ id: string; role: string }>(
@@ -273,13 +272,13 @@ async function openSsoSession(
     }
     if (!linked) {
       await tx.execute(sql`INSERT INTO auth_accounts (id, account_id, provider_id, user_id)
-        VALUES (${newId("acc")}, ${identity.sub}, ${providerKey}, ${userId})`);
+        VALUES (${authRowId("acc")}, ${identity.sub}, ${providerKey}, ${userId})`);
     }
     const actor: AuditActor = { type: "user", id: userId, label: email };
     const member = existing
       ? { ...existing, joined: false }
       : {
-          id: newId("mem"),
+          id: authRowId("mem"),
           role: provider.defaultRole,
           joined: true,
         };
@@ -296,7 +295,7 @@ async function openSsoSession(
         after: { email, role: member.role, method: "sso", newAccount: !byEmail },
       });
     }
-    const sessionId = newId("uss");
+    const sessionId = authRowId("uss");
     const [session] = await queryRows<{ expires_at: Date | string }>(
       tx,
       sql`INSERT INTO auth_sessions (id, token, user_id, expires_at, ip_address, user_agent, active_organization_id)
