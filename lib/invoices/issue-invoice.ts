@@ -71,7 +71,7 @@ export async function issueInvoices(db: Db, periods: readonly GroupPeriod[], iss
       } = withRounding(
         exact.map((u) => roundedUsageLine(u, group.currency)),
         exact.reduce((sum, u) => sum + u.exactMicros, 0n),
-        carried.get(p.groupId) ?? { micros: 0n, from: null },
+        carried.get(p.groupId)!,
         group.currency,
       );
       const tax = taxMicros(subtotal, group.taxRatePpm, group.currency);

@@ -130,10 +130,7 @@ export async function issueNoteIfChanged(db: Db, invoiceId: string, issuer: Issu
       });
     }
     if (usage.length === 0) return null;
-    const carried = (await readCarried(tx, [invoice.billing_group_id])).get(invoice.billing_group_id) ?? {
-      micros: 0n,
-      from: null,
-    };
+    const carried = (await readCarried(tx, [invoice.billing_group_id])).get(invoice.billing_group_id)!;
     const { lines, subtotalMicros: difference, remainderMicros } = withRounding(usage, exact, carried, sums.currency);
     const subtotalBefore = BigInt(sums.subtotal);
     const tax = taxMicros(subtotalBefore + difference, sums.rate, sums.currency) - BigInt(sums.tax);

@@ -11,9 +11,11 @@ import type { UsageLine } from "./period-usage";
 // difference between the subtotal and its usage lines, and the new sub-minor-unit remainder goes to the group's next
 // document. So the subtotals of a group's documents + the last one's remainder = the prices of the calls, to the micro.
 
+const UNRATED = "Unrated calls";
+
 /** A usage line's destination: the rate deck's description of its prefix, else the prefix; "Unrated calls" without. */
 export function destinationName(line: Pick<UsageLine, "prefix" | "rateDescription">): string {
-  if (line.prefix === null) return "Unrated calls";
+  if (line.prefix === null) return UNRATED;
   return line.rateDescription ?? `Prefix ${line.prefix}`;
 }
 
@@ -57,20 +59,11 @@ export function groupUsage(lines: readonly UsageLine[]): ExactUsage[] {
     g.prefixes.add(l.prefix);
     groups.set(key, g);
   }
-  const rank = (g: ExactUsage) => `${g.direction}\u0000${g.description === "Unrated calls" ? "1" : "0"}`;
+  // By code unit, not locale: a document's line order must not depend on the server's ICU data.
+  const order = (g: ExactUsage) => `${g.direction}\u0000${g.description === UNRATED ? 1 : 0}\u0000${g.description}`;
   return [...groups.values()]
     .map(({ prefixes, ...g }) => ({ ...g, prefix: prefixes.size === 1 ? [...prefixes][0] : null }))
-    .sort((a, b) =>
-      rank(a) !== rank(b)
-        ? rank(a) < rank(b)
-          ? -1
-          : 1
-        : a.description < b.description
-          ? -1
-          : a.description > b.description
-            ? 1
-            : 0,
-    );
+    .sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
 }
 
 /** A usage line of a document: its exact sum rounded to the minor unit. */
@@ -94,9 +87,14 @@ export interface Carried {
   from: string | null;
 }
 
-/** Each group's last document (in issue order) and the remainder it carried; none: 0. Under the groups' locks. */
+const NOTHING_CARRIED: Carried = { micros: 0n, from: null };
+
+/**
+ * Each group's last document (in issue order) and the remainder it carried; a group without one carries nothing.
+ * Under the groups' locks.
+ */
 export async function readCarried(tx: Executor, groupIds: readonly string[]): Promise<Map<string, Carried>> {
-  const out = new Map<string, Carried>();
+  const out = new Map<string, Carried>(groupIds.map((g) => [g, NOTHING_CARRIED]));
   if (groupIds.length === 0) return out;
   const rows = await queryRows<{ g: string; r: string; number: string }>(
     tx,
