@@ -66,18 +66,23 @@ function runCaptured([cmd, ...args]) {
 
 const selected = steps.map((step, i) => ({ step, i })).filter(({ step: [name] }) => !only || name.startsWith(only));
 const staticSteps = selected.filter(({ i }) => i < STATIC).map(({ step }) => step);
-const queue = staticSteps.map((step) => ({ step, done: null }));
-let next = 0;
-const startNext = () => {
-  if (next >= queue.length) return;
-  const item = queue[next++];
-  item.done = runCaptured(item.step[1]).then((r) => (startNext(), r));
+// At most CONCURRENT run at a time (a finished step hands its slot to the next waiting one); reported in order.
+let running = 0;
+const waiting = [];
+const release = () => {
+  const next = waiting.shift();
+  if (next) next();
+  else running--;
 };
-for (let k = 0; k < CONCURRENT; k++) startNext();
-for (const item of queue) {
-  while (!item.done) await new Promise((r) => setTimeout(r, 50));
-  const [name, [cmd, ...args]] = item.step;
-  const r = await item.done;
+const limited = async (step) => {
+  if (running < CONCURRENT) running++;
+  else await new Promise((resolve) => waiting.push(resolve));
+  return runCaptured(step[1]).finally(release);
+};
+const staticRuns = staticSteps.map((step) => ({ step, done: limited(step) }));
+for (const { step, done } of staticRuns) {
+  const [name, [cmd, ...args]] = step;
+  const r = await done;
   console.log(`\n━━ ${name}: ${cmd} ${args.join(" ")}`);
   if (r.output.trim()) process.stdout.write(r.output.endsWith("\n") ? r.output : `${r.output}\n`);
   results.push(`${r.status === 0 ? "✓" : "✖"} ${name} (${r.seconds}s)`);
