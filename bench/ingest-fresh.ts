@@ -8,15 +8,10 @@
 // The calls start on 2025-11-01, one a minute: months that have closed, as a late CDR backlog or an import (the
 // invoice re-check marks are written for them). Prints one JSON object per round. Not a test: nothing here asserts
 // a timing; the targets (>= 10 000 calls/s batched on PostgreSQL on an idle machine, RSS < 300 MiB) are read off it.
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { createApiKey } from "@/lib/auth/manage-keys";
-import { createBillingGroup } from "@/lib/billing/groups";
-import { openDatabase } from "@/lib/db/client";
-import { importSellRates } from "@/lib/rating/import-rates";
-import { createTestDatabase, type Engine } from "@/lib/testing/engines";
+import type { Engine } from "@/lib/testing/engines";
+import { freshAccount } from "./fresh-account";
 import { BenchServer, buildProduction } from "./server";
 
 const { values } = parseArgs({
@@ -74,23 +69,10 @@ async function postAll(count: number, make: (i: number) => unknown, url: string,
 }
 
 async function round(n: number) {
-  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `cb-ingest-${engine}-`));
-  const dataDir = path.join(workDir, "data");
-  const created = engine === "postgres" ? await createTestDatabase() : undefined;
-  const databaseUrl = created?.url;
-  const logFile = path.join(workDir, "server.log");
+  const account = await freshAccount(engine, "ingest");
+  const { dataDir, databaseUrl, logFile, key } = account;
   let server: BenchServer | undefined;
   try {
-    const handle = await openDatabase(databaseUrl ? { url: databaseUrl } : { dir: dataDir, role: "cli" });
-    const group = await createBillingGroup(handle.db, {
-      name: "Ingest",
-      currency: "EUR",
-      openingBalanceMicros: 10n ** 15n,
-    });
-    await importSellRates(handle.db, group.id, [{ prefix: "44", rate: "0.01", increment: { min: 60, interval: 60 } }]);
-    const { key } = await createApiKey(handle.db, { scopes: ["cdrs:write", "calls:read"], billingGroupId: group.id });
-    await handle.close();
-
     server = await BenchServer.start({
       dataDir,
       databaseUrl,
@@ -137,8 +119,7 @@ async function round(n: number) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await server?.stop();
-    await created?.drop();
-    fs.rmSync(workDir, { recursive: true, force: true });
+    await account.remove();
   }
 }
 

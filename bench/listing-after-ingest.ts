@@ -5,15 +5,11 @@
 // whatever statistics the planner has, the product gathered. --then-analyze also measures after a manual ANALYZE
 // (and, on PGlite, a restart), the reference. Prints one JSON object. Not a test: nothing here asserts a timing.
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
-import { createApiKey } from "@/lib/auth/manage-keys";
-import { createBillingGroup } from "@/lib/billing/groups";
 import { openDatabase, queryRows } from "@/lib/db/client";
-import { importSellRates } from "@/lib/rating/import-rates";
-import { createTestDatabase, type Engine } from "@/lib/testing/engines";
+import type { Engine } from "@/lib/testing/engines";
+import { freshAccount } from "./fresh-account";
 import { latency } from "./http";
 import { BenchServer, buildProduction } from "./server";
 
@@ -34,24 +30,11 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function main() {
   buildProduction(log, values["reuse-build"]!);
-  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `cb-listing-${engine}-`));
-  const dataDir = path.join(workDir, "data");
-  const created = engine === "postgres" ? await createTestDatabase() : undefined;
-  const databaseUrl = created?.url;
-  const logFile = path.join(workDir, "server.log");
+  const account = await freshAccount(engine, "listing");
+  const { dataDir, databaseUrl, logFile, key } = account;
   const start = () => BenchServer.start({ dataDir, databaseUrl, logFile });
   let server: BenchServer | undefined;
   try {
-    const handle = await openDatabase(databaseUrl ? { url: databaseUrl } : { dir: dataDir, role: "cli" });
-    const group = await createBillingGroup(handle.db, {
-      name: "Listed",
-      currency: "EUR",
-      openingBalanceMicros: 10n ** 15n,
-    });
-    await importSellRates(handle.db, group.id, [{ prefix: "44", rate: "0.01", increment: { min: 60, interval: 60 } }]);
-    const { key } = await createApiKey(handle.db, { scopes: ["cdrs:write", "calls:read"], billingGroupId: group.id });
-    await handle.close();
-
     server = await start();
     const headers = { authorization: `Bearer ${key}` };
     const first = Date.parse("2025-11-01T00:00:00Z");
@@ -140,8 +123,7 @@ async function main() {
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await server?.stop();
-    await created?.drop();
-    fs.rmSync(workDir, { recursive: true, force: true });
+    await account.remove();
   }
 }
 
