@@ -121,8 +121,7 @@ describe("demo on pglite", () => {
       previous = i;
     }
     expect(withCalls).toBeGreaterThanOrEqual(2 * result.groups.length);
-    // Every group's first month holds its opening balance as a top-up line, and the closing of the last month plus
-    // the entries since is the balance.
+    // The first group's first month holds its opening balance (opened at the first call) among its top-ups.
     const [first] = invoices;
     expect(BigInt(first.topups)).toBeGreaterThan(0n);
   });
