@@ -3,7 +3,7 @@ import { afterEach, expect, it, vi } from "vitest";
 import { createBillingGroup, setBillingGroupInvoicing, type BillingGroup } from "@/lib/billing/groups";
 import { queryRows, type Db } from "@/lib/db/client";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
-import { nativeCdrSchema } from "@/lib/ingest/schemas";
+import { answeredCdr } from "@/lib/ingest/testing/answered-cdr";
 import { importSellRates } from "@/lib/rating/import-rates";
 import { parseRateCsv } from "@/lib/rating/rate-csv";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
@@ -30,16 +30,8 @@ const ZONES = [
 
 let serial = 0;
 function cdr(group: BillingGroup, startMs: number, minutes: number) {
-  return nativeCdrSchema.parse({
-    uuid: `late-${group.id}-${serial++}`,
-    direction: "outbound",
-    from: "4930123456",
-    to: "919876543210",
-    billingGroupId: group.id,
-    startTime: new Date(startMs).toISOString(),
-    answerTime: new Date(startMs).toISOString(),
-    endTime: new Date(startMs + minutes * MINUTE).toISOString(),
-  });
+  const uuid = `late-${group.id}-${serial++}`;
+  return answeredCdr({ uuid, billingGroupId: group.id, startMs, seconds: minutes * 60, to: "919876543210" });
 }
 
 async function sums(db: Db, groupId: string) {

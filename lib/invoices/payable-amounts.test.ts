@@ -3,7 +3,7 @@ import { expect, it } from "vitest";
 import { createBillingGroup, setBillingGroupInvoicing, type BillingGroup } from "@/lib/billing/groups";
 import { queryRows, type Db } from "@/lib/db/client";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
-import { nativeCdrSchema } from "@/lib/ingest/schemas";
+import { answeredCdr } from "@/lib/ingest/testing/answered-cdr";
 import { minorUnitMicros } from "@/lib/money/currency-decimals";
 import { importSellRates } from "@/lib/rating/import-rates";
 import { parseRateCsv } from "@/lib/rating/rate-csv";
@@ -40,16 +40,7 @@ interface Doc {
 
 let serial = 0;
 function cdr(group: BillingGroup, startMs: number, seconds: number, to: string) {
-  return nativeCdrSchema.parse({
-    uuid: `pay-${group.id}-${serial++}`,
-    direction: "outbound",
-    from: "4930123456",
-    to,
-    billingGroupId: group.id,
-    startTime: new Date(startMs).toISOString(),
-    answerTime: new Date(startMs).toISOString(),
-    endTime: new Date(startMs + seconds * 1000).toISOString(),
-  });
+  return answeredCdr({ uuid: `pay-${group.id}-${serial++}`, billingGroupId: group.id, startMs, seconds, to });
 }
 
 /** A month of calls: one every 9h17m from `from`, 1-600 s, to each destination in turn. */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBillingGroup, setBillingGroupInvoicing } from "@/lib/billing/groups";
 import { openDatabase, queryRows, type DbHandle } from "@/lib/db/client";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
-import { nativeCdrSchema } from "@/lib/ingest/schemas";
+import { answeredCdr } from "@/lib/ingest/testing/answered-cdr";
 import { importSellRates } from "@/lib/rating/import-rates";
 import { parseRateCsv } from "@/lib/rating/rate-csv";
 import { rerateCalls } from "@/lib/rating/rerate";
@@ -45,15 +45,13 @@ describe("two invoice runs at once on PostgreSQL", () => {
       for (let i = 0; i < 6; i++) {
         const start = Date.parse("2025-09-20T00:00:00Z") + i * 17 * 86_400_000 + g * 3_600_000;
         cdrs.push(
-          nativeCdrSchema.parse({
+          answeredCdr({
             uuid: `c-${g}-${i}`,
-            direction: "outbound",
+            billingGroupId: group.id,
+            startMs: start,
+            seconds: 30 + i * 7,
             from: "15550001",
             to: "12125550100",
-            billingGroupId: group.id,
-            startTime: new Date(start).toISOString(),
-            answerTime: new Date(start).toISOString(),
-            endTime: new Date(start + (30 + i * 7) * 1000).toISOString(),
           }),
         );
       }

@@ -8,7 +8,7 @@ import {
 } from "@/lib/billing/groups";
 import { queryRows, type Db } from "@/lib/db/client";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
-import { nativeCdrSchema } from "@/lib/ingest/schemas";
+import { answeredCdr } from "@/lib/ingest/testing/answered-cdr";
 import { importSellRates } from "@/lib/rating/import-rates";
 import { parseRateCsv } from "@/lib/rating/rate-csv";
 import { rerateCalls } from "@/lib/rating/rerate";
@@ -65,18 +65,16 @@ async function balanceAt(db: Db, groupId: string, at: Date): Promise<bigint> {
   return BigInt(row.s);
 }
 
-function cdr(group: BillingGroup, i: number, start: string, seconds: number, to: string, direction = "outbound") {
-  const startMs = Date.parse(start);
-  return nativeCdrSchema.parse({
-    uuid: `inv-${group.id}-${i}`,
-    direction,
-    from: "4930123456",
-    to,
-    billingGroupId: group.id,
-    startTime: new Date(startMs).toISOString(),
-    answerTime: new Date(startMs).toISOString(),
-    endTime: new Date(startMs + seconds * 1000).toISOString(),
-  });
+function cdr(
+  group: BillingGroup,
+  i: number,
+  start: string,
+  seconds: number,
+  to: string,
+  direction: "inbound" | "outbound" = "outbound",
+) {
+  const uuid = `inv-${group.id}-${i}`;
+  return answeredCdr({ uuid, billingGroupId: group.id, startMs: Date.parse(start), seconds, to, direction });
 }
 
 describeOnEngines("the invoice run", (handle) => {
