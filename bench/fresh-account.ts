@@ -54,3 +54,23 @@ export async function freshAccount(engine: Engine, label: string): Promise<Fresh
     throw e;
   }
 }
+
+const FIRST_CALL = Date.parse("2025-11-01T00:00:00Z");
+
+/**
+ * The i-th call those benches post: one a minute from 2025-11-01 (months that have closed: a backlog or an import),
+ * 70 % outbound, one in eight unanswered, 5-404 s, to a spread of UK numbers (the account's one rate).
+ */
+export function postedCdr(uuid: string, i: number) {
+  const t = FIRST_CALL + i * 60_000;
+  return {
+    uuid,
+    direction: i % 10 < 7 ? "outbound" : "inbound",
+    from: `1555${String(i % 1e7).padStart(7, "0")}`,
+    to: `44${String((i * 48271) % 1e10).padStart(10, "0")}`,
+    startTime: new Date(t).toISOString(),
+    answerTime: i % 8 === 0 ? null : new Date(t + 2000).toISOString(),
+    endTime: new Date(t + 2000 + (5 + (i % 400)) * 1000).toISOString(),
+    hangupCause: i % 8 === 0 ? "NO_ANSWER" : "NORMAL_CLEARING",
+  };
+}

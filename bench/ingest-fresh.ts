@@ -11,7 +11,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { Engine } from "@/lib/testing/engines";
-import { freshAccount } from "./fresh-account";
+import { freshAccount, postedCdr } from "./fresh-account";
 import { BenchServer, buildProduction } from "./server";
 
 const { values } = parseArgs({
@@ -30,21 +30,7 @@ const calls = Number(values.calls);
 const singles = Number(values.singles);
 const posters = Number(values.posters);
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const FIRST = Date.parse("2025-11-01T00:00:00Z");
-
-function cdr(tag: string, i: number) {
-  const t = FIRST + i * 60_000;
-  return {
-    uuid: `fresh-${tag}-${i}`,
-    direction: i % 10 < 7 ? "outbound" : "inbound",
-    from: `1555${String(i % 1e7).padStart(7, "0")}`,
-    to: `44${String((i * 48271) % 1e10).padStart(10, "0")}`,
-    startTime: new Date(t).toISOString(),
-    answerTime: i % 8 === 0 ? null : new Date(t + 2000).toISOString(),
-    endTime: new Date(t + 2000 + (5 + (i % 400)) * 1000).toISOString(),
-    hangupCause: i % 8 === 0 ? "NO_ANSWER" : "NORMAL_CLEARING",
-  };
-}
+const cdr = (tag: string, i: number) => postedCdr(`fresh-${tag}-${i}`, i);
 
 async function post(url: string, key: string, body: unknown): Promise<void> {
   const res = await fetch(url, {

@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
 import { openDatabase, queryRows } from "@/lib/db/client";
 import type { Engine } from "@/lib/testing/engines";
-import { freshAccount } from "./fresh-account";
+import { freshAccount, postedCdr } from "./fresh-account";
 import { latency } from "./http";
 import { BenchServer, buildProduction } from "./server";
 
@@ -37,23 +37,11 @@ async function main() {
   try {
     server = await start();
     const headers = { authorization: `Bearer ${key}` };
-    const first = Date.parse("2025-11-01T00:00:00Z");
     const ingestStarted = performance.now();
     for (let from = 0; from < calls; from += 1000) {
-      const cdrs = Array.from({ length: Math.min(1000, calls - from) }, (_, j) => {
-        const i = from + j;
-        const t = first + i * 60_000;
-        return {
-          uuid: `listing-${i}`,
-          direction: i % 10 < 7 ? "outbound" : "inbound",
-          from: `1555${String(i % 1e7).padStart(7, "0")}`,
-          to: `44${String((i * 48271) % 1e10).padStart(10, "0")}`,
-          startTime: new Date(t).toISOString(),
-          answerTime: i % 8 === 0 ? null : new Date(t + 2000).toISOString(),
-          endTime: new Date(t + 2000 + (5 + (i % 400)) * 1000).toISOString(),
-          hangupCause: i % 8 === 0 ? "NO_ANSWER" : "NORMAL_CLEARING",
-        };
-      });
+      const cdrs = Array.from({ length: Math.min(1000, calls - from) }, (_, j) =>
+        postedCdr(`listing-${from + j}`, from + j),
+      );
       const res = await fetch(`${server.baseUrl}/v1/cdrs`, {
         method: "POST",
         headers: { ...headers, "content-type": "application/json" },
