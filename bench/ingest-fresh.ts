@@ -6,7 +6,8 @@
 // clients. Reports calls/s of each phase and the server's RSS: after start (planner statistics ready), after a
 // warm-up (one batch and a few single posts: the modules a request loads are loaded), and the peak while posting.
 // The calls start on 2025-11-01, one a minute: months that have closed, as a late CDR backlog or an import (the
-// invoice re-check marks are written for them). Prints one JSON object per round. Not a test: nothing here asserts
+// invoice re-check marks are written for them). Prints one JSON object per round; the server's CPU per 1 000 batched
+// calls is the figure to compare on a machine that is not idle. Not a test: nothing here asserts
 // a timing; the targets (>= 10 000 calls/s batched on PostgreSQL on an idle machine, RSS < 300 MiB) are read off it.
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -72,6 +73,7 @@ async function round(n: number) {
     for (let j = 0; j < 20; j++) await post(url, key, cdr(`ws${n}`, j));
     const afterWarmup = server.memory().rssNowMiB;
     server.resetPeak();
+    const cpuBefore = server.cpuSeconds();
 
     const batches = Math.ceil(calls / 1000);
     const batchSeconds = await postAll(
@@ -81,13 +83,19 @@ async function round(n: number) {
       key,
     );
     const afterBatches = server.memory();
+    const cpuBatched = server.cpuSeconds() - cpuBefore;
     const singleSeconds = await postAll(singles, (i) => cdr(`s${n}`, calls + i), url, key);
     const end = server.memory();
     const result = {
       engine,
       round: n,
       posters,
-      batched: { calls, seconds: Number(batchSeconds.toFixed(2)), callsPerSecond: Math.round(calls / batchSeconds) },
+      batched: {
+        calls,
+        seconds: Number(batchSeconds.toFixed(2)),
+        callsPerSecond: Math.round(calls / batchSeconds),
+        serverCpuMsPer1000Calls: Math.round((cpuBatched * 1e6) / calls),
+      },
       single: {
         calls: singles,
         seconds: Number(singleSeconds.toFixed(2)),

@@ -67,6 +67,18 @@ function statusKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
   }
 }
 
+/** CPU time (user + system) a process has used, in seconds, from /proc (clock ticks of 1/100 s on Linux). */
+function cpuSecondsOf(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14 and stime 15.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 /** Waits until the log, past `offset`, holds `text`; throws when the server exits or after `timeoutMs`. */
 async function waitForLogLine(
   logFile: string,
@@ -145,6 +157,14 @@ export class BenchServer {
       vmHwmMiB: Math.round(statusKiB(this.pid, "VmHWM") / 1024),
       rssNowMiB: Math.round(statusKiB(this.pid, "VmRSS") / 1024),
     };
+  }
+
+  /**
+   * CPU seconds the server's processes have used so far: what a phase costs the server whatever else the machine
+   * runs (wall-clock rates fall on a busy machine, CPU per call much less).
+   */
+  cpuSeconds(): number {
+    return processTree(this.pid).reduce((sum, pid) => sum + cpuSecondsOf(pid), 0);
   }
 
   /** Starts a new peak window (the sampled peak only; VmHWM is per process lifetime). */
