@@ -125,6 +125,18 @@ module.exports = {
       to: { dependencyTypes: ["core"] },
     },
     {
+      name: "calls-read-through-the-port",
+      comment:
+        "Outside lib/calls, calls are read through CallReads (lib/calls/call-store.ts), so another store of calls can " +
+        "answer the same questions; the hot table's read functions are its implementation (types may be imported).",
+      severity: "error",
+      from: { pathNot: `^lib/calls/|${TEST_CODE}|^(tests|e2e|bench)/` },
+      to: {
+        path: "^lib/calls/(get-call|period-usage|spend-per-day|usage-sums)\\.ts$",
+        dependencyTypesNot: ["type-only"],
+      },
+    },
+    {
       name: "test-support-only-from-tests",
       comment: "lib/testing and lib/<concept>/testing are for tests, benchmarks and e2e only.",
       severity: "error",

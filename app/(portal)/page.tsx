@@ -5,13 +5,13 @@ import { PaymentsCard } from "@/components/payments/payments-card";
 import { SpendChart } from "@/components/dashboard/spend-chart";
 import { SpendSummary } from "@/components/dashboard/spend-summary";
 import { Card } from "@/components/ui/card";
+import { callReads } from "@/lib/calls/call-store";
 import { getDb } from "@/lib/db/client";
 import { accountOptions } from "@/lib/portal/names";
 import { paymentsPanel } from "@/lib/portal/payments";
 import { describePeriod } from "@/lib/portal/period";
 import { requirePortalSession } from "@/lib/portal/session";
 import { returnPathOf } from "@/lib/portal/sign-in";
-import { spendPerDay } from "@/lib/portal/spend-per-day";
 
 export const metadata: Metadata = { title: "Dashboard" };
 
@@ -30,8 +30,7 @@ export default async function DashboardPage({
     ? (options.find((a) => a.id === account)?.id ?? options[0]?.id ?? null)
     : principal.billingGroupId;
   const now = new Date();
-  const spend = await spendPerDay(
-    db,
+  const spend = await callReads(db).spendPerDay(
     { billingGroupId: selected ?? principal.billingGroupId },
     { withCost: session.canReadCost, now },
   );

@@ -1,6 +1,6 @@
 import { formatAmount } from "@/lib/portal/format";
 import type { Period } from "@/lib/portal/period";
-import type { SpendSeries } from "@/lib/portal/spend-per-day";
+import type { SpendSeries } from "@/lib/calls/spend-per-day";
 import { PeriodLabel } from "../portal/period-label";
 
 const DAY_LABEL = new Intl.DateTimeFormat("en", { month: "short", day: "numeric", timeZone: "UTC" });

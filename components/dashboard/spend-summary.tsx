@@ -1,6 +1,6 @@
 import { formatAmount, formatCount } from "@/lib/portal/format";
 import type { Period } from "@/lib/portal/period";
-import type { SpendSeries } from "@/lib/portal/spend-per-day";
+import type { SpendSeries } from "@/lib/calls/spend-per-day";
 import { Card, CardTitle } from "@/components/ui/card";
 import { Stat } from "@/components/ui/stat";
 import { Amount } from "../calls/call-columns";

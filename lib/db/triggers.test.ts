@@ -1,14 +1,22 @@
 import fs from "node:fs";
 import path from "node:path";
 import { sql } from "drizzle-orm";
-import { expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { ALERT_TRIGGERS } from "@/lib/alerts/triggers";
 import { AUDIT_TRIGGERS } from "@/lib/audit/triggers";
 import { AUTH_TRIGGERS } from "@/lib/auth/triggers";
 import { AUTHORIZATION_TRIGGERS } from "@/lib/authorizations/triggers";
+import { createBillingGroup, setBillingGroupInvoicing, type BillingGroup } from "@/lib/billing/groups";
 import { LEDGER_TRIGGERS } from "@/lib/billing/triggers";
+import { ArchiveRefusedError, archiveCalls } from "@/lib/calls/archive-calls";
+import { callReads } from "@/lib/calls/call-store";
+import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
+import { answeredCdr } from "@/lib/ingest/testing/answered-cdr";
+import { runInvoices } from "@/lib/invoices/run-invoices";
 import { INVOICE_TRIGGERS } from "@/lib/invoices/triggers";
 import { PAYMENT_TRIGGERS } from "@/lib/payments/triggers";
+import { importSellRates } from "@/lib/rating/import-rates";
+import { parseRateCsv } from "@/lib/rating/rate-csv";
 import { USAGE_TRIGGERS } from "@/lib/usage/triggers";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { migrationsFolder, queryRows } from "./client";
@@ -81,5 +89,128 @@ describeOnEngines("triggers, each declared in its concept folder (lib/<concept>/
         expect(inDatabase.get(fn.name), fn.name).toBe(written?.body);
       }
     }
+  });
+});
+
+// Archiving (docs/contract.md "Archiving calls"): the DELETE of archiveCalls fires neither the rollup nor the
+// invoice-mark triggers (they return at once with callbook.archiving on, migration 0023); any other DELETE still takes
+// its calls back (rollups shrink, the closed period is rechecked).
+describeOnEngines("archiving calls", (handle) => {
+  const db = () => handle().db;
+  // America/New_York: November 2030 ends at 05:00Z on 1 December, so that UTC day is cut (read from calls by a note).
+  const NOV_START = Date.parse("2030-11-01T04:00:00Z");
+  const NOV_END = Date.parse("2030-12-01T05:00:00Z");
+  const NOW = Date.parse("2030-12-01T07:00:00Z");
+  let group: BillingGroup;
+  let serial = 0;
+  const call = (startMs: number, minutes: number) =>
+    answeredCdr({
+      uuid: `archive-${serial++}`,
+      billingGroupId: group.id,
+      startMs,
+      seconds: minutes * 60,
+      to: "12125550100",
+    });
+  const rollups = () =>
+    queryRows<{ t: string; row: string }>(
+      db(),
+      sql`SELECT 'hourly' AS t, row_to_json(u)::text AS row FROM usage_hourly u WHERE billing_group_id = ${group.id}
+          UNION ALL SELECT 'quarter', row_to_json(u)::text FROM usage_quarter u WHERE billing_group_id = ${group.id}
+          UNION ALL SELECT 'daily', row_to_json(u)::text FROM usage_daily u WHERE billing_group_id = ${group.id}
+          ORDER BY 1, 2`,
+    );
+  const marks = async () =>
+    (
+      await queryRows<{ day: string }>(
+        db(),
+        sql`SELECT to_char(day AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM invoice_recheck_marks
+            WHERE billing_group_id = ${group.id} ORDER BY id`,
+      )
+    ).map((m) => m.day);
+  const hotCalls = async () =>
+    (
+      await queryRows<{ uuid: string }>(
+        db(),
+        sql`SELECT uuid FROM calls WHERE billing_group_id = ${group.id} ORDER BY start_time`,
+      )
+    ).map((c) => c.uuid);
+  const november = () => callReads(db()).periodUsage(group.id, new Date(NOV_START), new Date(NOV_END));
+
+  beforeAll(async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date(NOW));
+    group = await createBillingGroup(db(), { name: "Archive", currency: "USD" });
+    await setBillingGroupInvoicing(db(), group.id, { timeZone: "America/New_York" });
+    await db().execute(sql`UPDATE billing_groups SET created_at = '2030-10-15T12:00:00Z' WHERE id = ${group.id}`);
+    await importSellRates(
+      db(),
+      group.id,
+      parseRateCsv("prefix,rate,increment,description\n1,1,60/60,USA\n"),
+      undefined,
+      {
+        effectiveFrom: new Date("2025-01-01T00:00:00Z"),
+      },
+    );
+    await ingestCdrs(db(), [
+      call(Date.parse("2030-11-10T12:00:00Z"), 3), // archive-0: a whole UTC day of November
+      call(Date.parse("2030-11-12T12:00:00Z"), 4), // archive-1: another
+      call(Date.parse("2030-12-01T02:00:00Z"), 5), // archive-2: November's, on the UTC day its end cuts
+      call(Date.parse("2030-12-01T06:00:00Z"), 6), // archive-3: December's, not invoiced yet
+    ]);
+    await runInvoices(db(), { now: new Date(NOW), issuer: { name: "Operator", address: "" } });
+  });
+  afterAll(() => {
+    vi.useRealTimers();
+  });
+
+  it("refuses calls of a period not yet invoiced, and removes nothing", async () => {
+    const error = await archiveCalls(db(), { before: new Date(NOW) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ArchiveRefusedError);
+    expect((error as ArchiveRefusedError).groupIds).toEqual([group.id]);
+    expect(await hotCalls()).toEqual(["archive-0", "archive-1", "archive-2", "archive-3"]);
+  });
+
+  it("removes invoiced calls from the hot table with the rollups, invoice marks and period usage unchanged", async () => {
+    const [rollupsBefore, usageBefore] = [await rollups(), await november()];
+    expect(usageBefore.map((l) => l.calls)).toEqual([3]);
+    expect(await marks()).toEqual([]);
+    // Up to November's end: the call on the cut UTC day stays (a note's recheck reads that day from calls).
+    expect(await archiveCalls(db(), { before: new Date(NOV_END), billingGroupId: group.id })).toBe(2);
+    expect(await hotCalls()).toEqual(["archive-2", "archive-3"]);
+    expect(await rollups()).toEqual(rollupsBefore);
+    expect(await marks()).toEqual([]);
+    expect(await november()).toEqual(usageBefore);
+    const run = await runInvoices(db(), { now: new Date(NOW), issuer: { name: "Operator", address: "" } });
+    expect(run).toMatchObject({ invoices: 0, notes: 0 });
+    // The setting lasted the archive's transaction only.
+    const [{ setting }] = await queryRows<{ setting: string | null }>(
+      db(),
+      sql`SELECT current_setting('callbook.archiving', true) AS setting`,
+    );
+    expect(setting === null || setting === "").toBe(true);
+  });
+
+  it("a late CDR of an archived period gets its note (exactly its own amount); a plain DELETE takes it back", async () => {
+    await ingestCdrs(db(), [call(Date.parse("2030-11-20T12:00:00Z"), 7)]); // archive-4
+    expect(await marks()).toEqual(["2030-11-20"]);
+    const run = await runInvoices(db(), { now: new Date(NOW), issuer: { name: "Operator", address: "" } });
+    expect(run).toMatchObject({ invoices: 0, notes: 1 });
+    const notes = await queryRows<{ kind: string; subtotal: string }>(
+      db(),
+      sql`SELECT kind, subtotal_micros::text AS subtotal FROM invoices WHERE billing_group_id = ${group.id} AND kind <> 'invoice'`,
+    );
+    // Seven minutes at 1 USD: the archived calls are neither credited nor billed again.
+    expect(notes).toEqual([{ kind: "debit_note", subtotal: "7000000" }]);
+    const daily = () =>
+      queryRows<{ calls: string }>(
+        db(),
+        sql`SELECT sum(calls)::text AS calls FROM usage_daily WHERE billing_group_id = ${group.id}
+            AND day = '2030-11-20T00:00:00Z'::timestamptz`,
+      );
+    expect(await daily()).toEqual([{ calls: "1" }]);
+    const marked = (await marks()).length;
+    await db().execute(sql`DELETE FROM calls WHERE billing_group_id = ${group.id} AND uuid = 'archive-4'`);
+    expect(await daily()).toEqual([{ calls: "0" }]);
+    expect((await marks()).slice(marked)).toEqual(["2030-11-20"]);
   });
 });

@@ -3,7 +3,7 @@ import { z } from "zod";
 /**
  * The instants a date filter may name: years 0001 to 9999 in UTC (what an ISO year of four digits, and so
  * `toISOString()` in a statement, can write), and such that rounding one outward to a whole UTC day, as the usage
- * report does to read its rollups (lib/usage/summarize-usage.ts planUsage), stays inside: so the last one is
+ * report does to read its rollups (lib/calls/usage-sums.ts planUsage), stays inside: so the last one is
  * 9999-12-31T00:00:00Z, not the day's last millisecond, which rounds up to year 10000 (a 500 once).
  */
 export const FIRST_INSTANT = Date.parse("0001-01-01T00:00:00Z");

@@ -1,5 +1,5 @@
 import type { Principal } from "@/lib/auth/principal";
-import { exportCallsCsv } from "@/lib/calls/export-csv";
+import { callReads } from "@/lib/calls/call-store";
 import type { Executor } from "@/lib/db/client";
 import { getInvoice } from "./read-invoices";
 import { renderInvoicePdf } from "./render-pdf";
@@ -23,7 +23,7 @@ export async function invoicePdf(db: Executor, principal: Principal, id: string)
 /** GET /v1/invoices/{id}/calls.csv: the calls of the document's group that started in its period, as the export. */
 export async function invoiceCallsCsv(db: Executor, principal: Principal, id: string): Promise<InvoiceFile> {
   const invoice = await getInvoice(db, principal, id);
-  const body = await exportCallsCsv(db, principal, {
+  const body = await callReads(db).exportCsv(principal, {
     billingGroupId: invoice.billingGroupId,
     startTimeGte: invoice.periodStart,
     startTimeLte: new Date(invoice.periodEnd.getTime() - 1),

@@ -1,10 +1,11 @@
 import { sql } from "drizzle-orm";
+import { callReads } from "@/lib/calls/call-store";
+import type { GroupPeriod } from "@/lib/calls/period-usage";
 import { queryRows, type Db } from "@/lib/db/client";
 import { lockGroupsForInvoicing } from "./group-lock";
 import { insertDocuments, type NewDocument, type NewLine } from "./insert-document";
 import { readPeriodsLedger } from "./period-ledger";
 import { groupUsage, readCarried, roundedUsageLine, withRounding } from "./payable-lines";
-import { readPeriodsUsage, type GroupPeriod } from "./period-usage";
 import { taxMicros } from "./tax";
 
 export interface Issuer {
@@ -47,7 +48,7 @@ export async function issueInvoices(db: Db, periods: readonly GroupPeriod[], iss
     }
     const due = periods.filter((p) => groups.has(p.groupId) && !issued.has(p.groupId));
     if (due.length === 0) return [];
-    const usage = await readPeriodsUsage(tx, due);
+    const usage = await callReads(tx).periodsUsage(due);
     const carried = await readCarried(
       tx,
       due.map((p) => p.groupId),

@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
+import { callReads } from "@/lib/calls/call-store";
 import { queryRows, type Db } from "@/lib/db/client";
 import { roundToMinorUnit } from "@/lib/money/currency-decimals";
 import { lockGroupForInvoicing } from "./group-lock";
 import { insertDocument, type NewLine } from "./insert-document";
 import type { Issuer } from "./issue-invoice";
 import { groupUsage, readCarried, usageKey, withRounding } from "./payable-lines";
-import { readPeriodUsage } from "./period-usage";
 import { taxMicros } from "./tax";
 
 interface Invoiced {
@@ -90,7 +90,7 @@ export async function issueNoteIfChanged(db: Db, invoiceId: string, issuer: Issu
         },
       ]),
     );
-    const now = groupUsage(await readPeriodUsage(tx, invoice.billing_group_id, start, end));
+    const now = groupUsage(await callReads(tx).periodUsage(invoice.billing_group_id, start, end));
     const usage: NewLine[] = [];
     const seen = new Set<string>();
     let exact = 0n;

@@ -3,7 +3,7 @@ import { queryRows, type Executor } from "@/lib/db/client";
 import { currencyDecimals, minorUnitMicros, roundToMinorUnit } from "@/lib/money/currency-decimals";
 import { formatMicros } from "@/lib/money/micros";
 import type { NewLine } from "./insert-document";
-import type { UsageLine } from "./period-usage";
+import type { UsageLine } from "@/lib/calls/period-usage";
 
 // Documents are payable amounts (docs/contract.md §10): usage lines per direction and destination name, each the exact
 // sum of its calls' prices rounded half-up to the currency's minor unit; the subtotal is the document's exact usage

@@ -7,11 +7,12 @@ import { REFUSE_TRUNCATE } from "@/lib/billing/triggers";
 // transaction, whether or not the invoice exists yet; the invoice run rechecks the invoices of those days and issues
 // the notes (lib/invoices/run-invoices.ts). "May have closed" is the group's own: before the start of the running month
 // in its zone or before the end of its last invoiced period (invoiced_until), never a UTC window. Calls of the running
-// period write nothing. TRUNCATE is refused too (a statement-level trigger). SQL in migrations 0012 and 0021.
+// period write nothing; neither does the DELETE of archiveCalls (lib/calls/archive-calls.ts), which takes nothing
+// back. TRUNCATE is refused too (a statement-level trigger). SQL in migrations 0012, 0021 and 0023.
 
 const MIGRATION = "0012_invoices.sql";
 const refuse = [{ name: "invoices_refuse_change", migration: MIGRATION }];
-const mark = [{ name: "invoices_mark_changed_calls", migration: "0021_invoice_marks_by_period.sql" }];
+const mark = [{ name: "invoices_mark_changed_calls", migration: "0023_archive_calls.sql" }];
 
 export const INVOICE_TRIGGERS: TriggerDeclaration[] = [
   {

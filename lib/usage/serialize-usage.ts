@@ -1,20 +1,7 @@
 import { canReadCost, type Principal } from "@/lib/auth/principal";
+import type { UsageSums } from "@/lib/calls/usage-sums";
 import { microsToNumber } from "@/lib/money/micros";
 import type { UsageGroupBy, UsageReport, UsageRow, UsageRowWithCost, UsageTotal, UsageTotalWithCost } from "./schemas";
-
-/** Exact sums of one (key, currency) group, as read from SQL. */
-export interface UsageSums {
-  key: string | null;
-  label: string | null;
-  currency: string;
-  calls: bigint;
-  answeredCalls: bigint;
-  unratedCalls: bigint;
-  billedSeconds: bigint;
-  priceMicros: bigint;
-  buyCostMicros: bigint;
-  marginMicros: bigint;
-}
 
 type Figures = Omit<UsageSums, "key" | "label" | "currency">;
 const FIGURES: (keyof Figures)[] = [

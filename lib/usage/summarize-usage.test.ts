@@ -16,7 +16,8 @@ import { callPartitionNames, explainAnalyzeText, partitionsRead } from "@/lib/te
 import { listCallsQuerySchema } from "@/lib/calls/schemas";
 import { FIRST_INSTANT, LAST_INSTANT } from "@/lib/http/query-params";
 import type { UsageGroupBy, UsageReport } from "./schemas";
-import { planUsage, summarizeUsage, type UsageFilters } from "./summarize-usage";
+import { planUsage } from "@/lib/calls/usage-sums";
+import { summarizeUsage, type UsageFilters } from "./summarize-usage";
 
 const principal = testPrincipal;
 const COST: Scope[] = ["calls:read", "calls:read_cost"];

@@ -3,8 +3,10 @@ import type { TriggerDeclaration } from "@/lib/db/triggers";
 // Usage rollups (usage_hourly, usage_quarter, usage_daily) are written only by these statement-level triggers on
 // calls, in the transaction of the INSERT (ingest), UPDATE (re-rating) or DELETE that changes the calls: one upsert
 // of the grouped difference per statement, in key order (no deadlock between two transactions), so the rollups are
-// always exact and no writer of calls knows about them. The SQL is in the migrations named below (functions in
-// 0005; the triggers re-created on the partitioned calls table in 0008); lib/db/triggers.test.ts checks them.
+// always exact and no writer of calls knows about them. A DELETE of archiveCalls (lib/calls/archive-calls.ts, in a
+// transaction with callbook.archiving on) leaves them as they are: archived calls stay counted. The SQL is in the
+// migrations named below (functions in 0005, the delete's in 0023; the triggers re-created on the partitioned calls
+// table in 0008); lib/db/triggers.test.ts checks them.
 
 const fn = (name: string) => ({ name, migration: "0005_usage_rollups.sql" });
 
@@ -31,7 +33,7 @@ export const USAGE_TRIGGERS: TriggerDeclaration[] = [
     definition:
       "CREATE TRIGGER calls_usage_rollups_delete AFTER DELETE ON public.calls REFERENCING OLD TABLE AS old_calls FOR EACH STATEMENT EXECUTE FUNCTION usage_rollups_on_delete()",
     migration: "0008_partition_calls.sql",
-    functions: [fn("usage_rollups_on_delete")],
+    functions: [{ name: "usage_rollups_on_delete", migration: "0023_archive_calls.sql" }],
   },
   {
     name: "calls_usage_rollups_truncate",

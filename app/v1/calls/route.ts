@@ -1,11 +1,12 @@
 import { apiRoute, jsonText } from "@/lib/api/handler";
 import { publicBaseUrl } from "@/lib/config/env";
-import { callFiltersFromQuery, listCallsJson, nextPageUrl, pageOrigin } from "@/lib/calls/list-calls";
+import { callReads } from "@/lib/calls/call-store";
+import { callFiltersFromQuery, nextPageUrl, pageOrigin } from "@/lib/calls/list-calls";
 import { listCallsOperation } from "@/lib/calls/operations";
 import type { CallPage } from "@/lib/calls/schemas";
 
 export const GET = apiRoute(listCallsOperation, async ({ readDb, principal, query, request }) => {
-  const listing = await listCallsJson(await readDb(), principal, callFiltersFromQuery(query), {
+  const listing = await callReads(await readDb()).listCallsJson(principal, callFiltersFromQuery(query), {
     pageSize: query.pageSize,
     cursor: query.cursor || undefined,
   });

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { CallDetailBody } from "@/components/calls/call-detail-dialog";
 import { ApiError } from "@/lib/errors/api-error";
-import { getCall } from "@/lib/calls/get-call";
+import { callReads } from "@/lib/calls/call-store";
 import { getDb } from "@/lib/db/client";
 import { nameDestinations } from "@/lib/portal/destination-names";
 import { callNames } from "@/lib/portal/names";
@@ -18,10 +18,12 @@ export default async function CallPage({ params }: { params: Promise<{ id: strin
   const { principal } = await requirePortalSession(`/calls/${encodeURIComponent(id)}`);
   const db = await getDb();
   // The one serialiser decides the fields: no cost fields for a session without calls:read_cost.
-  const call = await getCall(db, principal, id).catch((e: unknown) => {
-    if (e instanceof ApiError && e.code === "not_found") notFound();
-    throw e;
-  });
+  const call = await callReads(db)
+    .getCall(principal, id)
+    .catch((e: unknown) => {
+      if (e instanceof ApiError && e.code === "not_found") notFound();
+      throw e;
+    });
   const [names, destinations] = await Promise.all([
     callNames(db, principal, {
       billingGroupId: call.billingGroupId,

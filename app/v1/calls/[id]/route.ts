@@ -1,5 +1,7 @@
 import { apiRoute } from "@/lib/api/handler";
-import { getCall } from "@/lib/calls/get-call";
+import { callReads } from "@/lib/calls/call-store";
 import { getCallOperation } from "@/lib/calls/operations";
 
-export const GET = apiRoute(getCallOperation, ({ db, principal, params }) => getCall(db, principal, params.id));
+export const GET = apiRoute(getCallOperation, ({ db, principal, params }) =>
+  callReads(db).getCall(principal, params.id),
+);

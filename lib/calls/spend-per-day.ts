@@ -18,6 +18,12 @@ export interface SpendSeries {
   cost?: { buyCostMicros: bigint; marginMicros: bigint };
 }
 
+export interface SpendOptions {
+  days?: number;
+  now?: Date;
+  withCost?: boolean;
+}
+
 const DAY_MS = 24 * 3600 * 1000;
 
 function utcDay(d: Date): string {
@@ -31,7 +37,7 @@ function utcDay(d: Date): string {
 export async function spendPerDay(
   db: Executor,
   principal: Pick<Principal, "billingGroupId">,
-  options: { days?: number; now?: Date; withCost?: boolean } = {},
+  options: SpendOptions = {},
 ): Promise<SpendSeries[]> {
   const days = options.days ?? 30;
   const now = options.now ?? new Date();

@@ -1,0 +1,67 @@
+import { sql } from "drizzle-orm";
+import { queryRows, type Db } from "@/lib/db/client";
+
+/** Refused: calls before `before` belong to periods not yet invoiced (their usage is still to be billed from them). */
+export class ArchiveRefusedError extends Error {
+  constructor(readonly groupIds: string[]) {
+    super(
+      `archive refused: calls of periods not yet invoiced (billing groups ${groupIds.join(", ")}); ` +
+        "archive up to each group's last invoiced period end at most",
+    );
+    this.name = "ArchiveRefusedError";
+  }
+}
+
+export interface ArchiveOptions {
+  /** Calls that started before this instant leave the hot table. */
+  before: Date;
+  /** One billing group only; every group when absent. */
+  billingGroupId?: string;
+}
+
+/**
+ * Removes calls from the hot table without changing what was billed (docs/contract.md "Archiving calls"): the DELETE
+ * runs with callbook.archiving on (this transaction only), so the usage rollups keep counting the calls and no invoice
+ * recheck is marked (migration 0023). Refuses (ArchiveRefusedError, nothing removed) when a call before `before`
+ * is of a period not yet invoiced. Keeps the calls of the UTC days an invoice period cuts (a boundary off UTC
+ * midnight: a zone's month end), which a note's recheck reads from calls (lib/calls/period-usage.ts), and every
+ * call's uuid claim (call_uuids), so a replayed CDR is never stored and billed again. Returns how many were removed.
+ */
+export async function archiveCalls(db: Db, options: ArchiveOptions): Promise<number> {
+  const before = options.before.toISOString();
+  const oneGroup = (column: ReturnType<typeof sql.raw>) =>
+    options.billingGroupId === undefined ? sql`true` : sql`${column} = ${options.billingGroupId}`;
+  return db.transaction(async (tx) => {
+    // Every group with a call before `before` that its last invoice does not cover (or that has none): one index range
+    // per group on calls' primary key.
+    const uninvoiced = await queryRows<{ id: string }>(
+      tx,
+      sql`SELECT g.id FROM billing_groups g LEFT JOIN invoiced_until u ON u.billing_group_id = g.id
+          WHERE ${oneGroup(sql.raw("g.id"))} AND (u.period_end IS NULL OR u.period_end < ${before}::timestamptz)
+            AND EXISTS (SELECT 1 FROM calls c WHERE c.billing_group_id = g.id AND c.start_time < ${before}::timestamptz
+                          AND (u.period_end IS NULL OR c.start_time >= u.period_end))
+          ORDER BY g.id`,
+    );
+    if (uninvoiced.length > 0) throw new ArchiveRefusedError(uninvoiced.map((g) => g.id));
+    await tx.execute(sql`SELECT set_config('callbook.archiving', 'on', true)`);
+    const removed = await queryRows<{ n: string }>(
+      tx,
+      sql`WITH cut AS MATERIALIZED (
+            SELECT DISTINCT i.billing_group_id AS g, date_trunc('day', t.at, 'UTC') AS day
+            FROM invoices i CROSS JOIN LATERAL (VALUES (i.period_start), (i.period_end)) AS t(at)
+            WHERE i.kind = 'invoice' AND ${oneGroup(sql.raw("i.billing_group_id"))}
+              AND t.at <> date_trunc('day', t.at, 'UTC')
+          ), gone AS (
+            -- Within the invoiced periods here too: a late CDR committed since the check is never archived unbilled.
+            DELETE FROM calls c USING invoiced_until u
+            WHERE ${oneGroup(sql.raw("c.billing_group_id"))} AND c.start_time < ${before}::timestamptz
+              AND u.billing_group_id = c.billing_group_id AND c.start_time < u.period_end
+              AND NOT EXISTS (SELECT 1 FROM cut WHERE cut.g = c.billing_group_id
+                                AND cut.day = date_trunc('day', c.start_time, 'UTC'))
+            RETURNING 1
+          )
+          SELECT count(*)::text AS n FROM gone`,
+    );
+    return Number(removed[0]?.n ?? 0);
+  });
+}

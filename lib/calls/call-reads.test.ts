@@ -1,0 +1,35 @@
+import fs from "node:fs";
+import path from "node:path";
+import { expect, it } from "vitest";
+
+// Every read of calls goes through lib/calls (CallReads, call-store.ts), so a second store can answer the same
+// questions. This holds the rule on the source: SQL over `calls` outside lib/calls is allowed only where it writes.
+
+const ROOTS = ["lib", "app", "cli", "components"];
+
+/** Files outside lib/calls that may name `calls` in SQL, and why. */
+const ALLOWED = new Map<string, string>([
+  ["lib/ingest/ingest-cdrs.ts", "the writer: inserts calls and holds a replay to the call it stored"],
+  ["lib/rating/rerate.ts", "the writer: re-rates calls under FOR UPDATE"],
+  ["lib/demo/run-demo.ts", "whether the database is still empty before demo data is written"],
+]);
+
+/** `FROM calls`, `JOIN calls`, `.from(calls)`, `${calls}`: the table read in SQL or through Drizzle. */
+const CALLS_SQL = /\b(?:FROM|JOIN)\s+calls\b|\.from\(calls\)|\$\{calls\}/;
+
+function sources(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sources(file);
+    return /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) ? [file] : [];
+  });
+}
+
+it("no file outside lib/calls reads calls with its own SQL (writers and test support aside)", () => {
+  const offenders = ROOTS.flatMap((root) => sources(root))
+    .map((file) => file.split(path.sep).join("/"))
+    .filter((file) => !file.startsWith("lib/calls/") && !/^lib\/(?:[^/]+\/)?testing\//.test(file))
+    .filter((file) => !ALLOWED.has(file))
+    .filter((file) => CALLS_SQL.test(fs.readFileSync(file, "utf8")));
+  expect(offenders).toEqual([]);
+});
