@@ -10,19 +10,14 @@ import { getDb } from "@/lib/db/client";
 import { accountOptions } from "@/lib/portal/names";
 import { paymentsPanel } from "@/lib/portal/payments";
 import { describePeriod } from "@/lib/portal/period";
-import { requirePortalSession } from "@/lib/portal/session";
-import { returnPathOf } from "@/lib/portal/sign-in";
+import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
+import { PORTAL_PAGES } from "@/lib/portal/pages";
 
 export const metadata: Metadata = { title: "Dashboard" };
 
-export default async function DashboardPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
-  const params = await searchParams;
+export default async function DashboardPage({ searchParams }: { searchParams: Promise<PageSearchParams> }) {
+  const { session, principal, params } = await requirePortalPage(PORTAL_PAGES.dashboard, searchParams);
   const { account } = params;
-  const { session, principal } = await requirePortalSession(returnPathOf("/", params));
   const db = await getDb();
   // A platform session looks at one account at a time: the switcher's choice (in the URL), else the first.
   const options = await accountOptions(db, principal);

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { operationOf } from "./handler";
-import { OPERATIONS } from "./operations";
+import { getOpenApiOperation, OPERATIONS } from "./operations";
 
 const APP = path.resolve(__dirname, "../../app");
 const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
@@ -55,5 +55,31 @@ describe("the /v1 operations", () => {
       const named = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
       expect(Object.keys(op.params?.shape ?? {}).sort(), op.operationId).toEqual(named);
     }
+  });
+
+  it("are each concept's own lists: every operation a concept's module exports is in its *_OPERATIONS list", async () => {
+    const LIB = path.resolve(__dirname, "..");
+    const modules = fs
+      .readdirSync(LIB)
+      .filter((dir) => dir !== "api" && dir !== "openapi")
+      .flatMap((dir) =>
+        ["operations.ts", "deck-operations.ts"]
+          .map((name) => path.join(LIB, dir, name))
+          .filter((file) => fs.existsSync(file)),
+      );
+    expect(modules.length).toBeGreaterThan(5);
+    const listed = new Set<unknown>();
+    for (const file of modules) {
+      const exports = Object.entries((await import(file)) as Record<string, unknown>);
+      const lists = exports.filter(([name, value]) => /_OPERATIONS$/.test(name) && Array.isArray(value));
+      const own = new Set(lists.flatMap(([, value]) => value as unknown[]));
+      const operations = exports.filter(([name]) => /Operation$/.test(name)).map(([, value]) => value);
+      expect(operations.length, file).toBeGreaterThan(0);
+      for (const op of operations)
+        expect(own.has(op), `${path.relative(LIB, file)}: an operation in no list`).toBe(true);
+      for (const op of own) listed.add(op);
+    }
+    // Gathered whole: the document has every listed operation and nothing a concept did not list (but itself).
+    expect(new Set(OPERATIONS)).toEqual(new Set([...listed, getOpenApiOperation]));
   });
 });

@@ -1,42 +1,18 @@
 import { z } from "zod";
 import { ALERT_OPERATIONS } from "@/lib/alerts/operations";
-import { exportAuditEventsOperation, listAuditEventsOperation } from "@/lib/audit/operations";
-import { authorizeCallOperation } from "@/lib/authorizations/operations";
-import {
-  adjustAccountOperation,
-  createAccountOperation,
-  getAccountOperation,
-  getBalanceOperation,
-  listAccountsOperation,
-  topUpAccountOperation,
-  updateAccountOperation,
-} from "@/lib/billing/operations";
-import { exportCallsOperation, getCallOperation, listCallsOperation } from "@/lib/calls/operations";
-import { createExportOperation, downloadExportOperation, getExportOperation } from "@/lib/exports/operations";
-import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from "@/lib/keys/operations";
-import { ingestCdrsOperation } from "@/lib/ingest/operations";
-import {
-  getInvoiceCallsOperation,
-  getInvoiceOperation,
-  getInvoicePdfOperation,
-  listInvoicesOperation,
-} from "@/lib/invoices/operations";
+import { AUDIT_OPERATIONS } from "@/lib/audit/operations";
+import { AUTHORIZATION_OPERATIONS } from "@/lib/authorizations/operations";
+import { ACCOUNT_OPERATIONS, BALANCE_OPERATIONS } from "@/lib/billing/operations";
+import { CALL_OPERATIONS } from "@/lib/calls/operations";
+import { EXPORT_OPERATIONS } from "@/lib/exports/operations";
+import { INGEST_OPERATIONS } from "@/lib/ingest/operations";
+import { INVOICE_OPERATIONS } from "@/lib/invoices/operations";
+import { KEY_OPERATIONS } from "@/lib/keys/operations";
 import { defineOperation, type Operation } from "@/lib/openapi/operation";
-import {
-  createSupplierOperation,
-  downloadBuyDeckInForceOperation,
-  downloadRateDeckOperation,
-  downloadSellDeckInForceOperation,
-  listBuyDecksOperation,
-  listSellDecksOperation,
-  listSuppliersOperation,
-  updateSupplierOperation,
-  uploadBuyDeckOperation,
-  uploadSellDeckOperation,
-} from "@/lib/rating/deck-operations";
-import { setAutoRechargeOperation } from "@/lib/payments/operations";
-import { lookupRateOperation } from "@/lib/rating/operations";
-import { summarizeUsageOperation } from "@/lib/usage/operations";
+import { PAYMENT_OPERATIONS } from "@/lib/payments/operations";
+import { DECK_OPERATIONS } from "@/lib/rating/deck-operations";
+import { RATE_OPERATIONS } from "@/lib/rating/operations";
+import { USAGE_OPERATIONS } from "@/lib/usage/operations";
 
 /** GET /v1/openapi.json: public, and answered without apiRoute (app/v1/openapi.json/route.ts). */
 export const getOpenApiOperation = defineOperation({
@@ -51,47 +27,24 @@ export const getOpenApiOperation = defineOperation({
 });
 
 /**
- * Every /v1 operation, in the document's order. A route file under app/v1 serves exactly these (operations.test.ts
- * checks it both ways), so a new route comes with its operation.
+ * Every /v1 operation, in the document's order: each concept declares and lists its own (its operations.ts), this
+ * only orders the concepts. A route file under app/v1 serves exactly these (operations.test.ts checks it both ways),
+ * so a new route comes with its operation.
  */
 export const OPERATIONS: readonly Operation[] = [
-  listCallsOperation,
-  exportCallsOperation,
-  getCallOperation,
-  createExportOperation,
-  getExportOperation,
-  downloadExportOperation,
-  summarizeUsageOperation,
-  getBalanceOperation,
-  lookupRateOperation,
-  listAccountsOperation,
-  getAccountOperation,
-  createAccountOperation,
-  updateAccountOperation,
-  topUpAccountOperation,
-  adjustAccountOperation,
-  uploadSellDeckOperation,
-  listSellDecksOperation,
-  downloadSellDeckInForceOperation,
-  downloadRateDeckOperation,
-  listSuppliersOperation,
-  createSupplierOperation,
-  updateSupplierOperation,
-  uploadBuyDeckOperation,
-  listBuyDecksOperation,
-  downloadBuyDeckInForceOperation,
-  setAutoRechargeOperation,
-  listInvoicesOperation,
-  getInvoiceOperation,
-  getInvoicePdfOperation,
-  getInvoiceCallsOperation,
-  ingestCdrsOperation,
-  authorizeCallOperation,
-  createApiKeyOperation,
-  listApiKeysOperation,
-  revokeApiKeyOperation,
-  listAuditEventsOperation,
-  exportAuditEventsOperation,
+  ...CALL_OPERATIONS,
+  ...EXPORT_OPERATIONS,
+  ...USAGE_OPERATIONS,
+  ...BALANCE_OPERATIONS,
+  ...RATE_OPERATIONS,
+  ...ACCOUNT_OPERATIONS,
+  ...DECK_OPERATIONS,
+  ...PAYMENT_OPERATIONS,
+  ...INVOICE_OPERATIONS,
+  ...INGEST_OPERATIONS,
+  ...AUTHORIZATION_OPERATIONS,
+  ...KEY_OPERATIONS,
+  ...AUDIT_OPERATIONS,
   ...ALERT_OPERATIONS,
   getOpenApiOperation,
 ];

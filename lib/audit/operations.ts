@@ -35,3 +35,6 @@ export const exportAuditEventsOperation = defineOperation({
   undocumentedQuery: ["cursor", "pageSize"],
   responses: { 200: { description: "CSV with a header row", body: z.string(), contentType: "text/csv" } },
 });
+
+/** The /v1 operations on the audit log, in the OpenAPI document's order (gathered by lib/api/operations.ts). */
+export const AUDIT_OPERATIONS = [listAuditEventsOperation, exportAuditEventsOperation] as const;

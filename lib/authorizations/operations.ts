@@ -37,3 +37,6 @@ export const authorizeCallOperation = defineOperation({
     "invalid_authorization_request",
   ],
 });
+
+/** The /v1 operations on authorizations, in the OpenAPI document's order (gathered by lib/api/operations.ts). */
+export const AUTHORIZATION_OPERATIONS = [authorizeCallOperation] as const;

@@ -123,3 +123,17 @@ export const adjustAccountOperation = defineOperation({
   responses: { 201: { description: "The ledger entry and the account after it", body: balanceMovementSchema } },
   errors: ["invalid_request_body", "payload_too_large"],
 });
+
+/**
+ * The /v1 operations of billing, in two runs of the OpenAPI document's order (gathered by lib/api/operations.ts):
+ * the balance comes before the rate lookup, the accounts after it.
+ */
+export const BALANCE_OPERATIONS = [getBalanceOperation] as const;
+export const ACCOUNT_OPERATIONS = [
+  listAccountsOperation,
+  getAccountOperation,
+  createAccountOperation,
+  updateAccountOperation,
+  topUpAccountOperation,
+  adjustAccountOperation,
+] as const;

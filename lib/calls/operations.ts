@@ -53,3 +53,6 @@ export const getCallOperation = defineOperation({
   params: z.object({ id: serialIdSchema("Call id, from the `id` field of a call") }),
   responses: { 200: { description: "The call", body: z.xor([callDetailSchema, callDetailWithCostSchema]) } },
 });
+
+/** The /v1 operations on calls, in the OpenAPI document's order (gathered by lib/api/operations.ts). */
+export const CALL_OPERATIONS = [listCallsOperation, exportCallsOperation, getCallOperation] as const;

@@ -61,3 +61,6 @@ export const downloadExportOperation = defineOperation({
   responses: { 200: { description: "CSV with a header row", body: z.string(), contentType: "text/csv" } },
   errors: ["link_expired", "conflict"],
 });
+
+/** The /v1 operations on background exports, in the OpenAPI document's order (gathered by lib/api/operations.ts). */
+export const EXPORT_OPERATIONS = [createExportOperation, getExportOperation, downloadExportOperation] as const;

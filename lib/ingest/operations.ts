@@ -50,3 +50,6 @@ export const ingestCdrsOperation = defineOperation({
   },
   errors: ["conflict", "payload_too_large", "invalid_body"],
 });
+
+/** The /v1 operations on ingest, in the OpenAPI document's order (gathered by lib/api/operations.ts). */
+export const INGEST_OPERATIONS = [ingestCdrsOperation] as const;

@@ -64,7 +64,19 @@ export async function insertDocuments(
   if (docs.length === 0) return [];
   if (docs.some((d) => d.kind !== kind)) throw new RangeError("one series per statement");
   const ids = docs.map(() => newId("inv"));
-  const documents = JSON.stringify(
+  const issued = await insertNumbered(tx, kind, ids, docs);
+  await auditIssued(tx, kind, docs, issued);
+  // The owner and billing members hear of each document once it commits (lib/mail/outbox.ts).
+  await enqueueDocumentMails(
+    tx,
+    issued.map((d, i) => ({ ...d, doc: docs[i] })),
+  );
+  return issued;
+}
+
+/** The documents as the JSON rows the insert reads (json_to_recordset), numbered 1.. in the order given. */
+function documentsJson(ids: readonly string[], docs: readonly NewDocument[]): string {
+  return JSON.stringify(
     docs.map((doc, i) => ({
       id: ids[i],
       n: i + 1,
@@ -90,7 +102,11 @@ export async function insertDocuments(
       c: big(doc.balance?.closing),
     })),
   );
-  const lines = JSON.stringify(
+}
+
+/** Every document's lines as JSON rows, each numbered 1.. within its document. */
+function linesJson(ids: readonly string[], docs: readonly NewDocument[]): string {
+  return JSON.stringify(
     docs.flatMap((doc, i) =>
       doc.lines.map((l, n) => ({
         doc: ids[i],
@@ -107,6 +123,17 @@ export async function insertDocuments(
       })),
     ),
   );
+}
+
+/** The one statement: draws the series' next numbers and inserts the documents and their lines. Ids in order. */
+async function insertNumbered(
+  tx: Executor,
+  kind: DocumentKind,
+  ids: readonly string[],
+  docs: readonly NewDocument[],
+): Promise<{ id: string; number: string }[]> {
+  const documents = documentsJson(ids, docs);
+  const lines = linesJson(ids, docs);
   const rows = await queryRows<{ id: string; number: string }>(
     tx,
     sql`WITH counter AS (
@@ -136,8 +163,16 @@ export async function insertDocuments(
         SELECT id, number FROM inserted`,
   );
   const byId = new Map(rows.map((r) => [r.id, r.number]));
-  const issued = ids.map((id) => ({ id, number: byId.get(id)! }));
-  // The audit log (docs/contract.md §9): each document's issue, by the system, in the issuing transaction.
+  return ids.map((id) => ({ id, number: byId.get(id)! }));
+}
+
+/** The audit log (docs/contract.md §9): each document's issue, by the system, in the issuing transaction. */
+async function auditIssued(
+  tx: Executor,
+  kind: DocumentKind,
+  docs: readonly NewDocument[],
+  issued: readonly { id: string; number: string }[],
+): Promise<void> {
   for (const [i, doc] of docs.entries())
     await recordAuditEvent(tx, {
       actor: { type: "system", id: null, label: "invoice run" },
@@ -158,12 +193,6 @@ export async function insertDocuments(
         totalMicros: doc.totalMicros,
       },
     });
-  // The owner and billing members hear of each document once it commits (lib/mail/outbox.ts).
-  await enqueueDocumentMails(
-    tx,
-    issued.map((d, i) => ({ ...d, doc: docs[i] })),
-  );
-  return issued;
 }
 
 /** One document (insertDocuments of one). */

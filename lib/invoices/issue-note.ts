@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import { callReads } from "@/lib/calls/call-store";
-import { queryRows, type Db } from "@/lib/db/client";
+import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { roundToMinorUnit } from "@/lib/money/currency-decimals";
 import { lockGroupForInvoicing } from "./group-lock";
 import { insertDocument, type NewLine } from "./insert-document";
 import type { Issuer } from "./issue-invoice";
-import { groupUsage, readCarried, usageKey, withRounding } from "./payable-lines";
+import { groupUsage, readCarried, usageKey, withRounding, type ExactUsage } from "./payable-lines";
 import { taxMicros } from "./tax";
 
 interface Invoiced {
@@ -28,119 +28,27 @@ interface Invoiced {
  */
 export async function issueNoteIfChanged(db: Db, invoiceId: string, issuer: Issuer): Promise<string | null> {
   return db.transaction(async (tx) => {
-    const [invoice] = await queryRows<{
-      billing_group_id: string;
-      period_start: Date | string;
-      period_end: Date | string;
-    }>(
-      tx,
-      sql`SELECT billing_group_id, period_start, period_end FROM invoices WHERE id = ${invoiceId} AND kind = 'invoice'`,
-    );
+    const invoice = await readInvoicePeriod(tx, invoiceId);
     if (!invoice) return null;
-    const group = await lockGroupForInvoicing(tx, invoice.billing_group_id);
+    const group = await lockGroupForInvoicing(tx, invoice.groupId);
     if (!group) return null;
-    const start = new Date(invoice.period_start);
-    const end = new Date(invoice.period_end);
     // The invoice and its notes so far (read under the group's lock: another process's note is committed and seen).
-    const [sums] = await queryRows<{
-      subtotal: string;
-      tax: string;
-      currency: string;
-      rate: number;
-      zone: string;
-      mode: "prepaid" | "postpaid";
-    }>(
-      tx,
-      sql`SELECT sum(subtotal_micros)::text AS subtotal, sum(tax_micros)::text AS tax,
-                 min(currency) FILTER (WHERE kind = 'invoice') AS currency,
-                 min(tax_rate_ppm) FILTER (WHERE kind = 'invoice') AS rate,
-                 min(time_zone) FILTER (WHERE kind = 'invoice') AS zone,
-                 min(billing_mode) FILTER (WHERE kind = 'invoice') AS mode
-          FROM invoices WHERE id = ${invoiceId} OR invoice_id = ${invoiceId}`,
-    );
-    // Exact with exact: a usage line keeps its calls' exact sum (before migration 0022, its amount was that sum).
-    const invoiced = await queryRows<{
-      direction: "inbound" | "outbound";
-      prefix: string | null;
-      description: string;
-      calls: string;
-      seconds: string;
-      amount: string;
-      exact: string;
-    }>(
-      tx,
-      sql`SELECT l.direction, min(l.prefix) AS prefix, l.description, sum(l.calls)::text AS calls,
-                 sum(l.billed_seconds)::text AS seconds, sum(l.amount_micros)::text AS amount,
-                 sum(coalesce(l.exact_micros, l.amount_micros))::text AS exact
-          FROM invoice_lines l JOIN invoices d ON d.id = l.invoice_id
-          WHERE (d.id = ${invoiceId} OR d.invoice_id = ${invoiceId}) AND l.kind = 'usage'
-          GROUP BY l.direction, l.description`,
-    );
-    const before = new Map<string, Invoiced>(
-      invoiced.map((r) => [
-        usageKey(r),
-        {
-          direction: r.direction,
-          prefix: r.prefix,
-          description: r.description,
-          calls: Number(r.calls),
-          billedSeconds: Number(r.seconds),
-          amountMicros: BigInt(r.amount),
-          exactMicros: BigInt(r.exact),
-        },
-      ]),
-    );
-    const now = groupUsage(await callReads(tx).periodUsage(invoice.billing_group_id, start, end));
-    const usage: NewLine[] = [];
-    const seen = new Set<string>();
-    let exact = 0n;
-    for (const l of now) {
-      const key = usageKey(l);
-      seen.add(key);
-      const was = before.get(key);
-      const delta = l.exactMicros - (was?.exactMicros ?? 0n);
-      if (delta === 0n) continue;
-      exact += delta;
-      // The line's billed amount becomes its exact sum now, rounded to the minor unit.
-      usage.push({
-        kind: "usage",
-        direction: l.direction,
-        prefix: l.prefix,
-        description: l.description,
-        calls: l.calls - (was?.calls ?? 0),
-        billedSeconds: l.billedSeconds - (was?.billedSeconds ?? 0),
-        amountMicros: roundToMinorUnit(l.exactMicros, sums.currency) - (was?.amountMicros ?? 0n),
-        exactMicros: delta,
-        occurredAt: null,
-      });
-    }
-    for (const [key, was] of before) {
-      if (seen.has(key) || (was.exactMicros === 0n && was.amountMicros === 0n)) continue;
-      exact -= was.exactMicros;
-      usage.push({
-        kind: "usage",
-        direction: was.direction,
-        prefix: was.prefix,
-        description: was.description,
-        calls: -was.calls,
-        billedSeconds: -was.billedSeconds,
-        amountMicros: -was.amountMicros,
-        exactMicros: -was.exactMicros,
-        occurredAt: null,
-      });
-    }
+    const sums = await readIssuedSums(tx, invoiceId);
+    const before = await readInvoicedUsage(tx, invoiceId);
+    const now = groupUsage(await callReads(tx).periodUsage(invoice.groupId, invoice.start, invoice.end));
+    const { usage, exact } = usageChanges(now, before, sums.currency);
     if (usage.length === 0) return null;
-    const carried = (await readCarried(tx, [invoice.billing_group_id])).get(invoice.billing_group_id)!;
+    const carried = (await readCarried(tx, [invoice.groupId])).get(invoice.groupId)!;
     const { lines, subtotalMicros: difference, remainderMicros } = withRounding(usage, exact, carried, sums.currency);
     const subtotalBefore = BigInt(sums.subtotal);
     const tax = taxMicros(subtotalBefore + difference, sums.rate, sums.currency) - BigInt(sums.tax);
     const total = difference + tax;
     const { number } = await insertDocument(tx, {
       kind: total < 0n ? "credit_note" : "debit_note",
-      billingGroupId: invoice.billing_group_id,
+      billingGroupId: invoice.groupId,
       invoiceId,
-      periodStart: start,
-      periodEnd: end,
+      periodStart: invoice.start,
+      periodEnd: invoice.end,
       timeZone: sums.zone,
       billingMode: sums.mode,
       taxRatePpm: sums.rate,
@@ -157,4 +65,134 @@ export async function issueNoteIfChanged(db: Db, invoiceId: string, issuer: Issu
     });
     return number;
   });
+}
+
+/** The invoice's group and period; null when the id is not an invoice. */
+async function readInvoicePeriod(
+  tx: Executor,
+  invoiceId: string,
+): Promise<{ groupId: string; start: Date; end: Date } | null> {
+  const [invoice] = await queryRows<{
+    billing_group_id: string;
+    period_start: Date | string;
+    period_end: Date | string;
+  }>(
+    tx,
+    sql`SELECT billing_group_id, period_start, period_end FROM invoices WHERE id = ${invoiceId} AND kind = 'invoice'`,
+  );
+  if (!invoice) return null;
+  return {
+    groupId: invoice.billing_group_id,
+    start: new Date(invoice.period_start),
+    end: new Date(invoice.period_end),
+  };
+}
+
+interface IssuedSums {
+  subtotal: string;
+  tax: string;
+  currency: string;
+  rate: number;
+  zone: string;
+  mode: "prepaid" | "postpaid";
+}
+
+/** What the invoice and its notes billed so far, and the invoice's currency, tax rate, zone and mode. */
+async function readIssuedSums(tx: Executor, invoiceId: string): Promise<IssuedSums> {
+  const [sums] = await queryRows<IssuedSums>(
+    tx,
+    sql`SELECT sum(subtotal_micros)::text AS subtotal, sum(tax_micros)::text AS tax,
+               min(currency) FILTER (WHERE kind = 'invoice') AS currency,
+               min(tax_rate_ppm) FILTER (WHERE kind = 'invoice') AS rate,
+               min(time_zone) FILTER (WHERE kind = 'invoice') AS zone,
+               min(billing_mode) FILTER (WHERE kind = 'invoice') AS mode
+        FROM invoices WHERE id = ${invoiceId} OR invoice_id = ${invoiceId}`,
+  );
+  return sums;
+}
+
+/** The usage the invoice and its notes billed, by usage key (direction and destination name). */
+async function readInvoicedUsage(tx: Executor, invoiceId: string): Promise<Map<string, Invoiced>> {
+  // Exact with exact: a usage line keeps its calls' exact sum (before migration 0022, its amount was that sum).
+  const invoiced = await queryRows<{
+    direction: "inbound" | "outbound";
+    prefix: string | null;
+    description: string;
+    calls: string;
+    seconds: string;
+    amount: string;
+    exact: string;
+  }>(
+    tx,
+    sql`SELECT l.direction, min(l.prefix) AS prefix, l.description, sum(l.calls)::text AS calls,
+               sum(l.billed_seconds)::text AS seconds, sum(l.amount_micros)::text AS amount,
+               sum(coalesce(l.exact_micros, l.amount_micros))::text AS exact
+        FROM invoice_lines l JOIN invoices d ON d.id = l.invoice_id
+        WHERE (d.id = ${invoiceId} OR d.invoice_id = ${invoiceId}) AND l.kind = 'usage'
+        GROUP BY l.direction, l.description`,
+  );
+  return new Map<string, Invoiced>(
+    invoiced.map((r) => [
+      usageKey(r),
+      {
+        direction: r.direction,
+        prefix: r.prefix,
+        description: r.description,
+        calls: Number(r.calls),
+        billedSeconds: Number(r.seconds),
+        amountMicros: BigInt(r.amount),
+        exactMicros: BigInt(r.exact),
+      },
+    ]),
+  );
+}
+
+/**
+ * The note's usage lines: one per usage key whose exact amount moved (new or changed lines, then lines whose calls are
+ * all gone), and the exact sum of their changes.
+ */
+function usageChanges(
+  now: readonly ExactUsage[],
+  before: ReadonlyMap<string, Invoiced>,
+  currency: string,
+): { usage: NewLine[]; exact: bigint } {
+  const usage: NewLine[] = [];
+  const seen = new Set<string>();
+  let exact = 0n;
+  for (const l of now) {
+    const key = usageKey(l);
+    seen.add(key);
+    const was = before.get(key);
+    const delta = l.exactMicros - (was?.exactMicros ?? 0n);
+    if (delta === 0n) continue;
+    exact += delta;
+    // The line's billed amount becomes its exact sum now, rounded to the minor unit.
+    usage.push({
+      kind: "usage",
+      direction: l.direction,
+      prefix: l.prefix,
+      description: l.description,
+      calls: l.calls - (was?.calls ?? 0),
+      billedSeconds: l.billedSeconds - (was?.billedSeconds ?? 0),
+      amountMicros: roundToMinorUnit(l.exactMicros, currency) - (was?.amountMicros ?? 0n),
+      exactMicros: delta,
+      occurredAt: null,
+    });
+  }
+  for (const [key, was] of before) {
+    if (seen.has(key) || (was.exactMicros === 0n && was.amountMicros === 0n)) continue;
+    exact -= was.exactMicros;
+    usage.push({
+      kind: "usage",
+      direction: was.direction,
+      prefix: was.prefix,
+      description: was.description,
+      calls: -was.calls,
+      billedSeconds: -was.billedSeconds,
+      amountMicros: -was.amountMicros,
+      exactMicros: -was.exactMicros,
+      occurredAt: null,
+    });
+  }
+  return { usage, exact };
 }

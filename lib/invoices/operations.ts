@@ -60,3 +60,11 @@ export const getInvoiceCallsOperation = defineOperation({
   params: invoiceIdParamsSchema,
   responses: { 200: { description: "CSV with a header row", body: z.string(), contentType: "text/csv" } },
 });
+
+/** The /v1 operations on invoices and notes, in the OpenAPI document's order (gathered by lib/api/operations.ts). */
+export const INVOICE_OPERATIONS = [
+  listInvoicesOperation,
+  getInvoiceOperation,
+  getInvoicePdfOperation,
+  getInvoiceCallsOperation,
+] as const;

@@ -127,6 +127,23 @@ function usageRow(w: Writer, line: StoredLine, currency: string): void {
 
 /** The document's PDF bytes. */
 export async function renderInvoicePdf(invoice: StoredInvoice): Promise<Uint8Array> {
+  const doc = await createDocument(invoice);
+  const fonts = await prepareFonts(doc, invoice);
+  // The usage table repeats its header on each page it runs onto.
+  const table = { open: false };
+  const w = new Writer(doc, fonts, (writer) => {
+    if (table.open) usageHeader(writer, invoice.currency);
+  });
+  drawHeading(w, invoice);
+  drawUsage(w, invoice, table);
+  drawTotals(w, invoice);
+  drawBalance(w, invoice);
+  numberPages(doc, fonts, invoice);
+  return doc.save();
+}
+
+/** A new PDF with the document's metadata; its dates are the issue time. */
+async function createDocument(invoice: StoredInvoice): Promise<PDFDocument> {
   const doc = await PDFDocument.create();
   const title = `${TITLES[invoice.kind]} ${invoice.number}`;
   doc.setTitle(title);
@@ -136,28 +153,27 @@ export async function renderInvoicePdf(invoice: StoredInvoice): Promise<Uint8Arr
   doc.setProducer("Callbook (pdf-lib)");
   doc.setCreationDate(invoice.issuedAt);
   doc.setModificationDate(invoice.issuedAt);
+  return doc;
+}
+
+/** The fonts the document's own texts need (names, address, line descriptions), embedded before drawing. */
+async function prepareFonts(doc: PDFDocument, invoice: StoredInvoice): Promise<PdfText> {
   const fonts = await PdfText.create(doc);
-  // The fonts the document's own texts need (names, address, line descriptions), embedded before drawing.
   await fonts.prepare([
     { text: invoice.issuerName, bold: true },
     { text: invoice.customerName, bold: true },
     { text: invoice.issuerAddress ?? "", bold: false },
     ...invoice.lines.map((l) => ({ text: l.description, bold: false })),
   ]);
-  const { currency } = invoice;
-  // Usage and rounding lines make the subtotal; top-ups and adjustments are the balance's.
-  const usage = invoice.lines.filter((l) => l.kind === "usage" || l.kind === "rounding");
-  const ledger = invoice.lines.filter((l) => l.kind === "topup" || l.kind === "adjustment");
-  let inTable = false;
-  const w = new Writer(doc, fonts, (writer) => {
-    if (inTable) usageHeader(writer, currency);
-  });
+  return fonts;
+}
 
-  // Issuer (left) and the document's title, number and dates (right).
+/** Issuer (left) and the document's title, number and dates (right), then whom it bills. */
+function drawHeading(w: Writer, invoice: StoredInvoice): void {
   const right = w.width - MARGIN;
   const heading = TITLES[invoice.kind].toUpperCase();
   w.text(heading, right, { size: 16, bold: true, right: true });
-  w.wrapped(invoice.issuerName, MARGIN, right - MARGIN - fonts.width(heading, 16, true) - 24, 18, {
+  w.wrapped(invoice.issuerName, MARGIN, right - MARGIN - w.fonts.width(heading, 16, true) - 24, 18, {
     size: 16,
     bold: true,
   });
@@ -183,30 +199,38 @@ export async function renderInvoicePdf(invoice: StoredInvoice): Promise<Uint8Arr
   w.y -= 12;
   w.text(`Account ${invoice.billingGroupId}`, MARGIN, { color: MUTED });
   w.y -= 12;
-  w.text(`${invoice.billingMode === "prepaid" ? "Prepaid" : "Postpaid"} account, amounts in ${currency}`, MARGIN, {
-    color: MUTED,
-  });
+  w.text(
+    `${invoice.billingMode === "prepaid" ? "Prepaid" : "Postpaid"} account, amounts in ${invoice.currency}`,
+    MARGIN,
+    { color: MUTED },
+  );
   w.y -= 26;
+}
 
-  // Usage lines.
+/** The usage table: usage and rounding lines, which make the subtotal; `table.open` while it may span pages. */
+function drawUsage(w: Writer, invoice: StoredInvoice, table: { open: boolean }): void {
+  const usage = invoice.lines.filter((l) => l.kind === "usage" || l.kind === "rounding");
   w.text(invoice.kind === "invoice" ? "Calls of the period" : "Changes to the invoiced calls", MARGIN, {
     size: 11,
     bold: true,
   });
   w.y -= 18;
-  inTable = true;
-  usageHeader(w, currency);
+  table.open = true;
+  usageHeader(w, invoice.currency);
   if (usage.length === 0) {
     w.text("No calls in this period.", COLUMNS.description, { color: MUTED });
     w.y -= ROW;
   }
   for (const line of usage) {
     w.need(ROW);
-    usageRow(w, line, currency);
+    usageRow(w, line, invoice.currency);
   }
-  inTable = false;
+  table.open = false;
+}
 
-  // Totals.
+/** Subtotal, tax, total and (invoices) the amount due. */
+function drawTotals(w: Writer, invoice: StoredInvoice): void {
+  const { currency } = invoice;
   w.need(ROW * 6);
   w.y -= 4;
   w.rule();
@@ -226,28 +250,33 @@ export async function renderInvoicePdf(invoice: StoredInvoice): Promise<Uint8Arr
       true,
     );
   w.y -= ROW;
+}
 
-  // The balance over the period (invoices only).
-  if (invoice.balance) {
-    w.need(ROW * 8);
-    w.text("Balance", MARGIN, { size: 11, bold: true });
-    w.y -= 18;
-    const row = (label: string, micros: bigint, bold = false, at?: Date | null) => {
-      w.need(ROW);
-      w.text(w.fit(label, 330), MARGIN, { bold });
-      if (at) w.text(at.toISOString().slice(0, 10), 390);
-      w.text(`${formatAmount(micros, currency)} ${currency}`, COLUMNS.amount, { right: true, bold });
-      w.y -= ROW;
-    };
-    row("Opening balance", invoice.balance.opening, true);
-    for (const l of ledger) row(`  ${l.description}`, l.amountMicros, false, l.occurredAt);
-    row("Top-ups", invoice.balance.topups);
-    row("Adjustments", invoice.balance.adjustments);
-    row("Call debits (booked in the period)", invoice.balance.debits);
-    row("Closing balance", invoice.balance.closing, true);
-  }
+/** The balance over the period (invoices only), with its top-up and adjustment lines. */
+function drawBalance(w: Writer, invoice: StoredInvoice): void {
+  if (!invoice.balance) return;
+  const { currency } = invoice;
+  const ledger = invoice.lines.filter((l) => l.kind === "topup" || l.kind === "adjustment");
+  w.need(ROW * 8);
+  w.text("Balance", MARGIN, { size: 11, bold: true });
+  w.y -= 18;
+  const row = (label: string, micros: bigint, bold = false, at?: Date | null) => {
+    w.need(ROW);
+    w.text(w.fit(label, 330), MARGIN, { bold });
+    if (at) w.text(at.toISOString().slice(0, 10), 390);
+    w.text(`${formatAmount(micros, currency)} ${currency}`, COLUMNS.amount, { right: true, bold });
+    w.y -= ROW;
+  };
+  row("Opening balance", invoice.balance.opening, true);
+  for (const l of ledger) row(`  ${l.description}`, l.amountMicros, false, l.occurredAt);
+  row("Top-ups", invoice.balance.topups);
+  row("Adjustments", invoice.balance.adjustments);
+  row("Call debits (booked in the period)", invoice.balance.debits);
+  row("Closing balance", invoice.balance.closing, true);
+}
 
-  // Page numbers.
+/** "INV-000001 - page 1 of 2" at the foot of each page, once all are drawn. */
+function numberPages(doc: PDFDocument, fonts: PdfText, invoice: StoredInvoice): void {
   const pages = doc.getPages();
   pages.forEach((page, i) => {
     const label = `${invoice.number} - page ${i + 1} of ${pages.length}`;
@@ -259,5 +288,4 @@ export async function renderInvoicePdf(invoice: StoredInvoice): Promise<Uint8Arr
       color: MUTED,
     });
   });
-  return doc.save();
 }

@@ -57,3 +57,6 @@ export const revokeApiKeyOperation = defineOperation({
   params: z.object({ id: idSchema("key", "Key id, from the `id` field of a key") }),
   responses: { 200: { description: "The key, revoked", body: apiKeySchema } },
 });
+
+/** The /v1 operations on API keys, in the OpenAPI document's order (gathered by lib/api/operations.ts). */
+export const KEY_OPERATIONS = [createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation] as const;

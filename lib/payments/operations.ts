@@ -45,3 +45,6 @@ export const setAutoRechargeOperation = defineOperation({
   responses: { 200: { description: "The setting after the change", body: autoRechargeSchema } },
   errors: ["invalid_request_body", "payload_too_large"],
 });
+
+/** The /v1 operations on payments, in the OpenAPI document's order (gathered by lib/api/operations.ts). */
+export const PAYMENT_OPERATIONS = [setAutoRechargeOperation] as const;

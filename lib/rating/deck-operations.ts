@@ -192,3 +192,17 @@ export const downloadBuyDeckInForceOperation = defineOperation({
   params: supplierId,
   responses: { 200: csvFile },
 });
+
+/** The /v1 operations on rate decks and suppliers, in the OpenAPI document's order (gathered by lib/api/operations.ts). */
+export const DECK_OPERATIONS = [
+  uploadSellDeckOperation,
+  listSellDecksOperation,
+  downloadSellDeckInForceOperation,
+  downloadRateDeckOperation,
+  listSuppliersOperation,
+  createSupplierOperation,
+  updateSupplierOperation,
+  uploadBuyDeckOperation,
+  listBuyDecksOperation,
+  downloadBuyDeckInForceOperation,
+] as const;

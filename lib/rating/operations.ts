@@ -17,3 +17,6 @@ export const lookupRateOperation = defineOperation({
   responses: { 200: { description: "The matched rate", body: rateSchema } },
   errors: ["billing_group_required", "no_rate"],
 });
+
+/** The /v1 operations on the rate lookup, in the OpenAPI document's order (gathered by lib/api/operations.ts). */
+export const RATE_OPERATIONS = [lookupRateOperation] as const;

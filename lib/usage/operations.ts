@@ -22,3 +22,6 @@ export const summarizeUsageOperation = defineOperation({
   query: usageQuerySchema,
   responses: { 200: { description: "The usage report", body: usageReportSchema } },
 });
+
+/** The /v1 operations on usage, in the OpenAPI document's order (gathered by lib/api/operations.ts). */
+export const USAGE_OPERATIONS = [summarizeUsageOperation] as const;

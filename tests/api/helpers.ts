@@ -1,10 +1,12 @@
 import { inject } from "vitest";
 import { http } from "@/lib/testing/http-client";
 import type { ApiServer } from "./global-setup";
-import type { KeyName } from "./fixtures";
+import type { KeyName } from "./fixtures/keys";
 
 export type { ApiServer } from "./global-setup";
-export type { FixtureCall, GroupName, KeyName } from "./fixtures";
+export type { GroupName } from "./fixtures/billing";
+export type { FixtureCall } from "./fixtures/calls";
+export type { KeyName } from "./fixtures/keys";
 
 /**
  * Helpers for HTTP tests. Every test file runs against both servers:

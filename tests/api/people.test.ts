@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, inject, it } from "vitest";
 import { http, type HttpResult } from "@/lib/testing/http-client";
-import { PERSON_PASSWORD } from "./fixtures";
+import { PERSON_PASSWORD } from "./fixtures/people";
 import { apiServers, type ApiServer } from "./helpers";
 
 // People sign in by email and password (POST /session); their role decides the session's scopes (README "People,

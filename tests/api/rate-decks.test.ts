@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { AccountDetail } from "@/lib/billing/provisioning-schemas";
 import type { DeckDiffJson, DeckImportJson, DeckPage, SupplierJson } from "@/lib/rating/schemas";
 import { http, type HttpResult } from "@/lib/testing/http-client";
-import { PERSON_PASSWORD } from "./fixtures";
+import { PERSON_PASSWORD } from "./fixtures/people";
 import { api, apiServers, query, scratchCdr, type ApiServer, type KeyName } from "./helpers";
 
 // Rate decks and suppliers over /v1 (README "Provisioning", docs/contract.md §17): platform keys and staff sessions

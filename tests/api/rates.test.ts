@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { rateSchema } from "@/lib/rating/schemas";
 import { callDetailSchema } from "@/lib/calls/schemas";
-import { DECK_2_FROM } from "./fixtures";
+import { DECK_2_FROM } from "./fixtures/rating";
 import { api, apiServers, type ApiServer } from "./helpers";
 
 // Dated rate decks and per-prefix fees over HTTP: the `decks` fixture group (read-only).

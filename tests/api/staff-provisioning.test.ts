@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { AccountDetail, BalanceMovement } from "@/lib/billing/provisioning-schemas";
 import { http, type HttpResult } from "@/lib/testing/http-client";
-import { PERSON_PASSWORD, type PersonName } from "./fixtures";
+import { PERSON_PASSWORD, type PersonName } from "./fixtures/people";
 import { api, apiServers, query, type ApiServer } from "./helpers";
 
 // Platform staff provision with their own sessions (docs/contract.md §14, §19): the platform's owners and admins hold

@@ -10,7 +10,7 @@ import {
   usageTotalWithCostSchema,
   type UsageReport,
 } from "@/lib/usage/schemas";
-import { ZONE_CALL_STARTS } from "./fixtures";
+import { ZONE_CALL_STARTS } from "./fixtures/calls";
 import { allKeys, api, apiServers, query, walkPages, type ApiServer, type KeyName, type ListedCall } from "./helpers";
 
 // GET /v1/usage over HTTP on both engines: totals equal the sums over every page of GET /v1/calls with

@@ -1,8 +1,7 @@
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
 import { AlertsManager } from "@/components/alerts/alerts-manager";
-import { requirePortalSession } from "@/lib/portal/session";
-import { returnPathOf } from "@/lib/portal/sign-in";
+import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
+import { PORTAL_PAGES } from "@/lib/portal/pages";
 
 export const metadata: Metadata = { title: "Alerts" };
 
@@ -12,14 +11,8 @@ const ACCOUNT = /^[A-Za-z0-9_-]{1,64}$/;
  * Low-balance thresholds and webhook endpoints (GET/PUT /v1/alert-thresholds, /v1/webhook-endpoints from the
  * browser): sessions with `alerts:write` only. A platform session works on the account it picked (`?account=`).
  */
-export default async function AlertsPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
-  const params = await searchParams;
-  const { session } = await requirePortalSession(returnPathOf("/alerts", params));
-  if (!session.scopes.includes("alerts:write")) notFound();
+export default async function AlertsPage({ searchParams }: { searchParams: Promise<PageSearchParams> }) {
+  const { session, params } = await requirePortalPage(PORTAL_PAGES.alerts, searchParams);
   const picked = typeof params.account === "string" && ACCOUNT.test(params.account) ? params.account : null;
   return (
     <div className="flex flex-col gap-4">

@@ -1,19 +1,13 @@
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
 import { ApiKeysManager } from "@/components/keys/api-keys-manager";
-import { requirePortalSession } from "@/lib/portal/session";
-import { returnPathOf } from "@/lib/portal/sign-in";
+import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
+import { PORTAL_PAGES } from "@/lib/portal/pages";
 
 export const metadata: Metadata = { title: "API keys" };
 
 /** The account's API keys (GET/POST/DELETE /v1/api-keys from the browser): sessions with `keys:read` only. */
-export default async function ApiKeysPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
-  const { session } = await requirePortalSession(returnPathOf("/api-keys", await searchParams));
-  if (!session.scopes.includes("keys:read")) notFound();
+export default async function ApiKeysPage({ searchParams }: { searchParams: Promise<PageSearchParams> }) {
+  const { session } = await requirePortalPage(PORTAL_PAGES.apiKeys, searchParams);
   return (
     <div className="flex flex-col gap-4">
       <div>

@@ -1,19 +1,13 @@
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
 import { AuditLog } from "@/components/audit/audit-log";
-import { requirePortalSession } from "@/lib/portal/session";
-import { returnPathOf } from "@/lib/portal/sign-in";
+import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
+import { PORTAL_PAGES } from "@/lib/portal/pages";
 
 export const metadata: Metadata = { title: "Audit log" };
 
 /** The append-only log of changes (GET /v1/audit-events from the browser): sessions with `audit:read` only. */
-export default async function AuditPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
-  const { session } = await requirePortalSession(returnPathOf("/audit", await searchParams));
-  if (!session.scopes.includes("audit:read")) notFound();
+export default async function AuditPage({ searchParams }: { searchParams: Promise<PageSearchParams> }) {
+  const { session } = await requirePortalPage(PORTAL_PAGES.audit, searchParams);
   return (
     <div className="flex flex-col gap-4">
       <div>

@@ -4,17 +4,13 @@ import { CallLog } from "@/components/calls/call-log";
 import { getDb } from "@/lib/db/client";
 import { callColumnsFor } from "@/lib/portal/call-columns";
 import { portalNames } from "@/lib/portal/names";
-import { requirePortalSession } from "@/lib/portal/session";
-import { returnPathOf } from "@/lib/portal/sign-in";
+import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
+import { PORTAL_PAGES } from "@/lib/portal/pages";
 
 export const metadata: Metadata = { title: "Calls" };
 
-export default async function CallsPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
-  const { session, principal } = await requirePortalSession(returnPathOf("/calls", await searchParams));
+export default async function CallsPage({ searchParams }: { searchParams: Promise<PageSearchParams> }) {
+  const { session, principal } = await requirePortalPage(PORTAL_PAGES.calls, searchParams);
   const names = await portalNames(await getDb(), principal);
   return (
     <div className="flex flex-col gap-4">

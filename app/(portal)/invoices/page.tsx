@@ -2,18 +2,13 @@ import type { Metadata } from "next";
 import { InvoiceList } from "@/components/invoices/invoice-list";
 import { getDb } from "@/lib/db/client";
 import { portalInvoices } from "@/lib/portal/invoices";
-import { requirePortalSession } from "@/lib/portal/session";
-import { returnPathOf } from "@/lib/portal/sign-in";
+import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
+import { PORTAL_PAGES } from "@/lib/portal/pages";
 
 export const metadata: Metadata = { title: "Invoices" };
 
-export default async function InvoicesPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
-  const params = await searchParams;
-  const { principal } = await requirePortalSession(returnPathOf("/invoices", params));
+export default async function InvoicesPage({ searchParams }: { searchParams: Promise<PageSearchParams> }) {
+  const { principal, params } = await requirePortalPage(PORTAL_PAGES.invoices, searchParams);
   const account = typeof params.account === "string" ? params.account : undefined;
   const documents = await portalInvoices(await getDb(), principal, account);
   return (

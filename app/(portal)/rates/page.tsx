@@ -3,22 +3,17 @@ import { RateCalculator } from "@/components/rates/rate-calculator";
 import { Card } from "@/components/ui/card";
 import { getDb } from "@/lib/db/client";
 import { accountOptions } from "@/lib/portal/names";
-import { requirePortalSession } from "@/lib/portal/session";
-import { returnPathOf } from "@/lib/portal/sign-in";
+import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
+import { PORTAL_PAGES } from "@/lib/portal/pages";
 
 export const metadata: Metadata = { title: "Rates" };
 
-export default async function RatesPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
-  const params = await searchParams;
+export default async function RatesPage({ searchParams }: { searchParams: Promise<PageSearchParams> }) {
+  const { session, principal, params } = await requirePortalPage(PORTAL_PAGES.rates, searchParams);
   const destination =
     typeof params.destination === "string" && /^\+?\d{1,32}$/.test(params.destination) ? params.destination : "";
   const seconds = typeof params.seconds === "string" && /^\d{1,6}$/.test(params.seconds) ? Number(params.seconds) : 60;
   const account = typeof params.account === "string" ? params.account : undefined;
-  const { session, principal } = await requirePortalSession(returnPathOf("/rates", params));
   // A platform key has no rate card of its own: it picks the account whose card to look up.
   const accounts = await accountOptions(await getDb(), principal);
   return (

@@ -3,8 +3,8 @@ import { Suspense } from "react";
 import { UsageReport } from "@/components/reports/usage-report";
 import { getDb } from "@/lib/db/client";
 import { portalNames } from "@/lib/portal/names";
-import { requirePortalSession } from "@/lib/portal/session";
-import { returnPathOf } from "@/lib/portal/sign-in";
+import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
+import { PORTAL_PAGES } from "@/lib/portal/pages";
 
 export const metadata: Metadata = { title: "Reports" };
 
@@ -13,12 +13,8 @@ export const metadata: Metadata = { title: "Reports" };
  * serialiser decides whether cost figures exist, so this page's HTML and RSC payload carry none.
  * Supplier names come only to cost sessions (portalNames).
  */
-export default async function ReportsPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
-  const { session, principal } = await requirePortalSession(returnPathOf("/reports", await searchParams));
+export default async function ReportsPage({ searchParams }: { searchParams: Promise<PageSearchParams> }) {
+  const { session, principal } = await requirePortalPage(PORTAL_PAGES.reports, searchParams);
   const names = await portalNames(await getDb(), principal);
   return (
     <div className="flex flex-col gap-4">

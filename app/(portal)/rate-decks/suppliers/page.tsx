@@ -1,20 +1,13 @@
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
 import { DeckHistory } from "@/components/rate-decks/deck-history";
-import { requirePortalSession } from "@/lib/portal/session";
-import { returnPathOf } from "@/lib/portal/sign-in";
+import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
+import { PORTAL_PAGES } from "@/lib/portal/pages";
 
 export const metadata: Metadata = { title: "Supplier decks" };
 
 /** A supplier's buy decks and their history. Platform staff with rates:write only (404 to others). */
-export default async function Page({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
-  const params = await searchParams;
-  const { session } = await requirePortalSession(returnPathOf("/rate-decks/suppliers", params));
-  if (!session.scopes.includes("rates:write")) notFound();
+export default async function Page({ searchParams }: { searchParams: Promise<PageSearchParams> }) {
+  const { params } = await requirePortalPage(PORTAL_PAGES.supplierDecks, searchParams);
   const owner = typeof params.supplier === "string" ? params.supplier : undefined;
   return (
     <div className="flex flex-col gap-4">

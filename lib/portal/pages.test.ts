@@ -1,0 +1,71 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { navPages, PORTAL_PAGES } from "./pages";
+
+const PORTAL_APP = path.join(process.cwd(), "app/(portal)");
+
+/** Every page file under app/(portal), by the URL path it serves. */
+function pageFiles(dir = PORTAL_APP, url = ""): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) for (const [k, v] of pageFiles(full, `${url}/${entry.name}`)) out.set(k, v);
+    else if (entry.name === "page.tsx") out.set(url || "/", full);
+  }
+  return out;
+}
+
+const session = (scopes: string[], extra: { canManageMembers?: boolean; person?: boolean } = {}) => ({
+  scopes,
+  canManageMembers: extra.canManageMembers ?? false,
+  person: extra.person ?? false,
+});
+
+describe("portal pages", () => {
+  it("links a scoped page only for sessions holding its scope, in the declared order", () => {
+    expect(navPages(session(["calls:read"])).map((p) => p.path)).toEqual([
+      "/",
+      "/calls",
+      "/rates",
+      "/reports",
+      "/invoices",
+    ]);
+    expect(
+      navPages(
+        session(["calls:read", "keys:read", "audit:read", "accounts:write", "alerts:write", "rates:write"], {
+          canManageMembers: true,
+          person: true,
+        }),
+      ).map((p) => p.label),
+    ).toEqual([
+      "Dashboard",
+      "Calls",
+      "Rates",
+      "Reports",
+      "Invoices",
+      "API keys",
+      "Audit log",
+      "Accounts",
+      "Alerts",
+      "Rate decks",
+      "Members",
+      "Security",
+    ]);
+  });
+
+  it("declares only pages that exist, and each guarded page is guarded by its own declaration", () => {
+    const files = pageFiles();
+    for (const [key, page] of Object.entries(PORTAL_PAGES)) {
+      const file = files.get(page.path);
+      expect(file, `${key}: ${page.path} has no page.tsx`).toBeDefined();
+      expect(existsSync(file!)).toBe(true);
+    }
+    // A page that uses the guard names the declaration of its own path: its scope is the one its nav link checks.
+    for (const [url, file] of files) {
+      const used = /requirePortalPage\(PORTAL_PAGES\.(\w+)/.exec(readFileSync(file, "utf8"))?.[1];
+      if (used === undefined) continue;
+      expect(PORTAL_PAGES[used as keyof typeof PORTAL_PAGES]?.path, file).toBe(url);
+    }
+  });
+});

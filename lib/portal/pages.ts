@@ -1,0 +1,61 @@
+// The portal's pages, declared once: the path, the label the navigation shows, and the scope without which the page
+// answers 404 and the navigation leaves it out (requirePortalPage in page-guard.ts, NavLinks in components/portal).
+// A page and its link read the same declaration, so they cannot disagree. Client-safe: pure data, no imports.
+
+export interface PortalPage {
+  path: string;
+  label: string;
+  /** The scope the session must hold: without it the page is a 404 and not in the navigation. */
+  scope?: string;
+  /**
+   * Where the page is linked from the main navigation: `true` for every session that may open it, `"members"` for
+   * the roles that manage members, `"person"` for a signed-in person (not a key's session); absent: not linked.
+   */
+  nav?: true | "members" | "person";
+}
+
+/** Every declared page, in the navigation's order. */
+export const PORTAL_PAGES = {
+  dashboard: { path: "/", label: "Dashboard", nav: true },
+  calls: { path: "/calls", label: "Calls", nav: true },
+  rates: { path: "/rates", label: "Rates", nav: true },
+  reports: { path: "/reports", label: "Reports", nav: true },
+  invoices: { path: "/invoices", label: "Invoices", nav: true },
+  apiKeys: { path: "/api-keys", label: "API keys", scope: "keys:read", nav: true },
+  audit: { path: "/audit", label: "Audit log", scope: "audit:read", nav: true },
+  // The operator console: the platform's owners and admins (platform sessions alone hold accounts:write); its pages
+  // are guarded by requireConsoleSession (lib/portal/console.ts).
+  consoleAccounts: { path: "/console/accounts", label: "Accounts", scope: "accounts:write", nav: true },
+  alerts: { path: "/alerts", label: "Alerts", scope: "alerts:write", nav: true },
+  rateDecks: { path: "/rate-decks", label: "Rate decks", scope: "rates:write", nav: true },
+  rateDeckUpload: { path: "/rate-decks/upload", label: "Upload a rate deck", scope: "rates:write" },
+  supplierDecks: { path: "/rate-decks/suppliers", label: "Supplier decks", scope: "rates:write" },
+  supplierDeckUpload: { path: "/rate-decks/suppliers/upload", label: "Upload a supplier deck", scope: "rates:write" },
+  members: { path: "/members", label: "Members", nav: "members" },
+  security: { path: "/security", label: "Security", nav: "person" },
+} as const satisfies Record<string, PortalPage>;
+
+/** What the navigation knows of the session (PortalSession's fields). */
+export interface NavSession {
+  scopes: readonly string[];
+  /** The role may see and manage the organization's members. */
+  canManageMembers: boolean;
+  /** A signed-in person. */
+  person: boolean;
+}
+
+/** Whether the session holds the page's scope (a page without one: every session). */
+export function mayOpen(page: PortalPage, scopes: readonly string[]): boolean {
+  return page.scope === undefined || scopes.includes(page.scope);
+}
+
+/** The main navigation's pages for this session, in order. */
+export function navPages(session: NavSession): PortalPage[] {
+  return Object.values(PORTAL_PAGES as Record<string, PortalPage>).filter(
+    (page) =>
+      page.nav !== undefined &&
+      (page.nav !== "members" || session.canManageMembers) &&
+      (page.nav !== "person" || session.person) &&
+      mayOpen(page, session.scopes),
+  );
+}
