@@ -1,17 +1,23 @@
 import { apiRoute, jsonText } from "@/lib/api/handler";
 import { publicBaseUrl } from "@/lib/config/env";
-import { callFiltersFromQuery, listCallsJson, nextPageUrl, pageOrigin } from "@/lib/calls/list-calls";
+import { CALL_PAGE_FILTERS, callFiltersFromQuery, listCallsJson } from "@/lib/calls/list-calls";
 import { listCallsOperation } from "@/lib/calls/operations";
 import type { CallPage } from "@/lib/calls/schemas";
+import { nextPageLink, pageOrigin } from "@/lib/http/next-page-link";
 
 export const GET = apiRoute(listCallsOperation, async ({ readDb, principal, query, request }) => {
   const listing = await listCallsJson(await readDb(), principal, callFiltersFromQuery(query), {
     pageSize: query.pageSize,
     cursor: query.cursor || undefined,
   });
-  const nextPage: CallPage["nextPageUrl"] = listing.nextCursor
-    ? nextPageUrl(pageOrigin(request, publicBaseUrl()), query, listing.nextCursor)
-    : null;
+  const origin = pageOrigin(request, publicBaseUrl());
+  const nextPage: CallPage["nextPageUrl"] = nextPageLink(
+    origin,
+    "/v1/calls",
+    query,
+    CALL_PAGE_FILTERS,
+    listing.nextCursor,
+  );
   const meta: CallPage["meta"] = { pageSize: query.pageSize, hasMore: listing.hasMore };
   // A CallPage whose calls arrive as JSON text (listCallsJson): the same body JSON.stringify gave.
   return jsonText(
