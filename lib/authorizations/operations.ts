@@ -34,6 +34,6 @@ export const authorizeCallOperation = defineOperation({
     "no_rate",
     "conflict",
     "payload_too_large",
-    "invalid_authorization_request",
+    "invalid_request_body",
   ],
 });

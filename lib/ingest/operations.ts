@@ -48,5 +48,5 @@ export const ingestCdrsOperation = defineOperation({
       body: ingestAnswerSchema,
     },
   },
-  errors: ["conflict", "payload_too_large", "invalid_body"],
+  errors: ["conflict", "payload_too_large", "invalid_request_body"],
 });
