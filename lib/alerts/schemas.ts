@@ -142,6 +142,3 @@ export type WebhookEndpoint = z.output<typeof webhookEndpointSchema>;
 export type CreatedEndpoint = z.output<typeof createdEndpointSchema>;
 export type Delivery = z.output<typeof deliverySchema>;
 export type DeliveryPage = z.output<typeof deliveryPageSchema>;
-
-/** A body parsed, or 422 `invalid_request_body` naming every field at fault (the provisioning bodies' parser). */
-export { parseRequestBody as parseAlertsBody } from "@/lib/billing/provisioning-schemas";

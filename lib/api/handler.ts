@@ -6,13 +6,13 @@ import { principalCacheFor } from "@/lib/auth/principal-cache";
 import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
 import { logRequests } from "@/lib/config/env";
-import type { Operation } from "@/lib/openapi/operation";
+import type { Operation, OtherBodies } from "@/lib/openapi/operation";
 import { getDb, type Db } from "@/lib/db/client";
-import { ApiError, paramErrors } from "@/lib/errors/api-error";
+import { ApiError, bodyParamErrors, paramErrors } from "@/lib/errors/api-error";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { readDbFor } from "@/lib/db/read-replica";
 import { rateLimiter } from "@/lib/http/rate-limit";
-import { readBodyText } from "@/lib/http/body";
+import { assertJsonContentType, parseJsonText, readBodyText } from "@/lib/http/body";
 import { idempotencyKeyOf, requestFingerprint, runIdempotent } from "@/lib/idempotency/idempotent-request";
 import { json, problemResponse } from "@/lib/http/json-response";
 import { noteKeyUse } from "@/lib/keys/last-used";
@@ -21,7 +21,7 @@ import { noteKeyUse } from "@/lib/keys/last-used";
 // dependencies).
 export { json, jsonText, problemResponse } from "@/lib/http/json-response";
 
-export interface ApiContext<Q, P> {
+export interface ApiContext<Q, P, B = undefined> {
   request: Request;
   requestId: string;
   principal: Principal;
@@ -30,9 +30,12 @@ export interface ApiContext<Q, P> {
   readDb: () => Promise<Db>;
   query: Q;
   params: P;
+  /** The operation's JSON `body`, parsed (undefined without one, or when the handler reads its own: `otherBodies`). */
+  body: B;
 }
 
 type Infer<S, Otherwise> = S extends z.ZodType ? z.output<S> : Otherwise;
+type BodyOf<B, O> = O extends OtherBodies ? undefined : Infer<B, undefined>;
 type RouteContext<P> = { params: Promise<P> };
 
 /** The operation each handler apiRoute made serves, for the test that pairs route files with operations. */
@@ -48,6 +51,20 @@ function queryObject(url: URL): Record<string, string> {
   return out;
 }
 
+/**
+ * The operation's JSON body: 422 `invalid_request_body` for another Content-Type, text that is not JSON, or a body
+ * its schema refuses (`errors[].param` the field's path); 413 past the size cap. `text` when apiRoute has read it
+ * already (for an Idempotency-Key's fingerprint), so the stream is read once.
+ */
+async function parseBody(schema: z.ZodType, request: Request, text: string | undefined): Promise<unknown> {
+  assertJsonContentType(request);
+  const parsed = schema.safeParse(parseJsonText(text ?? (await readBodyText(request))));
+  if (!parsed.success) {
+    throw new ApiError("invalid_request_body", "The request body is invalid.", bodyParamErrors(parsed.error.issues));
+  }
+  return parsed.data;
+}
+
 function logLine(fields: Record<string, unknown>): void {
   if (!logRequests()) return;
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields })}\n`);
@@ -55,18 +72,26 @@ function logLine(fields: Record<string, unknown>): void {
 
 /**
  * The one wrapper every /v1 handler goes through: request id, authentication (API key or
- * session; refused credentials limited per client address), scope check, rate limit, query and path
+ * session; refused credentials limited per client address), scope check, rate limit, query, path and JSON body
  * validation (all as the operation declares them), and the mapping of every error to problem+json.
  * Handlers stay thin: parse, call one domain function, return JSON.
  */
-export function apiRoute<Q extends z.ZodObject | undefined, P extends z.ZodObject | undefined>(
-  operation: Operation<Q, P, Scope>,
+export function apiRoute<
+  Q extends z.ZodObject | undefined,
+  P extends z.ZodObject | undefined,
+  B extends z.ZodType | undefined = undefined,
+  O extends OtherBodies | undefined = undefined,
+>(
+  operation: Operation<Q, P, Scope, B, O>,
   handler: (
-    ctx: ApiContext<Infer<Q, Record<string, never>>, Infer<P, Record<string, string>>>,
+    ctx: ApiContext<Infer<Q, Record<string, never>>, Infer<P, Record<string, string>>, BodyOf<B, O>>,
   ) => Promise<Response | object>,
 ) {
   type Query = Infer<Q, Record<string, never>>;
   type Params = Infer<P, Record<string, string>>;
+  type Body = BodyOf<B, O>;
+  // A body in another media type (a switch's form post, a CSV deck) is its handler's to read.
+  const bodySchema = operation.otherBodies === undefined ? operation.body : undefined;
   const served = async (request: Request, routeContext?: RouteContext<Params>): Promise<Response> => {
     const started = performance.now();
     const requestId =
@@ -126,7 +151,14 @@ export function apiRoute<Q extends z.ZodObject | undefined, P extends z.ZodObjec
         if (!parsed.success) throw new ApiError("not_found", `No such resource: ${url.pathname.slice(0, 200)}.`);
         params = parsed.data as Params;
       }
+      const idempotencyKey = operation.idempotent ? idempotencyKeyOf(request) : undefined;
+      // Read once when a fingerprint needs it: from the request itself when apiRoute parses the body, else from a
+      // copy (the handler reads the request's own).
+      const bodyText =
+        idempotencyKey === undefined ? undefined : await readBodyText(bodySchema ? request : request.clone());
       const run = async (executor: Db): Promise<Response> => {
+        // Inside run, as the handler's own errors are: a 422 is stored and replayed under its Idempotency-Key.
+        const body = (bodySchema ? await parseBody(bodySchema, request, bodyText) : undefined) as Body;
         const result = await handler({
           request,
           requestId,
@@ -135,15 +167,14 @@ export function apiRoute<Q extends z.ZodObject | undefined, P extends z.ZodObjec
           readDb: () => readDbFor(executor, principal.billingGroupId),
           query,
           params,
+          body,
         });
         return result instanceof Response ? result : json(result);
       };
-      const idempotencyKey = operation.idempotent ? idempotencyKeyOf(request) : undefined;
-      if (idempotencyKey === undefined) {
+      if (idempotencyKey === undefined || bodyText === undefined) {
         response = await run(db);
       } else {
-        // The body is read from a copy: the handler reads the request's own.
-        const fingerprint = requestFingerprint(request.method, url, await readBodyText(request.clone()));
+        const fingerprint = requestFingerprint(request.method, url, bodyText);
         // Errors the handler throws are rendered inside, so a 4xx answer is stored and replayed like any other. The
         // handler's database is the transaction that also stores its answer (lib/idempotency).
         response = await runIdempotent(db, { keyId: principal.keyId, key: idempotencyKey, fingerprint }, (tx) =>

@@ -129,16 +129,12 @@ export async function listAuditEvents(
   };
 }
 
-const QUERY_NAMES = ["occurredAt[gte]", "occurredAt[lte]", "action", "actorType", "actorId", "account"] as const;
-
-/** The absolute URL of the next page: every filter and pageSize of the request, plus the cursor. */
-export function nextAuditPageUrl(origin: string, query: ListAuditEventsQuery, cursor: string): string {
-  const url = new URL("/v1/audit-events", origin);
-  url.searchParams.set("pageSize", String(query.pageSize));
-  for (const name of QUERY_NAMES) {
-    const value = query[name];
-    if (value !== undefined && value !== "") url.searchParams.set(name, value);
-  }
-  url.searchParams.set("cursor", cursor);
-  return url.toString();
-}
+/** The filters GET /v1/audit-events's nextPageUrl repeats (lib/http/next-page-link.ts), in their order there. */
+export const AUDIT_PAGE_FILTERS = [
+  "occurredAt[gte]",
+  "occurredAt[lte]",
+  "action",
+  "actorType",
+  "actorId",
+  "account",
+] as const satisfies readonly (keyof ListAuditEventsQuery)[];

@@ -10,6 +10,7 @@ import { importSellRates } from "@/lib/rating/import-rates";
 import { parseRateCsv } from "@/lib/rating/rate-csv";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { activeReservedMicros, authorizeCall, getAuthorization } from "./authorize";
+import { authorizationRequestSchema } from "./schemas";
 
 const bound = (billingGroupId: string): Principal => ({
   keyId: "key_test",
@@ -183,17 +184,14 @@ describeOnEngines("prepaid authorizations", (handle) => {
     expect(await refusal(authorizeCall(handle().db, bound(g.id), { uuid: uuid(), destination: "999" }))).toBe(
       "no_rate",
     );
-    expect(await refusal(authorizeCall(handle().db, bound(g.id), { uuid: uuid(), destination: "44a" }))).toBe(
-      "invalid_authorization_request",
-    );
-    expect(await refusal(authorizeCall(handle().db, bound(g.id), { destination: "44" }))).toBe(
-      "invalid_authorization_request",
-    );
-    expect(
-      await refusal(
-        authorizeCall(handle().db, bound(g.id), { uuid: uuid(), destination: "44", maxDurationSeconds: 0 }),
-      ),
-    ).toBe("invalid_authorization_request");
+    // Bad bodies never reach authorizeCall: apiRoute parses the operation's schema (422 `invalid_request_body`).
+    for (const bad of [
+      { uuid: uuid(), destination: "44a" },
+      { destination: "44" },
+      { uuid: uuid(), destination: "44", maxDurationSeconds: 0 },
+    ]) {
+      expect(authorizationRequestSchema.safeParse(bad).success).toBe(false);
+    }
     expect(
       await refusal(
         authorizeCall(handle().db, bound(g.id), { uuid: uuid(), destination: "44", billingGroupId: other.id }),

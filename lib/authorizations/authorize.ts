@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { ApiError, paramErrors } from "@/lib/errors/api-error";
+import { ApiError } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
 import { authorizationTtlMarginSeconds, maxCallSeconds } from "@/lib/config/env";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";
@@ -8,7 +8,7 @@ import { priceCall } from "@/lib/rating/billing-math";
 import { feesOf, getRateCard, type RateMatch } from "@/lib/rating/find-rate";
 import { formatIncrement } from "@/lib/rating/schemas";
 import { maxAffordableSeconds } from "./max-duration";
-import { authorizationRequestSchema, type Authorization } from "./schemas";
+import type { Authorization, AuthorizationRequest } from "./schemas";
 
 // Prepaid authorizations (POST /v1/authorizations): a reservation against the balance for a call about to connect.
 // No trigger acts on `authorizations` itself, but one on calls writes it: the call's final CDR settles its
@@ -113,15 +113,11 @@ function notFoundGroup(id: string): ApiError {
  * available amount is read and the reservation written, so concurrent authorizations on one group (any number of
  * processes) queue there and never reserve more than is available. Idempotent by (group, uuid).
  */
-export async function authorizeCall(db: Db, principal: Principal, body: unknown): Promise<AuthorizeOutcome> {
-  const parsed = authorizationRequestSchema.safeParse(body);
-  if (!parsed.success)
-    throw new ApiError(
-      "invalid_authorization_request",
-      "The authorization request is invalid.",
-      paramErrors(parsed.error.issues),
-    );
-  const request = parsed.data;
+export async function authorizeCall(
+  db: Db,
+  principal: Principal,
+  request: AuthorizationRequest,
+): Promise<AuthorizeOutcome> {
   let groupId: string;
   if (principal.billingGroupId !== null) {
     // A bound key charges its own group; naming another answers like an unknown one (nothing leaks).

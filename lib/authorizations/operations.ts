@@ -34,7 +34,7 @@ export const authorizeCallOperation = defineOperation({
     "no_rate",
     "conflict",
     "payload_too_large",
-    "invalid_authorization_request",
+    "invalid_request_body",
   ],
 });
 

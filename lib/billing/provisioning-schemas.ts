@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { storable, storableText } from "@/lib/db/storable-text";
-import { ApiError, bodyParamErrors } from "@/lib/errors/api-error";
 import { decimalMoney } from "@/lib/money/decimal-money";
 import { accountSchema, currencySchema } from "./schemas";
 
@@ -62,15 +61,6 @@ export type CreateAccountBody = z.output<typeof createAccountBodySchema>;
 export type UpdateAccountBody = z.output<typeof updateAccountBodySchema>;
 export type TopUpBody = z.output<typeof topUpBodySchema>;
 export type AdjustmentBody = z.output<typeof adjustmentBodySchema>;
-
-/** A body parsed, or 422 `invalid_request_body` naming every field at fault. */
-export function parseRequestBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    throw new ApiError("invalid_request_body", "The request body is invalid.", bodyParamErrors(parsed.error.issues));
-  }
-  return parsed.data;
-}
 
 export const accountDetailSchema = accountSchema
   .extend({

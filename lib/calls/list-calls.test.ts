@@ -8,7 +8,8 @@ import { createSupplier } from "@/lib/rating/suppliers";
 import { calls } from "@/lib/db/schema";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { decodeCursor, encodeCursor } from "./cursor";
-import { callFiltersFromQuery, escapeLike, listCalls, nextPageUrl, pageOrigin, type CallFilters } from "./list-calls";
+import { nextPageLink } from "@/lib/http/next-page-link";
+import { CALL_PAGE_FILTERS, callFiltersFromQuery, escapeLike, listCalls, type CallFilters } from "./list-calls";
 import { serializeCall, serializeCallDetail } from "./serialize-call";
 import type { StoredCall } from "./stored-call";
 import { COST_FIELD_NAMES, listCallsQuerySchema } from "./schemas";
@@ -45,38 +46,6 @@ describe("escapeLike", () => {
   it("makes %, _ and backslash literal", () => {
     expect(escapeLike("4%2_0\\")).toBe("4\\%2\\_0\\\\");
     expect(escapeLike("4420")).toBe("4420");
-  });
-});
-
-describe("pageOrigin", () => {
-  const request = (headers: Record<string, string>) => new Request("http://localhost:3000/v1/calls", { headers });
-  const none = new Set<string>();
-  it("prefers PUBLIC_BASE_URL, then a Host this server answers for, then its own listen address", () => {
-    expect(pageOrigin(request({ host: "127.0.0.1:4000" }), "https://api.example.com", none)).toBe(
-      "https://api.example.com",
-    );
-    expect(pageOrigin(request({ host: "127.0.0.1:3000" }), undefined, none)).toBe("http://127.0.0.1:3000");
-    expect(pageOrigin(request({ host: "[::1]:3000" }), undefined, none)).toBe("http://[::1]:3000");
-    expect(
-      pageOrigin(
-        request({ host: "api.example.com", "x-forwarded-proto": "https" }),
-        undefined,
-        new Set(["api.example.com"]),
-      ),
-    ).toBe("https://api.example.com");
-    expect(pageOrigin(request({ host: "evil.com/path?" }), undefined, none)).toBe("http://localhost:3000");
-  });
-
-  it("never echoes a Host that is not allowed (docs/contract.md §4, ALLOWED_HOSTS)", () => {
-    for (const host of [
-      "evil.example",
-      "evil.example:3000",
-      "127.0.0.1:4000",
-      "localhost.evil.example:3000",
-      "api.example.com.evil:443",
-    ]) {
-      expect(pageOrigin(request({ host }), undefined, new Set(["api.example.com"]))).toBe("http://localhost:3000");
-    }
   });
 });
 
@@ -230,7 +199,7 @@ describe("search filters of the query", () => {
       uuid: "u",
       billingGroupId: "bg_x",
     });
-    const url = new URL(nextPageUrl("http://h", q, "c.s"));
+    const url = new URL(nextPageLink("http://h", "/v1/calls", q, CALL_PAGE_FILTERS, "c.s")!);
     for (const [k, v] of Object.entries({
       from: "1555",
       toPrefix: "44",

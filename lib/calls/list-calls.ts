@@ -2,7 +2,6 @@ import { and, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
 import { ApiError } from "@/lib/errors/api-error";
-import { allowedHosts } from "@/lib/config/env";
 import { queryTextColumn, type Executor } from "@/lib/db/client";
 import { callUuids, calls } from "@/lib/db/schema";
 import { decodeCursor, encodeCursor, scopeHash } from "./cursor";
@@ -245,54 +244,17 @@ export function listCallsJsonQuery(
   return { query, hash };
 }
 
-const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
-
-/**
- * The origin for nextPageUrl: PUBLIC_BASE_URL when set, else the origin the client addressed (Host
- * header, and X-Forwarded-Proto when a proxy set it), but only a host this server answers for: one of
- * `allowedHosts` (ALLOWED_HOSTS) or a loopback name on the server's own port. Any other Host would
- * let whoever sends the request choose where the client's next request (with its key) goes.
- * Otherwise the server's own listen address, which Next puts in `request.url` (never taken from Host).
- */
-export function pageOrigin(
-  request: Request,
-  publicBaseUrl: string | undefined,
-  hosts: ReadonlySet<string> = allowedHosts(),
-): string {
-  if (publicBaseUrl) return publicBaseUrl;
-  const url = new URL(request.url);
-  const host = request.headers.get("host")?.toLowerCase();
-  const proto = request.headers.get("x-forwarded-proto")?.split(",")[0].trim();
-  const protocol = proto === "https" || proto === "http" ? proto : url.protocol.replace(":", "");
-  if (!host || !HOST.test(host)) return url.origin;
-  const ownPort = url.port || (url.protocol === "https:" ? "443" : "80");
-  const ownLoopback = LOOPBACK_NAMES.some(
-    (name) => host === `${name}:${ownPort}` || (host === name && url.port === ""),
-  );
-  return hosts.has(host) || ownLoopback ? `${protocol}://${host}` : url.origin;
-}
-
-/** The absolute URL of the next page: every filter and pageSize of the request, plus the cursor. */
-export function nextPageUrl(origin: string, query: ListCallsQuery, cursor: string): string {
-  const url = new URL("/v1/calls", origin);
-  url.searchParams.set("pageSize", String(query.pageSize));
-  for (const name of [
-    "startTime[gte]",
-    "startTime[lte]",
-    "direction",
-    "to",
-    "toPrefix",
-    "from",
-    "hangupCause",
-    "id",
-    "uuid",
-    "billingGroupId",
-    "supplierId",
-  ] as const) {
-    const value = query[name];
-    if (value !== undefined && value !== "") url.searchParams.set(name, value);
-  }
-  url.searchParams.set("cursor", cursor);
-  return url.toString();
-}
+/** The filters GET /v1/calls's nextPageUrl repeats (lib/http/next-page-link.ts), in their order there. */
+export const CALL_PAGE_FILTERS = [
+  "startTime[gte]",
+  "startTime[lte]",
+  "direction",
+  "to",
+  "toPrefix",
+  "from",
+  "hangupCause",
+  "id",
+  "uuid",
+  "billingGroupId",
+  "supplierId",
+] as const satisfies readonly (keyof ListCallsQuery)[];

@@ -11,13 +11,12 @@ export const ERROR_TABLE = {
   invalid_parameter: { status: 400, title: "Invalid parameter" },
   invalid_cursor: { status: 400, title: "Invalid cursor" },
   billing_group_required: { status: 400, title: "Billing group required" },
-  invalid_body: { status: 422, title: "Unprocessable CDR" },
-  invalid_authorization_request: { status: 422, title: "Unprocessable authorization request" },
-  invalid_key_request: { status: 422, title: "Unprocessable key request" },
   method_not_allowed: { status: 405, title: "Method not allowed" },
   conflict: { status: 409, title: "Conflict" },
   idempotency_key_reused: { status: 409, title: "Idempotency key reused with another request" },
   idempotency_key_in_use: { status: 409, title: "Request with this idempotency key in progress" },
+  // The one 422 of every request body (a CDR, an authorization, a key, provisioning, alerts, exports): docs/contract.md
+  // §3 names the codes it replaced (invalid_body, invalid_authorization_request, invalid_key_request).
   invalid_request_body: { status: 422, title: "Unprocessable request body" },
   link_expired: { status: 410, title: "Download link expired" },
   insufficient_balance: { status: 402, title: "Insufficient balance" },

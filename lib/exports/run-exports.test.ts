@@ -5,7 +5,7 @@ import { createBillingGroup } from "@/lib/billing/groups";
 import { exportCallsCsv } from "@/lib/calls/export-csv";
 import { listCalls } from "@/lib/calls/list-calls";
 import { queryRows, type Db } from "@/lib/db/client";
-import { ApiError } from "@/lib/errors/api-error";
+import { ApiError, bodyParamErrors } from "@/lib/errors/api-error";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { testPrincipal } from "@/lib/testing/test-principal";
 import { waitUntil } from "@/lib/testing/wait-until";
@@ -13,7 +13,8 @@ import { checkDownloadLink, downloadLink } from "./download-link";
 import { getExport } from "./get-export";
 import { readExportFile } from "./read-export-file";
 import { deleteExpiredExports, EXPORT_WORKER_DEFAULTS, runNextExport, startExportWorker } from "./run-exports";
-import { parseCreateExport, startExport } from "./start-export";
+import { createExportBodySchema } from "./schemas";
+import { startExport } from "./start-export";
 
 process.env.CURSOR_SECRET ??= "exports-test-secret";
 
@@ -28,6 +29,13 @@ async function fileOf(db: Db, principal: Principal, id: string): Promise<string>
     signature: url.searchParams.get("signature")!,
   });
   return new Response(file.stream).text();
+}
+
+/** POST /v1/exports's body as apiRoute parses it: the operation's schema, each field at fault named by its path. */
+function parseCreateExport(body: unknown) {
+  const parsed = createExportBodySchema.safeParse(body);
+  if (!parsed.success) throw new ApiError("invalid_request_body", "invalid", bodyParamErrors(parsed.error.issues));
+  return parsed.data;
 }
 
 function thrown(fn: () => unknown): ApiError {

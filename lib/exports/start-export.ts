@@ -3,22 +3,12 @@ import { canReadCost, type Principal } from "@/lib/auth/principal";
 import { assertSupplierFilterAllowed, callFiltersFromQuery } from "@/lib/calls/list-calls";
 import { DEFAULT_PAGE_SIZE } from "@/lib/calls/schemas";
 import { queryRows, type Executor } from "@/lib/db/client";
-import { ApiError, bodyParamErrors } from "@/lib/errors/api-error";
 import { newId } from "@/lib/ids/ids";
 import { exportRowToAnswer, type ExportRow } from "./export-row";
-import { createExportBodySchema, type Export, type ExportFilters } from "./schemas";
+import type { Export, ExportFilters } from "./schemas";
 
 /** How long an export and its file are kept. */
 export const EXPORT_KEEP_HOURS = 24;
-
-/** The body of POST /v1/exports, or 422 `invalid_request_body` naming each field at fault (`filters.direction`). */
-export function parseCreateExport(body: unknown): { filters: ExportFilters } {
-  const parsed = createExportBodySchema.safeParse(body);
-  if (!parsed.success) {
-    throw new ApiError("invalid_request_body", "The export request is invalid.", bodyParamErrors(parsed.error.issues));
-  }
-  return parsed.data;
-}
 
 /** The filters as the listing reads them (the export's own normalisation is the listing's). */
 export function exportCallFilters(filters: ExportFilters) {

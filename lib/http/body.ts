@@ -1,4 +1,4 @@
-import { ApiError, type ErrorCode } from "@/lib/errors/api-error";
+import { ApiError } from "@/lib/errors/api-error";
 
 /** docs/contract.md §6: request bodies over 5 MiB answer 413. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -41,26 +41,20 @@ export async function readBodyText(request: Request, maxBytes = MAX_BODY_BYTES):
   return Buffer.concat(chunks, total).toString("utf8");
 }
 
-/** The 422 codes a body can earn: each route's own (a CDR's, an authorization request's, a key's), so the title fits. */
-export type BodyErrorCode = Extract<
-  ErrorCode,
-  "invalid_body" | "invalid_authorization_request" | "invalid_request_body" | "invalid_key_request"
->;
-
 export interface JsonBodyOptions {
   maxBytes?: number;
-  /** The 422 code of this route's body (default `invalid_body`, POST /v1/cdrs). */
-  code?: BodyErrorCode;
   /** What an empty body should have held, for the error's detail. */
   expected?: string;
 }
 
+/** Every request body's 422, whatever the route (docs/contract.md §3). */
+const code = "invalid_request_body";
+
 /**
- * JSON text parsed, or 422 (`options.code`): empty, or not JSON (the parser's message names the position only;
+ * JSON text parsed, or 422 `invalid_request_body`: empty, or not JSON (the parser's message names the position only;
  * RangeError for absurd nesting lands here too).
  */
 export function parseJsonText(text: string, options: JsonBodyOptions = {}): unknown {
-  const code = options.code ?? "invalid_body";
   if (text.trim() === "") {
     throw new ApiError(code, `The request body is empty: send ${options.expected ?? "a JSON object"}.`, [
       { param: "(body)", message: "empty" },
@@ -76,17 +70,20 @@ export function parseJsonText(text: string, options: JsonBodyOptions = {}): unkn
   }
 }
 
+/** 422 unless the Content-Type is JSON (a cross-site form cannot post JSON with a session cookie). */
+export function assertJsonContentType(request: Request): void {
+  if (!isJsonContentType(request.headers.get("content-type"))) {
+    throw new ApiError(code, "The request body must be JSON, sent with `Content-Type: application/json`.", [
+      { param: "content-type", message: "expected application/json" },
+    ]);
+  }
+}
+
 /**
- * A JSON request body: 413 past the size cap, 422 (`options.code`) for another Content-Type
- * (a cross-site form cannot post JSON with a session cookie) or for text that is not JSON.
+ * A JSON request body: 413 past the size cap, 422 `invalid_request_body` for another Content-Type or for text that is
+ * not JSON.
  */
 export async function readJsonBody(request: Request, options: JsonBodyOptions = {}): Promise<unknown> {
-  if (!isJsonContentType(request.headers.get("content-type"))) {
-    throw new ApiError(
-      options.code ?? "invalid_body",
-      "The request body must be JSON, sent with `Content-Type: application/json`.",
-      [{ param: "content-type", message: "expected application/json" }],
-    );
-  }
+  assertJsonContentType(request);
   return parseJsonText(await readBodyText(request, options.maxBytes), options);
 }

@@ -88,18 +88,20 @@ describe("mod_json_cdr request bodies", () => {
   });
 
   it("answers 422 for another type, a form without cdr, bad base64 or JSON, and 413 past the cap as sent", async () => {
-    expect(await problem(readCdrBody(post(json, "text/plain")))).toBe("422 invalid_body content-type");
-    expect(await problem(readCdrBody(post(json)))).toBe("422 invalid_body content-type");
+    expect(await problem(readCdrBody(post(json, "text/plain")))).toBe("422 invalid_request_body content-type");
+    expect(await problem(readCdrBody(post(json)))).toBe("422 invalid_request_body content-type");
     expect(await problem(readCdrBody(post("uuid=1", "application/x-www-form-urlencoded")))).toBe(
-      "422 invalid_body cdr",
+      "422 invalid_request_body cdr",
     );
     expect(await problem(readCdrBody(post("cdr=%%%", "application/x-www-form-base64-encoded")))).toBe(
-      "422 invalid_body cdr",
+      "422 invalid_request_body cdr",
     );
     expect(await problem(readCdrBody(post("cdr=%7B%22a", "application/x-www-form-urlencoded")))).toBe(
-      "422 invalid_body (body)",
+      "422 invalid_request_body (body)",
     );
-    expect(await problem(readCdrBody(post("", "application/x-www-form-urlencoded")))).toBe("422 invalid_body (body)");
+    expect(await problem(readCdrBody(post("", "application/x-www-form-urlencoded")))).toBe(
+      "422 invalid_request_body (body)",
+    );
     const big = `cdr=${"A".repeat(MAX_BODY_BYTES)}`;
     expect(await problem(readCdrBody(post(big, "application/x-www-form-base64-encoded")))).toBe(
       "413 payload_too_large",

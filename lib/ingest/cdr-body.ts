@@ -14,7 +14,7 @@ const BASE64_FORM = "application/x-www-form-base64-encoded";
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 function invalid(detail: string, param: string, message: string): ApiError {
-  return new ApiError("invalid_body", detail, [{ param, message }]);
+  return new ApiError("invalid_request_body", detail, [{ param, message }]);
 }
 
 /**
@@ -165,7 +165,7 @@ function mediaTypeOf(contentType: string | null): string {
 
 /**
  * POST /v1/cdrs's body: JSON (application/json or +json), or mod_json_cdr's forms (module header above).
- * 413 past the size cap (the bytes as sent); 422 `invalid_body` for another type, a form without `cdr`, or
+ * 413 past the size cap (the bytes as sent); 422 `invalid_request_body` for another type, a form without `cdr`, or
  * text that is not JSON once decoded.
  */
 export async function readCdrBody(request: Request): Promise<unknown> {

@@ -62,7 +62,7 @@ export async function ingestRequest(db: Db, principal: Principal, body: unknown)
   if (batch) {
     const list = (body as { cdrs: unknown }).cdrs;
     if (!Array.isArray(list) || list.length === 0 || list.length > MAX_CDRS_PER_REQUEST) {
-      throw new ApiError("invalid_body", `\`cdrs\` must be an array of 1 to ${MAX_CDRS_PER_REQUEST} CDRs.`, [
+      throw new ApiError("invalid_request_body", `\`cdrs\` must be an array of 1 to ${MAX_CDRS_PER_REQUEST} CDRs.`, [
         { param: "cdrs", message: Array.isArray(list) ? `${list.length} CDRs` : "not an array" },
       ]);
     }
@@ -81,7 +81,7 @@ export async function ingestRequest(db: Db, principal: Principal, body: unknown)
   if (errors.length > 0) {
     const shown = errors.slice(0, 50);
     throw new ApiError(
-      "invalid_body",
+      "invalid_request_body",
       `${errors.length} invalid field${errors.length === 1 ? "" : "s"}; nothing was stored.${errors.length > shown.length ? ` The first ${shown.length} are listed.` : ""}`,
       shown,
     );
@@ -97,7 +97,7 @@ export async function ingestRequest(db: Db, principal: Principal, body: unknown)
       : [await getIngestCoalescer().ingestOne(db, cdrs[0], options)];
   } catch (e) {
     if (e instanceof CdrRejectedError) {
-      throw new ApiError("invalid_body", `${e.message}; nothing was stored.`, [
+      throw new ApiError("invalid_request_body", `${e.message}; nothing was stored.`, [
         { param: param(e.index, e.field), message: e.message },
       ]);
     }

@@ -48,7 +48,7 @@ export const ingestCdrsOperation = defineOperation({
       body: ingestAnswerSchema,
     },
   },
-  errors: ["conflict", "payload_too_large", "invalid_body"],
+  errors: ["conflict", "payload_too_large", "invalid_request_body"],
 });
 
 /** The /v1 operations on ingest, in the OpenAPI document's order (gathered by lib/api/operations.ts). */

@@ -3,13 +3,13 @@ import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
 import type { Db } from "@/lib/db/client";
 import { billingGroups } from "@/lib/db/schema";
-import { ApiError, paramErrors } from "@/lib/errors/api-error";
+import { ApiError } from "@/lib/errors/api-error";
 import { eq } from "drizzle-orm";
 import { createKeyAudited, keySnapshot } from "./create-key-audited";
-import { createApiKeyRequestSchema, type CreatedApiKeyBody } from "./schemas";
+import type { CreateApiKeyRequest, CreatedApiKeyBody } from "./schemas";
 
 function invalid(param: string, message: string): ApiError {
-  return new ApiError("invalid_key_request", `${param} ${message}.`, [{ param, message }]);
+  return new ApiError("invalid_request_body", `${param} ${message}.`, [{ param, message }]);
 }
 
 /**
@@ -21,15 +21,10 @@ function invalid(param: string, message: string): ApiError {
 export async function createOwnApiKey(
   db: Db,
   principal: Principal,
-  body: unknown,
+  request: CreateApiKeyRequest,
   address: string | null,
   now = new Date(),
 ): Promise<CreatedApiKeyBody> {
-  const parsed = createApiKeyRequestSchema.safeParse(body);
-  if (!parsed.success) {
-    throw new ApiError("invalid_key_request", "The key request is invalid.", paramErrors(parsed.error.issues));
-  }
-  const request = parsed.data;
   const scopes = [...new Set(request.scopes)] as Scope[];
   const wider = scopes.filter((scope) => !principal.scopes.has(scope));
   if (wider.length > 0) {

@@ -25,7 +25,7 @@ export const createApiKeyOperation = defineOperation({
   scope: "keys:write",
   body: createApiKeyRequestSchema,
   responses: { 201: { description: "The new key, with its secret", body: createdApiKeySchema } },
-  errors: ["invalid_key_request", "payload_too_large"],
+  errors: ["invalid_request_body", "payload_too_large"],
 });
 
 export const listApiKeysOperation = defineOperation({

@@ -4,7 +4,7 @@ import type { ErrorCode } from "@/lib/errors/api-error";
 
 /**
  * What a /v1 operation declares, once, in its concept's operations.ts. `apiRoute` (lib/api/handler.ts) takes it for
- * the route's checks (scope, query, path parameters) and lib/api/openapi.ts turns the list of them
+ * the route's checks (scope, query, path parameters, JSON body) and lib/api/openapi.ts turns the list of them
  * (lib/api/operations.ts) into the OpenAPI document. This module imports no concept, so every concept may use it.
  */
 
@@ -32,10 +32,15 @@ export interface OperationResponse {
   contentType?: string;
 }
 
+/** Other media types a request body may come in, each with its schema (for the document). */
+export type OtherBodies = Readonly<Record<string, z.ZodType>>;
+
 export interface Operation<
   Q extends z.ZodObject | undefined = z.ZodObject | undefined,
   P extends z.ZodObject | undefined = z.ZodObject | undefined,
   S extends Scope | null = Scope | null,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+  O extends OtherBodies | undefined = OtherBodies | undefined,
 > {
   operationId: string;
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -55,10 +60,17 @@ export interface Operation<
   query?: Q;
   /** Names `query` accepts that the document leaves out. */
   undocumentedQuery?: readonly string[];
-  /** The JSON request body, for the document (the domain function validates it). */
-  body?: z.ZodType;
-  /** Other media types the request body may come in (a switch's own encodings), for the document. */
-  otherBodies?: Readonly<Record<string, z.ZodType>>;
+  /**
+   * The JSON request body, required: apiRoute reads it (413 past 5 MiB), parses it and hands the handler its output as
+   * `body` (any other Content-Type, text that is not JSON or a mismatch answers 422 `invalid_request_body`), and the
+   * document shows it. Not with `otherBodies`: then the handler reads the body itself.
+   */
+  body?: B;
+  /**
+   * Other media types the request body may come in (a switch's own encodings, a CSV deck), for the document. Their
+   * handler reads and validates the body; apiRoute leaves it alone.
+   */
+  otherBodies?: O;
   /**
    * Also take the API key as the HTTP Basic password (any user name), for a switch that can send nothing else:
    * FreeSWITCH's mod_json_cdr on POST /v1/cdrs (docs/contract.md §5). apiRoute passes it to authenticate; every
@@ -83,6 +95,8 @@ export function defineOperation<
   Q extends z.ZodObject | undefined = undefined,
   P extends z.ZodObject | undefined = undefined,
   S extends Scope | null = Scope,
->(operation: Operation<Q, P, S>): Operation<Q, P, S> {
+  B extends z.ZodType | undefined = undefined,
+  O extends OtherBodies | undefined = undefined,
+>(operation: Operation<Q, P, S, B, O>): Operation<Q, P, S, B, O> {
   return operation;
 }

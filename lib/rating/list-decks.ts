@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { decodeKeysetCursor, encodeKeysetCursor, scopeHash } from "@/lib/http/keyset-cursor";
+import { nextPageLink } from "@/lib/http/next-page-link";
 import { ownerColumn, ownerTable, type CardSide } from "./find-rate";
 import type { DeckPage, DeckSummary } from "./schemas";
 
@@ -92,13 +93,7 @@ export async function deckPage(
   origin: string,
 ): Promise<DeckPage> {
   const listing = await listDecks(db, side, ownerId, { pageSize: query.pageSize, cursor: query.cursor || undefined });
-  let nextPageUrl: string | null = null;
-  if (listing.nextCursor) {
-    const base = side === "sell" ? "accounts" : "suppliers";
-    const url = new URL(`/v1/${base}/${encodeURIComponent(ownerId)}/rate-decks`, origin);
-    url.searchParams.set("pageSize", String(query.pageSize));
-    url.searchParams.set("cursor", listing.nextCursor);
-    nextPageUrl = url.toString();
-  }
+  const path = `/v1/${side === "sell" ? "accounts" : "suppliers"}/${encodeURIComponent(ownerId)}/rate-decks` as const;
+  const nextPageUrl = nextPageLink(origin, path, query, [], listing.nextCursor);
   return { decks: listing.decks, nextPageUrl, meta: { pageSize: query.pageSize, hasMore: listing.hasMore } };
 }

@@ -85,7 +85,7 @@ describe.each(apiServers())("self-service API keys on $engine", (server) => {
     ] as const) {
       const res = await create(server, "keysA", body);
       expect(res.status, JSON.stringify(body)).toBe(422);
-      expect(res.body.code).toBe("invalid_key_request");
+      expect(res.body.code).toBe("invalid_request_body");
       if (param !== "(body)") expect(res.body.errors!.map((e) => e.param)).toContain(param);
     }
     const notJson = await api(server, "/v1/api-keys", {

@@ -62,8 +62,8 @@ describe.each(apiServers())("POST /v1/authorizations on $engine", (server) => {
     expect(bad.status).toBe(422);
     expect(bad.headers.get("content-type")).toContain("application/problem+json");
     expect(bad.body).toMatchObject({
-      code: "invalid_authorization_request",
-      title: "Unprocessable authorization request",
+      code: "invalid_request_body",
+      title: "Unprocessable request body",
     });
     expect((bad.body.errors as { param: string }[]).map((e) => e.param).sort()).toEqual(
       expect.arrayContaining(["destination", "maxDurationSeconds"]),
@@ -71,7 +71,7 @@ describe.each(apiServers())("POST /v1/authorizations on $engine", (server) => {
     expect((await authorize({ destination: "44" })).status).toBe(422);
     expect((await api(server, "/v1/authorizations", { key: "ingestScratch", body: "not json" })).body).toMatchObject({
       status: 422,
-      code: "invalid_authorization_request",
+      code: "invalid_request_body",
     });
     expect((await authorize({ uuid, destination: "999" })).body).toMatchObject({ status: 404, code: "no_rate" });
     expect((await authorize({ uuid, destination: "44", billingGroupId: server.groups.a.id })).body).toMatchObject({

@@ -297,7 +297,7 @@ describe.each(apiServers())("docs/contract.md §3 errors on $engine", (server) =
           [field]: value,
         },
       });
-      const body = expectProblem(res, 422, "invalid_authorization_request");
+      const body = expectProblem(res, 422, "invalid_request_body");
       expect(
         body.errors?.map((e) => e.param),
         field,

@@ -72,7 +72,7 @@ describe.each(apiServers())("mod_json_cdr posts on $engine", (server: ApiServer)
     expect((noCdr.body as unknown as Problem).errors?.[0].param).toBe("cdr");
     const bad = await post(`cdr=${switchUrlEncode('{"variables":{')}`, FORM);
     expect(bad.status).toBe(422);
-    expect((bad.body as unknown as Problem).code).toBe("invalid_body");
+    expect((bad.body as unknown as Problem).code).toBe("invalid_request_body");
     const huge = await post(`cdr=${"%20".repeat(2 * 1024 * 1024)}`, FORM);
     expect(huge.status).toBe(413);
     expect(await post("{}", "text/plain").then((r) => r.status)).toBe(422);

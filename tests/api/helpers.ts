@@ -2,6 +2,7 @@ import { inject } from "vitest";
 import { http } from "@/lib/testing/http-client";
 import type { ApiServer } from "./global-setup";
 import type { KeyName } from "./fixtures/keys";
+import { responseSchemaDrift } from "./response-schema";
 
 export type { ApiServer } from "./global-setup";
 export type { GroupName } from "./fixtures/billing";
@@ -39,7 +40,10 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** A request to `server`; `pathOrUrl` is a path ("/v1/calls?...") or an absolute URL (nextPageUrl). */
+/**
+ * A request to `server`; `pathOrUrl` is a path ("/v1/calls?...") or an absolute URL (nextPageUrl). A JSON answer that
+ * its operation's declared schema refuses fails the test (./response-schema.ts).
+ */
 export async function api<T = unknown>(
   server: ApiServer,
   pathOrUrl: string,
@@ -49,8 +53,9 @@ export async function api<T = unknown>(
   if (options.key) headers.authorization = `Bearer ${server.keys[options.key]}`;
   if (options.authorization !== undefined) headers.authorization = options.authorization;
   if (options.body !== undefined) headers["content-type"] ??= "application/json";
+  const method = options.method ?? (options.body === undefined ? "GET" : "POST");
   const res = await http(server.baseUrl, pathOrUrl, {
-    method: options.method ?? (options.body === undefined ? "GET" : "POST"),
+    method,
     headers,
     body:
       options.body === undefined
@@ -60,6 +65,8 @@ export async function api<T = unknown>(
           : JSON.stringify(options.body),
     redirect: "follow",
   });
+  const drift = responseSchemaDrift(method.toUpperCase(), new URL(pathOrUrl, server.baseUrl), res);
+  if (drift) throw new Error(`The answer drifted from the OpenAPI document: ${drift}`);
   return { status: res.status, headers: res.headers, body: (res.json ?? res.text) as T, text: res.text };
 }
 

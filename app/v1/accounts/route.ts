@@ -3,16 +3,13 @@ import { toAccountDetail } from "@/lib/billing/account-detail";
 import { platformChangeContext } from "@/lib/billing/change-context";
 import { createAccount } from "@/lib/billing/create-account";
 import { createAccountOperation, listAccountsOperation } from "@/lib/billing/operations";
-import { createAccountBodySchema, parseRequestBody } from "@/lib/billing/provisioning-schemas";
 import { apiRoute, json } from "@/lib/api/handler";
-import { readJsonBody } from "@/lib/http/body";
 
 export const GET = apiRoute(listAccountsOperation, ({ db, principal }) => listAccounts(db, principal));
 
 // POST /v1/accounts: a new billing group (platform keys with accounts:write; Idempotency-Key honoured).
-export const POST = apiRoute(createAccountOperation, async ({ db, principal, request }) => {
+export const POST = apiRoute(createAccountOperation, async ({ db, principal, request, body }) => {
   const by = platformChangeContext(principal, request);
-  const body = parseRequestBody(createAccountBodySchema, await readJsonBody(request, { code: "invalid_request_body" }));
   const group = await createAccount(
     db,
     { ...body, creditLimitMicros: body.creditLimit, openingBalanceMicros: body.openingBalance },

@@ -1,6 +1,5 @@
 import { apiRoute, json } from "@/lib/api/handler";
 import { clientAddress } from "@/lib/auth/request-origin";
-import { readJsonBody } from "@/lib/http/body";
 import { createOwnApiKey } from "@/lib/keys/create-key";
 import { listApiKeys } from "@/lib/keys/list-keys";
 import { createApiKeyOperation, listApiKeysOperation } from "@/lib/keys/operations";
@@ -9,7 +8,6 @@ export const GET = apiRoute(listApiKeysOperation, ({ db, principal, query }) =>
   listApiKeys(db, principal, query.account || undefined),
 );
 
-export const POST = apiRoute(createApiKeyOperation, async ({ request, db, principal }) => {
-  const body = await readJsonBody(request, { code: "invalid_key_request", expected: '`{ "name", "scopes" }`' });
+export const POST = apiRoute(createApiKeyOperation, async ({ request, db, principal, body }) => {
   return json(await createOwnApiKey(db, principal, body, clientAddress(request.headers)), 201);
 });

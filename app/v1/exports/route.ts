@@ -1,11 +1,9 @@
 import { apiRoute, json } from "@/lib/api/handler";
 import { createExportOperation } from "@/lib/exports/operations";
-import { parseCreateExport, startExport } from "@/lib/exports/start-export";
-import { readJsonBody } from "@/lib/http/body";
+import { startExport } from "@/lib/exports/start-export";
 
 // POST /v1/exports: queue a background CSV export of the calls matching the filters (Idempotency-Key honoured).
-export const POST = apiRoute(createExportOperation, async ({ db, principal, request }) => {
-  const { filters } = parseCreateExport(await readJsonBody(request, { code: "invalid_request_body" }));
-  const started = await startExport(db, principal, filters);
+export const POST = apiRoute(createExportOperation, async ({ db, principal, body }) => {
+  const started = await startExport(db, principal, body.filters);
   return json(started, 202, { location: `/v1/exports/${started.id}` });
 });

@@ -1,6 +1,6 @@
 import { apiRoute } from "@/lib/api/handler";
 import { publicBaseUrl } from "@/lib/config/env";
-import { pageOrigin } from "@/lib/calls/list-calls";
+import { pageOrigin } from "@/lib/http/next-page-link";
 import { getExport } from "@/lib/exports/get-export";
 import { getExportOperation } from "@/lib/exports/operations";
 

@@ -5,16 +5,13 @@ import {
   getWebhookEndpointOperation,
   updateWebhookEndpointOperation,
 } from "@/lib/alerts/operations";
-import { parseAlertsBody, updateEndpointBodySchema } from "@/lib/alerts/schemas";
 import { apiRoute } from "@/lib/api/handler";
-import { readJsonBody } from "@/lib/http/body";
 
 export const GET = apiRoute(getWebhookEndpointOperation, ({ db, principal, params }) =>
   getEndpoint(db, principal, params.id),
 );
 
-export const PATCH = apiRoute(updateWebhookEndpointOperation, async ({ db, principal, params, request }) => {
-  const body = parseAlertsBody(updateEndpointBodySchema, await readJsonBody(request, { code: "invalid_request_body" }));
+export const PATCH = apiRoute(updateWebhookEndpointOperation, async ({ db, principal, params, request, body }) => {
   return updateEndpoint(db, principal, params.id, body, alertsChangeContext(principal, request));
 });
 

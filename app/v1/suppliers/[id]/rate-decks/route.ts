@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/api/handler";
-import { pageOrigin } from "@/lib/calls/list-calls";
+import { pageOrigin } from "@/lib/http/next-page-link";
 import { publicBaseUrl } from "@/lib/config/env";
 import { listBuyDecksOperation, uploadBuyDeckOperation } from "@/lib/rating/deck-operations";
 import { deckUploadResponse, platformRatingContext } from "@/lib/rating/deck-request";
