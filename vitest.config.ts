@@ -13,6 +13,8 @@ export default defineConfig({
           name: "unit",
           include: ["lib/**/*.test.ts", "cli/**/*.test.ts", "components/**/*.test.ts"],
           environment: "node",
+          // One migrated database per engine, copied by each test's openTestDb (lib/testing/engines.ts).
+          globalSetup: ["lib/testing/template-databases.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           pool: "forks",

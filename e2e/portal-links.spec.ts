@@ -5,7 +5,9 @@ import { readMailbox } from "./mailbox";
 // Tests the portal as the people who use it (issue 28: a key-based test hid that no person could read an invoice):
 // each demo person signs in through the sign-in page, opens each page of their navigation, and every same-origin
 // link and download that page shows them must answer below 400 with their session, as must every request the page
-// itself made. One test per person and page, so one slow page cannot eat another's budget.
+// itself made. One test per person and page, so one slow page cannot eat another's budget. The session is signed in
+// through the sign-in page once per worker and person (useSessionOf), not once per page: the walk signs nobody out
+// (SKIP), and the sign-in page's own test is people.spec.ts's.
 
 /** The navigation each demo person sees (lib/demo/run-demo.ts's people; components/portal/nav-links.tsx). */
 const READER_PAGES = ["/", "/calls", "/rates", "/reports", "/invoices"];
@@ -92,7 +94,11 @@ async function follow(page: Page, paths: string[]): Promise<string[]> {
 
 for (const person of Object.keys(NAVIGATION) as PersonKind[]) {
   for (const path of NAVIGATION[person]) {
-    test(`links: ${person} on ${path}, every link and download answers below 400`, async ({ page, signInAs, e2e }) => {
+    test(`links: ${person} on ${path}, every link and download answers below 400`, async ({
+      page,
+      useSessionOf,
+      e2e,
+    }) => {
       const origin = new URL(e2e.baseURL).origin;
       // Every request the page makes on its own (its data, its downloads) counts too: a 403 it swallows is a bug.
       const refused: string[] = [];
@@ -101,7 +107,7 @@ for (const person of Object.keys(NAVIGATION) as PersonKind[]) {
         if (url.origin === origin && response.status() >= 400 && !SKIP.test(url.pathname))
           refused.push(`${response.request().method()} ${url.pathname}${url.search}: ${response.status()}`);
       };
-      await signInAs(person);
+      await useSessionOf(person);
       page.on("response", watch);
 
       const opened = await page.goto(path);

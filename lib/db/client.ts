@@ -32,6 +32,8 @@ export interface OpenOptions {
   dir?: string;
   role?: DataDirLock["role"];
   port?: number;
+  /** With "memory://" only: start from this PGlite data directory (dumpDataDir) instead of an empty one (tests). */
+  loadDataDir?: Blob;
 }
 
 /** The process's database handle, cleared when opening it failed or it was closed. */
@@ -168,7 +170,7 @@ async function openPglite(options: OpenOptions): Promise<DbHandle> {
   const { drizzle } = await import("drizzle-orm/pglite");
   const { migrate } = await import("drizzle-orm/pglite/migrator");
   if (inMemory) {
-    const client = await PGlite.create(dir, { extensions: { pg_trgm } });
+    const client = await PGlite.create(dir, { extensions: { pg_trgm }, loadDataDir: options.loadDataDir });
     const db = drizzle({ client, schema });
     await migrate(db, { migrationsFolder: migrationsFolder() });
     await ensureOpenWindow(db);
