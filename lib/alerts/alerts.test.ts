@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createBillingGroup, setBillingGroupDisabledByOperator, topUpBillingGroup } from "@/lib/billing/groups";
+import { createBillingGroup, setBillingGroupDisabledByOperator } from "@/lib/billing/groups";
+import { topUp } from "@/lib/billing/testing/top-up";
 import { queryRows } from "@/lib/db/client";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
 import { nativeCdrSchema } from "@/lib/ingest/schemas";
@@ -50,7 +51,7 @@ describeOnEngines("balance alerts (outbox trigger)", (handle, engine) => {
     await setBalanceThresholds(handle().db, group.id, [50_000_000n, 10_000_000n]);
     for (const balance of [60n, 40n, 30n, 50n, 5n, 4n, 20n, 15n, 8n, 10n])
       await setBalance(group.id, balance * 1_000_000n);
-    await topUpBillingGroup(handle().db, group.id, 190_000_000n);
+    await topUp(handle().db, group.id, 190_000_000n);
     expect(await summary(group.id)).toEqual([
       "balance.low@50 (40)",
       "balance.low@10 (5)",
@@ -72,7 +73,7 @@ describeOnEngines("balance alerts (outbox trigger)", (handle, engine) => {
     expect((await setBalanceThresholds(handle().db, group.id, [10_000_000n]))[0].crossed).toBe(true);
     await setBalance(group.id, 1_000_000n);
     expect(await summary(group.id)).toEqual([]);
-    await topUpBillingGroup(handle().db, group.id, 20_000_000n);
+    await topUp(handle().db, group.id, 20_000_000n);
     expect(await summary(group.id)).toEqual(["balance.recovered@10 (21)"]);
   });
 
@@ -84,7 +85,7 @@ describeOnEngines("balance alerts (outbox trigger)", (handle, engine) => {
     });
     await setBalance(group.id, 0n);
     await setBalance(group.id, -1n);
-    await topUpBillingGroup(handle().db, group.id, 2n);
+    await topUp(handle().db, group.id, 2n);
     await setBillingGroupDisabledByOperator(handle().db, group.id, true);
     await setBillingGroupDisabledByOperator(handle().db, group.id, true);
     await setBillingGroupDisabledByOperator(handle().db, group.id, false);

@@ -4,10 +4,9 @@ import { billingGroups } from "@/lib/db/schema";
 import { newId } from "@/lib/ids/ids";
 import { writeLedgerEntries } from "./ledger";
 
-// Billing groups and their balances. Triggers on billing_groups: a balance or `disabled` change fires the balance
-// alerts (lib/alerts/triggers.ts: outbox rows in the same transaction); a rate card version change or a delete
-// notifies every process's principal cache (lib/auth/triggers.ts). ledger_entries has none (lib/billing/ledger.ts,
-// its one writer).
+// Billing groups. A balance moves only through moveBalances (ledger.ts), with its ledger entries; only the opening
+// balance is written here, with the group's row and its entry. What fires on billing_groups: triggersOn(
+// "billing_groups") (lib/testing/declared-triggers.ts).
 
 export type BillingGroup = typeof billingGroups.$inferSelect;
 
@@ -56,30 +55,6 @@ export async function createBillingGroup(db: Executor, options: CreateBillingGro
 export async function getBillingGroup(db: Executor, id: string): Promise<BillingGroup | undefined> {
   const [group] = await db.select().from(billingGroups).where(eq(billingGroups.id, id));
   return group;
-}
-
-/** Ledger entry and balance change in one transaction; the update is atomic in SQL. */
-export async function topUpBillingGroup(
-  db: Db,
-  id: string,
-  amountMicros: bigint,
-  description = "Top-up",
-  /** When it was paid, for a history written at once (the demo); default: now. */
-  at?: Date,
-): Promise<BillingGroup | undefined> {
-  if (amountMicros <= 0n) throw new RangeError("a top-up amount must be positive");
-  return db.transaction(async (tx) => {
-    const [group] = await tx
-      .update(billingGroups)
-      .set({ balanceMicros: sql`${billingGroups.balanceMicros} + ${amountMicros}` })
-      .where(eq(billingGroups.id, id))
-      .returning();
-    if (!group) return undefined;
-    await writeLedgerEntries(tx, [
-      { billingGroupId: id, kind: "topup", amountMicros, callId: null, description, createdAt: at },
-    ]);
-    return group;
-  });
 }
 
 export async function setBillingGroupDisabledByOperator(

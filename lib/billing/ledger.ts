@@ -1,12 +1,16 @@
 import { sql, type SQL } from "drizzle-orm";
+import type { StoredCall } from "@/lib/calls/stored-call";
 import { queryRows, type Executor } from "@/lib/db/client";
 import type { ledgerEntries } from "@/lib/db/schema";
+import { keepsBalanceInBound } from "./balance-bound";
 
 // The ledger (ledger_entries): every movement of a balance is one entry, and for every billing group the entries sum
-// to its balance (docs/contract.md §1). Every entry is written here: the opening balance and top-ups (groups.ts), the
-// debits of ingested calls (in ingest's one insert statement, callDebitEntriesSql), the debits and adjustments of
-// re-rating (lib/rating/rerate.ts). The balance itself moves in the same transaction (groups.ts, debit.ts). No
-// trigger acts on ledger_entries; the balance change does fire billing_groups' balance alerts (lib/alerts/triggers.ts).
+// to its balance (docs/contract.md §1). This module is the one writer of both halves: moveBalances moves each
+// balance and writes its entries in the caller's transaction, for every movement (top-ups and adjustments,
+// move-balance.ts; payments, lib/payments/credit-payment.ts; the debits of ingested calls, whose entries ingest's
+// one insert statement writes (callDebitEntriesSql); re-rating, lib/rating/rerate.ts). The opening balance alone is
+// written with its group's row (groups.ts, writeLedgerEntries). What fires on these tables:
+// triggersOn("ledger_entries") and triggersOn("billing_groups") (lib/testing/declared-triggers.ts).
 
 export type LedgerKind = (typeof ledgerEntries.kind.enumValues)[number];
 
@@ -22,9 +26,19 @@ export interface LedgerEntry {
   createdAt?: Date;
 }
 
-/** Writes `entries` in one statement (a JSON recordset: one parameter, whatever their number). */
-export async function writeLedgerEntries(tx: Executor, entries: readonly LedgerEntry[]): Promise<void> {
-  if (entries.length === 0) return;
+/** A ledger entry as written: its id and time. */
+export interface WrittenEntry {
+  id: string;
+  createdAt: Date;
+}
+
+/**
+ * Writes `entries` in one statement (a JSON recordset: one parameter, whatever their number) and answers their ids
+ * and times in the order given. Only for entries whose balance is already set (the opening balance, written with its
+ * group's row); every movement of a balance goes through moveBalances.
+ */
+export async function writeLedgerEntries(tx: Executor, entries: readonly LedgerEntry[]): Promise<WrittenEntry[]> {
+  if (entries.length === 0) return [];
   const json = JSON.stringify(
     entries.map((e) => ({
       g: e.billingGroupId,
@@ -35,13 +49,21 @@ export async function writeLedgerEntries(tx: Executor, entries: readonly LedgerE
       t: e.createdAt?.toISOString() ?? null,
     })),
   );
-  await tx.execute(sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description, created_at)
-                       SELECT x.g, x.k, x.a, x.c, x.d, coalesce(x.t, now())
-                       FROM json_to_recordset(${json}::json) AS x(g text, k text, a bigint, c bigint, d text, t timestamptz)`);
+  // The recordset is inserted in its order, so the ids ascend with the order given.
+  const rows = await queryRows<{ id: string; created_at: Date | string }>(
+    tx,
+    sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description, created_at)
+        SELECT x.g, x.k, x.a, x.c, x.d, coalesce(x.t, now())
+        FROM json_to_recordset(${json}::json) AS x(g text, k text, a bigint, c bigint, d text, t timestamptz)
+        RETURNING id::text AS id, created_at`,
+  );
+  return rows
+    .map((r) => ({ id: r.id, createdAt: new Date(r.created_at) }))
+    .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
 }
 
 /** Writes one entry and answers its id and time (a top-up's or an adjustment's answer names them). */
-export async function writeLedgerEntry(tx: Executor, entry: LedgerEntry): Promise<{ id: string; createdAt: Date }> {
+async function writeLedgerEntry(tx: Executor, entry: LedgerEntry): Promise<WrittenEntry> {
   const [row] = await queryRows<{ id: string; created_at: Date | string }>(
     tx,
     sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description, created_at)
@@ -66,4 +88,91 @@ export function callDebitEntriesSql(inserted: SQL, options: { atCallEnd?: boolea
   return sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description, created_at)
           SELECT billing_group_id, 'debit', -price_micros, id, 'Call to ' || to_number, ${at}
           FROM ${inserted} WHERE rated AND price_micros > 0`;
+}
+
+/** A call whose debit entry callDebitEntriesSql writes: rated, and costing something. */
+type DebitedCall = Pick<StoredCall, "billingGroupId" | "rated" | "priceMicros">;
+
+/**
+ * The debits of calls whose entries the caller's own statement wrote (ingest's insert, callDebitEntriesSql): the
+ * set-based form of a movement, so a batch of calls stays one insert statement and one UPDATE per group.
+ */
+export interface WrittenCallDebits {
+  writtenBy: "callDebitEntriesSql";
+  calls: readonly DebitedCall[];
+}
+
+/** The movement of the calls just inserted with callDebitEntriesSql (the same rule: rated and price above zero). */
+export function callDebits(calls: readonly DebitedCall[]): WrittenCallDebits {
+  return { writtenBy: "callDebitEntriesSql", calls };
+}
+
+/** The balances moved and the entries written by one moveBalances. */
+export interface MovedBalances {
+  /** Each group's balance after the movement; a group whose entries sum to zero is not moved and not listed. */
+  balances: ReadonlyMap<string, bigint>;
+  /** The entries written, in the order given (none for call debits, which the caller's statement wrote). */
+  entries: WrittenEntry[];
+}
+
+/** A balance refused the movement: no such group, or (withinBound) the sum would pass the bound of balances. */
+export class BalanceRefusedError extends RangeError {
+  override readonly name = "BalanceRefusedError";
+  constructor(
+    readonly billingGroupId: string,
+    readonly reason: "unknown_group" | "past_bound",
+  ) {
+    super(
+      reason === "unknown_group"
+        ? `no billing group ${JSON.stringify(billingGroupId)}`
+        : `the movement would take the balance of ${billingGroupId} past its bound`,
+    );
+  }
+}
+
+/**
+ * The one way a balance moves (docs/contract.md §1: balance = sum of the ledger). In the caller's transaction, each
+ * group's balance moves by the sum of its entries, one atomic `balance + amount` UPDATE per group in group id order
+ * (no read-modify-write in JS, so concurrent movements all count; the same lock order everywhere, so concurrent
+ * multi-group batches cannot deadlock), then the entries are written in one statement. Call debits (callDebits)
+ * were written by the caller's insert; only their balances move here. `withinBound`: a sum that would take a balance
+ * past the bound of balances (balance-bound.ts) is refused. Throws BalanceRefusedError (the transaction should roll
+ * back). Answers the new balances and the written entries.
+ */
+export async function moveBalances(
+  tx: Executor,
+  movement: readonly LedgerEntry[] | WrittenCallDebits,
+  options: { withinBound?: boolean } = {},
+): Promise<MovedBalances> {
+  const totals = new Map<string, bigint>();
+  const add = (groupId: string, amount: bigint) => totals.set(groupId, (totals.get(groupId) ?? 0n) + amount);
+  if ("writtenBy" in movement) {
+    for (const c of movement.calls) if (c.rated && c.priceMicros > 0n) add(c.billingGroupId, -c.priceMicros);
+  } else {
+    for (const e of movement) add(e.billingGroupId, e.amountMicros);
+  }
+  const balances = new Map<string, bigint>();
+  for (const groupId of [...totals.keys()].sort()) {
+    const amount = totals.get(groupId)!;
+    if (amount === 0n) continue;
+    const bound = options.withinBound ? sql` AND ${keepsBalanceInBound(sql`balance_micros`, amount)}` : sql``;
+    const [moved] = await queryRows<{ balance: string }>(
+      tx,
+      sql`UPDATE billing_groups SET balance_micros = balance_micros + ${amount.toString()}::bigint
+          WHERE id = ${groupId}${bound} RETURNING balance_micros::text AS balance`,
+    );
+    if (!moved) throw new BalanceRefusedError(groupId, await refusalOf(tx, groupId, options.withinBound ?? false));
+    balances.set(groupId, BigInt(moved.balance));
+  }
+  if ("writtenBy" in movement) return { balances, entries: [] };
+  const entries =
+    movement.length === 1 ? [await writeLedgerEntry(tx, movement[0])] : await writeLedgerEntries(tx, movement);
+  return { balances, entries };
+}
+
+/** Why an UPDATE moved no row: the group is unknown, or (only when bounded) the bound refused it. */
+async function refusalOf(tx: Executor, groupId: string, bounded: boolean): Promise<BalanceRefusedError["reason"]> {
+  if (!bounded) return "unknown_group";
+  const [exists] = await queryRows(tx, sql`SELECT 1 FROM billing_groups WHERE id = ${groupId}`);
+  return exists ? "past_bound" : "unknown_group";
 }

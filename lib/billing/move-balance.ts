@@ -1,14 +1,13 @@
-import { and, eq, sql } from "drizzle-orm";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
 import type { Db } from "@/lib/db/client";
-import { billingGroups } from "@/lib/db/schema";
 import { ApiError } from "@/lib/errors/api-error";
 import { formatMicros } from "@/lib/money/micros";
 import { isBoundedAmount, microsToNumber } from "@/lib/money/micros";
 import { toAccountDetail } from "./account-detail";
-import { keepsBalanceInBound, outOfBoundError } from "./balance-bound";
+import { outOfBoundError } from "./balance-bound";
 import type { ChangeContext } from "./change-context";
-import { writeLedgerEntry } from "./ledger";
+import { getBillingGroup } from "./groups";
+import { BalanceRefusedError, moveBalances } from "./ledger";
 import type { BalanceMovement } from "./provisioning-schemas";
 
 export interface BalanceMovementInput {
@@ -20,7 +19,7 @@ export interface BalanceMovementInput {
 
 /**
  * Moves an account's balance (POST /v1/accounts/{id}/top-ups and /adjustments, `groups topup` and `groups adjust`): the
- * balance change, its ledger entry (lib/billing/ledger.ts, the one writer) and the audit event `account.topped_up` or
+ * balance change and its ledger entry (moveBalances, lib/billing/ledger.ts) and the audit event `account.topped_up` or
  * `account.adjusted`, in one transaction. The balance changes in SQL (`balance + amount`), so concurrent debits and
  * movements all count. 404 for an unknown account; 422 naming `amount` past the bound of balances (balance-bound.ts).
  */
@@ -35,28 +34,26 @@ export async function moveBalance(
   }
   if (!isBoundedAmount(movement.amountMicros)) throw outOfBoundError("amount");
   return db.transaction(async (tx) => {
-    const [group] = await tx
-      .update(billingGroups)
-      .set({ balanceMicros: sql`${billingGroups.balanceMicros} + ${movement.amountMicros}` })
-      .where(
-        and(eq(billingGroups.id, accountId), keepsBalanceInBound(billingGroups.balanceMicros, movement.amountMicros)),
-      )
-      .returning();
-    if (!group) {
-      const [exists] = await tx
-        .select({ id: billingGroups.id })
-        .from(billingGroups)
-        .where(eq(billingGroups.id, accountId));
-      if (exists) throw outOfBoundError("balance");
+    const moved = await moveBalances(
+      tx,
+      [
+        {
+          billingGroupId: accountId,
+          kind: movement.kind,
+          amountMicros: movement.amountMicros,
+          callId: null,
+          description: movement.description,
+        },
+      ],
+      { withinBound: true },
+    ).catch((error: unknown) => {
+      if (!(error instanceof BalanceRefusedError)) throw error;
+      if (error.reason === "past_bound") throw outOfBoundError("balance");
       throw new ApiError("not_found", `No account with id ${JSON.stringify(accountId.slice(0, 64))}.`);
-    }
-    const entry = await writeLedgerEntry(tx, {
-      billingGroupId: accountId,
-      kind: movement.kind,
-      amountMicros: movement.amountMicros,
-      callId: null,
-      description: movement.description,
     });
+    const [entry] = moved.entries;
+    // The row as the movement left it (locked by the UPDATE): the answer's account.
+    const group = (await getBillingGroup(tx, accountId))!;
     const account = toAccountDetail(group);
     await recordAuditEvent(tx, {
       actor: by.actor,

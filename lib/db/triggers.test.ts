@@ -1,38 +1,18 @@
 import fs from "node:fs";
 import path from "node:path";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { ALERT_TRIGGERS } from "@/lib/alerts/triggers";
-import { AUDIT_TRIGGERS } from "@/lib/audit/triggers";
-import { AUTH_TRIGGERS } from "@/lib/auth/triggers";
-import { AUTHORIZATION_TRIGGERS } from "@/lib/authorizations/triggers";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createBillingGroup, setBillingGroupInvoicing, type BillingGroup } from "@/lib/billing/groups";
-import { LEDGER_TRIGGERS } from "@/lib/billing/triggers";
 import { ArchiveRefusedError, archiveCalls } from "@/lib/calls/archive-calls";
 import { callReads } from "@/lib/calls/call-store";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
 import { answeredCdr } from "@/lib/ingest/testing/answered-cdr";
 import { runInvoices } from "@/lib/invoices/run-invoices";
-import { INVOICE_TRIGGERS } from "@/lib/invoices/triggers";
-import { PAYMENT_TRIGGERS } from "@/lib/payments/triggers";
 import { importSellRates } from "@/lib/rating/import-rates";
 import { parseRateCsv } from "@/lib/rating/rate-csv";
-import { USAGE_TRIGGERS } from "@/lib/usage/triggers";
+import { DECLARED_TRIGGERS, triggersOn } from "@/lib/testing/declared-triggers";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { migrationsFolder, queryRows } from "./client";
-import type { TriggerDeclaration } from "./triggers";
-
-/** Every concept's declared triggers: a trigger of the database that none declares fails the test. */
-const DECLARED: TriggerDeclaration[] = [
-  ...AUTH_TRIGGERS,
-  ...USAGE_TRIGGERS,
-  ...AUTHORIZATION_TRIGGERS,
-  ...ALERT_TRIGGERS,
-  ...AUDIT_TRIGGERS,
-  ...INVOICE_TRIGGERS,
-  ...PAYMENT_TRIGGERS,
-  ...LEDGER_TRIGGERS,
-];
 
 const migrations = fs
   .readdirSync(migrationsFolder())
@@ -69,7 +49,7 @@ describeOnEngines("triggers, each declared in its concept folder (lib/<concept>/
           WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND n.nspname = 'public'
           ORDER BY t.tgname`,
     );
-    const declared = DECLARED.map(({ name, table, definition }) => ({ name, table, definition }));
+    const declared = DECLARED_TRIGGERS.map(({ name, table, definition }) => ({ name, table, definition }));
     expect(rows).toEqual(declared.sort((a, b) => (a.name < b.name ? -1 : 1)));
   });
 
@@ -80,7 +60,7 @@ describeOnEngines("triggers, each declared in its concept folder (lib/<concept>/
           WHERE n.nspname = 'public'`,
     );
     const inDatabase = new Map(bodies.map((r) => [r.name, r.body]));
-    for (const trigger of DECLARED) {
+    for (const trigger of DECLARED_TRIGGERS) {
       const created = lastMigrationMatching(new RegExp(`CREATE (OR REPLACE )?TRIGGER ${escape(trigger.name)}\\s`));
       expect(created?.file, trigger.name).toBe(trigger.migration);
       for (const fn of trigger.functions) {
@@ -212,5 +192,34 @@ describeOnEngines("archiving calls", (handle) => {
     await db().execute(sql`DELETE FROM calls WHERE billing_group_id = ${group.id} AND uuid = 'archive-4'`);
     expect(await daily()).toEqual([{ calls: "0" }]);
     expect((await marks()).slice(marked)).toEqual(["2030-11-20"]);
+  });
+});
+
+// What ingest's insert and debit (lib/ingest/ingest-cdrs.ts) and every balance movement (lib/billing/ledger.ts) set
+// off: the code's comments name triggersOn, so a trigger added to these tables is decided on here.
+describe("triggersOn", () => {
+  const names = (table: string) => triggersOn(table).map((t) => t.name);
+
+  it("lists what fires on calls: usage rollups, invoice marks, authorization settlement", () => {
+    expect(names("calls")).toEqual([
+      "calls_invoice_marks_delete",
+      "calls_invoice_marks_insert",
+      "calls_invoice_marks_update",
+      "calls_settle_authorizations",
+      "calls_usage_rollups_delete",
+      "calls_usage_rollups_insert",
+      "calls_usage_rollups_truncate",
+      "calls_usage_rollups_update",
+    ]);
+    expect(names("call_uuids")).toEqual([]);
+  });
+
+  it("lists what fires on the ledger and the balances: TRUNCATE refused; alerts, auto-recharge, principal cache", () => {
+    expect(names("ledger_entries")).toEqual(["ledger_entries_refuse_truncate"]);
+    expect(names("billing_groups")).toEqual([
+      "billing_groups_auto_recharge",
+      "billing_groups_balance_alerts",
+      "billing_groups_notify_auth",
+    ]);
   });
 });

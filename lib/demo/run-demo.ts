@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { ProgressReporter } from "@/lib/runtime/progress";
 import { createApiKey, type CreatedApiKey } from "@/lib/auth/manage-keys";
-import { createBillingGroup, topUpBillingGroup } from "@/lib/billing/groups";
+import { createBillingGroup } from "@/lib/billing/groups";
+import { moveBalances } from "@/lib/billing/ledger";
 import { queryRows, type Db } from "@/lib/db/client";
 import { MICROS_PER_UNIT } from "@/lib/money/micros";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
@@ -181,14 +182,21 @@ export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoRe
       openingBalanceMicros: BigInt(opening) * MICROS_PER_UNIT,
       createdAt: since,
     });
-    if (funding > opening)
-      await topUpBillingGroup(
-        db,
-        group.id,
-        BigInt(funding - opening) * MICROS_PER_UNIT,
-        "Top-up (card)",
-        topUpTime(calls, opening, estimate.firstStart, now.getTime() - 60_000),
+    if (funding > opening) {
+      const paidAt = topUpTime(calls, opening, estimate.firstStart, now.getTime() - 60_000);
+      await db.transaction((tx) =>
+        moveBalances(tx, [
+          {
+            billingGroupId: group.id,
+            kind: "topup",
+            amountMicros: BigInt(funding - opening) * MICROS_PER_UNIT,
+            callId: null,
+            description: "Top-up (card)",
+            createdAt: paidAt,
+          },
+        ]),
       );
+    }
     groups.push({ plan, group });
   }
 

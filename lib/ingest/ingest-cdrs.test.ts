@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { createBillingGroup, getBillingGroup, topUpBillingGroup } from "@/lib/billing/groups";
+import { createBillingGroup, getBillingGroup } from "@/lib/billing/groups";
+import { topUp } from "@/lib/billing/testing/top-up";
 import { queryRows } from "@/lib/db/client";
 import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
 import { parseRateCsv } from "@/lib/rating/rate-csv";
@@ -294,7 +295,7 @@ describeOnEngines("ingestCdrs", (handle) => {
             handle().db,
             cdrs.filter((_, i) => items[i].replay),
           );
-          if (items[0].topUp > 0) await topUpBillingGroup(handle().db, group.id, BigInt(items[0].topUp) * 1_000_001n);
+          if (items[0].topUp > 0) await topUp(handle().db, group.id, BigInt(items[0].topUp) * 1_000_001n);
           expect(await ledgerSum(group.id)).toBe(await balance(group.id));
         },
       ),

@@ -3,8 +3,7 @@ import { planOnce, queryRows, type Db, type Executor } from "@/lib/db/client";
 import { elapsedSeconds, isoToEpochMicros } from "@/lib/rating/billing-math";
 import { loadDatedCards, type DatedCards } from "@/lib/rating/find-rate";
 import { calls } from "@/lib/db/schema";
-import { debitBalances } from "@/lib/billing/debit";
-import { callDebitEntriesSql } from "@/lib/billing/ledger";
+import { callDebitEntriesSql, callDebits, moveBalances } from "@/lib/billing/ledger";
 import {
   CALL_COLUMNS,
   CALL_INSERT_COLUMNS,
@@ -144,8 +143,8 @@ export interface IngestOptions {
  * (no conflict, no field list).
  * Returns one outcome per input, in order. Throws CdrRejectedError (unknown group or supplier)
  * or CdrConflictError (a uuid stored for the same group with other content), writing nothing.
- * The insert fires the triggers on calls (usage rollups, authorization settlement: lib/usage/triggers.ts,
- * lib/authorizations/triggers.ts) and the debit those on billing_groups (balance alerts: lib/alerts/triggers.ts).
+ * What the insert and the debit fire: triggersOn("calls"), triggersOn("call_uuids"), triggersOn("ledger_entries")
+ * and triggersOn("billing_groups") (lib/testing/declared-triggers.ts, the lookup over every concept's declarations).
  */
 export async function ingestCdrs(
   db: Db,
@@ -324,8 +323,8 @@ async function storeBatch(
   for (const call of inserted) byKey.set(callKey(call.billingGroupId, call.uuid), { call, created: true });
   for (const call of existing) byKey.set(callKey(call.billingGroupId, call.uuid), { call, created: false });
   checkReplays(replayed, byKey, batch.firstIndexOfKey);
-  // The ledger entries were written with the insert; now one atomic UPDATE per group, in id order.
-  await debitBalances(tx, inserted);
+  // The ledger entries were written with the insert; now their balances: one atomic UPDATE per group, in id order.
+  await moveBalances(tx, callDebits(inserted));
   return byKey;
 }
 

@@ -1,11 +1,7 @@
 import { sql } from "drizzle-orm";
 import { expect, it } from "vitest";
-import {
-  createBillingGroup,
-  setBillingGroupInvoicing,
-  topUpBillingGroup,
-  type BillingGroup,
-} from "@/lib/billing/groups";
+import { createBillingGroup, setBillingGroupInvoicing, type BillingGroup } from "@/lib/billing/groups";
+import { topUp } from "@/lib/billing/testing/top-up";
 import { queryRows, type Db } from "@/lib/db/client";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
 import { answeredCdr } from "@/lib/ingest/testing/answered-cdr";
@@ -129,7 +125,7 @@ describeOnEngines("the invoice run", (handle) => {
       undefined,
       { effectiveFrom: new Date("2025-01-01T00:00:00Z") },
     );
-    await topUpBillingGroup(db(), group.id, 25_000_000n);
+    await topUp(db(), group.id, 25_000_000n);
     // Calls every 7h13m from 2025-10-03 to mid-January 2026, including the hours around each New York midnight
     // that ends a month (UTC days cut by the month boundary), some inbound, some to an unrated destination.
     const destinations = ["4930555", "4989111", "12125550100", "33123456"];

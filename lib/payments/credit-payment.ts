@@ -1,8 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { AuditActor } from "@/lib/audit/record-audit-event";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
-import { keepsBalanceInBound } from "@/lib/billing/balance-bound";
-import { writeLedgerEntry } from "@/lib/billing/ledger";
+import { BalanceRefusedError, moveBalances } from "@/lib/billing/ledger";
 import { queryRows, type Tx } from "@/lib/db/client";
 import { newId } from "@/lib/ids/ids";
 import { formatMicros, isBoundedAmount } from "@/lib/money/micros";
@@ -58,21 +57,25 @@ export async function creditPayment(tx: Tx, payment: ReceivedPayment): Promise<C
         ON CONFLICT DO NOTHING RETURNING id`,
   );
   if (!inserted) return { credited: false, reason: "duplicate" };
-  const [moved] = await queryRows<{ balance: string }>(
+  const moved = await moveBalances(
     tx,
-    sql`UPDATE billing_groups SET balance_micros = balance_micros + ${payment.amountMicros.toString()}::bigint
-        WHERE id = ${payment.billingGroupId} AND ${keepsBalanceInBound(sql`balance_micros`, payment.amountMicros)}
-        RETURNING balance_micros::text AS balance`,
-  );
-  if (!moved) throw new BalanceBoundError("the payment would take the balance past its bound");
-  const balance = BigInt(moved.balance);
-  const entry = await writeLedgerEntry(tx, {
-    billingGroupId: payment.billingGroupId,
-    kind: "topup",
-    amountMicros: payment.amountMicros,
-    callId: null,
-    description: `${payment.description} (${payment.provider} ${payment.reference})`,
+    [
+      {
+        billingGroupId: payment.billingGroupId,
+        kind: "topup",
+        amountMicros: payment.amountMicros,
+        callId: null,
+        description: `${payment.description} (${payment.provider} ${payment.reference})`,
+      },
+    ],
+    { withinBound: true },
+  ).catch((error: unknown) => {
+    if (error instanceof BalanceRefusedError)
+      throw new BalanceBoundError("the payment would take the balance past its bound");
+    throw error;
   });
+  const balance = moved.balances.get(payment.billingGroupId)!;
+  const [entry] = moved.entries;
   await tx.execute(sql`UPDATE payments SET ledger_entry_id = ${entry.id}::bigint WHERE id = ${paymentId}`);
   await recordAuditEvent(tx, {
     actor: payment.actor,

@@ -4,8 +4,7 @@ import { formatMicros } from "@/lib/money/micros";
 import { withRetry } from "@/lib/db/errors";
 import { noteCallsWritten } from "@/lib/db/planner-statistics";
 import { loadDatedCards, type DatedCards } from "./find-rate";
-import { debitGroups } from "@/lib/billing/debit";
-import { writeLedgerEntries, type LedgerEntry } from "@/lib/billing/ledger";
+import { moveBalances, type LedgerEntry } from "@/lib/billing/ledger";
 import { callColumnSet } from "@/lib/calls/stored-call";
 import { CALL_RATING_KEYS, rateCall, type CallRating } from "./rate-call";
 
@@ -204,7 +203,6 @@ async function applyRatings(tx: Executor, ratings: Map<string, KeyedRating>, rer
   out.notFound = ratings.size - stored.length;
   const updates: [string, KeyedRating][] = [];
   const entries: LedgerEntry[] = [];
-  const balanceChange = new Map<string, bigint>();
   for (const row of stored) {
     const old = { ...row, ...RATING.decode(row) };
     const keyed = ratings.get(old.id)!;
@@ -242,7 +240,6 @@ async function applyRatings(tx: Executor, ratings: Map<string, KeyedRating>, rer
           description: `Call to ${old.to_number} (rerated)`,
         });
     }
-    if (delta !== 0n) balanceChange.set(old.billing_group_id, (balanceChange.get(old.billing_group_id) ?? 0n) + delta);
   }
   if (updates.length === 0) return out;
   const json = JSON.stringify(updates.map(([id, k]) => ({ id, g: k.g, s: k.s, ...RATING.toRecord(k.rating) })));
@@ -250,8 +247,8 @@ async function applyRatings(tx: Executor, ratings: Map<string, KeyedRating>, rer
   // the primary key (group, start, id): one partition per call (and one shard on Citus).
   await tx.execute(sql`UPDATE calls SET ${RATING.set} FROM json_to_recordset(${json}::json) AS x(id bigint, g text, s timestamptz, ${RATING.recordset})
                        WHERE calls.billing_group_id = x.g AND calls.start_time = x.s AND calls.id = x.id`);
-  await writeLedgerEntries(tx, entries);
-  // In group id order, as ingest debits (no deadlock cycles); `disabled` follows.
-  await debitGroups(tx, balanceChange);
+  // Each group's balance moves by the sum of its entries (minus its price changes), in group id order as ingest's
+  // debits (no deadlock cycles); `disabled` follows.
+  await moveBalances(tx, entries);
   return out;
 }

@@ -3,7 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApiKey } from "@/lib/auth/manage-keys";
-import { createBillingGroup, topUpBillingGroup } from "@/lib/billing/groups";
+import { createBillingGroup } from "@/lib/billing/groups";
+import { topUp } from "@/lib/billing/testing/top-up";
 import { queryRows } from "@/lib/db/client";
 import { importBuyRates, importSellRates } from "@/lib/rating/import-rates";
 import { createSupplier } from "@/lib/rating/suppliers";
@@ -133,7 +134,7 @@ describe.each(ENGINES)("kill -9 during ingest on %s", (engine) => {
         );
         groups.push(g.id);
       }
-      await topUpBillingGroup(db, groups[1], 25_500_000n);
+      await topUp(db, groups[1], 25_500_000n);
       const supplier = await createSupplier(db, { name: "Crash carrier" });
       await importBuyRates(db, supplier.id, rateRows(BUY_CARD));
       const ingest = await createApiKey(db, { scopes: ["cdrs:write"], name: "crash ingest" });
