@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { alias as tableAlias } from "drizzle-orm/pg-core";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
+import { reachOf, resolveAccount } from "@/lib/auth/reach";
 import { ApiError } from "@/lib/errors/api-error";
 import {
   assertSupplierFilterAllowed,
@@ -156,11 +157,8 @@ async function requireDatabaseTimeZone(db: Executor, timeZone: string): Promise<
  * gets an empty report (no hint whether that group exists).
  */
 function reportScope(principal: Principal, filters: UsageFilters): { group: string | null } | "another group" {
-  const account = filters.account ?? filters.billingGroupId;
-  if (account !== undefined && principal.billingGroupId !== null && account !== principal.billingGroupId) {
-    return "another group";
-  }
-  return { group: account ?? principal.billingGroupId };
+  const resolved = resolveAccount(reachOf(principal), filters.account ?? filters.billingGroupId);
+  return "outside" in resolved ? "another group" : { group: resolved.account };
 }
 
 /** Which instants the rollup answers and which the calls (see planUsage). */

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { AlertsManager } from "@/components/alerts/alerts-manager";
+import { isPlatform, ownGroup, reachOf } from "@/lib/auth/reach";
 import { requirePortalSession } from "@/lib/portal/session";
 import { returnPathOf } from "@/lib/portal/sign-in";
 
@@ -21,6 +22,8 @@ export default async function AlertsPage({
   const { session } = await requirePortalSession(returnPathOf("/alerts", params));
   if (!session.scopes.includes("alerts:write")) notFound();
   const picked = typeof params.account === "string" && ACCOUNT.test(params.account) ? params.account : null;
+  // A group's session manages its own account; a platform session the one it picked.
+  const reach = reachOf(session);
   return (
     <div className="flex flex-col gap-4">
       <div>
@@ -30,7 +33,7 @@ export default async function AlertsPage({
           Send a test event and follow every delivery attempt.
         </p>
       </div>
-      <AlertsManager account={session.billingGroupId ?? picked} platform={session.billingGroupId === null} />
+      <AlertsManager account={ownGroup(reach) ?? picked} platform={isPlatform(reach)} />
     </div>
   );
 }

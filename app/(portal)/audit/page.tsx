@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { AuditLog } from "@/components/audit/audit-log";
+import { isPlatform, reachOf } from "@/lib/auth/reach";
 import { requirePortalSession } from "@/lib/portal/session";
 import { returnPathOf } from "@/lib/portal/sign-in";
 
@@ -19,11 +20,11 @@ export default async function AuditPage({
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Audit log</h1>
         <p className="text-sm text-slate-600">
-          Every change to {session.billingGroupId === null ? "every account" : "your account"}: who made it, when, from
+          Every change to {isPlatform(reachOf(session)) ? "every account" : "your account"}: who made it, when, from
           which address, and what it changed. Nothing in it can be edited or deleted.
         </p>
       </div>
-      <AuditLog platform={session.billingGroupId === null} />
+      <AuditLog platform={isPlatform(reachOf(session))} />
     </div>
   );
 }

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { InvoiceList } from "@/components/invoices/invoice-list";
 import { getDb } from "@/lib/db/client";
 import { portalInvoices } from "@/lib/portal/invoices";
+import { isPlatform, reachOf } from "@/lib/auth/reach";
 import { requirePortalSession } from "@/lib/portal/session";
 import { returnPathOf } from "@/lib/portal/sign-in";
 
@@ -25,7 +26,7 @@ export default async function InvoicesPage({
           of its month is re-rated or arrives late.
         </p>
       </div>
-      <InvoiceList documents={documents} showAccount={principal.billingGroupId === null && !account} />
+      <InvoiceList documents={documents} showAccount={isPlatform(reachOf(principal)) && !account} />
     </div>
   );
 }
