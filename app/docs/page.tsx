@@ -108,6 +108,7 @@ function Operation({ method, path, op }: { method: string; path: string; op: Ope
         ) : (
           <>
             Scope: <code className="font-mono">{op["x-scope"]}</code>
+            {op["x-platform-only"] ? " · platform keys and staff only" : ""}
           </>
         )}
       </p>

@@ -1,6 +1,7 @@
 import { desc, eq } from "drizzle-orm";
 import { auditActorOf } from "@/lib/audit/actor";
 import type { Principal } from "@/lib/auth/principal";
+import { reachOf, reaches, resolveAccount } from "@/lib/auth/reach";
 import { clientAddress } from "@/lib/auth/request-origin";
 import type { ChangeContext } from "@/lib/billing/change-context";
 import type { Executor } from "@/lib/db/client";
@@ -28,8 +29,7 @@ type EndpointRow = typeof webhookEndpoints.$inferSelect;
 /** The endpoint if the principal reaches it; 404 otherwise. */
 export async function reachableEndpoint(db: Executor, principal: Principal, id: string): Promise<EndpointRow> {
   const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
-  if (!row || (principal.billingGroupId !== null && row.billingGroupId !== principal.billingGroupId))
-    throw endpointNotFound(id);
+  if (!row || !reaches(reachOf(principal), row.billingGroupId)) throw endpointNotFound(id);
   return row;
 }
 
@@ -38,10 +38,10 @@ export async function reachableEndpoint(db: Executor, principal: Principal, id: 
  * it names, or none (null: the caller decides whether that is allowed).
  */
 export function accountOf(principal: Principal, named: string | undefined): string | null {
-  if (principal.billingGroupId === null) return named || null;
-  if (named && named !== principal.billingGroupId)
-    throw new ApiError("not_found", `No account with id ${JSON.stringify(named.slice(0, 64))}.`);
-  return principal.billingGroupId;
+  const resolved = resolveAccount(reachOf(principal), named || undefined);
+  if ("outside" in resolved)
+    throw new ApiError("not_found", `No account with id ${JSON.stringify(resolved.outside.slice(0, 64))}.`);
+  return resolved.account;
 }
 
 export async function newestSecretPrefix(db: Executor, endpointId: string): Promise<string> {

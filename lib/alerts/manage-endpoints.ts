@@ -1,5 +1,6 @@
 import { asc, eq } from "drizzle-orm";
 import type { Principal } from "@/lib/auth/principal";
+import { isPlatform, reachCondition, reachOf } from "@/lib/auth/reach";
 import type { ChangeContext } from "@/lib/billing/change-context";
 import type { Db, Executor } from "@/lib/db/client";
 import { webhookEndpoints } from "@/lib/db/schema";
@@ -42,11 +43,17 @@ export async function listEndpoints(
   principal: Principal,
   account: string | undefined,
 ): Promise<{ endpoints: WebhookEndpoint[] }> {
-  const group = principal.billingGroupId ?? (account || null);
+  const reach = reachOf(principal);
+  // A platform caller narrows to the account it names; a group's caller gets its own, whatever it names.
+  const where = isPlatform(reach)
+    ? account
+      ? eq(webhookEndpoints.billingGroupId, account)
+      : undefined
+    : reachCondition(reach, webhookEndpoints.billingGroupId);
   const rows = await db
     .select()
     .from(webhookEndpoints)
-    .where(group === null ? undefined : eq(webhookEndpoints.billingGroupId, group))
+    .where(where)
     .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
   const endpoints: WebhookEndpoint[] = [];
   for (const row of rows) endpoints.push(toWebhookEndpoint(row, await newestSecretPrefix(db, row.id)));

@@ -4,6 +4,7 @@ import { authenticate, CredentialRefused } from "@/lib/auth/authenticate";
 import { recordAuthFailure } from "@/lib/auth/failure-limit";
 import { principalCacheFor } from "@/lib/auth/principal-cache";
 import type { Principal } from "@/lib/auth/principal";
+import { reachOf, requirePlatform } from "@/lib/auth/reach";
 import type { Scope } from "@/lib/auth/scopes";
 import { logRequests } from "@/lib/config/env";
 import type { Operation, OtherBodies } from "@/lib/openapi/operation";
@@ -133,6 +134,7 @@ export function apiRoute<
       if (!principal.scopes.has(operation.scope)) {
         throw new ApiError("insufficient_scope", `This endpoint needs the scope \`${operation.scope}\`.`);
       }
+      if (operation.platformOnly) requirePlatform(reachOf(principal), operation.platformOnly);
       let query = {} as Query;
       if (operation.query) {
         const parsed = operation.query.safeParse(queryObject(url));

@@ -23,6 +23,8 @@ export interface OpenApiOperation {
     { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: JsonSchema }> }
   >;
   "x-scope"?: string;
+  /** Callers bound to a billing group answer 403 `insufficient_scope`, whatever their scopes (Operation.platformOnly). */
+  "x-platform-only"?: true;
 }
 
 export interface OpenApiDocument {

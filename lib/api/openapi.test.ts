@@ -94,6 +94,35 @@ describe("the OpenAPI document", () => {
     }
   });
 
+  it("marks the platform's own operations x-platform-only, and those only", () => {
+    const doc = openApiDocument();
+    const marked: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(item))
+        if (op["x-platform-only"] !== undefined) marked.push(`${method.toUpperCase()} ${path}`);
+    expect(marked.sort()).toEqual(
+      [
+        "POST /v1/accounts",
+        "PATCH /v1/accounts/{id}",
+        "POST /v1/accounts/{id}/top-ups",
+        "POST /v1/accounts/{id}/adjustments",
+        "PUT /v1/accounts/{id}/auto-recharge",
+        "POST /v1/accounts/{id}/rate-decks",
+        "GET /v1/accounts/{id}/rate-decks",
+        "GET /v1/accounts/{id}/rate-decks/current",
+        "GET /v1/rate-decks/{id}",
+        "GET /v1/suppliers",
+        "POST /v1/suppliers",
+        "PATCH /v1/suppliers/{id}",
+        "POST /v1/suppliers/{id}/rate-decks",
+        "GET /v1/suppliers/{id}/rate-decks",
+        "GET /v1/suppliers/{id}/rate-decks/current",
+      ].sort(),
+    );
+    expect(doc.paths["/v1/accounts"].post["x-platform-only"]).toBe(true);
+    expect(buildDocument([getThing]).paths["/v1/things/{id}"].get["x-platform-only"]).toBeUndefined();
+  });
+
   it("refuses one schema id for a request and a response that convert differently", () => {
     // zod's input view of an object leaves extra keys open, its output view closes them: one id cannot name both.
     expect(() => buildDocument([{ ...postThing, body: thing }])).toThrow(/Thing differs as request and as response/);

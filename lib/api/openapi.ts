@@ -210,6 +210,7 @@ function operationObject(operation: Operation, input: ConvertedBodies, output: C
     description: operation.description,
     tags: [operation.tag],
     ...(operation.scope ? { "x-scope": operation.scope } : { security: [] }),
+    ...(operation.platformOnly ? { "x-platform-only": true as const } : {}),
     ...(operation.basicAuth ? { security: [{ bearerAuth: [] }, { basicAuth: [] }] } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body

@@ -1,5 +1,6 @@
 import { and, desc, eq, gte, like, lte, sql, type SQL } from "drizzle-orm";
 import type { Principal } from "@/lib/auth/principal";
+import { cursorScope, reachCondition, reachOf } from "@/lib/auth/reach";
 import type { Executor } from "@/lib/db/client";
 import { auditEvents } from "@/lib/db/schema";
 import { decodeKeysetCursor, encodeKeysetCursor, scopeHash } from "@/lib/http/keyset-cursor";
@@ -40,7 +41,7 @@ export function auditFiltersFromQuery(query: ListAuditEventsQuery): AuditEventFi
 function listingHash(principal: Principal, filters: AuditEventFilters): string {
   return scopeHash({
     listing: "audit-events",
-    group: principal.billingGroupId ?? "*",
+    group: cursorScope(reachOf(principal)),
     gte: filters.occurredAtGte?.toISOString(),
     lte: filters.occurredAtLte?.toISOString(),
     action: filters.action === undefined ? undefined : `${filters.action}${filters.actionIsPrefix ? ".*" : ""}`,
@@ -55,7 +56,7 @@ function listingWhere(principal: Principal, filters: AuditEventFilters, cursor: 
   const hash = listingHash(principal, filters);
   const conditions: (SQL | undefined)[] = [];
   // A group's key sees its group's events only; a platform key every group's and the platform's own.
-  if (principal.billingGroupId !== null) conditions.push(eq(e.billingGroupId, principal.billingGroupId));
+  conditions.push(reachCondition(reachOf(principal), e.billingGroupId));
   if (filters.account) conditions.push(eq(e.billingGroupId, filters.account));
   if (filters.occurredAtGte) conditions.push(gte(e.occurredAt, filters.occurredAtGte));
   if (filters.occurredAtLte) conditions.push(lte(e.occurredAt, filters.occurredAtLte));

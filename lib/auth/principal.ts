@@ -12,7 +12,10 @@ export interface Principal {
   /** When the key expires (Unix ms), null or absent: never. A cached principal is refused from then on. */
   keyExpiresAt?: number | null;
   scopes: ReadonlySet<Scope>;
-  /** null for a platform key: sees every group, cannot use /v1/balances or /v1/rates. */
+  /**
+   * null for a platform key: sees every group, cannot use /v1/balances or /v1/rates. Which accounts a caller may
+   * touch is decided from it in one place: reachOf (lib/auth/reach.ts); compare it with null nowhere else.
+   */
   billingGroupId: string | null;
   /** Rate card version of the key's group, read with the key: rate caches check it for free. */
   rateCardVersion: number | null;

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { ApiError } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
+import { reachOf, resolveAccount } from "@/lib/auth/reach";
 import { authorizationTtlMarginSeconds, maxCallSeconds } from "@/lib/config/env";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { microsToNumber } from "@/lib/money/micros";
@@ -118,21 +119,16 @@ export async function authorizeCall(
   principal: Principal,
   request: AuthorizationRequest,
 ): Promise<AuthorizeOutcome> {
-  let groupId: string;
-  if (principal.billingGroupId !== null) {
-    // A bound key charges its own group; naming another answers like an unknown one (nothing leaks).
-    if (request.billingGroupId !== undefined && request.billingGroupId !== principal.billingGroupId)
-      throw notFoundGroup(request.billingGroupId);
-    groupId = principal.billingGroupId;
-  } else {
-    if (request.billingGroupId === undefined) {
-      throw new ApiError(
-        "billing_group_required",
-        "A platform key names the group to charge in `billingGroupId` (list them with GET /v1/accounts).",
-      );
-    }
-    groupId = request.billingGroupId;
+  // A bound key charges its own group; naming another answers like an unknown one (nothing leaks).
+  const resolved = resolveAccount(reachOf(principal), request.billingGroupId);
+  if ("outside" in resolved) throw notFoundGroup(resolved.outside);
+  if (resolved.account === null) {
+    throw new ApiError(
+      "billing_group_required",
+      "A platform key names the group to charge in `billingGroupId` (list them with GET /v1/accounts).",
+    );
   }
+  const groupId = resolved.account;
   const digits = request.destination.replace(/^\+/, "");
   const cap = Math.min(request.maxDurationSeconds ?? Number.MAX_SAFE_INTEGER, maxCallSeconds());
 

@@ -1,6 +1,7 @@
 import { asc, eq } from "drizzle-orm";
 import { ApiError } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
+import { ownGroup, reachCondition, reachOf, reaches } from "@/lib/auth/reach";
 import type { Executor } from "@/lib/db/client";
 import { billingGroups } from "@/lib/db/schema";
 import { microsToNumber } from "@/lib/money/micros";
@@ -37,11 +38,11 @@ export function billingGroupRequired(endpoint: string): ApiError {
 
 /** The billing groups a key may see: a platform key every group, a bound key its own. */
 export async function listAccounts(db: Executor, principal: Principal): Promise<AccountList> {
-  const query = db.select(accountColumns).from(billingGroups);
-  const rows =
-    principal.billingGroupId === null
-      ? await query.orderBy(asc(billingGroups.name), asc(billingGroups.id))
-      : await query.where(eq(billingGroups.id, principal.billingGroupId));
+  const rows = await db
+    .select(accountColumns)
+    .from(billingGroups)
+    .where(reachCondition(reachOf(principal), billingGroups.id))
+    .orderBy(asc(billingGroups.name), asc(billingGroups.id));
   return { accounts: rows.map(toAccount) };
 }
 
@@ -49,7 +50,7 @@ export async function listAccounts(db: Executor, principal: Principal): Promise<
 export async function getAccount(db: Executor, principal: Principal, id: string): Promise<Account> {
   // Ids are `bg_` + base32; anything else (NUL bytes included) never reaches the database.
   const wellFormed = /^[A-Za-z0-9_-]{1,64}$/.test(id);
-  const visible = principal.billingGroupId === null || principal.billingGroupId === id;
+  const visible = reaches(reachOf(principal), id);
   const [row] =
     visible && wellFormed ? await db.select(accountColumns).from(billingGroups).where(eq(billingGroups.id, id)) : [];
   if (!row) throw new ApiError("not_found", `No account with id ${JSON.stringify(id.slice(0, 64))}.`);
@@ -58,11 +59,9 @@ export async function getAccount(db: Executor, principal: Principal, id: string)
 
 /** GET /v1/balances: the balance of the key's own group. */
 export async function getBalance(db: Executor, principal: Principal): Promise<Balance> {
-  if (principal.billingGroupId === null) throw billingGroupRequired("GET /v1/balances");
-  const [row] = await db
-    .select(accountColumns)
-    .from(billingGroups)
-    .where(eq(billingGroups.id, principal.billingGroupId));
+  const group = ownGroup(reachOf(principal));
+  if (group === null) throw billingGroupRequired("GET /v1/balances");
+  const [row] = await db.select(accountColumns).from(billingGroups).where(eq(billingGroups.id, group));
   // A bound key's group is deleted only with the key (cascade); be explicit anyway.
   if (!row) throw new ApiError("not_found", "The key's billing group no longer exists.");
   return {

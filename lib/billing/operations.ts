@@ -65,6 +65,7 @@ export const createAccountOperation = defineOperation({
     'Creates a billing group. Money is a decimal string (`"25.00"`), exact to 6 decimals; an `openingBalance` is ' +
     `a ledger entry of kind \`opening\`. Recorded in the audit log (\`account.created\`). ${PLATFORM_ONLY}`,
   scope: "accounts:write",
+  platformOnly: "provisioning",
   idempotent: true,
   body: createAccountBodySchema,
   responses: { 201: { description: "The account", body: accountDetailSchema } },
@@ -82,6 +83,7 @@ export const updateAccountOperation = defineOperation({
     "operator's `disabled` flag; absent fields stay. Recorded in the audit log (`account.updated`, before and after). " +
     PLATFORM_ONLY,
   scope: "accounts:write",
+  platformOnly: "provisioning",
   idempotent: true,
   params: accountId,
   body: updateAccountBodySchema,
@@ -100,6 +102,7 @@ export const topUpAccountOperation = defineOperation({
     "`account.topped_up`, in one transaction. A top-up back above the credit limit enables the account again, " +
     `unless an operator disabled it. Send an \`Idempotency-Key\`: a retry then never tops up twice. ${PLATFORM_ONLY}`,
   scope: "payments:write",
+  platformOnly: "provisioning",
   idempotent: true,
   params: accountId,
   body: topUpBodySchema,
@@ -117,6 +120,7 @@ export const adjustAccountOperation = defineOperation({
     "A signed, non-zero correction (decimal string) with its reason: a ledger entry of kind `adjustment` and the " +
     `audit event \`account.adjusted\`, in one transaction. ${PLATFORM_ONLY}`,
   scope: "payments:write",
+  platformOnly: "provisioning",
   idempotent: true,
   params: accountId,
   body: adjustmentBodySchema,

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { ApiError } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
+import { reachCondition, reachOf } from "@/lib/auth/reach";
 import type { Executor } from "@/lib/db/client";
 import { calls } from "@/lib/db/schema";
 import type { CallDetail, CallDetailWithCost } from "./schemas";
@@ -22,10 +23,7 @@ export async function getCall(
   id: string,
 ): Promise<CallDetail | CallDetailWithCost> {
   if (!/^\d{1,19}$/.test(id) || BigInt(id) > MAX_BIGINT) throw notFound(id);
-  const where =
-    principal.billingGroupId === null
-      ? eq(calls.id, BigInt(id))
-      : and(eq(calls.id, BigInt(id)), eq(calls.billingGroupId, principal.billingGroupId));
+  const where = and(eq(calls.id, BigInt(id)), reachCondition(reachOf(principal), calls.billingGroupId));
   const [row] = await db.select().from(calls).where(where).limit(1);
   if (!row) throw notFound(id);
   return serializeCallDetail(row, principal);

@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
+import { cursorScope, ownGroup, reachCondition, reachOf } from "@/lib/auth/reach";
 import { ApiError } from "@/lib/errors/api-error";
 import { queryTextColumn, type Executor } from "@/lib/db/client";
 import { callUuids, calls } from "@/lib/db/schema";
@@ -117,7 +118,7 @@ export function callMatchConditions(filters: CallFilters, c: MatchColumns, group
 /** What a cursor is bound to: the filters and the reach of the key (its group, or every group). */
 function listingHash(principal: Principal, filters: CallFilters): string {
   return scopeHash({
-    group: principal.billingGroupId ?? "*",
+    group: cursorScope(reachOf(principal)),
     gte: filters.startTimeGte?.toISOString(),
     lte: filters.startTimeLte?.toISOString(),
     direction: filters.direction,
@@ -149,13 +150,14 @@ function listingWhere(
   assertSupplierFilterAllowed(principal, filters);
   const hash = listingHash(principal, filters);
   const conditions: (SQL | undefined)[] = [];
-  if (principal.billingGroupId !== null) conditions.push(eq(calls.billingGroupId, principal.billingGroupId));
+  const reach = reachOf(principal);
+  conditions.push(reachCondition(reach, calls.billingGroupId));
   if (filters.startTimeGte) conditions.push(gte(calls.startTime, filters.startTimeGte));
   if (filters.startTimeLte) conditions.push(lte(calls.startTime, filters.startTimeLte));
   if (filters.direction) conditions.push(eq(calls.direction, filters.direction));
   // The same expression as calls_group_hangup_start_id_idx, so the index serves it.
   if (filters.hangupCause) conditions.push(sql`upper(${calls.hangupCause}) = upper(${filters.hangupCause})`);
-  conditions.push(...callMatchConditions(filters, calls, principal.billingGroupId ?? filters.billingGroupId ?? null));
+  conditions.push(...callMatchConditions(filters, calls, ownGroup(reach) ?? filters.billingGroupId ?? null));
   if (filters.billingGroupId) conditions.push(eq(calls.billingGroupId, filters.billingGroupId));
   if (cursor !== undefined) {
     const after = decodeCursor(cursor, hash);

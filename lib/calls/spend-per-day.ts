@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Principal } from "@/lib/auth/principal";
+import { andReach, reachOf } from "@/lib/auth/reach";
 import { queryRows, type Executor } from "@/lib/db/client";
 
 export interface DaySpend {
@@ -44,7 +45,7 @@ export async function spendPerDay(
   const todayStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const since = new Date(todayStart - (days - 1) * DAY_MS).toISOString();
   const until = new Date(todayStart + DAY_MS).toISOString();
-  const scope = principal.billingGroupId === null ? sql`` : sql`AND billing_group_id = ${principal.billingGroupId}`;
+  const scope = andReach(reachOf(principal), sql.raw("billing_group_id"));
   const rows = await queryRows<{
     day: string;
     currency: string;

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
+import { ownGroup, reachOf } from "@/lib/auth/reach";
 import { assertSupplierFilterAllowed, callFiltersFromQuery } from "@/lib/calls/list-calls";
 import { DEFAULT_PAGE_SIZE } from "@/lib/calls/schemas";
 import { queryRows, type Executor } from "@/lib/db/client";
@@ -25,7 +26,7 @@ export async function startExport(db: Executor, principal: Principal, filters: E
   const [row] = await queryRows<ExportRow>(
     db,
     sql`INSERT INTO exports (id, key_id, billing_group_id, with_cost, filters, expires_at)
-        VALUES (${newId("exp")}, ${principal.keyId}, ${principal.billingGroupId}, ${canReadCost(principal)},
+        VALUES (${newId("exp")}, ${principal.keyId}, ${ownGroup(reachOf(principal))}, ${canReadCost(principal)},
                 ${JSON.stringify(kept)}, now() + ${`${EXPORT_KEEP_HOURS} hours`}::interval)
         RETURNING *`,
   );

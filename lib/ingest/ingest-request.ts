@@ -1,4 +1,5 @@
 import type { Principal } from "@/lib/auth/principal";
+import { ownGroup, reachOf } from "@/lib/auth/reach";
 import { ApiError, type ParamError } from "@/lib/errors/api-error";
 import { serializeCallDetail } from "@/lib/calls/serialize-call";
 import type { Db } from "@/lib/db/client";
@@ -37,8 +38,9 @@ function parseOne(doc: unknown, at: string, principal: Principal): { cdr?: Nativ
     }
   }
   // A key bound to a group reports that group's calls: it need not name it.
-  if (principal.billingGroupId && input.billingGroupId == null && input.accountcode == null) {
-    input = { ...input, billingGroupId: principal.billingGroupId };
+  const own = ownGroup(reachOf(principal));
+  if (own !== null && input.billingGroupId == null && input.accountcode == null) {
+    input = { ...input, billingGroupId: own };
   }
   const parsed = nativeCdrSchema.safeParse(input);
   if (parsed.success) return { cdr: parsed.data, errors: [] };
@@ -90,7 +92,7 @@ export async function ingestRequest(db: Db, principal: Principal, body: unknown)
   const param = (index: number, field: string) => (batch ? `cdrs[${index}].${field}` : field);
   let outcomes;
   try {
-    const options = { restrictToBillingGroupId: principal.billingGroupId };
+    const options = { restrictToBillingGroupId: ownGroup(reachOf(principal)) };
     // Switches post one CDR per request: concurrent ones share a transaction (same answers as alone).
     outcomes = batch
       ? await ingestCdrs(db, cdrs, options)

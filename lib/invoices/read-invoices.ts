@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Principal } from "@/lib/auth/principal";
+import { andReach, cursorScope, reachOf, resolveAccount } from "@/lib/auth/reach";
 import { decodeKeysetCursor, encodeKeysetCursor, scopeHash } from "@/lib/http/keyset-cursor";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
@@ -106,11 +107,9 @@ function notFound(id: string): ApiError {
 export async function getInvoice(db: Executor, principal: Principal, id: string): Promise<StoredInvoice> {
   // Only what newId("inv") writes reaches SQL: a NUL or a lone surrogate would be refused by the database (a 500).
   if (!INVOICE_ID.test(id)) throw notFound(id);
-  const group = principal.billingGroupId;
   const [row] = await queryRows<DocumentRow>(
     db,
-    sql`SELECT ${COLUMNS} FROM invoices WHERE id = ${id}
-        ${group === null ? sql`` : sql`AND billing_group_id = ${group}`}`,
+    sql`SELECT ${COLUMNS} FROM invoices WHERE id = ${id} ${andReach(reachOf(principal), sql.raw("billing_group_id"))}`,
   );
   if (!row) throw notFound(id);
   const lines = await queryRows<{
@@ -174,10 +173,11 @@ export async function listInvoices(
   options: { pageSize: number; cursor?: string; account?: string },
 ): Promise<InvoiceListing> {
   const account = options.account || undefined;
-  if (account !== undefined && principal.billingGroupId !== null && account !== principal.billingGroupId)
-    return { documents: [], hasMore: false };
-  const group = account ?? principal.billingGroupId;
-  const hash = scopeHash({ listing: "invoices", group: principal.billingGroupId ?? "*", account });
+  const reach = reachOf(principal);
+  const resolved = resolveAccount(reach, account);
+  if ("outside" in resolved) return { documents: [], hasMore: false };
+  const group = resolved.account;
+  const hash = scopeHash({ listing: "invoices", group: cursorScope(reach), account });
   const after = options.cursor ? decodeKeysetCursor(options.cursor, hash) : undefined;
   // Qualified: the select list names its text `seq` the same (ORDER BY would sort that text: "9" after "10").
   const rows = await queryRows<DocumentRow>(

@@ -1,5 +1,6 @@
 import { auditActorOf } from "@/lib/audit/actor";
 import type { Principal } from "@/lib/auth/principal";
+import { ownGroup, reachOf, resolveAccount } from "@/lib/auth/reach";
 import type { Scope } from "@/lib/auth/scopes";
 import type { Db } from "@/lib/db/client";
 import { billingGroups } from "@/lib/db/schema";
@@ -36,15 +37,14 @@ export async function createOwnApiKey(
     );
   }
 
-  let billingGroupId = principal.billingGroupId;
-  if (request.billingGroupId != null && request.billingGroupId !== principal.billingGroupId) {
-    if (principal.billingGroupId !== null) {
-      throw new ApiError("insufficient_scope", "A key of a billing group creates keys of that group only.", [
-        { param: "billingGroupId", message: "must be the calling key's own group, or absent" },
-      ]);
-    }
-    billingGroupId = request.billingGroupId;
+  const reach = reachOf(principal);
+  const resolved = resolveAccount(reach, request.billingGroupId);
+  if ("outside" in resolved) {
+    throw new ApiError("insufficient_scope", "A key of a billing group creates keys of that group only.", [
+      { param: "billingGroupId", message: "must be the calling key's own group, or absent" },
+    ]);
   }
+  const billingGroupId = resolved.account;
 
   let expiresAt = request.expiresAt == null ? null : new Date(request.expiresAt);
   if (expiresAt !== null && expiresAt.getTime() <= now.getTime()) throw invalid("expiresAt", "must be in the future");
@@ -58,7 +58,8 @@ export async function createOwnApiKey(
   }
 
   return db.transaction(async (tx) => {
-    if (billingGroupId !== null && billingGroupId !== principal.billingGroupId) {
+    // A group a platform caller names must exist; the caller's own does.
+    if (billingGroupId !== null && billingGroupId !== ownGroup(reach)) {
       const [group] = await tx
         .select({ id: billingGroups.id })
         .from(billingGroups)

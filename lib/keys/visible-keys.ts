@@ -1,5 +1,6 @@
 import { and, eq, type SQL } from "drizzle-orm";
 import type { Principal } from "@/lib/auth/principal";
+import { reachCondition, reachOf } from "@/lib/auth/reach";
 import { apiKeys } from "@/lib/db/schema";
 
 /**
@@ -8,7 +9,7 @@ import { apiKeys } from "@/lib/db/schema";
  */
 export function visibleKeys(principal: Principal, account?: string): SQL | undefined {
   return and(
-    principal.billingGroupId === null ? undefined : eq(apiKeys.billingGroupId, principal.billingGroupId),
+    reachCondition(reachOf(principal), apiKeys.billingGroupId),
     account === undefined ? undefined : eq(apiKeys.billingGroupId, account),
   );
 }

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { PlatformOnly } from "@/lib/auth/reach";
 import type { Scope } from "@/lib/auth/scopes";
 import type { ErrorCode } from "@/lib/errors/api-error";
 
@@ -51,6 +52,12 @@ export interface Operation<
   description: string;
   /** The scope the key must hold; null for the one public operation (the document itself, not behind apiRoute). */
   scope: S;
+  /**
+   * The platform's own operation (provisioning, rate decks, suppliers): apiRoute refuses a caller bound to a billing
+   * group with 403 `insufficient_scope` and the refusal's words (lib/auth/reach.ts), whatever its scopes; the
+   * document marks it `x-platform-only: true`.
+   */
+  platformOnly?: PlatformOnly;
   /** Path parameters, checked by apiRoute (a mismatch answers 404 `not_found`). */
   params?: P;
   /**

@@ -40,6 +40,7 @@ export const setAutoRechargeOperation = defineOperation({
     "(`auto_recharge.updated`). Platform keys only: a key bound to a billing group answers 403 `insufficient_scope` " +
     "(members set it in the portal).",
   scope: "payments:write",
+  platformOnly: "provisioning",
   params: z.object({ id: idSchema("bg", "Billing group id") }),
   body: autoRechargeBodySchema,
   responses: { 200: { description: "The setting after the change", body: autoRechargeSchema } },

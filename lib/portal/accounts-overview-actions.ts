@@ -1,6 +1,7 @@
 "use server";
 
 import { z } from "zod";
+import { isPlatform, reachOf } from "@/lib/auth/reach";
 import { listAccountsOverview, OVERVIEW_MAX_LIMIT, OVERVIEW_SORTS } from "@/lib/billing/accounts-overview";
 import { getDb } from "@/lib/db/client";
 import { getPortalPrincipal } from "./session";
@@ -40,7 +41,7 @@ export interface OverviewPageView {
  */
 export async function loadAccountsOverview(input: z.input<typeof inputSchema>): Promise<OverviewPageView | null> {
   const principal = await getPortalPrincipal();
-  if (!principal || principal.billingGroupId !== null || !principal.scopes.has("accounts:write")) return null;
+  if (!principal || !isPlatform(reachOf(principal)) || !principal.scopes.has("accounts:write")) return null;
   const parsed = inputSchema.safeParse(input);
   if (!parsed.success) return null;
   const page = await listAccountsOverview(await getDb(), parsed.data);

@@ -1,4 +1,5 @@
 import "server-only";
+import { isPlatform, reachOf } from "@/lib/auth/reach";
 import { notFound } from "next/navigation";
 import { toAccountDetail } from "@/lib/billing/account-detail";
 import { getBillingGroup } from "@/lib/billing/groups";
@@ -8,7 +9,7 @@ import { requirePortalSession, type PortalSession } from "./session";
 
 /** Whether a session sees the operator console: platform staff holding accounts:write (the platform's owners, admins). */
 export function isConsoleSession(session: Pick<PortalSession, "billingGroupId" | "scopes">): boolean {
-  return session.billingGroupId === null && session.scopes.includes("accounts:write");
+  return isPlatform(reachOf(session)) && session.scopes.includes("accounts:write");
 }
 
 /** The console's pages: the signed-in staff session, else sign-in (no session) or 404 (anyone else). */

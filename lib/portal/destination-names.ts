@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Principal } from "@/lib/auth/principal";
+import { reachOf, reaches } from "@/lib/auth/reach";
 import type { Executor } from "@/lib/db/client";
 import { getRateCard } from "@/lib/rating/find-rate";
 
@@ -22,8 +23,9 @@ export async function nameDestinations(db: Executor, principal: Principal, input
   const parsed = destinationNamesInputSchema.safeParse(input);
   if (!parsed.success) return {};
   const out: DestinationNames = {};
+  const reach = reachOf(principal);
   for (const { billingGroupId, numbers } of parsed.data) {
-    if (principal.billingGroupId !== null && billingGroupId !== principal.billingGroupId) continue;
+    if (!reaches(reach, billingGroupId)) continue;
     const card = await getRateCard(db, "sell", billingGroupId);
     if (!card) continue;
     const names: Record<string, string> = {};

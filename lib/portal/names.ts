@@ -2,6 +2,7 @@ import "server-only";
 import { asc, eq } from "drizzle-orm";
 import { listAccounts } from "@/lib/billing/accounts";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
+import { isPlatform, reachOf } from "@/lib/auth/reach";
 import type { Executor } from "@/lib/db/client";
 import { billingGroups, suppliers } from "@/lib/db/schema";
 
@@ -13,7 +14,7 @@ export interface AccountOption {
 
 /** The accounts a platform session picks from (by name); undefined for a bound key, which has one. */
 export async function accountOptions(db: Executor, principal: Principal): Promise<AccountOption[] | undefined> {
-  if (principal.billingGroupId !== null) return undefined;
+  if (!isPlatform(reachOf(principal))) return undefined;
   const { accounts } = await listAccounts(db, principal);
   return accounts.map((a) => ({ id: a.id, name: a.name, currency: a.currency }));
 }
@@ -46,7 +47,7 @@ export async function callNames(
   call: { billingGroupId: string; supplierId?: string | null },
 ): Promise<{ accounts: Record<string, string>; suppliers: Record<string, string> }> {
   const [accountRows, supplierRows] = await Promise.all([
-    principal.billingGroupId === null
+    isPlatform(reachOf(principal))
       ? db
           .select({ id: billingGroups.id, name: billingGroups.name })
           .from(billingGroups)

@@ -1,4 +1,5 @@
 import type { Principal } from "@/lib/auth/principal";
+import { isPlatform, reachOf } from "@/lib/auth/reach";
 import { stripeSettings } from "@/lib/config/env";
 import type { Db } from "@/lib/db/client";
 import { currencyDecimals } from "@/lib/money/currency-decimals";
@@ -24,7 +25,7 @@ export interface PaymentsPanel {
  * provider's SDK into every dashboard render). null otherwise: the card is not shown.
  */
 export function canPay(principal: Principal): boolean {
-  return principal.billingGroupId !== null && principal.scopes.has("billing:read") && stripeSettings() !== undefined;
+  return !isPlatform(reachOf(principal)) && principal.scopes.has("billing:read") && stripeSettings() !== undefined;
 }
 
 export async function paymentsPanel(db: Db, principal: Principal): Promise<PaymentsPanel | null> {

@@ -53,6 +53,7 @@ export const uploadSellDeckOperation = defineOperation({
   summary: "Upload a billing group's sell deck",
   description: uploadDescription("billing group's (sell)", "against every supplier's buy deck in force then, "),
   scope: "rates:write",
+  platformOnly: "rating",
   idempotent: true,
   params: accountId,
   query: deckUploadQuerySchema,
@@ -75,6 +76,7 @@ export const listSellDecksOperation = defineOperation({
     "Every deck of the group, newest effective-from first: when it takes effect, when and by whom it was imported, " +
     `its size and status (scheduled, in force, superseded). Paged like \`GET /v1/calls\`. ${PLATFORM_ONLY}`,
   scope: "rates:write",
+  platformOnly: "rating",
   params: accountId,
   query: deckListQuerySchema,
   responses: { 200: { description: "A page of decks", body: deckPageSchema } },
@@ -89,6 +91,7 @@ export const downloadSellDeckInForceOperation = defineOperation({
   summary: "Download the group's deck in force now",
   description: `The sell deck rating calls that start now, as CSV (404 when the group has none). ${PLATFORM_ONLY}`,
   scope: "rates:write",
+  platformOnly: "rating",
   params: accountId,
   responses: { 200: csvFile },
 });
@@ -101,6 +104,7 @@ export const downloadRateDeckOperation = defineOperation({
   summary: "Download a deck",
   description: `Any deck (sell or buy, in force or history) as CSV, by its id. ${PLATFORM_ONLY}`,
   scope: "rates:write",
+  platformOnly: "rating",
   params: deckId,
   responses: { 200: csvFile },
 });
@@ -113,6 +117,7 @@ export const listSuppliersOperation = defineOperation({
   summary: "Suppliers",
   description: `Every supplier (carrier) by name. ${PLATFORM_ONLY}`,
   scope: "rates:write",
+  platformOnly: "rating",
   responses: { 200: { description: "The suppliers", body: supplierListSchema } },
 });
 
@@ -126,6 +131,7 @@ export const createSupplierOperation = defineOperation({
     "A supplier (carrier) whose buy deck prices the platform's cost of calls routed to its gateway; 409 `conflict` " +
     `naming \`gatewayName\` when another supplier maps it. Audited (\`supplier.created\`). ${PLATFORM_ONLY}`,
   scope: "rates:write",
+  platformOnly: "rating",
   idempotent: true,
   body: createSupplierBodySchema,
   responses: { 201: { description: "The supplier", body: supplierSchema } },
@@ -140,6 +146,7 @@ export const updateSupplierOperation = defineOperation({
   summary: "Change a supplier",
   description: `Its name or gateway name (null removes it); absent fields stay. Audited (\`supplier.updated\`). ${PLATFORM_ONLY}`,
   scope: "rates:write",
+  platformOnly: "rating",
   idempotent: true,
   params: supplierId,
   body: updateSupplierBodySchema,
@@ -155,6 +162,7 @@ export const uploadBuyDeckOperation = defineOperation({
   summary: "Upload a supplier's buy deck",
   description: uploadDescription("supplier's (buy)", "for every group's sell deck in force then, "),
   scope: "rates:write",
+  platformOnly: "rating",
   idempotent: true,
   params: supplierId,
   query: deckUploadQuerySchema,
@@ -175,6 +183,7 @@ export const listBuyDecksOperation = defineOperation({
   summary: "A supplier's decks and their history",
   description: `As for a billing group's decks. ${PLATFORM_ONLY}`,
   scope: "rates:write",
+  platformOnly: "rating",
   params: supplierId,
   query: deckListQuerySchema,
   responses: { 200: { description: "A page of decks", body: deckPageSchema } },
@@ -189,6 +198,7 @@ export const downloadBuyDeckInForceOperation = defineOperation({
   summary: "Download the supplier's deck in force now",
   description: `The buy deck pricing calls that start now, as CSV (404 when it has none). ${PLATFORM_ONLY}`,
   scope: "rates:write",
+  platformOnly: "rating",
   params: supplierId,
   responses: { 200: csvFile },
 });

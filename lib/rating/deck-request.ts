@@ -1,5 +1,6 @@
 import { auditActorOf } from "@/lib/audit/actor";
 import type { Principal } from "@/lib/auth/principal";
+import { reachOf, requirePlatform } from "@/lib/auth/reach";
 import { clientAddress } from "@/lib/auth/request-origin";
 import type { ChangeContext } from "@/lib/billing/change-context";
 import type { Db } from "@/lib/db/client";
@@ -14,16 +15,11 @@ import { deckUploadJson, parseDeckCsv, uploadDeck } from "./upload-deck";
 // route file stays a line or two.
 
 /**
- * Rate decks and suppliers are the platform's: a key (or session) bound to a billing group answers 403 even with
- * `rates:write`, as the account provisioning routes do.
+ * Rate decks and suppliers are the platform's: their operations are declared `platformOnly` (a key or session bound
+ * to a billing group answers 403 even with `rates:write`); checked again here, as the handler's own guard.
  */
 export function platformRatingContext(principal: Principal, request: Request): ChangeContext {
-  if (principal.billingGroupId !== null) {
-    throw new ApiError(
-      "insufficient_scope",
-      "Rate decks and suppliers need a platform key or staff session (not bound to a billing group).",
-    );
-  }
+  requirePlatform(reachOf(principal), "rating");
   return { actor: auditActorOf(principal), address: clientAddress(request.headers) };
 }
 

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { ApiError } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
+import { ownGroup, reachOf } from "@/lib/auth/reach";
 import type { Executor } from "@/lib/db/client";
 import { billingGroups } from "@/lib/db/schema";
 import { microsToNumber } from "@/lib/money/micros";
@@ -32,9 +33,10 @@ async function groupCurrency(db: Executor, billingGroupId: string): Promise<stri
  * already carries), with the rate's fees and when its deck took effect.
  */
 export async function lookupRate(db: Executor, principal: Principal, destination: string): Promise<Rate> {
-  if (principal.billingGroupId === null) throw billingGroupRequired("GET /v1/rates");
+  const group = ownGroup(reachOf(principal));
+  if (group === null) throw billingGroupRequired("GET /v1/rates");
   const digits = destination.startsWith("+") ? destination.slice(1) : destination;
-  const card = await getRateCard(db, "sell", principal.billingGroupId, principal.rateCardVersion);
+  const card = await getRateCard(db, "sell", group, principal.rateCardVersion);
   const match = card?.match(digits);
   if (!card || !match)
     throw new ApiError("no_rate", `No prefix of ${destination} is in the rate card of this billing group.`);
@@ -48,6 +50,6 @@ export async function lookupRate(db: Executor, principal: Principal, destination
     connectFee: money(match.connectFeeMicros),
     minCharge: money(match.minChargeMicros),
     effectiveFrom: card.effectiveFrom.toISOString(),
-    currency: await groupCurrency(db, principal.billingGroupId),
+    currency: await groupCurrency(db, group),
   };
 }

@@ -1,4 +1,5 @@
 import { canReadCost, type Principal } from "@/lib/auth/principal";
+import { reachOf, resolveAccount } from "@/lib/auth/reach";
 import { ApiError } from "@/lib/errors/api-error";
 import { callReads } from "@/lib/calls/call-store";
 import { assertSupplierFilterAllowed, callFiltersFromQuery, type CallFilters } from "@/lib/calls/list-calls";
@@ -71,9 +72,6 @@ async function requireDatabaseTimeZone(db: Executor, timeZone: string): Promise<
  * gets an empty report (no hint whether that group exists).
  */
 function reportScope(principal: Principal, filters: UsageFilters): { group: string | null } | "another group" {
-  const account = filters.account ?? filters.billingGroupId;
-  if (account !== undefined && principal.billingGroupId !== null && account !== principal.billingGroupId) {
-    return "another group";
-  }
-  return { group: account ?? principal.billingGroupId };
+  const resolved = resolveAccount(reachOf(principal), filters.account ?? filters.billingGroupId);
+  return "outside" in resolved ? "another group" : { group: resolved.account };
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { AlertsManager } from "@/components/alerts/alerts-manager";
+import { isPlatform, ownGroup, reachOf } from "@/lib/auth/reach";
 import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
 import { PORTAL_PAGES } from "@/lib/portal/pages";
 
@@ -14,6 +15,8 @@ const ACCOUNT = /^[A-Za-z0-9_-]{1,64}$/;
 export default async function AlertsPage({ searchParams }: { searchParams: Promise<PageSearchParams> }) {
   const { session, params } = await requirePortalPage(PORTAL_PAGES.alerts, searchParams);
   const picked = typeof params.account === "string" && ACCOUNT.test(params.account) ? params.account : null;
+  // A group's session manages its own account; a platform session the one it picked.
+  const reach = reachOf(session);
   return (
     <div className="flex flex-col gap-4">
       <div>
@@ -23,7 +26,7 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
           Send a test event and follow every delivery attempt.
         </p>
       </div>
-      <AlertsManager account={session.billingGroupId ?? picked} platform={session.billingGroupId === null} />
+      <AlertsManager account={ownGroup(reach) ?? picked} platform={isPlatform(reach)} />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { AuditLog } from "@/components/audit/audit-log";
+import { isPlatform, reachOf } from "@/lib/auth/reach";
 import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
 import { PORTAL_PAGES } from "@/lib/portal/pages";
 
@@ -13,11 +14,11 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Audit log</h1>
         <p className="text-sm text-slate-600">
-          Every change to {session.billingGroupId === null ? "every account" : "your account"}: who made it, when, from
+          Every change to {isPlatform(reachOf(session)) ? "every account" : "your account"}: who made it, when, from
           which address, and what it changed. Nothing in it can be edited or deleted.
         </p>
       </div>
-      <AuditLog platform={session.billingGroupId === null} />
+      <AuditLog platform={isPlatform(reachOf(session))} />
     </div>
   );
 }

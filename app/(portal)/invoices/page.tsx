@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { InvoiceList } from "@/components/invoices/invoice-list";
 import { getDb } from "@/lib/db/client";
 import { portalInvoices } from "@/lib/portal/invoices";
+import { isPlatform, reachOf } from "@/lib/auth/reach";
 import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
 import { PORTAL_PAGES } from "@/lib/portal/pages";
 
@@ -20,7 +21,7 @@ export default async function InvoicesPage({ searchParams }: { searchParams: Pro
           of its month is re-rated or arrives late.
         </p>
       </div>
-      <InvoiceList documents={documents} showAccount={principal.billingGroupId === null && !account} />
+      <InvoiceList documents={documents} showAccount={isPlatform(reachOf(principal)) && !account} />
     </div>
   );
 }

@@ -1,0 +1,95 @@
+import { eq, inArray, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { ApiError } from "@/lib/errors/api-error";
+import type { Principal } from "./principal";
+
+/**
+ * Which accounts (billing groups) a caller may touch: the one place that decides it (docs/contract.md, "Reach").
+ * `platform`: every group, and the platform's own rows (billing_group_id null). `groups`: these groups only; today
+ * always one, the key's or the person's organization's group. A reseller tier makes it that group's subtree: the
+ * functions below are what every caller uses, so that change is made here and nowhere else.
+ */
+export type PlatformReach = { readonly kind: "platform" };
+export type GroupsReach = { readonly kind: "groups"; readonly groupIds: readonly string[] };
+export type Reach = PlatformReach | GroupsReach;
+
+const PLATFORM: Reach = { kind: "platform" };
+
+/** The reach of a key or session: a principal bound to no group (a platform key, platform staff) reaches all. */
+export function reachOf(principal: Pick<Principal, "billingGroupId">): Reach {
+  return principal.billingGroupId === null ? PLATFORM : { kind: "groups", groupIds: [principal.billingGroupId] };
+}
+
+export function isPlatform(reach: Reach): reach is PlatformReach {
+  return reach.kind === "platform";
+}
+
+/** Whether the reach includes this group (a platform reach: every group, and the platform's own null). */
+export function reaches(reach: Reach, groupId: string | null): boolean {
+  return isPlatform(reach) || (groupId !== null && reach.groupIds.includes(groupId));
+}
+
+/**
+ * The one group a bound reach is, which the operations that work on one group (a balance, a rate lookup, a new
+ * key's default group) act on; null for the platform, which has none of its own.
+ */
+export function ownGroup(reach: Reach): string | null {
+  if (isPlatform(reach)) return null;
+  // A reach of several groups (a reseller's subtree) has no single group: its caller must name one.
+  if (reach.groupIds.length !== 1) throw new Error("A reach of several groups has no own group; name one.");
+  return reach.groupIds[0];
+}
+
+/**
+ * The SQL condition confining `column` (a billing group id) to the reach; undefined for the platform (no
+ * condition), which drizzle's `and(...)` and `.where(...)` skip.
+ */
+export function reachCondition(reach: Reach, column: SQLWrapper): SQL | undefined {
+  if (isPlatform(reach)) return undefined;
+  return reach.groupIds.length === 1 ? eq(column, reach.groupIds[0]) : inArray(column, [...reach.groupIds]);
+}
+
+/** reachCondition for a raw `sql` query: `AND <condition>`, or nothing for the platform. */
+export function andReach(reach: Reach, column: SQLWrapper): SQL {
+  const condition = reachCondition(reach, column);
+  return condition === undefined ? sql`` : sql`AND ${condition}`;
+}
+
+/**
+ * The account a request names (a query's `account`, a body's `billingGroupId`), checked against the reach:
+ * - none named (undefined or null; a caller that takes "" for none passes undefined): the caller's own group, or
+ *   null for the platform (every account, or the caller decides);
+ * - named and within reach: that account;
+ * - named outside the reach: `outside`, which each caller answers as it always has (an empty page, 404, 403), so
+ *   that whether the account exists never shows.
+ */
+export function resolveAccount(
+  reach: Reach,
+  named: string | null | undefined,
+): { account: string | null } | { outside: string } {
+  if (named === undefined || named === null) return { account: ownGroup(reach) };
+  return reaches(reach, named) ? { account: named } : { outside: named };
+}
+
+/**
+ * What a pagination cursor's scope hash records of the reach, so a cursor handed to one caller does not page
+ * another's rows: the group ids, or "*" for every group (the value cursors have always held).
+ */
+export function cursorScope(reach: Reach): string {
+  return isPlatform(reach) ? "*" : [...reach.groupIds].sort().join(",");
+}
+
+/**
+ * What a caller bound to a group hears from a platform-only operation (declared on the operation, `platformOnly`,
+ * and enforced by apiRoute): 403 `insufficient_scope` even when it holds the scope (a customer must not raise its
+ * own credit limit), with the words these routes have always answered.
+ */
+export const PLATFORM_ONLY_REFUSALS = {
+  provisioning: "Provisioning accounts needs a platform key (one not bound to a billing group).",
+  rating: "Rate decks and suppliers need a platform key or staff session (not bound to a billing group).",
+} as const;
+export type PlatformOnly = keyof typeof PLATFORM_ONLY_REFUSALS;
+
+/** Throws 403 `insufficient_scope` unless the reach is the platform's. */
+export function requirePlatform(reach: Reach, refusal: PlatformOnly): void {
+  if (!isPlatform(reach)) throw new ApiError("insufficient_scope", PLATFORM_ONLY_REFUSALS[refusal]);
+}
