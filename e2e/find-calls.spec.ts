@@ -26,6 +26,13 @@ test.describe("finding calls", () => {
     // Shown in E.164 ("+" and the stored digits).
     for (const r of await settledRows(page)) expect(r.cells.from.startsWith(`+${prefix}`)).toBe(true);
     await screenshot(page, "call-log-search-caller");
+    // A number as people paste it searches by its digits.
+    await page.getByLabel("Search", { exact: true }).fill("");
+    await expect.poll(() => new URL(page.url()).searchParams.get("q")).toBeNull();
+    await page
+      .getByLabel("Search", { exact: true })
+      .fill(`${prefix.slice(0, 2)} (${prefix.slice(2, 4)}) ${prefix.slice(4)}`);
+    await expect.poll(() => new URL(page.url()).searchParams.get("q")).toBe(prefix);
 
     await page.getByLabel("Search by").selectOption("id");
     await page.getByLabel("Search", { exact: true }).fill(target.id);

@@ -55,6 +55,26 @@ test("a known destination gives its prefix, rate and the cost of the call; an un
   await screenshot(page, "rate-calculator-no-rate");
 });
 
+test("a number pasted with spaces, dashes, dots and brackets is looked up as its digits", async ({
+  page,
+  signIn,
+  api,
+}) => {
+  await signIn("read");
+  const { calls } = await api<{ calls: CallJson[] }>("read", "/v1/calls?pageSize=50&direction=outbound");
+  const digits = calls[0].to.replace(/^\+/, "");
+  const rate = await api<RateJson>("read", `/v1/rates?destination=${digits}`);
+  // As people write it: "+44 (20) 7946.0000-..." (country code, bracketed area, dotted and dashed groups).
+  const pasted = `+${digits.slice(0, 2)} (${digits.slice(2, 4)}) ${digits.slice(4, 7)}.${digits.slice(7, 9)}-${digits.slice(9)}`;
+
+  await page.goto("/rates");
+  await page.getByLabel("Destination number").fill(pasted);
+  await expect(page.getByLabel("Destination number")).not.toHaveAttribute("aria-invalid", "true");
+  await page.getByRole("button", { name: "Look up rate" }).click();
+  await expect(page.getByTestId("rate-prefix")).toHaveText(rate.matchedPrefix);
+  await expect(page).toHaveURL(new RegExp(`[?&]destination=%2B${digits}(&|$)`));
+});
+
 test("a rate with a connect fee and a minimum charge prices the call part by part (README price rule)", async ({
   page,
   signIn,

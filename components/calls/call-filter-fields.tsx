@@ -8,6 +8,7 @@ import {
   validSearch,
   type SearchField as SearchBy,
 } from "@/lib/portal/call-filters";
+import { dialledNumber } from "@/lib/portal/dialled-number";
 import { FieldError, fieldErrorId, fieldLabelClass, inlineSelectClass, inputClass } from "@/components/ui/field";
 import { useUrlField } from "./use-url-field";
 
@@ -24,7 +25,7 @@ const PLACEHOLDER: Record<SearchBy, string> = {
   uuid: "Exact call UUID",
 };
 const SEARCH_ERROR: Record<SearchBy, string> = {
-  caller: "Digits only, optionally starting with +.",
+  caller: "Digits, optionally starting with + (spaces, dashes, dots and brackets are fine).",
   id: "A call ID is digits only.",
   uuid: "Up to 128 characters.",
 };
@@ -32,6 +33,16 @@ const SEARCH_ERROR: Record<SearchBy, string> = {
 interface SearchValue {
   by: SearchBy;
   text: string;
+}
+
+/** What a search box sends: a caller number as its digits, however it was pasted; ids and uuids as typed. */
+function searched({ by, text }: SearchValue): string {
+  return by === "caller" ? dialledNumber(text) : text;
+}
+
+/** A destination filter's digits: separators and a leading + dropped (calls store digits only). */
+function destinationDigits(text: string): string {
+  return dialledNumber(text).replace(/^\+/, "");
 }
 
 /** One box, read as the chosen field (caller number, call ID, call UUID); applied once typing pauses. */
@@ -49,9 +60,9 @@ export function SearchField({
   const id = useId();
   const field = useUrlField<SearchValue>({
     urlValue: { by: searchBy ?? "caller", text: search ?? "" },
-    same: (a, b) => a.text === b.text && (a.text === "" || a.by === b.by),
-    valid: (v) => v.text === "" || validSearch(v.text, v.by),
-    apply: (v) => onApply(v.text || undefined, v.text && v.by !== "caller" ? v.by : undefined),
+    same: (a, b) => searched(a) === b.text && (a.text === "" || a.by === b.by),
+    valid: (v) => v.text === "" || validSearch(searched(v), v.by),
+    apply: (v) => onApply(searched(v) || undefined, v.text && v.by !== "caller" ? v.by : undefined),
     delay: TYPING_PAUSE_MS,
   });
   const { by, text } = field.text;
@@ -109,9 +120,9 @@ export function DestinationField({
   const id = useId();
   const field = useUrlField<string>({
     urlValue: destination ?? "",
-    same: (text, url) => text.replace(/^\+/, "") === url,
-    valid: (text) => DESTINATION.test(text),
-    apply: (text) => onApply(text.replace(/^\+/, "") || undefined),
+    same: (text, url) => destinationDigits(text) === url,
+    valid: (text) => DESTINATION.test(dialledNumber(text)),
+    apply: (text) => onApply(destinationDigits(text) || undefined),
     delay: TYPING_PAUSE_MS,
   });
   const errorId = fieldErrorId(`${id}-destination`);
@@ -143,7 +154,11 @@ export function DestinationField({
           className={`min-w-0 flex-1 font-mono ${inputClass({ invalid: !field.valid })}`}
         />
       </div>
-      {field.valid ? null : <FieldError id={errorId}>Digits only, optionally starting with +.</FieldError>}
+      {field.valid ? null : (
+        <FieldError id={errorId}>
+          Digits, optionally starting with + (spaces, dashes, dots and brackets are fine).
+        </FieldError>
+      )}
     </div>
   );
 }

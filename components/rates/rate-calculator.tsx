@@ -24,6 +24,7 @@ import { primaryButtonClass } from "@/components/ui/button";
 import { LoadError } from "@/components/ui/load-error";
 import { Skeleton } from "@/components/ui/skeleton";
 import { inputClass as uiInputClass } from "@/components/ui/field";
+import { dialledNumber } from "@/lib/portal/dialled-number";
 
 const DESTINATION = /^\+?\d{1,32}$/;
 const inputClass = `mt-1 ${uiInputClass({ roomy: true })}`;
@@ -55,21 +56,20 @@ export function RateCalculator({
     accounts ? (accounts.find((a) => a.id === initialAccount)?.id ?? accounts[0]?.id ?? "") : "",
   );
   const [submitted, setSubmitted] = useState(
-    DESTINATION.test(initialDestination) && (!accounts || account)
-      ? { destination: initialDestination, account }
+    DESTINATION.test(dialledNumber(initialDestination)) && (!accounts || account)
+      ? { destination: dialledNumber(initialDestination), account }
       : null,
   );
   const [touched, setTouched] = useState(false);
 
-  const destinationValid = DESTINATION.test(destinationText);
+  // What a person pasted, separators and all ("+44 20 7946 0000"), is looked up as its digits.
+  const destination = dialledNumber(destinationText);
+  const destinationValid = DESTINATION.test(destination);
   const showDestinationError = !destinationValid && (touched || destinationText !== "");
   const seconds = /^\d{1,6}$/.test(secondsText) ? Number(secondsText) : null;
   // A result belongs to the inputs it was looked up for: once they change (or turn invalid) it is stale.
   const current =
-    submitted !== null &&
-    submitted.destination === destinationText &&
-    submitted.account === account &&
-    seconds !== null;
+    submitted !== null && submitted.destination === destination && submitted.account === account && seconds !== null;
 
   const rate = useQuery({
     queryKey: ["rate", submitted?.account ?? "", submitted?.destination ?? ""],
@@ -111,8 +111,8 @@ export function RateCalculator({
           e.preventDefault();
           setTouched(true);
           if (!destinationValid || seconds === null || (accounts && !account)) return;
-          setSubmitted({ destination: destinationText, account });
-          syncUrl(destinationText, secondsText, account);
+          setSubmitted({ destination, account });
+          syncUrl(destination, secondsText, account);
         }}
       >
         <div className="space-y-4">
@@ -162,7 +162,7 @@ export function RateCalculator({
               id={`${id}-destination-help`}
               className={`mt-1 text-xs ${showDestinationError ? "text-red-700" : "text-slate-600"}`}
             >
-              Full number with country code: digits, optionally starting with +.
+              Full number with country code, optionally starting with +; spaces, dashes, dots and brackets are fine.
             </p>
           </div>
           <div>
