@@ -271,6 +271,10 @@ export function NewAccountForm() {
         {field("creditLimit", "Credit limit (optional)", { inputMode: "decimal" })}
         {field("accountcode", "Switch accountcode (optional)")}
         {field("openingBalance", "Opening balance (optional)", { inputMode: "decimal" })}
+        <p className="text-xs text-slate-600">
+          An account takes calls while its balance is above its credit limit: with no opening balance and no credit
+          limit it starts disabled, and is enabled by its first top-up.
+        </p>
         <div className="flex items-center gap-3">
           <Button type="submit" variant="primary" disabled={change.pending}>
             {change.pending ? "Creating…" : "Create account"}

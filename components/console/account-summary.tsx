@@ -1,14 +1,11 @@
 import { Card } from "@/components/ui/card";
 import type { AccountDetail } from "@/lib/billing/provisioning-schemas";
+import { accountStatusText } from "@/lib/portal/balance-status";
 import { formatAmount, toMicros } from "@/lib/portal/format";
 
 /** An account's details on its console page. */
 export function AccountSummary({ account }: { account: AccountDetail }) {
-  const status = account.disabledByOperator
-    ? "Disabled by an operator"
-    : account.disabled
-      ? "Disabled: the balance is at the credit limit"
-      : "Enabled";
+  const status = accountStatusText(account);
   const items: [string, string][] = [
     ["Id", account.id],
     ["Currency", account.currency],

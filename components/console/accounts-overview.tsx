@@ -9,6 +9,7 @@ import { Card } from "@/components/ui/card";
 import { LoadError } from "@/components/ui/load-error";
 import type { OverviewSort } from "@/lib/billing/accounts-overview";
 import { loadAccountsOverview, type OverviewRowView } from "@/lib/portal/accounts-overview-actions";
+import { accountStatusText } from "@/lib/portal/balance-status";
 import { formatAmount, formatCount } from "@/lib/portal/format";
 
 const PAGE_SIZE = 200;
@@ -20,7 +21,7 @@ const COLUMNS: { id: OverviewSort; label: string; numeric?: boolean; rem: number
   { id: "currency", label: "Currency", rem: 6 },
   { id: "balance", label: "Balance", numeric: true, rem: 9 },
   { id: "creditLimit", label: "Credit limit", numeric: true, rem: 9 },
-  { id: "status", label: "Status", rem: 7 },
+  { id: "status", label: "Status", rem: 11 },
   { id: "todaySpend", label: "Spend today", numeric: true, rem: 9 },
   { id: "monthSpend", label: "Spend this month", numeric: true, rem: 10 },
 ];
@@ -46,7 +47,8 @@ function cellOf(id: OverviewSort, row: OverviewRowView) {
     case "creditLimit":
       return money(row.creditLimitMicros, row.currency);
     case "status":
-      return row.disabled ? <span className="text-red-700">Disabled</span> : <span>Enabled</span>;
+      // Says why: a new account with no opening balance and no credit limit starts at its limit.
+      return <span className={row.disabled ? "text-red-700" : undefined}>{accountStatusText(row, "short")}</span>;
     case "todaySpend":
       return money(row.todaySpendMicros, row.currency);
     case "monthSpend":

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LOW_BALANCE_MICROS, balanceStatus } from "./balance-status";
+import { LOW_BALANCE_MICROS, accountStatusText, balanceStatus } from "./balance-status";
 
 describe("balance status", () => {
   it("warns below the threshold, to the micro", () => {
@@ -10,5 +10,16 @@ describe("balance status", () => {
 
   it("reports a disabled group as disabled whatever its balance", () => {
     expect(balanceStatus(1_000_000_000n, true)).toBe("disabled");
+  });
+});
+
+describe("account status text", () => {
+  it("says why an account takes no calls: an operator, or a balance at its credit limit", () => {
+    expect(accountStatusText({ disabled: true, disabledByOperator: true })).toBe("Disabled by an operator");
+    expect(accountStatusText({ disabled: true, disabledByOperator: false })).toBe(
+      "Disabled: the balance is at the credit limit",
+    );
+    expect(accountStatusText({ disabled: true, disabledByOperator: false }, "short")).toBe("Disabled: at credit limit");
+    expect(accountStatusText({ disabled: false, disabledByOperator: false }, "short")).toBe("Enabled");
   });
 });
