@@ -30,7 +30,7 @@ test("platform staff create an account, top it up and set its credit limit; a cu
   const name = `Hooli Console ${Date.now()}`;
   await page.getByRole("link", { name: "New account" }).click();
   await page.getByLabel("Name").fill(name);
-  await page.getByLabel(/^Currency/).fill("USD");
+  await page.getByLabel(/^Currency/).selectOption("USD");
   await page.getByRole("button", { name: "Create account" }).click();
   await page.waitForURL(/\/console\/accounts\/bg_/);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(name);

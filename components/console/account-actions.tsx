@@ -215,14 +215,59 @@ export function DisableToggle({ account }: { account: AccountDetail }) {
   );
 }
 
+/** A currency an account may be opened in, with its English name (read on the server: one list for both sides). */
+export interface CurrencyChoice {
+  code: string;
+  name: string;
+}
+
+/** The account's currency: a choice from the current ISO 4217 codes, none preselected. */
+function CurrencySelect({
+  id,
+  value,
+  onChange,
+  currencies,
+  error,
+}: {
+  id: string;
+  value: string;
+  onChange: (e: { target: { value: string } }) => void;
+  currencies: readonly CurrencyChoice[];
+  error?: string;
+}) {
+  return (
+    <Field id={id} label="Currency (fixed for the account's life)">
+      <select
+        id={id}
+        name="currency"
+        value={value}
+        onChange={onChange}
+        required
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? fieldErrorId(id) : undefined}
+        className={inputClass({ invalid: Boolean(error) })}
+      >
+        <option value="">Choose a currency…</option>
+        {currencies.map((c) => (
+          <option key={c.code} value={c.code}>
+            {c.code} · {c.name}
+          </option>
+        ))}
+      </select>
+      {error ? <FieldError id={fieldErrorId(id)}>{error}</FieldError> : null}
+    </Field>
+  );
+}
+
 /** A new billing group: name, currency, and optionally a credit limit, an accountcode and an opening balance. */
-export function NewAccountForm() {
+export function NewAccountForm({ currencies }: { currencies: readonly CurrencyChoice[] }) {
   const id = useId();
   const router = useRouter();
   const change = useChange();
   const [values, setValues] = useState({
     name: "",
-    currency: "EUR",
+    // No default: the currency is fixed for the account's life, so it is always a choice.
+    currency: "",
     creditLimit: "",
     accountcode: "",
     openingBalance: "",
@@ -267,7 +312,13 @@ export function NewAccountForm() {
       <CardTitle id={`${id}-title`}>New account</CardTitle>
       <form onSubmit={submit} className="mt-3 flex flex-col gap-3" data-testid="new-account-form">
         {field("name", "Name", { required: true })}
-        {field("currency", "Currency (ISO 4217, fixed for the account's life)", { required: true })}
+        <CurrencySelect
+          id={`${id}-currency`}
+          value={values.currency}
+          onChange={set("currency")}
+          currencies={currencies}
+          error={change.problem?.fields.currency}
+        />
         {field("creditLimit", "Credit limit (optional)", { inputMode: "decimal" })}
         {field("accountcode", "Switch accountcode (optional)")}
         {field("openingBalance", "Opening balance (optional)", { inputMode: "decimal" })}

@@ -8,7 +8,7 @@ import {
   type BillingGroup,
 } from "@/lib/billing/groups";
 import { moveBalance } from "@/lib/billing/move-balance";
-import { currencySchema } from "@/lib/billing/schemas";
+import { accountCurrencySchema } from "@/lib/billing/provisioning-schemas";
 import { updateAccount } from "@/lib/billing/update-account";
 import type { Db } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
@@ -84,7 +84,7 @@ export const groupCommands: AdminCommand[] = [
     },
     async run(db, flags) {
       const name = requireFlag(flags, "name", createUsage);
-      const currency = currencySchema.safeParse(requireFlag(flags, "currency", createUsage).toUpperCase());
+      const currency = accountCurrencySchema.safeParse(requireFlag(flags, "currency", createUsage).toUpperCase());
       if (!currency.success) throw new UsageError(`--currency: ${currency.error.issues[0].message}`);
       const creditLimit = amount(flags, "credit-limit", "0");
       if (creditLimit < 0n) throw new UsageError("--credit-limit must not be negative");

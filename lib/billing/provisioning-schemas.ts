@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { storable, storableText } from "@/lib/db/storable-text";
 import { decimalMoney } from "@/lib/money/decimal-money";
-import { accountSchema, currencySchema } from "./schemas";
+import { accountSchema } from "./schemas";
+import { isAccountCurrency } from "@/lib/money/iso-4217";
 
 // Bodies and answers of the provisioning operations (POST/PATCH /v1/accounts, top-ups, adjustments). Money comes in as
 // decimal strings, exact, and becomes bigint micro-units here (docs/contract.md §1); it goes out as JSON numbers with at
@@ -17,10 +18,19 @@ const accountcode = storable(z.string().trim().min(1).max(64))
   .nullable()
   .describe("The switch's accountcode that routes CDRs to this account (unique); null removes it");
 
+/** A new account's currency: a current ISO 4217 code (lib/money/iso-4217.ts), fixed for the account's life. */
+export const accountCurrencySchema = z
+  .string()
+  // Not three capitals: one issue, this one (abort), not a second from the list below.
+  .regex(/^[A-Z]{3}$/, { message: "currency must be a 3-letter ISO 4217 code, e.g. USD", abort: true })
+  .refine(isAccountCurrency, "currency must be a current ISO 4217 currency (not a fund, test or withdrawn code)");
+
 export const createAccountBodySchema = z
   .strictObject({
     name: storableText(200).describe("Display name"),
-    currency: z.string().pipe(currencySchema).describe("ISO 4217 code, e.g. USD; fixed for the account's life"),
+    currency: accountCurrencySchema.describe(
+      "ISO 4217 code of a current currency, e.g. USD; fixed for the account's life",
+    ),
     creditLimit: creditLimit.optional(),
     accountcode: accountcode.optional(),
     openingBalance: money("Opening balance (a ledger entry of kind `opening`)").optional(),

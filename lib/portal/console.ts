@@ -6,6 +6,7 @@ import { getBillingGroup } from "@/lib/billing/groups";
 import type { AccountDetail } from "@/lib/billing/provisioning-schemas";
 import { getDb } from "@/lib/db/client";
 import { requirePortalSession, type PortalSession } from "./session";
+import { ACCOUNT_CURRENCIES } from "@/lib/money/iso-4217";
 
 /** Whether a session sees the operator console: platform staff holding accounts:write (the platform's owners, admins). */
 export function isConsoleSession(session: Pick<PortalSession, "billingGroupId" | "scopes">): boolean {
@@ -25,4 +26,10 @@ export async function consoleAccount(id: string): Promise<AccountDetail> {
   const group = await getBillingGroup(await getDb(), id);
   if (!group) notFound();
   return toAccountDetail(group);
+}
+
+/** The currencies a new account may take, with their English names: computed here so server and browser agree. */
+export function currencyChoices(): { code: string; name: string }[] {
+  const names = new Intl.DisplayNames("en", { type: "currency" });
+  return ACCOUNT_CURRENCIES.map((code) => ({ code, name: names.of(code) ?? code }));
 }

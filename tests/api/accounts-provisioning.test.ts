@@ -183,6 +183,9 @@ describe.each(apiServers())("provisioning on $engine", (server) => {
     const bad: [string, string, unknown, number, string[]][] = [
       ["POST", "/v1/accounts", { currency: "euro", creditLimit: -1 }, 422, ["creditLimit", "currency", "name"]],
       ["POST", "/v1/accounts", { name: "X", currency: "USD", creditLimit: "-1" }, 422, ["creditLimit"]],
+      // A currency is fixed for the account's life: a typo or a fund/test code is no currency to open one in.
+      ["POST", "/v1/accounts", { name: "X", currency: "USX" }, 422, ["currency"]],
+      ["POST", "/v1/accounts", { name: "X", currency: "XXX" }, 422, ["currency"]],
       ["POST", "/v1/accounts", { name: "X\u0000", currency: "USD", colour: "red" }, 422, ["colour", "name"]],
       ["POST", "/v1/accounts", { name: "X", currency: "USD", accountcode: account.accountcode }, 409, ["accountcode"]],
       ["PATCH", `/v1/accounts/${account.id}`, {}, 422, ["(body)"]],

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { NewAccountForm } from "@/components/console/account-actions";
-import { requireConsoleSession } from "@/lib/portal/console";
+import { currencyChoices, requireConsoleSession } from "@/lib/portal/console";
 
 export const metadata: Metadata = { title: "New account" };
 
@@ -16,7 +16,7 @@ export default async function NewAccountPage() {
         </Link>
         <h1 className="text-2xl font-semibold tracking-tight">New account</h1>
       </div>
-      <NewAccountForm />
+      <NewAccountForm currencies={currencyChoices()} />
     </div>
   );
 }
