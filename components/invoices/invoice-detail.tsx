@@ -111,7 +111,7 @@ export function InvoiceDetail({ invoice, showAccountId }: { invoice: PortalInvoi
                 <th scope="col" className="px-4 py-2 text-right">
                   Minutes
                 </th>
-                <th scope="col" className="px-4 py-2 text-right">
+                <th scope="col" className="px-4 py-2 text-right whitespace-nowrap">
                   Amount ({invoice.currency})
                 </th>
               </tr>
