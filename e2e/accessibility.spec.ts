@@ -84,6 +84,19 @@ for (const kind of ["cost", "platform"] as ReaderKind[]) {
         expect(await seriousFindings(page), `/calls/${id} at ${vp.name}`).toEqual([]);
         if (kind === "cost") await screenshot(page, `call-page-${vp.name}`);
       });
+
+      test("no serious or critical findings on an invoice's own page", async ({ page }) => {
+        // The newest invoice the session sees (a note's page is the same component without balance and notes).
+        const listed = (await (await page.request.get("/v1/invoices?pageSize=50")).json()) as {
+          invoices: { id: string; kind: string }[];
+        };
+        const invoice = listed.invoices.find((d) => d.kind === "invoice");
+        expect(invoice, "the demo has an invoice").toBeDefined();
+        await page.goto(`/invoices/${invoice!.id}`);
+        await expect(page.getByTestId("invoice-totals")).toContainText("Total");
+        expect(await seriousFindings(page), `/invoices/${invoice!.id} at ${vp.name}`).toEqual([]);
+        if (kind === "cost") await screenshot(page, `invoice-page-${vp.name}`);
+      });
     });
   }
 }

@@ -29,10 +29,19 @@ const NAVIGATION: Record<PersonKind, string[]> = {
   ],
 };
 
+/**
+ * Pages every person also opens though the navigation does not link them, each found by following a link of a
+ * navigation page: an invoice's own page, from the list's first invoice (issue 30).
+ */
+const LINKED: Record<string, { from: string; link: RegExp }> = {
+  "/invoices/[id]": { from: "/invoices", link: /^INV-\d{6}$/ },
+};
+
 /** Links every such page must show (the walk cannot pass by finding nothing): the downloads of issue 28. */
 const MUST_LINK: Record<string, RegExp[]> = {
   "/calls": [/^\/v1\/calls\/export\b/, /^\/v1\/exports\//],
-  "/invoices": [/^\/v1\/invoices\/[^/]+\/pdf$/, /^\/v1\/invoices\/[^/]+\/calls\.csv$/],
+  "/invoices": [/^\/invoices\/inv_[0-9a-z]+$/, /^\/v1\/invoices\/[^/]+\/pdf$/, /^\/v1\/invoices\/[^/]+\/calls\.csv$/],
+  "/invoices/[id]": [/^\/invoices$/, /^\/v1\/invoices\/[^/]+\/pdf$/, /^\/v1\/invoices\/[^/]+\/calls\.csv$/],
 };
 
 /** Never followed: signing out would end the session the walk uses. */
@@ -93,7 +102,7 @@ async function follow(page: Page, paths: string[]): Promise<string[]> {
 }
 
 for (const person of Object.keys(NAVIGATION) as PersonKind[]) {
-  for (const path of NAVIGATION[person]) {
+  for (const path of [...NAVIGATION[person], ...Object.keys(LINKED)]) {
     test(`links: ${person} on ${path}, every link and download answers below 400`, async ({
       page,
       useSessionOf,
@@ -110,8 +119,15 @@ for (const person of Object.keys(NAVIGATION) as PersonKind[]) {
       await useSessionOf(person);
       page.on("response", watch);
 
-      const opened = await page.goto(path);
-      expect(opened?.status(), path).toBeLessThan(400);
+      let at = path;
+      if (LINKED[path]) {
+        await page.goto(LINKED[path].from);
+        const href = await page.getByRole("link", { name: LINKED[path].link }).first().getAttribute("href");
+        expect(href, `${LINKED[path].from} links ${path}`).toBeTruthy();
+        at = href!;
+      }
+      const opened = await page.goto(at);
+      expect(opened?.status(), at).toBeLessThan(400);
       await settled(page);
       const nav = await page
         .getByRole("navigation", { name: "Main" })
@@ -131,7 +147,7 @@ for (const person of Object.keys(NAVIGATION) as PersonKind[]) {
           `${path} links to ${pattern} (links: ${links.join(" ")})`,
         ).toBe(true);
 
-      if (path === "/invoices") {
+      if (path === "/invoices" || path === "/invoices/[id]") {
         // The browser's own download of the first PDF and calls CSV: a refused one ends "canceled", silently.
         for (const name of [/^Download INV-\d+ as PDF$/, /^Download the calls of INV-\d+ as CSV$/]) {
           const link = page.getByRole("link", { name }).first();
@@ -140,7 +156,7 @@ for (const person of Object.keys(NAVIGATION) as PersonKind[]) {
         }
         // The invoice mail's links (owners and billing members get it): the portal's and the PDF's.
         const email = e2e.people[person].email;
-        if (e2e.mailDir && (person === "billing" || person === "reseller")) {
+        if (path === "/invoices" && e2e.mailDir && (person === "billing" || person === "reseller")) {
           await expect
             .poll(() => readMailbox(e2e.mailDir!).filter((m) => m.to.includes(email) && /\/pdf\b/.test(m.text)).length)
             .toBeGreaterThan(0);
@@ -152,7 +168,10 @@ for (const person of Object.keys(NAVIGATION) as PersonKind[]) {
             return url.pathname + url.search;
           });
           expect(mailed.some((p) => /^\/v1\/invoices\/[^/]+\/pdf$/.test(p))).toBe(true);
-          links.push(...mailed);
+          // The document's own page, and the link mails sent before it existed had (the list redirects it there).
+          const own = mailed.find((p) => /^\/invoices\/inv_[0-9a-z]+$/.test(p));
+          expect(own, "the mail links the invoice's page").toBeDefined();
+          links.push(...mailed, `/invoices?document=${own!.split("/").pop()}`);
         }
       }
 

@@ -60,7 +60,8 @@ describeOnEngines("invoice mail", (handle) => {
     ]);
     for (const m of ours) {
       expect(m.subject).toBe(`Invoice ${invoice.number}: 0.00 EUR`);
-      expect(m.text).toContain(`/invoices?document=${invoice.id}`);
+      // The document's own page in the portal (the old ?document= link redirects there).
+      expect(m.text).toContain(`/invoices/${invoice.id}\n`);
       expect(m.attachments?.[0].filename).toBe(`${invoice.number}.pdf`);
       expect(Buffer.from(m.attachments![0].content).subarray(0, 5).toString()).toBe("%PDF-");
     }

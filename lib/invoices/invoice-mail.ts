@@ -55,7 +55,9 @@ export async function enqueueDocumentMails(
           text:
             `${TITLE[doc.kind]} ${number} for ${doc.customerName} has been issued, total ` +
             `${formatAmount(doc.totalMicros, doc.currency)} ${doc.currency}.\n\n` +
-            `Your invoices: ${base}/invoices?document=${encodeURIComponent(id)}\n` +
+            // The document's page in the portal (lib/portal/pages.ts "invoice"); mails sent before link
+            // /invoices?document=<id>, which the list redirects here.
+            `In the portal: ${base}/invoices/${encodeURIComponent(id)}\n` +
             `The PDF: ${base}/v1/invoices/${encodeURIComponent(id)}/pdf (also attached)\n`,
           attachment: `${ATTACHMENT_PREFIX}${id}`,
         })),

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { navPages, PORTAL_PAGES } from "./pages";
+import { navPages, pathOf, PORTAL_PAGES } from "./pages";
 
 const PORTAL_APP = path.join(process.cwd(), "app/(portal)");
 
@@ -67,5 +67,11 @@ describe("portal pages", () => {
       if (used === undefined) continue;
       expect(PORTAL_PAGES[used as keyof typeof PORTAL_PAGES]?.path, file).toBe(url);
     }
+  });
+
+  it("fills a page's [id] segment (an invoice's page, linked from the list and the mail), escaped", () => {
+    expect(pathOf(PORTAL_PAGES.invoice, "inv_0abc")).toBe("/invoices/inv_0abc");
+    expect(pathOf(PORTAL_PAGES.invoice, "a/b?c")).toBe("/invoices/a%2Fb%3Fc");
+    expect(PORTAL_PAGES.invoice).not.toHaveProperty("nav");
   });
 });

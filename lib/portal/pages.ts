@@ -21,6 +21,8 @@ export const PORTAL_PAGES = {
   rates: { path: "/rates", label: "Rates", nav: true },
   reports: { path: "/reports", label: "Reports", nav: true },
   invoices: { path: "/invoices", label: "Invoices", nav: true },
+  // One invoice or note, linked from the list and the invoice mail (pathOf fills its id).
+  invoice: { path: "/invoices/[id]", label: "Invoice", scope: "invoices:read" },
   apiKeys: { path: "/api-keys", label: "API keys", scope: "keys:read", nav: true },
   audit: { path: "/audit", label: "Audit log", scope: "audit:read", nav: true },
   // The operator console: the platform's owners and admins (platform sessions alone hold accounts:write); its pages
@@ -34,6 +36,11 @@ export const PORTAL_PAGES = {
   members: { path: "/members", label: "Members", nav: "members" },
   security: { path: "/security", label: "Security", nav: "person" },
 } as const satisfies Record<string, PortalPage>;
+
+/** A page's URL path with its `[id]` segment filled: pathOf(PORTAL_PAGES.invoice, "inv_1") is "/invoices/inv_1". */
+export function pathOf(page: PortalPage, id: string): string {
+  return page.path.replace("[id]", encodeURIComponent(id));
+}
 
 /** What the navigation knows of the session (PortalSession's fields). */
 export interface NavSession {
