@@ -75,6 +75,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       SIGN_IN_ADDRESS_BURST: "6000",
       SMTP_URL: mailbox.url,
       WEBHOOKS_ALLOW_PRIVATE: "1",
+      // How customers who cannot pay by card are told to pay (e2e/payments.spec.ts).
+      OPERATOR_CONTACT: "billing@callbook.example",
       ...stripeEnv,
     },
   });

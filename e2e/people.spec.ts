@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "@playwright/test";
 import { adminCli, expect, screenshot, test, type PersonKind } from "./fixtures";
 import { readMailbox } from "./mailbox";
@@ -8,11 +9,12 @@ import type { E2EState } from "./state";
 
 const COST_WORDS = /buyCost|margin|supplierId/;
 
-const EXPECTED: Record<PersonKind, { label: string; cost: boolean; members: boolean }> = {
-  viewer: { label: "Customer viewer", cost: false, members: false },
-  billing: { label: "Customer billing", cost: false, members: false },
-  reseller: { label: "Customer owner · cost view", cost: true, members: true },
-  platform: { label: "Platform admin · cost view", cost: true, members: true },
+const EXPECTED: Record<PersonKind, { label: string; cost: boolean; members: boolean; alerts: boolean }> = {
+  viewer: { label: "Customer viewer", cost: false, members: false, alerts: false },
+  // The money pages: low-balance alerts (and paying, e2e/payments.spec.ts).
+  billing: { label: "Customer billing", cost: false, members: false, alerts: true },
+  reseller: { label: "Customer owner · cost view", cost: true, members: true, alerts: true },
+  platform: { label: "Platform admin · cost view", cost: true, members: true, alerts: true },
 };
 
 async function signInWithPassword(page: Page, email: string, password: string): Promise<void> {
@@ -50,6 +52,8 @@ for (const kind of Object.keys(EXPECTED) as PersonKind[]) {
     await signInAs(kind);
     await expect(page.locator("header")).toContainText(expected.label);
     await expect(page.getByRole("link", { name: "Members" })).toHaveCount(expected.members ? 1 : 0);
+    const nav = page.getByRole("navigation", { name: "Main" });
+    await expect(nav.getByRole("link", { name: "Alerts", exact: true })).toHaveCount(expected.alerts ? 1 : 0);
     await screenshot(page, `person-${kind}-dashboard`);
 
     const calls = await page.request.get("/v1/calls?pageSize=50");
@@ -69,6 +73,39 @@ for (const kind of Object.keys(EXPECTED) as PersonKind[]) {
     else await expect(page.getByRole("note")).toContainText("Your role cannot see");
   });
 }
+
+// Issue 30: Members said "viewer (calls)" and "billing (balance, reports, calls)"; each role is now described by what
+// its scopes let a person do (describeRole, lib/auth/roles.ts), in the list and in the invite form.
+test("the Members page says what each role can do, in the list and the invite form", async ({ page, signInAs }) => {
+  await signInAs("reseller");
+  await page.goto("/members");
+  const roles = page.getByTestId("role-abilities");
+  await expect(roles.getByRole("heading", { name: "What each role can do" })).toBeVisible();
+  const said = async (role: string) => (await roles.locator(`[data-role="${role}"] dd`).innerText()).trim();
+  expect(await said("viewer")).toBe("see calls, balance, reports, rates and invoices");
+  expect(await said("billing")).toBe(
+    "see calls, balance, reports, rates and invoices; pay (top-ups by card, auto-recharge); set low-balance alerts and webhooks",
+  );
+  expect(await said("developer")).toContain("create and revoke API keys");
+  await expect(page.getByLabel("Role", { exact: true }).locator('option[value="billing"]')).toHaveText(
+    `billing: ${await said("billing")}`,
+  );
+  for (const [name, width, height] of [
+    ["desktop", 1440, 900],
+    ["phone", 390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    const axe = await new AxeBuilder({ page })
+      .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
+      .analyze();
+    expect(
+      axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id),
+      `/members at ${name}`,
+    ).toEqual([]);
+    await roles.scrollIntoViewIfNeeded();
+    await screenshot(page, `members-roles-${name}`);
+  }
+});
 
 test("a wrong password and an unknown email get the same message, and no cookie", async ({ page, e2e }) => {
   await signInWithPassword(page, e2e.people.viewer.email, "not the password at all");

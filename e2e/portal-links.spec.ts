@@ -13,7 +13,8 @@ import { readMailbox } from "./mailbox";
 const READER_PAGES = ["/", "/calls", "/rates", "/reports", "/invoices"];
 const NAVIGATION: Record<PersonKind, string[]> = {
   viewer: [...READER_PAGES, "/security"],
-  billing: [...READER_PAGES, "/security"],
+  // The money pages: low-balance alerts (issue 30; paying is the dashboard's card).
+  billing: [...READER_PAGES, "/alerts", "/security"],
   // The main group's owner: keys, audit, alerts and members too.
   reseller: [...READER_PAGES, "/api-keys", "/audit", "/alerts", "/members", "/security"],
   // The platform's admin: the operator console and the rate decks as well.

@@ -84,4 +84,9 @@ try {
   // keys file unreadable: the product still runs
 }
 step(`Serving on http://localhost:${port}  (portal: sign in as a person above; API: /v1 with a key, docs: /docs)`);
-execSync("node scripts/start.mjs", { stdio: "inherit", env: { ...process.env, PORT: port } });
+// The demo has no card payments: its customers are shown how to pay through this contact (README OPERATOR_CONTACT).
+const contact = process.env.OPERATOR_CONTACT ?? "billing@callbook.example (demo operator)";
+execSync("node scripts/start.mjs", {
+  stdio: "inherit",
+  env: { ...process.env, PORT: port, OPERATOR_CONTACT: contact },
+});

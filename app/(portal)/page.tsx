@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { BalanceWidget } from "@/components/balance/balance-widget";
 import { LatestCalls } from "@/components/dashboard/latest-calls";
+import { HowToPayCard } from "@/components/payments/how-to-pay-card";
 import { PaymentsCard } from "@/components/payments/payments-card";
 import { SpendChart } from "@/components/dashboard/spend-chart";
 import { SpendSummary } from "@/components/dashboard/spend-summary";
@@ -8,7 +9,7 @@ import { Card } from "@/components/ui/card";
 import { callReads } from "@/lib/calls/call-store";
 import { getDb } from "@/lib/db/client";
 import { accountOptions } from "@/lib/portal/names";
-import { paymentsPanel } from "@/lib/portal/payments";
+import { howToPay, paymentsPanel } from "@/lib/portal/payments";
 import { describePeriod } from "@/lib/portal/period";
 import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
 import { PORTAL_PAGES } from "@/lib/portal/pages";
@@ -33,6 +34,7 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
   const today = now.toISOString().slice(0, 10);
   const first = new Date(Date.parse(`${today}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
   const payments = await paymentsPanel(db, principal);
+  const pay = howToPay(principal);
   const text = (value: string | string[] | undefined) => (typeof value === "string" ? value.slice(0, 300) : undefined);
   const period = describePeriod({ from: first, until: today }, "UTC days", today);
   return (
@@ -40,12 +42,14 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
       <h1 className="text-2xl font-semibold tracking-tight">Dashboard</h1>
       <div className="grid gap-6 lg:grid-cols-[minmax(0,22rem)_1fr]">
         <div className="flex flex-col gap-6">
-          <BalanceWidget accounts={options} selected={selected} />
+          <BalanceWidget accounts={options} selected={selected} pay={pay} />
           {payments ? (
             <PaymentsCard
               panel={payments}
               notice={{ topup: text(params.topup), payment: text(params.payment), message: text(params.message) }}
             />
+          ) : pay && pay.kind !== "card" ? (
+            <HowToPayCard pay={pay} />
           ) : null}
           <SpendSummary series={spend} period={period} showCost={session.canReadCost} />
         </div>

@@ -5,9 +5,11 @@ import { useRouter } from "next/navigation";
 import { useId, useTransition } from "react";
 import type { Account, Balance } from "@/lib/billing/schemas";
 import { LOW_BALANCE_MICROS, balanceStatus } from "@/lib/portal/balance-status";
+import { howToPayText, type HowToPay } from "@/lib/portal/how-to-pay";
 import { formatAmount, toMicros } from "@/lib/portal/format";
 import { ApiProblem, apiGet } from "../api/api-client";
 import { Card as Panel, CardTitle } from "@/components/ui/card";
+import { primaryButtonClass } from "@/components/ui/button";
 import { ErrorState } from "@/components/ui/error-state";
 import { LoadError as LoadFailure } from "@/components/ui/load-error";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -21,10 +23,19 @@ export interface AccountChoice {
 /**
  * Balance of the session's billing group (GET /v1/balances), or for a platform session an account
  * switcher showing the chosen group (GET /v1/accounts/{id}). The choice lives in the URL
- * (`?account=`), so the server renders the dashboard's spend for the same account.
+ * (`?account=`), so the server renders the dashboard's spend for the same account. `pay`: how this customer tops
+ * up (lib/portal/payments.ts howToPay), said when the balance is low or the account disabled.
  */
-export function BalanceWidget({ accounts, selected }: { accounts?: AccountChoice[]; selected?: string | null }) {
-  return accounts ? <PlatformBalance accounts={accounts} selectedId={selected ?? null} /> : <OwnBalance />;
+export function BalanceWidget({
+  accounts,
+  selected,
+  pay = null,
+}: {
+  accounts?: AccountChoice[];
+  selected?: string | null;
+  pay?: HowToPay | null;
+}) {
+  return accounts ? <PlatformBalance accounts={accounts} selectedId={selected ?? null} /> : <OwnBalance pay={pay} />;
 }
 
 function Card({ children, title, action }: { children: React.ReactNode; title: string; action?: React.ReactNode }) {
@@ -37,7 +48,7 @@ function Card({ children, title, action }: { children: React.ReactNode; title: s
   );
 }
 
-function OwnBalance() {
+function OwnBalance({ pay }: { pay: HowToPay | null }) {
   const balance = useQuery({ queryKey: ["balance"], queryFn: ({ signal }) => apiGet<Balance>("/v1/balances", signal) });
   return (
     <Card title="Balance">
@@ -51,6 +62,7 @@ function OwnBalance() {
           currency={balance.data.currency}
           disabled={balance.data.disabled}
           caption={balance.data.billingGroupId}
+          pay={pay}
         />
       )}
     </Card>
@@ -116,11 +128,13 @@ function BalanceFigure({
   currency,
   disabled,
   caption,
+  pay = null,
 }: {
   balance: number;
   currency: string;
   disabled: boolean;
   caption: string;
+  pay?: HowToPay | null;
 }) {
   const micros = toMicros(balance);
   const status = balanceStatus(micros, disabled);
@@ -143,12 +157,24 @@ function BalanceFigure({
       <p className="mt-1 font-mono text-xs text-slate-600">{caption}</p>
       {status === "disabled" ? (
         <ErrorState className="mt-3">
-          This account is disabled: new calls are refused. Top up the balance or contact support to enable it again.
+          This account is disabled: new calls are refused.{" "}
+          {pay === null
+            ? "Staff top it up, or enable it, from the account's page in the console."
+            : pay.kind === "card"
+              ? `Top up to enable it again${pay.contact ? `, or contact ${pay.contact}` : ""}.`
+              : howToPayText(pay)}
         </ErrorState>
       ) : status === "low" ? (
         <ErrorState className="mt-3" tone="warning">
           The balance is below {formatAmount(LOW_BALANCE_MICROS, currency)}. Top up soon to keep calls flowing.
+          {pay && pay.kind !== "card" ? ` ${howToPayText(pay)}` : null}
         </ErrorState>
+      ) : null}
+      {status !== "ok" && pay?.kind === "card" ? (
+        // The payments card's form, below this card: the button takes the customer straight to its amount.
+        <a href="#topup-amount" className={`${primaryButtonClass({ compact: true })} mt-2 inline-block`}>
+          Top up
+        </a>
       ) : null}
     </div>
   );

@@ -11,19 +11,13 @@ const DONE: Record<string, string> = {
   removed: "Member removed. Their next page or request is refused.",
 };
 
-const ROLE_HELP: Record<string, string> = {
-  owner: "everything",
-  admin: "members, keys, alerts, calls",
-  billing: "balance, reports, calls",
-  developer: "API keys, calls",
-  viewer: "calls",
-};
-
 interface Props {
   /** null: the signed-in role may not see the members. */
   listed: { members: MemberRow[]; invitations: PendingInvitation[] } | null;
   /** The roles the signed-in member may give (lib/people/members.ts assignableRoles): an admin is not offered owner. */
   roles: readonly string[];
+  /** Every role with what it lets a person do (describeRole in lib/auth/roles.ts), in the roles' order. */
+  described: readonly { role: string; can: string }[];
   me: string | undefined;
   notice: { done?: string; error?: string; message?: string; wait?: string };
 }
@@ -37,7 +31,7 @@ function errorText(notice: Props["notice"]): string | null {
 }
 
 /** The Members page: who belongs to the organization with which role, and (owner, admin) invite, change, remove. */
-export function MembersPanel({ listed, roles, me, notice }: Props) {
+export function MembersPanel({ listed, roles, described, me, notice }: Props) {
   if (!listed) {
     return (
       <Card role="note" className="text-sm text-slate-600">
@@ -46,9 +40,17 @@ export function MembersPanel({ listed, roles, me, notice }: Props) {
     );
   }
   const error = errorText(notice);
+  // The invite form says what each role can do (from its scopes, lib/auth/roles.ts); a member's row names the role,
+  // described in the list below the table.
+  const can = new Map(described.map((d) => [d.role, d.can]));
+  const inviteOptions = roles.map((r) => (
+    <option key={r} value={r}>
+      {r}: {can.get(r) ?? r}
+    </option>
+  ));
   const roleOptions = roles.map((r) => (
     <option key={r} value={r}>
-      {r} ({ROLE_HELP[r] ?? r})
+      {r}
     </option>
   ));
   return (
@@ -75,12 +77,13 @@ export function MembersPanel({ listed, roles, me, notice }: Props) {
           </label>
           <input id="invite-email" name="email" type="email" required className={inputClass()} />
         </div>
-        <div>
+        {/* Each choice says what the role can do: long, so the choice takes a line of its own. */}
+        <div className="w-full">
           <label htmlFor="invite-role" className={fieldLabelClass}>
             Role
           </label>
-          <select id="invite-role" name="role" defaultValue="viewer" className={inlineSelectClass}>
-            {roleOptions}
+          <select id="invite-role" name="role" defaultValue="viewer" className={`${inlineSelectClass} w-full`}>
+            {inviteOptions}
           </select>
         </div>
         <Button type="submit" variant="primary">
@@ -143,6 +146,19 @@ export function MembersPanel({ listed, roles, me, notice }: Props) {
             ))}
           </tbody>
         </table>
+      </Card>
+      <Card aria-labelledby="roles-title" data-testid="role-abilities">
+        <h2 id="roles-title" className="text-sm font-semibold">
+          What each role can do
+        </h2>
+        <dl className="mt-2 flex flex-col gap-1 text-sm">
+          {described.map((d) => (
+            <div key={d.role} className="gap-x-4 sm:grid sm:grid-cols-[6rem_1fr]" data-role={d.role}>
+              <dt className="font-medium text-slate-900">{d.role}</dt>
+              <dd className="text-slate-700">{d.can}</dd>
+            </div>
+          ))}
+        </dl>
       </Card>
       {listed.invitations.length > 0 ? (
         <Card>

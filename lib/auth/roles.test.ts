@@ -1,13 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { ROLES, scopesOfRole } from "./roles";
+import { describeRole, roleAbilities, roleScopeTable, ROLES, scopesOfRole } from "./roles";
 import { effectiveScopes } from "./scopes";
 
 const customer = { platform: false, costRoles: [] };
 
 describe("role -> scopes", () => {
-  it("a viewer reads calls only; billing adds billing:read; a developer keys; admin and owner members", () => {
+  it("a viewer reads calls only; billing adds the money (billing:read, alerts); a developer keys; admin and owner members", () => {
     expect([...scopesOfRole("viewer", customer)].sort()).toEqual(["calls:read", "invoices:read"]);
-    expect([...scopesOfRole("billing", customer)].sort()).toEqual(["billing:read", "calls:read", "invoices:read"]);
+    expect([...scopesOfRole("billing", customer)].sort()).toEqual([
+      "alerts:read",
+      "alerts:write",
+      "billing:read",
+      "calls:read",
+      "invoices:read",
+    ]);
     expect([...scopesOfRole("developer", customer)].sort()).toEqual([
       "calls:read",
       "invoices:read",
@@ -59,5 +65,47 @@ describe("role -> scopes", () => {
 
   it("an unknown role has no scope at all", () => {
     expect(scopesOfRole("superuser", { platform: true, costRoles: ["superuser"] }).size).toBe(0);
+  });
+
+  // Issue 30: the Members page said "viewer (calls)" and "billing (balance, reports, calls)", by hand.
+  it("describes each role by what its scopes let a person do", () => {
+    const SEE = "see calls, balance, reports, rates and invoices";
+    const PAY = "pay (top-ups by card, auto-recharge)";
+    const ALERTS = "set low-balance alerts and webhooks";
+    const KEYS = "create and revoke API keys";
+    const MEMBERS = "invite members and change their roles";
+    const AUDIT = "read the audit log";
+    expect(Object.fromEntries(ROLES.map((r) => [r, roleAbilities(r)]))).toEqual({
+      viewer: [SEE],
+      billing: [SEE, PAY, ALERTS],
+      developer: [SEE, KEYS],
+      admin: [SEE, ALERTS, KEYS, MEMBERS, AUDIT],
+      owner: [SEE, PAY, ALERTS, KEYS, MEMBERS, AUDIT],
+    });
+    expect(describeRole("billing")).toBe(`${SEE}; ${PAY}; ${ALERTS}`);
+  });
+
+  it("a role's description names every scope of its row: each one is an ability or implied by one", () => {
+    // The words that show a scope in a description; keys:read and members:read come with their :write.
+    const said: Record<string, string> = {
+      "calls:read": "see calls",
+      "billing:read": "pay",
+      "alerts:write": "alerts",
+      "keys:write": "API keys",
+      "members:write": "invite members",
+      "audit:read": "audit log",
+    };
+    const impliedBy: Record<string, string> = { "keys:read": "keys:write", "members:read": "members:write" };
+    for (const { role, scopes } of roleScopeTable()) {
+      const description = describeRole(role);
+      for (const scope of scopes) {
+        const words = said[scope] ?? said[impliedBy[scope]];
+        expect(words, `${role} ${scope}`).toBeDefined();
+        expect(description, `${role} ${scope}`).toContain(words);
+      }
+      const scopesOf = scopesOfRole(role, customer) as ReadonlySet<string>;
+      for (const [scope, words] of Object.entries(said))
+        expect(description.includes(words), `${role} ${scope}`).toBe(scopesOf.has(scope));
+    }
   });
 });

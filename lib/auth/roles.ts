@@ -22,7 +22,8 @@ const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
     "audit:read",
   ],
   admin: ["calls:read", "members:read", "members:write", "keys:read", "keys:write", "alerts:write", "audit:read"],
-  billing: ["calls:read", "billing:read"],
+  // The money pages: pay (billing:read: top-ups, auto-recharge) and the low-balance alerts (alerts:write) (issue 30).
+  billing: ["calls:read", "billing:read", "alerts:write"],
   developer: ["calls:read", "keys:read", "keys:write"],
   viewer: ["calls:read"],
 };
@@ -56,4 +57,28 @@ export function scopesOfRole(role: string, context: RoleContext): Set<Scope> {
 /** The rows of the README's and docs/contract.md's roles table, from the table itself. */
 export function roleScopeTable(): { role: Role; scopes: readonly Scope[] }[] {
   return ROLES.map((role) => ({ role, scopes: ROLE_SCOPES[role] }));
+}
+
+/**
+ * What each scope of a role lets a person do in the portal, in the order a description lists them. calls:read_cost
+ * is not a role's own (the operator enables it per group), nor are the platform staff's provisioning scopes.
+ */
+const ABILITIES: readonly { scope: Scope; can: string }[] = [
+  { scope: "calls:read", can: "see calls, balance, reports, rates and invoices" },
+  { scope: "billing:read", can: "pay (top-ups by card, auto-recharge)" },
+  { scope: "alerts:write", can: "set low-balance alerts and webhooks" },
+  { scope: "keys:write", can: "create and revoke API keys" },
+  { scope: "members:write", can: "invite members and change their roles" },
+  { scope: "audit:read", can: "read the audit log" },
+];
+
+/** What a role lets a customer's member do, from its scopes: what the Members page and the invite form say. */
+export function roleAbilities(role: Role): string[] {
+  const scopes = scopesOfRole(role, { platform: false, costRoles: [] });
+  return ABILITIES.filter((a) => scopes.has(a.scope)).map((a) => a.can);
+}
+
+/** roleAbilities as one sentence fragment: "see calls, balance, reports, rates and invoices; pay (...)". */
+export function describeRole(role: Role): string {
+  return roleAbilities(role).join("; ");
 }

@@ -228,6 +228,15 @@ export function operatorIdentity(): { name: string; address: string } {
   return { name, address };
 }
 
+/**
+ * How a customer reaches the operator to pay or to be enabled again (OPERATOR_CONTACT: an email, phone or URL, one
+ * line): shown in the portal where card payments are not the way, and printed on invoices and their mail. Unset: none.
+ */
+export function operatorContact(): string | undefined {
+  const contact = process.env.OPERATOR_CONTACT?.replace(/\s+/g, " ").trim().slice(0, 200);
+  return contact || undefined;
+}
+
 /** INVOICES_WORKER=0: this server process does not run the invoice run (another one does). */
 export function invoicesWorkerEnabled(): boolean {
   return process.env.INVOICES_WORKER !== "0";

@@ -1,5 +1,6 @@
 import type { Principal } from "@/lib/auth/principal";
 import { callReads } from "@/lib/calls/call-store";
+import { operatorContact } from "@/lib/config/env";
 import type { Executor } from "@/lib/db/client";
 import { getInvoice } from "./read-invoices";
 import { renderInvoicePdf } from "./render-pdf";
@@ -16,7 +17,7 @@ export async function invoicePdf(db: Executor, principal: Principal, id: string)
   return {
     filename: `${invoice.number}.pdf`,
     contentType: "application/pdf",
-    body: await renderInvoicePdf(invoice),
+    body: await renderInvoicePdf(invoice, operatorContact()),
   };
 }
 

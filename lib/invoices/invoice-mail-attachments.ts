@@ -1,3 +1,4 @@
+import { operatorContact } from "@/lib/config/env";
 import type { Executor } from "@/lib/db/client";
 import type { MailMessage } from "@/lib/mail/send-mail";
 import { ATTACHMENT_PREFIX } from "./invoice-mail";
@@ -14,6 +15,10 @@ export async function invoiceAttachments(db: Executor, reference: string): Promi
     id,
   );
   return [
-    { filename: `${invoice.number}.pdf`, content: await renderInvoicePdf(invoice), contentType: "application/pdf" },
+    {
+      filename: `${invoice.number}.pdf`,
+      content: await renderInvoicePdf(invoice, operatorContact()),
+      contentType: "application/pdf",
+    },
   ];
 }

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { expect, it } from "vitest";
+import { afterEach, expect, it, vi } from "vitest";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { queryRows, type Db } from "@/lib/db/client";
 import { drainMailOutbox } from "@/lib/mail/outbox";
@@ -7,6 +7,10 @@ import type { MailMessage } from "@/lib/mail/send-mail";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { invoiceAttachments } from "./invoice-mail-attachments";
 import { runInvoices } from "./run-invoices";
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
 
 const ISSUER = { name: "Example Telecom Ltd", address: "1 Exchange Road\nLondon" };
 
@@ -91,5 +95,26 @@ describeOnEngines("invoice mail", (handle) => {
     await drainMailOutbox(db(), { send, retryBaseMs: 0, batch: 1_000 });
     await drainMailOutbox(db(), { send, retryBaseMs: 0, batch: 1_000 });
     expect(sent).toEqual([to]);
+  });
+
+  // Issue 30: a customer can always see how to pay; the operator's contact (OPERATOR_CONTACT) is in the mail too.
+  it("says whom to contact to pay when the operator set OPERATOR_CONTACT, and nothing of it otherwise", async () => {
+    const sent: MailMessage[] = [];
+    const send = async (m: MailMessage) => void sent.push(m);
+    for (const [name, contact] of [
+      ["Contactco", "accounts@operator.example, +1 555 0100"],
+      ["Quietco", ""],
+    ]) {
+      vi.stubEnv("OPERATOR_CONTACT", contact);
+      const group = await createBillingGroup(db(), { name, currency: "USD" });
+      await db().execute(sql`UPDATE billing_groups SET created_at = '2025-10-03T12:00:00Z' WHERE id = ${group.id}`);
+      await addMembers(db(), group.id, ["billing"]);
+      await runInvoices(db(), { now: new Date("2025-11-15T00:00:00Z"), issuer: ISSUER });
+      await drainMailOutbox(db(), { send, batch: 1_000 });
+      const mail = sent.find((m) => m.to === `billing.${group.id}@example.test`);
+      expect(mail, name).toBeDefined();
+      if (contact) expect(mail!.text).toContain(`Questions or paying: contact ${contact}`);
+      else expect(mail!.text).not.toContain("Questions or paying");
+    }
   });
 });

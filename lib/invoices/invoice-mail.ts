@@ -1,4 +1,4 @@
-import { portalBaseUrl } from "@/lib/config/env";
+import { operatorContact, portalBaseUrl } from "@/lib/config/env";
 import { billingContacts } from "@/lib/billing/billing-contacts";
 import type { Executor } from "@/lib/db/client";
 import { enqueueMail } from "@/lib/mail/outbox";
@@ -43,6 +43,9 @@ export async function enqueueDocumentMails(
   );
   if (recipients.length === 0) return;
   const base = portalBaseUrl();
+  // How to pay or ask, when the operator set a contact (the PDF says it too).
+  const contact = operatorContact();
+  const contactLine = contact ? `\nQuestions or paying: contact ${contact}\n` : "";
   await enqueueMail(
     tx,
     issued.flatMap(({ id, number, doc }) =>
@@ -58,7 +61,8 @@ export async function enqueueDocumentMails(
             // The document's page in the portal (lib/portal/pages.ts "invoice"); mails sent before link
             // /invoices?document=<id>, which the list redirects here.
             `In the portal: ${base}/invoices/${encodeURIComponent(id)}\n` +
-            `The PDF: ${base}/v1/invoices/${encodeURIComponent(id)}/pdf (also attached)\n`,
+            `The PDF: ${base}/v1/invoices/${encodeURIComponent(id)}/pdf (also attached)\n` +
+            contactLine,
           attachment: `${ATTACHMENT_PREFIX}${id}`,
         })),
     ),

@@ -118,6 +118,18 @@ describe("an invoice's PDF", () => {
     expect(dark(0, 0, 10, height)).toBe(0);
   });
 
+  // Issue 30: a customer can always see how to pay: the operator's contact, when set, is on the document.
+  it("prints the operator's contact when one is given, and no contact section otherwise", async () => {
+    const withContact = path.join(dir, "contact.pdf");
+    fs.writeFileSync(withContact, await renderInvoicePdf(invoice([usage(1)]), "accounts@operator.example"));
+    const { stdout: text } = await run("pdftotext", ["-layout", withContact, "-"]);
+    expect(text).toContain("Questions or paying");
+    expect(text).toContain("Contact accounts@operator.example");
+    const without = path.join(dir, "no-contact.pdf");
+    fs.writeFileSync(without, await renderInvoicePdf(invoice([usage(1)])));
+    expect((await run("pdftotext", ["-layout", without, "-"])).stdout).not.toContain("Questions or paying");
+  });
+
   it("runs over pages with the table's header repeated, and prints text no font covers as ?", async () => {
     const lines = Array.from({ length: 500 }, (_, i) => usage(i + 1));
     lines[0] = { ...lines[0], description: "東京 (81)" };

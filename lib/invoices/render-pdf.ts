@@ -5,9 +5,10 @@ import type { StoredInvoice, StoredLine } from "./read-invoices";
 import { amountDueMicros } from "./serialize-invoice";
 import { formatTaxRatePercent } from "./tax";
 
-// The PDF of an invoice or note (pdf-lib). Built from the stored document only, so the same document always renders
-// the same (its dates are the issue time). Text is Helvetica where WinAnsi encodes it, else an embedded Noto subset
-// for its script (pdf-text.ts); a character no font covers prints as "?" (README "Known limitations").
+// The PDF of an invoice or note (pdf-lib). Built from the stored document, so the same document always renders the
+// same (its dates are the issue time), and from the operator's contact of the day (how to pay, OPERATOR_CONTACT) if
+// one is set. Text is Helvetica where WinAnsi encodes it, else an embedded Noto subset for its script (pdf-text.ts);
+// a character no font covers prints as "?" (README "Known limitations").
 
 const TITLES = { invoice: "Invoice", credit_note: "Credit note", debit_note: "Debit note" } as const;
 const MARGIN = 50;
@@ -125,10 +126,10 @@ function usageRow(w: Writer, line: StoredLine, currency: string): void {
   w.y -= ROW;
 }
 
-/** The document's PDF bytes. */
-export async function renderInvoicePdf(invoice: StoredInvoice): Promise<Uint8Array> {
+/** The document's PDF bytes; `contact`: how the customer reaches the operator to pay or ask (operatorContact()). */
+export async function renderInvoicePdf(invoice: StoredInvoice, contact?: string): Promise<Uint8Array> {
   const doc = await createDocument(invoice);
-  const fonts = await prepareFonts(doc, invoice);
+  const fonts = await prepareFonts(doc, invoice, contact);
   // The usage table repeats its header on each page it runs onto.
   const table = { open: false };
   const w = new Writer(doc, fonts, (writer) => {
@@ -138,6 +139,7 @@ export async function renderInvoicePdf(invoice: StoredInvoice): Promise<Uint8Arr
   drawUsage(w, invoice, table);
   drawTotals(w, invoice);
   drawBalance(w, invoice);
+  if (contact) drawContact(w, contact);
   numberPages(doc, fonts, invoice);
   return doc.save();
 }
@@ -157,12 +159,13 @@ async function createDocument(invoice: StoredInvoice): Promise<PDFDocument> {
 }
 
 /** The fonts the document's own texts need (names, address, line descriptions), embedded before drawing. */
-async function prepareFonts(doc: PDFDocument, invoice: StoredInvoice): Promise<PdfText> {
+async function prepareFonts(doc: PDFDocument, invoice: StoredInvoice, contact?: string): Promise<PdfText> {
   const fonts = await PdfText.create(doc);
   await fonts.prepare([
     { text: invoice.issuerName, bold: true },
     { text: invoice.customerName, bold: true },
     { text: invoice.issuerAddress ?? "", bold: false },
+    { text: contact ?? "", bold: false },
     ...invoice.lines.map((l) => ({ text: l.description, bold: false })),
   ]);
   return fonts;
@@ -273,6 +276,16 @@ function drawBalance(w: Writer, invoice: StoredInvoice): void {
   row("Adjustments", invoice.balance.adjustments);
   row("Call debits (booked in the period)", invoice.balance.debits);
   row("Closing balance", invoice.balance.closing, true);
+}
+
+/** Whom to contact to pay or ask about the document, under everything else. */
+function drawContact(w: Writer, contact: string): void {
+  w.need(ROW * 3);
+  w.y -= ROW;
+  w.text("Questions or paying", MARGIN, { size: 11, bold: true });
+  w.y -= 16;
+  w.wrapped(`Contact ${contact}`, MARGIN, w.width - 2 * MARGIN, 12, { size: 9 });
+  w.y -= ROW;
 }
 
 /** "INV-000001 - page 1 of 2" at the foot of each page, once all are drawn. */

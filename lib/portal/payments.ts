@@ -1,11 +1,12 @@
 import type { Principal } from "@/lib/auth/principal";
 import { isPlatform, reachOf } from "@/lib/auth/reach";
-import { stripeSettings } from "@/lib/config/env";
+import { operatorContact, stripeSettings } from "@/lib/config/env";
 import type { Db } from "@/lib/db/client";
 import { currencyDecimals } from "@/lib/money/currency-decimals";
 import { formatMicros } from "@/lib/money/micros";
 import { readAutoRecharge } from "@/lib/payments/auto-recharge";
 import { topUpLimitsMicros } from "@/lib/payments/top-up-limits";
+import type { HowToPay } from "./how-to-pay";
 
 /** What the dashboard's payments card shows: plain strings, for a server component. */
 export interface PaymentsPanel {
@@ -26,6 +27,18 @@ export interface PaymentsPanel {
  */
 export function canPay(principal: Principal): boolean {
   return !isPlatform(reachOf(principal)) && principal.scopes.has("billing:read") && stripeSettings() !== undefined;
+}
+
+/**
+ * How this customer's session gets money onto the account, whatever its role and whether card payments are set up
+ * (issue 30: a disabled account said "top up or contact support" with neither). null for platform sessions: staff
+ * top up from the console.
+ */
+export function howToPay(principal: Principal): HowToPay | null {
+  if (isPlatform(reachOf(principal))) return null;
+  const contact = operatorContact() ?? null;
+  if (canPay(principal)) return { kind: "card", contact };
+  return { kind: stripeSettings() !== undefined ? "member" : "contact", contact };
 }
 
 export async function paymentsPanel(db: Db, principal: Principal): Promise<PaymentsPanel | null> {

@@ -72,6 +72,27 @@ describe.each(apiServers())("people on $engine", (server) => {
     expect((await get(server, "/v1/calls?pageSize=100", billing)).text).not.toMatch(COST_FIELDS);
   });
 
+  // Issue 30: the billing role holds the money pages, low-balance alerts among them (alerts:write); a viewer does not.
+  it("a billing person sets their group's low-balance thresholds; a viewer may read none of it", async () => {
+    const put = (cookie: string, thresholds: string[]) =>
+      http(server.baseUrl, "/v1/alert-thresholds", {
+        method: "PUT",
+        headers: { cookie, origin: server.baseUrl, "content-type": "application/json" },
+        body: JSON.stringify({ thresholds }),
+      });
+    const billing = await signedIn(server, "127.0.1.6", server.people.billingA);
+    const saved = await put(billing, ["25"]);
+    expect(saved.status, saved.text).toBe(200);
+    const read = await get(server, "/v1/alert-thresholds", billing);
+    expect(read.status, read.text).toBe(200);
+    expect(read.json).toMatchObject({ thresholds: [{ amount: 25 }] });
+    expect((await put(billing, [])).status).toBe(200);
+
+    const viewer = await signedIn(server, "127.0.1.6", server.people.viewerA);
+    expect((await put(viewer, ["25"])).status).toBe(403);
+    expect((await get(server, "/v1/alert-thresholds", viewer)).status).toBe(403);
+  });
+
   it("platform staff see every group, with cost", async () => {
     const staff = await signedIn(server, "127.0.1.2", server.people.staff);
     const accounts = await get(server, "/v1/accounts", staff);

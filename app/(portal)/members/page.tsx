@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { MembersPanel } from "@/components/people/members-panel";
+import { describeRole, ROLES } from "@/lib/auth/roles";
 import { getDb } from "@/lib/db/client";
 import { assignableRoles, listMembers } from "@/lib/people/members";
 import { requirePortalSession } from "@/lib/portal/session";
@@ -16,6 +17,7 @@ export default async function MembersPage({ searchParams }: { searchParams: Prom
     <MembersPanel
       listed={listed}
       roles={assignableRoles(principal.role)}
+      described={ROLES.map((role) => ({ role, can: describeRole(role) }))}
       me={principal.userId}
       notice={{ done: text("done"), error: text("error"), message: text("message"), wait: text("wait") }}
     />

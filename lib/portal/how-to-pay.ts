@@ -1,0 +1,18 @@
+// How a customer pays, said wherever the portal asks for money (the balance widget's disabled and low-balance
+// notices, the dashboard's "How to pay" card). Client-safe: pure data and text, no imports.
+
+/**
+ * `card`: this person tops up here (the payments card). `member`: card payments are on, but this role cannot pay (an
+ * owner or billing member can). `contact`: card payments are not set up. `contact` (each kind): the operator's
+ * (OPERATOR_CONTACT), null when unset.
+ */
+export type HowToPay = { kind: "card" | "member" | "contact"; contact: string | null };
+
+/** The sentence that says how to get money onto the account (beside the top-up button `card` shows). */
+export function howToPayText(pay: HowToPay): string {
+  if (pay.kind === "card") return `Top up by card${pay.contact ? `, or contact ${pay.contact}` : ""}.`;
+  const contact = pay.contact ? `contact ${pay.contact}` : "contact the operator of this service";
+  if (pay.kind === "member")
+    return `An owner or billing member of your organization tops up by card here; or ${contact}.`;
+  return `Card payments are not set up here: to top up, ${contact}.`;
+}
