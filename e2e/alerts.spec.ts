@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import AxeBuilder from "@axe-core/playwright";
 import { verifyWebhook } from "../lib/alerts/signing";
 import { expect, screenshot, test } from "./fixtures";
 
@@ -35,6 +36,14 @@ test("a customer admin sets a threshold and a webhook endpoint, sends a test eve
 
     const amounts = page.getByLabel(/Thresholds.*comma-separated/);
     await expect(amounts).toBeEnabled();
+    // The forms say whose thresholds and endpoints these are, by name; no id is text a person reads.
+    const { accounts } = (await (await page.request.get("/v1/accounts")).json()) as {
+      accounts: { id: string; name: string }[];
+    };
+    expect(accounts).toHaveLength(1);
+    await expect(page.getByTestId("thresholds-account")).toHaveText(`For ${accounts[0].name}`);
+    await expect(page.getByTestId("endpoint-account")).toContainText(accounts[0].name);
+    expect(await page.getByRole("main").innerText()).not.toMatch(/\b(bg|sup)_[a-z0-9]/);
     await amounts.fill("50, 10");
     await page.getByRole("button", { name: "Save thresholds" }).click();
     await expect(page.getByRole("status").filter({ hasText: "Thresholds saved." })).toBeVisible();
@@ -86,6 +95,52 @@ test("a customer admin sets a threshold and a webhook endpoint, sends a test eve
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
+});
+
+test("platform staff pick an account with the switcher and set its thresholds", async ({ page, useSessionOf }) => {
+  await useSessionOf("platform");
+  const { accounts } = (await (await page.request.get("/v1/accounts")).json()) as {
+    accounts: { id: string; name: string; currency: string }[];
+  };
+  const chosen = accounts[accounts.length - 1];
+  await page.goto("/alerts");
+  await expect(page.getByRole("heading", { name: "Alerts", level: 1 })).toBeVisible();
+  // No account yet: the endpoint form says it is platform-wide, and the switcher is there to pick one.
+  await expect(page.getByTestId("endpoint-account")).toContainText("Platform-wide");
+  await page.getByLabel("Account", { exact: true }).selectOption({ label: `${chosen.name} (${chosen.currency})` });
+  await page.waitForURL((url) => url.searchParams.get("account") === chosen.id);
+  await expect(page.getByTestId("thresholds-account")).toHaveText(`For ${chosen.name}`);
+  await expect(page.getByTestId("thresholds-account").locator("span")).toHaveAttribute("title", chosen.id);
+  await expect(page.getByTestId("endpoint-account")).toContainText(chosen.name);
+
+  const amounts = page.getByLabel(/Thresholds.*comma-separated/);
+  await expect(amounts).toBeEnabled();
+  await amounts.fill("25");
+  await page.getByRole("button", { name: "Save thresholds" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Thresholds saved." })).toBeVisible();
+  await expect(page.getByTestId("thresholds").getByRole("listitem")).toHaveCount(1);
+  const saved = (await (await page.request.get(`/v1/alert-thresholds?account=${chosen.id}`)).json()) as {
+    thresholds: { amount: number }[];
+  };
+  expect(saved.thresholds.map((t) => t.amount)).toEqual([25]);
+  expect(await page.getByRole("main").innerText()).not.toMatch(/\b(bg|sup)_[a-z0-9]/);
+  await screenshot(page, "alerts-platform-account");
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: width > 400 ? 900 : 844 });
+    const axe = await new AxeBuilder({ page })
+      .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
+      .analyze();
+    expect(
+      axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical"),
+      `at ${width} px`,
+    ).toEqual([]);
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+
+  // Leave the account as the other specs expect it: no thresholds.
+  await amounts.fill("");
+  await page.getByRole("button", { name: "Save thresholds" }).click();
+  await expect(page.getByTestId("thresholds")).toHaveCount(0);
 });
 
 test("the Alerts page is not in reach of a viewer", async ({ page, signInAs }) => {

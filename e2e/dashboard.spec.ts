@@ -1,9 +1,10 @@
 import { allCalls, apiMicros, displayedMicros, expect, roundedMicros, screenshot, test } from "./fixtures";
 
 test("dashboard: balance, 30 days of spend and the latest calls", async ({ page, signIn, api }) => {
-  const [balance, calls] = await Promise.all([
-    api<{ balance: number; currency: string; disabled: boolean }>("read", "/v1/balances"),
+  const [balance, calls, own] = await Promise.all([
+    api<{ billingGroupId: string; balance: number; currency: string; disabled: boolean }>("read", "/v1/balances"),
     allCalls(api, "read"),
+    api<{ accounts: { id: string; name: string }[] }>("read", "/v1/accounts"),
     signIn("read"),
   ]);
   await page.goto("/");
@@ -24,6 +25,13 @@ test("dashboard: balance, 30 days of spend and the latest calls", async ({ page,
   const latest = page.getByTestId("latest-calls").locator("tbody tr");
   await expect(latest).toHaveCount(8);
   await expect(latest.first()).toContainText(calls[0].to);
+
+  // The balance names the account (its id on hover), and no id is text a person reads.
+  const name = own.accounts.find((a) => a.id === balance.billingGroupId)?.name ?? "";
+  expect(name).not.toBe("");
+  await expect(page.getByTestId("balance-account")).toHaveText(name);
+  await expect(page.getByTestId("balance-account")).toHaveAttribute("title", balance.billingGroupId);
+  expect(await page.getByRole("main").innerText()).not.toMatch(/\b(bg|sup)_[a-z0-9]/);
   await screenshot(page, "dashboard");
 });
 
@@ -37,7 +45,9 @@ test("platform session: account switcher shows the chosen group's balance", asyn
   await expect(page.getByTestId("balance-amount")).toBeVisible();
   const other = accounts[accounts.length - 1];
   await page.getByLabel("Account", { exact: true }).selectOption(other.id);
-  await expect(page.getByTestId("balance-widget")).toContainText(other.id);
+  await expect(page.getByTestId("balance-account")).toHaveText(other.name);
+  await expect(page.getByTestId("balance-account")).toHaveAttribute("title", other.id);
+  await expect(page.getByTestId("balance-widget")).not.toContainText(other.id);
   expect(displayedMicros(await page.getByTestId("balance-amount").innerText())).toBe(
     roundedMicros(apiMicros(other.balance), 2),
   );

@@ -63,7 +63,12 @@ for (const person of ["billing", "platform"] as const) {
     const number = (await row.getByRole("link", { name: /^INV-\d{6}$/ }).innerText()).trim();
     // The list names the account billed and whether the invoice is prepaid or due.
     await expect(row.locator("[data-standing]")).toHaveText(/^(Prepaid|Due|Nothing due)$/);
-    if (person === "platform") await expect(row.locator("td").nth(2).locator(".font-mono")).toHaveText(/\S/);
+    // Staff read the account's name; its id is on hover, never text (issue 30 item 2).
+    if (person === "platform") {
+      await expect(row.locator("td").nth(2)).toHaveText(/\S/);
+      await expect(row.locator("td").nth(2).locator("span")).toHaveAttribute("title", /^bg_[0-9a-z]+$/);
+      expect(await page.getByRole("main").innerText()).not.toMatch(/\b(bg|sup)_[a-z0-9]/);
+    }
 
     // A click on the row, not on its link.
     await row.locator("td").nth(3).click();

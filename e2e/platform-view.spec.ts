@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
 import {
   allCalls,
   apiMicros,
@@ -70,7 +71,8 @@ test("platform dashboard: spend and latest calls follow the account switcher", a
   const chosen = accounts.find((a) => a.currency !== accounts[0].currency) ?? accounts[accounts.length - 1];
   await page.getByLabel("Account", { exact: true }).selectOption(chosen.id);
   await page.waitForURL((url) => url.searchParams.get("account") === chosen.id);
-  await expect(page.getByTestId("balance-widget")).toContainText(chosen.id);
+  await expect(page.getByTestId("balance-account")).toHaveText(chosen.name);
+  await expect(page.getByTestId("balance-account")).toHaveAttribute("title", chosen.id);
 
   const calls = await allCalls(api, "platform", `billingGroupId=${chosen.id}`);
   const now = new Date();
@@ -136,4 +138,45 @@ test("platform cost session: a call's own page names its account and its supplie
   const detail = page.getByTestId("call-detail");
   await expect(detail).toContainText(`${account.name} (${account.id})`);
   await expect(detail).toContainText(/Supplier\s*(Northwind Carrier Services|Blue Ocean Voice)/);
+});
+
+test("platform audit log: the Account column names each account, its id on hover", async ({
+  page,
+  e2e,
+  useSessionOf,
+}) => {
+  await useSessionOf("platform");
+  const { accounts } = (await (await page.request.get("/v1/accounts")).json()) as { accounts: AccountJson[] };
+  const names = new Map(accounts.map((a) => [a.id, a.name]));
+  // An event of one account on the log's first page: its thresholds set and cleared again (audited changes).
+  for (const thresholds of [["1"], []]) {
+    const put = await page.request.put("/v1/alert-thresholds", {
+      data: { billingGroupId: accounts[0].id, thresholds },
+      headers: { origin: new URL(e2e.baseURL).origin },
+    });
+    expect(put.status()).toBe(200);
+  }
+  await page.goto("/audit");
+  const events = page.getByTestId("audit-events");
+  await expect(events.locator("tbody tr[data-event-action]").first()).toBeVisible();
+  // Column 5 is the Account: a name (the id in its title) or "Platform"; never an id as text.
+  const cells = events.locator("tbody tr[data-event-action] td:nth-child(5)");
+  const named = cells.locator("span[title]");
+  expect(await named.count()).toBeGreaterThan(0);
+  for (const cell of await named.all()) {
+    const id = (await cell.getAttribute("title")) ?? "";
+    await expect(cell).toHaveText(names.get(id) ?? `unknown account ${id}`);
+  }
+  expect(await events.innerText()).not.toMatch(/\b(bg|sup)_[a-z0-9]/);
+  await screenshot(page, "audit-log-platform");
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: width > 400 ? 900 : 844 });
+    const axe = await new AxeBuilder({ page })
+      .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
+      .analyze();
+    expect(
+      axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical"),
+      `at ${width} px`,
+    ).toEqual([]);
+  }
 });

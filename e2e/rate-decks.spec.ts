@@ -79,3 +79,46 @@ test("staff upload a deck, read the diff, confirm; the customer then sees the ne
   await screenshot(other, "rate-decks-customer-rate");
   await customer.close();
 });
+
+test("the dry run's margin warnings name the account and the supplier, their ids on hover", async ({
+  page,
+  e2e,
+  useSessionOf,
+}) => {
+  const account = e2e.people.viewer.organization;
+  await useSessionOf("platform");
+  const current = await page.request.get(`/v1/accounts/${account}/rate-decks/current`);
+  expect(current.status()).toBe(200);
+  const { accounts } = (await (await page.request.get("/v1/accounts")).json()) as {
+    accounts: { id: string; name: string }[];
+  };
+  const { suppliers } = (await (await page.request.get("/v1/suppliers")).json()) as {
+    suppliers: { id: string; name: string }[];
+  };
+  const name = accounts.find((a) => a.id === account)!.name;
+
+  // The deck in force again, with a minimum margin no rate reaches: every prefix a supplier carries warns.
+  await page.goto(`/rate-decks/upload?account=${account}`);
+  await expect(page.getByLabel("Account")).toHaveValue(account);
+  await page.getByLabel(/CSV file/).setInputFiles({
+    name: "deck.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from(await current.text()),
+  });
+  await page.getByLabel(/Warn under this margin/).fill("99.99");
+  await page.getByRole("button", { name: "Preview changes" }).click();
+  const preview = page.getByTestId("deck-preview");
+  await expect(preview.getByRole("tab", { name: /^Margin warnings/ })).toHaveAttribute("aria-selected", "true");
+  const warnings = preview.getByRole("table", { name: "Margin warnings" });
+  const first = warnings.locator("tbody tr").first();
+  await expect(first.locator("td").nth(1)).toHaveText(name);
+  await expect(first.locator("td").nth(1).locator("span")).toHaveAttribute("title", account);
+  const supplierId = await first.locator("td").nth(3).locator("span").getAttribute("title");
+  const supplier = suppliers.find((s) => s.id === supplierId);
+  expect(supplier).toBeDefined();
+  await expect(first.locator("td").nth(3)).toHaveText(supplier!.name);
+  expect(await warnings.innerText()).not.toMatch(/\b(bg|sup)_[a-z0-9]/);
+  await screenshot(page, "rate-decks-margin-warnings");
+  // A dry run writes nothing; leave without confirming.
+  await preview.getByRole("button", { name: "Cancel" }).click();
+});

@@ -72,14 +72,19 @@ if (!fs.existsSync(keysFile)) {
 const port = process.env.PORT || "3000";
 try {
   const demo = JSON.parse(fs.readFileSync(keysFile, "utf8"));
+  // Accounts by name, the id after it (what the API takes); a keys file of an older demo has the groups too.
+  const groups = new Map((demo.groups ?? []).map((g) => [g.id, g.name]));
+  const named = (id) => (groups.has(id) ? `${groups.get(id)} (${id})` : id);
   step("Demo API keys (also in " + path.relative(root, keysFile) + ")");
   for (const [name, k] of Object.entries(demo.keys ?? {}))
     console.log(
-      `  ${name.padEnd(12)} ${k.key}  ${k.scopes.join(",")}${k.billingGroupId ? `  group ${k.billingGroupId}` : "  platform"}`,
+      `  ${name.padEnd(12)} ${k.key}  ${k.scopes.join(",")}${k.billingGroupId ? `  account ${named(k.billingGroupId)}` : "  platform"}`,
     );
   step("Demo people: sign in to the portal with these");
   for (const [name, p] of Object.entries(demo.people ?? {}))
-    console.log(`  ${name.padEnd(12)} ${p.email.padEnd(22)} ${p.password}  ${p.role} of ${p.organization}`);
+    console.log(
+      `  ${name.padEnd(12)} ${p.email.padEnd(22)} ${p.password}  ${p.role} of ${p.organization === "platform" ? "the platform" : named(p.organization)}`,
+    );
 } catch {
   // keys file unreadable: the product still runs
 }

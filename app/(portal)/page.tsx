@@ -8,6 +8,7 @@ import { SpendSummary } from "@/components/dashboard/spend-summary";
 import { Card } from "@/components/ui/card";
 import { callReads } from "@/lib/calls/call-store";
 import { getDb } from "@/lib/db/client";
+import { accountNames } from "@/lib/portal/account-names";
 import { accountOptions } from "@/lib/portal/names";
 import { howToPay, paymentsPanel } from "@/lib/portal/payments";
 import { describePeriod } from "@/lib/portal/period";
@@ -25,6 +26,8 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
   const selected = options
     ? (options.find((a) => a.id === account)?.id ?? options[0]?.id ?? null)
     : principal.billingGroupId;
+  // A customer's balance is captioned with its own account's name (its reach holds that one only).
+  const ownName = options || !selected ? undefined : (await accountNames(db, principal))[selected];
   const now = new Date();
   const spend = await callReads(db).spendPerDay(
     { billingGroupId: selected ?? principal.billingGroupId },
@@ -42,7 +45,7 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
       <h1 className="text-2xl font-semibold tracking-tight">Dashboard</h1>
       <div className="grid gap-6 lg:grid-cols-[minmax(0,22rem)_1fr]">
         <div className="flex flex-col gap-6">
-          <BalanceWidget accounts={options} selected={selected} pay={pay} />
+          <BalanceWidget accounts={options} selected={selected} ownName={ownName} pay={pay} />
           {payments ? (
             <PaymentsCard
               panel={payments}

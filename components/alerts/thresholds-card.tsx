@@ -7,10 +7,11 @@ import { Button } from "@/components/ui/button";
 import { Card, CardTitle } from "@/components/ui/card";
 import { Field, FieldError, fieldErrorId, inputClass } from "@/components/ui/field";
 import { LoadError } from "@/components/ui/load-error";
+import { NamedId } from "@/components/portal/named-id";
 import { problemText, type Thresholds } from "./api";
 
 /** The account's low-balance thresholds, edited as one comma-separated list (PUT /v1/alert-thresholds). */
-export function ThresholdsCard({ account, platform }: { account: string; platform: boolean }) {
+export function ThresholdsCard({ account, platform, name }: { account: string; platform: boolean; name?: string }) {
   const id = useId();
   const key = ["alert-thresholds", account] as const;
   const queryClient = useQueryClient();
@@ -44,6 +45,9 @@ export function ThresholdsCard({ account, platform }: { account: string; platfor
   return (
     <Card as="form" onSubmit={submit} aria-labelledby={`${id}-title`} className="flex flex-col gap-3">
       <CardTitle id={`${id}-title`}>Low-balance thresholds</CardTitle>
+      <p className="text-sm text-slate-700" data-testid="thresholds-account">
+        For <NamedId id={account} names={name ? { [account]: name } : undefined} />
+      </p>
       {current.isError ? (
         <LoadError title="The thresholds could not be loaded." detail={problemText(current.error)} />
       ) : (

@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardTitle } from "@/components/ui/card";
 import { Field, FieldError, fieldErrorId, inputClass } from "@/components/ui/field";
 import { LoadError } from "@/components/ui/load-error";
+import { NamedId } from "@/components/portal/named-id";
 import { SecretOnce } from "@/components/ui/secret-once";
 import { EVENT_TYPES, problemText, type Delivery, type WebhookEndpoint } from "./api";
 import { DeliveryLog } from "./delivery-log";
@@ -16,9 +17,17 @@ const path = (id: string) => `/v1/webhook-endpoints/${encodeURIComponent(id)}`;
 /**
  * The webhook endpoints in reach (a customer: its account's; platform staff: the picked account's, or every one):
  * add one (its signing secret shown once), send a test event, disable or enable, delete after a confirmation, and
- * open its delivery log.
+ * open its delivery log. Each says which account it belongs to, by name (`names`: the account names in reach).
  */
-export function WebhookEndpoints({ account, platform }: { account: string | null; platform: boolean }) {
+export function WebhookEndpoints({
+  account,
+  platform,
+  names,
+}: {
+  account: string | null;
+  platform: boolean;
+  names: Record<string, string>;
+}) {
   const list = ["webhook-endpoints", account] as const;
   const queryClient = useQueryClient();
   const endpoints = useQuery({
@@ -40,6 +49,8 @@ export function WebhookEndpoints({ account, platform }: { account: string | null
       ) : (
         <AddEndpointForm
           account={platform ? account : null}
+          owner={account}
+          names={names}
           onCreated={(endpoint) => {
             setCreated(endpoint);
             setOpen(endpoint.id);
@@ -67,6 +78,7 @@ export function WebhookEndpoints({ account, platform }: { account: string | null
               <EndpointRow
                 key={endpoint.id}
                 endpoint={endpoint}
+                names={platform ? names : undefined}
                 open={open === endpoint.id}
                 onToggle={() => setOpen((now) => (now === endpoint.id ? null : endpoint.id))}
                 onChanged={refresh}
@@ -81,11 +93,14 @@ export function WebhookEndpoints({ account, platform }: { account: string | null
 
 function EndpointRow({
   endpoint,
+  names,
   open,
   onToggle,
   onChanged,
 }: {
   endpoint: WebhookEndpoint;
+  /** Platform staff: the account names, to say whose endpoint each is. */
+  names?: Record<string, string>;
   open: boolean;
   onToggle: () => void;
   onChanged: () => void;
@@ -117,7 +132,14 @@ function EndpointRow({
           <p className="text-xs text-slate-600">
             {endpoint.eventTypes.includes("*") ? "Every event" : endpoint.eventTypes.join(", ")}
             {endpoint.description ? ` · ${endpoint.description}` : ""}
-            {endpoint.billingGroupId === null ? " · every account (platform)" : ""}
+            {endpoint.billingGroupId === null ? (
+              " · every account (platform)"
+            ) : names ? (
+              <>
+                {" · "}
+                <NamedId id={endpoint.billingGroupId} names={names} />
+              </>
+            ) : null}
             {" · secret "}
             <span className="font-mono">{endpoint.secretPrefix}…</span>
           </p>
@@ -170,9 +192,15 @@ function EndpointRow({
 
 function AddEndpointForm({
   account,
+  owner,
+  names,
   onCreated,
 }: {
+  /** The account a platform session adds the endpoint for (sent as billingGroupId); null: its own, or platform-wide. */
   account: string | null;
+  /** The account the new endpoint belongs to (null: platform-wide), said on the form. */
+  owner: string | null;
+  names: Record<string, string>;
   onCreated: (endpoint: WebhookEndpoint) => void;
 }) {
   const id = useId();
@@ -207,6 +235,15 @@ function AddEndpointForm({
   return (
     <Card as="form" onSubmit={submit} aria-labelledby={`${id}-title`} className="flex flex-col gap-3">
       <CardTitle id={`${id}-title`}>Add a webhook endpoint</CardTitle>
+      <p className="text-sm text-slate-700" data-testid="endpoint-account">
+        {owner ? (
+          <>
+            For <NamedId id={owner} names={names} />: its events only
+          </>
+        ) : (
+          "Platform-wide: the events of every account"
+        )}
+      </p>
       <div className="grid gap-3 sm:grid-cols-[minmax(16rem,28rem)_minmax(10rem,16rem)]">
         <Field id={`${id}-url`} label="Endpoint URL">
           <input

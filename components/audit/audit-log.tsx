@@ -3,6 +3,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { apiGet, ApiProblem } from "@/components/api/api-client";
+import { NamedId } from "@/components/portal/named-id";
 import { Time } from "@/components/portal/time-zone";
 import { Button, secondaryButtonClass } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -55,9 +56,10 @@ function Snapshot({ event }: { event: AuditEvent }) {
 
 /**
  * The audit log of the session's account (platform: every account's), newest first, with filters, more pages on
- * demand and the CSV of the same filters (GET /v1/audit-events and /export, with the session cookie).
+ * demand and the CSV of the same filters (GET /v1/audit-events and /export, with the session cookie). Accounts and
+ * suppliers (the Account column, a target) by name from `names`, the id on hover.
  */
-export function AuditLog({ platform }: { platform: boolean }) {
+export function AuditLog({ platform, names }: { platform: boolean; names?: Record<string, string> }) {
   const id = useId();
   const [draft, setDraft] = useState<Filters>(EMPTY);
   const [filters, setFilters] = useState<Filters>(EMPTY);
@@ -178,10 +180,12 @@ export function AuditLog({ platform }: { platform: boolean }) {
                       <td className="px-4 py-2">{actorText(event)}</td>
                       <td className="px-4 py-2 text-xs">
                         {event.target.type}
-                        {event.target.id ? <span className="block font-mono">{event.target.id}</span> : null}
+                        {event.target.id ? <NamedId id={event.target.id} names={names} className="block" /> : null}
                       </td>
                       {platform ? (
-                        <td className="px-4 py-2 font-mono text-xs">{event.billingGroupId ?? "Platform"}</td>
+                        <td className="px-4 py-2 text-xs">
+                          {event.billingGroupId ? <NamedId id={event.billingGroupId} names={names} /> : "Platform"}
+                        </td>
                       ) : null}
                       <td className="px-4 py-2 font-mono text-xs">{event.address ?? "—"}</td>
                       <td className="px-4 py-2">

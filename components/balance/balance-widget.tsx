@@ -1,41 +1,43 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
-import { useId, useTransition } from "react";
 import type { Account, Balance } from "@/lib/billing/schemas";
 import { LOW_BALANCE_MICROS, balanceStatus } from "@/lib/portal/balance-status";
 import { howToPayText, type HowToPay } from "@/lib/portal/how-to-pay";
 import { formatAmount, toMicros } from "@/lib/portal/format";
 import { ApiProblem, apiGet } from "../api/api-client";
+import { AccountSwitcher, type AccountChoice } from "@/components/portal/account-switcher";
 import { Card as Panel, CardTitle } from "@/components/ui/card";
 import { primaryButtonClass } from "@/components/ui/button";
 import { ErrorState } from "@/components/ui/error-state";
 import { LoadError as LoadFailure } from "@/components/ui/load-error";
 import { Skeleton } from "@/components/ui/skeleton";
 
-export interface AccountChoice {
-  id: string;
-  name: string;
-  currency: string;
-}
+export type { AccountChoice };
 
 /**
  * Balance of the session's billing group (GET /v1/balances), or for a platform session an account
  * switcher showing the chosen group (GET /v1/accounts/{id}). The choice lives in the URL
- * (`?account=`), so the server renders the dashboard's spend for the same account. `pay`: how this customer tops
+ * (`?account=`), so the server renders the dashboard's spend for the same account. The account is
+ * named (`ownName`: the server's name of the session's own group); its id is on hover. `pay`: how this customer tops
  * up (lib/portal/payments.ts howToPay), said when the balance is low or the account disabled.
  */
 export function BalanceWidget({
   accounts,
   selected,
+  ownName,
   pay = null,
 }: {
   accounts?: AccountChoice[];
   selected?: string | null;
+  ownName?: string;
   pay?: HowToPay | null;
 }) {
-  return accounts ? <PlatformBalance accounts={accounts} selectedId={selected ?? null} /> : <OwnBalance pay={pay} />;
+  return accounts ? (
+    <PlatformBalance accounts={accounts} selectedId={selected ?? null} />
+  ) : (
+    <OwnBalance name={ownName} pay={pay} />
+  );
 }
 
 function Card({ children, title, action }: { children: React.ReactNode; title: string; action?: React.ReactNode }) {
@@ -48,7 +50,7 @@ function Card({ children, title, action }: { children: React.ReactNode; title: s
   );
 }
 
-function OwnBalance({ pay }: { pay: HowToPay | null }) {
+function OwnBalance({ name, pay }: { name?: string; pay: HowToPay | null }) {
   const balance = useQuery({ queryKey: ["balance"], queryFn: ({ signal }) => apiGet<Balance>("/v1/balances", signal) });
   return (
     <Card title="Balance">
@@ -61,7 +63,7 @@ function OwnBalance({ pay }: { pay: HowToPay | null }) {
           balance={balance.data.balance}
           currency={balance.data.currency}
           disabled={balance.data.disabled}
-          caption={balance.data.billingGroupId}
+          caption={{ id: balance.data.billingGroupId, name }}
           pay={pay}
         />
       )}
@@ -70,38 +72,13 @@ function OwnBalance({ pay }: { pay: HowToPay | null }) {
 }
 
 function PlatformBalance({ accounts, selectedId }: { accounts: AccountChoice[]; selectedId: string | null }) {
-  const id = useId();
-  const router = useRouter();
-  const [switching, startSwitch] = useTransition();
   const account = useQuery({
     queryKey: ["account", selectedId],
     queryFn: ({ signal }) => apiGet<Account>(`/v1/accounts/${encodeURIComponent(selectedId!)}`, signal),
     enabled: selectedId !== null,
   });
 
-  const switcher = accounts.length ? (
-    <div className="w-full">
-      <label htmlFor={`${id}-account`} className="sr-only">
-        Account
-      </label>
-      <select
-        id={`${id}-account`}
-        value={selectedId ?? ""}
-        aria-busy={switching}
-        onChange={(e) => {
-          const next = e.target.value;
-          startSwitch(() => router.push(`/?account=${encodeURIComponent(next)}`, { scroll: false }));
-        }}
-        className="w-full rounded-lg border border-slate-300 bg-white px-2 py-1 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-100"
-      >
-        {accounts.map((a) => (
-          <option key={a.id} value={a.id}>
-            {a.name} ({a.currency})
-          </option>
-        ))}
-      </select>
-    </div>
-  ) : null;
+  const switcher = accounts.length ? <AccountSwitcher accounts={accounts} selected={selectedId} /> : null;
 
   return (
     <Card title="Account balance" action={switcher}>
@@ -116,7 +93,7 @@ function PlatformBalance({ accounts, selectedId }: { accounts: AccountChoice[]; 
           balance={account.data.balance}
           currency={account.data.currency}
           disabled={account.data.disabled}
-          caption={account.data.id}
+          caption={{ id: account.data.id, name: account.data.name }}
         />
       )}
     </Card>
@@ -133,7 +110,7 @@ function BalanceFigure({
   balance: number;
   currency: string;
   disabled: boolean;
-  caption: string;
+  caption: { id: string; name?: string };
   pay?: HowToPay | null;
 }) {
   const micros = toMicros(balance);
@@ -154,7 +131,13 @@ function BalanceFigure({
           {status === "disabled" ? "Disabled" : status === "low" ? "Low balance" : "Active"}
         </span>
       </div>
-      <p className="mt-1 font-mono text-xs text-slate-600">{caption}</p>
+      {caption.name ? (
+        <p className="mt-1 text-sm text-slate-700" title={caption.id} data-testid="balance-account">
+          {caption.name}
+        </p>
+      ) : (
+        <p className="mt-1 font-mono text-xs text-slate-600">{caption.id}</p>
+      )}
       {status === "disabled" ? (
         <ErrorState className="mt-3">
           This account is disabled: new calls are refused.{" "}

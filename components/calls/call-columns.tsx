@@ -16,7 +16,7 @@ import {
 /** A row as the API sends it: the cost fields exist only for calls:read_cost sessions. */
 export type CallRow = Call & Partial<Pick<CallWithCost, "buyCost" | "margin" | "supplierId">>;
 
-/** Names the server hands a page: accounts for platform sessions, suppliers for cost sessions only. */
+/** Names the server hands a page: the accounts in reach, suppliers for cost sessions only. */
 export type NameMap = Record<string, string>;
 
 /** An amount, with a loss (below zero) marked for sight and screen readers when `signed`. */

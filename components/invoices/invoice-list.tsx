@@ -71,10 +71,8 @@ export function InvoiceList({ documents, showAccountId }: { documents: PortalInv
                   ) : null}
                 </td>
                 <td className="px-4 py-2 text-slate-700">
-                  {doc.customerName}
-                  {showAccountId ? (
-                    <span className="block font-mono text-xs text-slate-500">{doc.billingGroupId}</span>
-                  ) : null}
+                  {/* A person reads the name; staff get the account's id on hover. */}
+                  <span title={showAccountId ? doc.billingGroupId : undefined}>{doc.customerName}</span>
                 </td>
                 <td className="px-4 py-2 whitespace-nowrap text-slate-700">
                   {periodLabel(doc)} <span className="text-xs text-slate-500">({doc.timeZone})</span>

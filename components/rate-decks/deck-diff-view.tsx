@@ -1,6 +1,7 @@
 "use client";
 
 import { useState, type ReactNode } from "react";
+import { NamedId } from "@/components/portal/named-id";
 import { Time } from "@/components/portal/time-zone";
 import { Button } from "@/components/ui/button";
 import type { DeckDiffJson, RateTermsJson } from "@/lib/rating/schemas";
@@ -66,8 +67,11 @@ function Paged<T>({
 const th = "px-4 py-2 font-medium";
 const td = "px-4 py-1.5";
 
-/** The dry run's answer: counts, then the changed, added and removed prefixes and the margin warnings, each paged. */
-export function DeckDiffView({ diff }: { diff: DeckDiffJson }) {
+/**
+ * The dry run's answer: counts, then the changed, added and removed prefixes and the margin warnings, each paged.
+ * A warning's account and supplier by name (`names`), the id on hover.
+ */
+export function DeckDiffView({ diff, names }: { diff: DeckDiffJson; names?: Record<string, string> }) {
   const [tab, setTab] = useState<Tab>(diff.marginWarningCount > 0 ? "warnings" : "changed");
   const tabs: { id: Tab; label: string; count: number }[] = [
     { id: "changed", label: "Changed", count: diff.changed.length },
@@ -158,9 +162,13 @@ export function DeckDiffView({ diff }: { diff: DeckDiffJson }) {
             row={(w) => (
               <tr key={`${w.prefix}-${w.billingGroupId}-${w.supplierId}`} className="border-b border-slate-100">
                 <td className={`${td} font-mono`}>{w.prefix}</td>
-                <td className={`${td} font-mono text-xs`}>{w.billingGroupId}</td>
+                <td className={td}>
+                  <NamedId id={w.billingGroupId} names={names} />
+                </td>
                 <td className={`${td} tabular-nums`}>{w.sellRate}</td>
-                <td className={`${td} font-mono text-xs`}>{w.supplierId}</td>
+                <td className={td}>
+                  <NamedId id={w.supplierId} names={names} />
+                </td>
                 <td className={`${td} tabular-nums`}>
                   {w.buyPrefix} / {w.buyRate}
                 </td>

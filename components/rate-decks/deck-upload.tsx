@@ -50,9 +50,18 @@ interface Preview {
 
 /**
  * Upload a deck in two steps: the file and when it takes effect → the dry run's diff and margin warnings → Confirm
- * imports exactly that file (with an Idempotency-Key) → the history. Nothing is written before Confirm.
+ * imports exactly that file (with an Idempotency-Key) → the history. Nothing is written before Confirm. `names`:
+ * the accounts' and suppliers' names the warnings show.
  */
-export function DeckUpload({ side, initialOwner }: { side: DeckSide; initialOwner?: string }) {
+export function DeckUpload({
+  side,
+  initialOwner,
+  names,
+}: {
+  side: DeckSide;
+  initialOwner?: string;
+  names?: Record<string, string>;
+}) {
   const id = useId();
   const s = SIDES[side];
   const queryClient = useQueryClient();
@@ -211,7 +220,7 @@ export function DeckUpload({ side, initialOwner }: { side: DeckSide; initialOwne
               2. Review: {preview.fileName} for {ownerName}, effective <Time iso={preview.diff.effectiveFrom} />
             </CardTitle>
           </div>
-          <DeckDiffView diff={preview.diff} />
+          <DeckDiffView diff={preview.diff} names={names} />
           <div className="flex flex-wrap items-center gap-3 px-4 py-4">
             <Button variant="primary" onClick={() => confirm.mutate(preview)} disabled={confirm.isPending}>
               {confirm.isPending ? "Importing…" : "Confirm import"}

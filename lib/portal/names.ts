@@ -1,9 +1,10 @@
 import "server-only";
-import { asc, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { listAccounts } from "@/lib/billing/accounts";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
-import { isPlatform, reachOf } from "@/lib/auth/reach";
+import { isPlatform, reachOf, reaches } from "@/lib/auth/reach";
 import type { Executor } from "@/lib/db/client";
+import { accountNames, supplierNames } from "./account-names";
 import { billingGroups, suppliers } from "@/lib/db/schema";
 
 export interface AccountOption {
@@ -20,34 +21,33 @@ export async function accountOptions(db: Executor, principal: Principal): Promis
 }
 
 /**
- * Names the portal shows instead of ids. Accounts: only for platform sessions (a bound key has one).
- * Suppliers: only for calls:read_cost sessions, so a customer's page never carries a supplier name.
+ * Names the portal shows instead of ids. Accounts: those in reach (a customer's own only; the platform's every one,
+ * also as options to pick from). Suppliers: only for calls:read_cost sessions, so a customer's page never carries a
+ * supplier name.
  */
 export async function portalNames(
   db: Executor,
   principal: Principal,
 ): Promise<{ accounts: Record<string, string>; accountOptions?: AccountOption[]; suppliers: Record<string, string> }> {
-  const [options, supplierRows] = await Promise.all([
-    accountOptions(db, principal),
-    canReadCost(principal)
-      ? db.select({ id: suppliers.id, name: suppliers.name }).from(suppliers).orderBy(asc(suppliers.name))
-      : [],
-  ]);
+  const [options, supplierMap] = await Promise.all([accountOptions(db, principal), supplierNames(db, principal)]);
   return {
-    accounts: Object.fromEntries((options ?? []).map((a) => [a.id, a.name])),
+    accounts: options ? Object.fromEntries(options.map((a) => [a.id, a.name])) : await accountNames(db, principal),
     accountOptions: options,
-    suppliers: Object.fromEntries(supplierRows.map((s) => [s.id, s.name])),
+    suppliers: supplierMap,
   };
 }
 
-/** The names one call's page shows (its account, its supplier), each one row by id; the same rules as portalNames. */
+/**
+ * The names one call's page shows (its account, its supplier), each one row by id: the account when in reach (a
+ * customer's own, so its page names it too), the supplier on portalNames' rule.
+ */
 export async function callNames(
   db: Executor,
   principal: Principal,
   call: { billingGroupId: string; supplierId?: string | null },
 ): Promise<{ accounts: Record<string, string>; suppliers: Record<string, string> }> {
   const [accountRows, supplierRows] = await Promise.all([
-    isPlatform(reachOf(principal))
+    reaches(reachOf(principal), call.billingGroupId)
       ? db
           .select({ id: billingGroups.id, name: billingGroups.name })
           .from(billingGroups)

@@ -1,22 +1,26 @@
 import type { Metadata } from "next";
 import { AlertsManager } from "@/components/alerts/alerts-manager";
 import { isPlatform, ownGroup, reachOf } from "@/lib/auth/reach";
+import { getDb } from "@/lib/db/client";
+import { accountNames } from "@/lib/portal/account-names";
+import { accountOptions } from "@/lib/portal/names";
 import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
 import { PORTAL_PAGES } from "@/lib/portal/pages";
 
 export const metadata: Metadata = { title: "Alerts" };
 
-const ACCOUNT = /^[A-Za-z0-9_-]{1,64}$/;
-
 /**
  * Low-balance thresholds and webhook endpoints (GET/PUT /v1/alert-thresholds, /v1/webhook-endpoints from the
- * browser): sessions with `alerts:write` only. A platform session works on the account it picked (`?account=`).
+ * browser): sessions with `alerts:write` only. A platform session picks the account it works on with the account
+ * switcher (`?account=`), or none: platform-wide endpoints.
  */
 export default async function AlertsPage({ searchParams }: { searchParams: Promise<PageSearchParams> }) {
-  const { session, params } = await requirePortalPage(PORTAL_PAGES.alerts, searchParams);
-  const picked = typeof params.account === "string" && ACCOUNT.test(params.account) ? params.account : null;
-  // A group's session manages its own account; a platform session the one it picked.
+  const { session, principal, params } = await requirePortalPage(PORTAL_PAGES.alerts, searchParams);
   const reach = reachOf(session);
+  const db = await getDb();
+  // Names in reach only: a customer's own account; the platform's every account, which it picks from.
+  const [options, names] = await Promise.all([accountOptions(db, principal), accountNames(db, principal)]);
+  const picked = options?.find((a) => a.id === params.account)?.id ?? null;
   return (
     <div className="flex flex-col gap-4">
       <div>
@@ -26,7 +30,12 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
           Send a test event and follow every delivery attempt.
         </p>
       </div>
-      <AlertsManager account={ownGroup(reach) ?? picked} platform={isPlatform(reach)} />
+      <AlertsManager
+        account={ownGroup(reach) ?? picked}
+        platform={isPlatform(reach)}
+        accounts={options}
+        names={names}
+      />
     </div>
   );
 }

@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import { DeckUpload } from "@/components/rate-decks/deck-upload";
+import { getDb } from "@/lib/db/client";
+import { accountNames, supplierNames } from "@/lib/portal/account-names";
 import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
 import { PORTAL_PAGES } from "@/lib/portal/pages";
 
@@ -7,8 +9,11 @@ export const metadata: Metadata = { title: "Upload a rate deck" };
 
 /** Upload a sell deck: the dry run's diff first, then Confirm imports it. Platform staff with rates:write only (404 to others). */
 export default async function Page({ searchParams }: { searchParams: Promise<PageSearchParams> }) {
-  const { params } = await requirePortalPage(PORTAL_PAGES.rateDeckUpload, searchParams);
+  const { principal, params } = await requirePortalPage(PORTAL_PAGES.rateDeckUpload, searchParams);
   const owner = typeof params.account === "string" ? params.account : undefined;
+  // The dry run's margin warnings name accounts and suppliers, not their ids.
+  const db = await getDb();
+  const [accounts, suppliers] = await Promise.all([accountNames(db, principal), supplierNames(db, principal)]);
   return (
     <div className="flex flex-col gap-4">
       <div>
@@ -17,7 +22,7 @@ export default async function Page({ searchParams }: { searchParams: Promise<Pag
           Choose a CSV file and when it takes effect, review what changes and the margin warnings, then confirm.
         </p>
       </div>
-      <DeckUpload side="sell" initialOwner={owner} />
+      <DeckUpload side="sell" initialOwner={owner} names={{ ...accounts, ...suppliers }} />
     </div>
   );
 }

@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import { DeckUpload } from "@/components/rate-decks/deck-upload";
+import { getDb } from "@/lib/db/client";
+import { accountNames, supplierNames } from "@/lib/portal/account-names";
 import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
 import { PORTAL_PAGES } from "@/lib/portal/pages";
 
@@ -7,8 +9,11 @@ export const metadata: Metadata = { title: "Upload a supplier deck" };
 
 /** Upload a supplier's buy deck: the dry run's diff first, then Confirm imports it. Platform staff with rates:write only (404 to others). */
 export default async function Page({ searchParams }: { searchParams: Promise<PageSearchParams> }) {
-  const { params } = await requirePortalPage(PORTAL_PAGES.supplierDeckUpload, searchParams);
+  const { principal, params } = await requirePortalPage(PORTAL_PAGES.supplierDeckUpload, searchParams);
   const owner = typeof params.supplier === "string" ? params.supplier : undefined;
+  // The dry run's margin warnings name accounts and suppliers, not their ids.
+  const db = await getDb();
+  const [accounts, suppliers] = await Promise.all([accountNames(db, principal), supplierNames(db, principal)]);
   return (
     <div className="flex flex-col gap-4">
       <div>
@@ -18,7 +23,7 @@ export default async function Page({ searchParams }: { searchParams: Promise<Pag
           confirm.
         </p>
       </div>
-      <DeckUpload side="buy" initialOwner={owner} />
+      <DeckUpload side="buy" initialOwner={owner} names={{ ...accounts, ...suppliers }} />
     </div>
   );
 }
