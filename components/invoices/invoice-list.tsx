@@ -31,7 +31,8 @@ export function InvoiceList({ documents, showAccount }: { documents: InvoiceSumm
   const numbers = new Map(documents.map((d) => [d.id, d.number]));
   return (
     <Card padding="none" className="overflow-x-auto">
-      <table className="w-full text-sm">
+      <InvoiceCards documents={documents} showAccount={showAccount} numbers={numbers} />
+      <table className="hidden w-full text-sm sm:table">
         <caption className="sr-only">Invoices and notes, newest first</caption>
         <thead className="border-b border-slate-200 text-left text-xs font-medium text-slate-500">
           <tr>
@@ -97,7 +98,7 @@ export function InvoiceList({ documents, showAccount }: { documents: InvoiceSumm
                 <a
                   href={`/v1/invoices/${doc.id}/calls.csv`}
                   className="font-medium text-brand-700 hover:underline"
-                  aria-label={`Download the calls of ${doc.number} as CSV`}
+                  aria-label={`Download the calls CSV of ${doc.number}`}
                   download
                 >
                   Calls CSV
@@ -108,5 +109,70 @@ export function InvoiceList({ documents, showAccount }: { documents: InvoiceSumm
         </tbody>
       </table>
     </Card>
+  );
+}
+
+/**
+ * Below `sm`: a card per document, its total and currency beside its number (the table's last columns would be
+ * off-screen on a phone), as the call log does.
+ */
+function InvoiceCards({
+  documents,
+  showAccount,
+  numbers,
+}: {
+  documents: InvoiceSummary[];
+  showAccount: boolean;
+  numbers: Map<string, string>;
+}) {
+  return (
+    <ul className="divide-y divide-slate-100 sm:hidden" aria-label="Invoices and notes, newest first">
+      {documents.map((doc) => (
+        <li key={doc.id} className="flex flex-col gap-1 px-4 py-3 text-sm" data-testid="invoice-card">
+          <div className="flex items-start justify-between gap-3">
+            <span className="min-w-0">
+              <span className="font-medium text-slate-900">{doc.number}</span>{" "}
+              <span className="text-slate-700">
+                {KIND[doc.kind]}
+                {doc.invoiceId ? (
+                  <span className="text-slate-500"> for {numbers.get(doc.invoiceId) ?? "an earlier invoice"}</span>
+                ) : null}
+              </span>
+            </span>
+            <span className="shrink-0 text-right font-semibold tabular-nums text-slate-900" data-field="total">
+              {formatAmount(toMicros(doc.total), doc.currency)}{" "}
+              <span className="text-xs font-normal text-slate-600" data-field="currency">
+                {doc.currency}
+              </span>
+            </span>
+          </div>
+          <div className="flex flex-wrap justify-between gap-x-3 text-xs text-slate-600">
+            <span>
+              {periodLabel(doc)} ({doc.timeZone})
+            </span>
+            <span>Issued {issuedLabel(doc)}</span>
+          </div>
+          {showAccount ? <div className="font-mono text-xs text-slate-600">{doc.billingGroupId}</div> : null}
+          <div className="flex gap-1 text-sm">
+            <a
+              href={`/v1/invoices/${doc.id}/pdf`}
+              className="-ml-2 rounded-md px-2 py-1.5 font-medium text-brand-700 hover:underline"
+              aria-label={`Download ${doc.number} as PDF`}
+              download
+            >
+              PDF
+            </a>
+            <a
+              href={`/v1/invoices/${doc.id}/calls.csv`}
+              className="rounded-md px-2 py-1.5 font-medium text-brand-700 hover:underline"
+              aria-label={`Download the calls CSV of ${doc.number}`}
+              download
+            >
+              Calls CSV
+            </a>
+          </div>
+        </li>
+      ))}
+    </ul>
   );
 }
