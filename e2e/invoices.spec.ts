@@ -121,7 +121,7 @@ for (const person of ["billing", "platform"] as const) {
     expect(text).toContain(`No. ${number}`);
     const [csv] = await Promise.all([
       page.waitForEvent("download"),
-      page.getByRole("link", { name: `Download the calls of ${number} as CSV` }).click(),
+      page.getByRole("link", { name: `Download the calls CSV of ${number}` }).click(),
     ]);
     expect(await csv.failure()).toBeNull();
     await csv.saveAs(path.join(dir, "calls.csv"));

@@ -129,8 +129,20 @@ test("an owner invites by email; the invitee accepts through the mailed link and
   await page.getByLabel("Email").fill(invitee);
   await page.getByLabel("Role", { exact: true }).selectOption("viewer");
   await page.getByRole("button", { name: "Invite" }).click();
-  await expect(page.getByRole("status")).toContainText("Invitation sent");
-  await expect(page.getByText(`${invitee} as viewer`)).toBeVisible();
+  await expect(page.getByRole("status")).toContainText(`Invitation sent to ${invitee}`);
+  // In place, no reload: the field is empty for the next one, and the invitation is listed as pending.
+  const pending = page.getByRole("region", { name: "Pending invitations" });
+  await expect(page.getByLabel("Email")).toHaveValue("");
+  await expect(pending).toContainText(`${invitee} as viewer`);
+  // And the next one, right after.
+  const second = `invited-second-${Date.now()}@example.com`;
+  await page.getByLabel("Email").fill(second);
+  await page.getByLabel("Role", { exact: true }).selectOption("billing");
+  await page.getByRole("button", { name: "Invite" }).click();
+  await expect(page.getByRole("status")).toContainText(`Invitation sent to ${second}`);
+  await expect(page.getByLabel("Email")).toHaveValue("");
+  await expect(pending).toContainText(`${second} as billing`);
+  await expect(pending).toContainText(`${invitee} as viewer`);
   await screenshot(page, "members-invited");
 
   const link = await mailedLink(e2e, invitee, /http:\/\/\S+\/accept-invitation\?id=\S+/);

@@ -150,7 +150,7 @@ for (const person of Object.keys(NAVIGATION) as PersonKind[]) {
 
       if (path === "/invoices" || path === "/invoices/[id]") {
         // The browser's own download of the first PDF and calls CSV: a refused one ends "canceled", silently.
-        for (const name of [/^Download INV-\d+ as PDF$/, /^Download the calls of INV-\d+ as CSV$/]) {
+        for (const name of [/^Download INV-\d+ as PDF$/, /^Download the calls CSV of INV-\d+$/]) {
           const link = page.getByRole("link", { name }).first();
           const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
           expect(await download.failure(), `${name} download`).toBeNull();

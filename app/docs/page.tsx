@@ -206,7 +206,7 @@ function SchemaTable({ name, schema }: { name: string; schema: JsonSchema }) {
               <tr key={prop} className="align-top">
                 <td className="w-48 py-1.5 pr-3 font-mono whitespace-nowrap">
                   {prop}
-                  {!required.has(prop) && <span className="ml-1 text-xs text-slate-400">optional</span>}
+                  {!required.has(prop) && <span className="ml-1 text-xs text-slate-500">optional</span>}
                 </td>
                 <td className="w-56 py-1.5 pr-3 font-mono text-xs">
                   <TypeOf schema={s} />
@@ -267,7 +267,11 @@ export default function DocsPage() {
         <p className="mt-4 max-w-3xl leading-7 text-slate-700">
           <Prose text={doc.info.description} />
         </p>
-        <pre className="mt-4 overflow-x-auto rounded-lg bg-slate-900 p-4 font-mono text-sm text-slate-100">
+        <pre
+          // Wider than a phone: it scrolls sideways, so the keyboard must reach it too.
+          tabIndex={0}
+          className="mt-4 overflow-x-auto rounded-lg bg-slate-900 p-4 font-mono text-sm text-slate-100"
+        >
           {"curl -H 'Authorization: Bearer ck_...' \\\n  '<base-url>/v1/calls?pageSize=50&direction=outbound'"}
         </pre>
 

@@ -4,16 +4,19 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import Link from "next/link";
-import { useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
+import { useDeferredValue, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { Card } from "@/components/ui/card";
 import { LoadError } from "@/components/ui/load-error";
 import type { OverviewSort } from "@/lib/billing/accounts-overview";
 import { loadAccountsOverview, type OverviewRowView } from "@/lib/portal/accounts-overview-actions";
 import { accountStatusText } from "@/lib/portal/balance-status";
 import { formatAmount, formatCount } from "@/lib/portal/format";
+import { usePhoneLayout } from "../use-phone-layout";
 
 const PAGE_SIZE = 200;
 const ROW_HEIGHT = 40;
+/** A phone's card per account: three lines. */
+const CARD_HEIGHT = 84;
 
 const COLUMNS: { id: OverviewSort; label: string; numeric?: boolean; rem: number }[] = [
   { id: "name", label: "Name", rem: 16 },
@@ -59,7 +62,8 @@ function cellOf(id: OverviewSort, row: OverviewRowView) {
 /**
  * Every account, a page of the server's sorted and searched list at a time (a server action over
  * lib/billing/accounts-overview.ts), in a virtualised table: only the rows on screen are rendered, so 10k accounts
- * scroll like 10. Sorting and searching restart the list.
+ * scroll like 10. Sorting and searching restart the list. On a phone a card per account (balance and status in
+ * view, not past the table's right edge), virtualised the same way, sorted from a select.
  */
 export function AccountsOverview() {
   const [search, setSearch] = useState("");
@@ -87,14 +91,17 @@ export function AccountsOverview() {
   const rows = useMemo(() => pages.data?.pages.flatMap((p) => p.rows) ?? [], [pages.data]);
   const total = pages.data?.pages[0]?.total ?? 0;
   const scrollRef = useRef<HTMLDivElement>(null);
+  const phone = usePhoneLayout();
   // TanStack Virtual keeps mutable state outside React; it is used as documented.
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
+    estimateSize: () => (phone ? CARD_HEIGHT : ROW_HEIGHT),
     overscan: 10,
   });
+  // Rows and cards differ in height: the sizes known so far are the other layout's.
+  useEffect(() => virtualizer.measure(), [phone, virtualizer]);
   const virtualRows = virtualizer.getVirtualItems();
   const lastIndex = virtualRows.length ? virtualRows[virtualRows.length - 1].index : -1;
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = pages;
@@ -137,10 +144,11 @@ export function AccountsOverview() {
             value={search}
             onChange={(e) => setSearch(e.target.value)}
             placeholder="Name, id or accountcode"
-            className="w-72 rounded-md border border-slate-300 px-3 py-1.5 text-sm"
+            className="w-72 max-w-full rounded-md border border-slate-300 px-3 py-1.5 text-sm"
             data-testid="accounts-search"
           />
         </label>
+        {phone ? <SortChoice sort={sort} onSort={setSort} /> : null}
         <p className="text-sm text-slate-600" aria-live="polite" data-testid="accounts-total">
           {pages.isPending ? "Loading…" : `${formatCount(total)} accounts`} · spend in UTC days and months
         </p>
@@ -154,115 +162,232 @@ export function AccountsOverview() {
           tabIndex={0}
           data-testid="accounts-scroll"
         >
-          <table
-            className="w-full table-fixed border-separate border-spacing-0 text-[13px]"
-            style={{ minWidth: `${COLUMNS.reduce((sum, c) => sum + c.rem, 0)}rem` }}
-            aria-rowcount={total + 1}
-            data-testid="accounts-table"
-          >
-            <colgroup>
-              {COLUMNS.map((c) => (
-                <col key={c.id} style={{ width: `${c.rem}rem` }} />
-              ))}
-            </colgroup>
-            <thead>
-              {table.getHeaderGroups().map((group) => (
-                <tr key={group.id}>
-                  {group.headers.map((header) => {
-                    const column = COLUMNS.find((c) => c.id === header.column.id)!;
-                    const active = sort.id === column.id;
-                    return (
-                      <th
-                        key={header.id}
-                        scope="col"
-                        aria-sort={active ? (sort.descending ? "descending" : "ascending") : "none"}
-                        className={`sticky top-0 z-10 h-10 border-b border-slate-200 bg-slate-50 px-2.5 text-xs font-semibold uppercase tracking-wide text-slate-600 ${column.numeric ? "text-right" : "text-left"}`}
-                      >
-                        <button
-                          type="button"
-                          onClick={() => toggle(column.id)}
-                          className="uppercase hover:text-slate-900"
-                          data-sort={column.id}
+          {phone ? (
+            <AccountCards
+              rows={rows}
+              virtualRows={virtualRows}
+              paddingTop={paddingTop}
+              paddingBottom={paddingBottom}
+              state={
+                pages.isError && !pages.data ? (
+                  <LoadError
+                    title="The accounts could not be loaded."
+                    detail={(pages.error as Error).message}
+                    onRetry={() => void pages.refetch()}
+                  />
+                ) : !pages.isPending && rows.length === 0 ? (
+                  <p className="px-4 py-6 text-center text-sm text-slate-500">No account matches.</p>
+                ) : null
+              }
+              loading={pages.isPending || isFetchingNextPage}
+            />
+          ) : (
+            <table
+              className="w-full table-fixed border-separate border-spacing-0 text-[13px]"
+              style={{ minWidth: `${COLUMNS.reduce((sum, c) => sum + c.rem, 0)}rem` }}
+              aria-rowcount={total + 1}
+              data-testid="accounts-table"
+            >
+              <colgroup>
+                {COLUMNS.map((c) => (
+                  <col key={c.id} style={{ width: `${c.rem}rem` }} />
+                ))}
+              </colgroup>
+              <thead>
+                {table.getHeaderGroups().map((group) => (
+                  <tr key={group.id}>
+                    {group.headers.map((header) => {
+                      const column = COLUMNS.find((c) => c.id === header.column.id)!;
+                      const active = sort.id === column.id;
+                      return (
+                        <th
+                          key={header.id}
+                          scope="col"
+                          aria-sort={active ? (sort.descending ? "descending" : "ascending") : "none"}
+                          className={`sticky top-0 z-10 h-10 border-b border-slate-200 bg-slate-50 px-2.5 text-xs font-semibold uppercase tracking-wide text-slate-600 ${column.numeric ? "text-right" : "text-left"}`}
                         >
-                          {flexRender(header.column.columnDef.header, header.getContext())}
-                          <span aria-hidden className="ml-1">
-                            {active ? (sort.descending ? "▼" : "▲") : ""}
-                          </span>
-                        </button>
-                      </th>
-                    );
-                  })}
-                </tr>
-              ))}
-            </thead>
-            <tbody>
-              {pages.isError && !pages.data ? (
-                <tr>
-                  <td colSpan={COLUMNS.length} className="p-0">
-                    <LoadError
-                      title="The accounts could not be loaded."
-                      detail={(pages.error as Error).message}
-                      onRetry={() => void pages.refetch()}
-                    />
-                  </td>
-                </tr>
-              ) : !pages.isPending && rows.length === 0 ? (
-                <tr>
-                  <td colSpan={COLUMNS.length} className="px-4 py-6 text-center text-slate-500">
-                    No account matches.
-                  </td>
-                </tr>
-              ) : (
-                <>
-                  {paddingTop > 0 ? (
-                    <tr aria-hidden>
-                      <td colSpan={COLUMNS.length} style={{ height: paddingTop }} />
-                    </tr>
-                  ) : null}
-                  {virtualRows.map((v) => {
-                    const row = tableRows[v.index - first];
-                    if (!row) return null;
-                    return (
-                      <tr
-                        key={row.id}
-                        data-account-id={row.id}
-                        aria-rowindex={v.index + 2}
-                        className="hover:bg-brand-50/60"
-                        style={{ height: ROW_HEIGHT }}
-                      >
-                        {row.getVisibleCells().map((cell) => {
-                          const column = COLUMNS.find((c) => c.id === cell.column.id)!;
-                          return (
-                            <td
-                              key={cell.id}
-                              data-column={column.id}
-                              className={`truncate border-b border-slate-100 px-2.5 ${column.numeric ? "num text-right" : ""}`}
-                            >
-                              {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                            </td>
-                          );
-                        })}
+                          <button
+                            type="button"
+                            onClick={() => toggle(column.id)}
+                            className="uppercase hover:text-slate-900"
+                            data-sort={column.id}
+                          >
+                            {flexRender(header.column.columnDef.header, header.getContext())}
+                            <span aria-hidden className="ml-1">
+                              {active ? (sort.descending ? "▼" : "▲") : ""}
+                            </span>
+                          </button>
+                        </th>
+                      );
+                    })}
+                  </tr>
+                ))}
+              </thead>
+              <tbody>
+                {pages.isError && !pages.data ? (
+                  <tr>
+                    <td colSpan={COLUMNS.length} className="p-0">
+                      <LoadError
+                        title="The accounts could not be loaded."
+                        detail={(pages.error as Error).message}
+                        onRetry={() => void pages.refetch()}
+                      />
+                    </td>
+                  </tr>
+                ) : !pages.isPending && rows.length === 0 ? (
+                  <tr>
+                    <td colSpan={COLUMNS.length} className="px-4 py-6 text-center text-slate-500">
+                      No account matches.
+                    </td>
+                  </tr>
+                ) : (
+                  <>
+                    {paddingTop > 0 ? (
+                      <tr aria-hidden>
+                        <td colSpan={COLUMNS.length} style={{ height: paddingTop }} />
                       </tr>
-                    );
-                  })}
-                  {paddingBottom > 0 ? (
-                    <tr aria-hidden>
-                      <td colSpan={COLUMNS.length} style={{ height: paddingBottom }} />
-                    </tr>
-                  ) : null}
-                  {pages.isPending || isFetchingNextPage ? (
-                    <tr>
-                      <td colSpan={COLUMNS.length} className="py-3 text-center text-xs text-slate-500">
-                        Loading accounts…
-                      </td>
-                    </tr>
-                  ) : null}
-                </>
-              )}
-            </tbody>
-          </table>
+                    ) : null}
+                    {virtualRows.map((v) => {
+                      const row = tableRows[v.index - first];
+                      if (!row) return null;
+                      return (
+                        <tr
+                          key={row.id}
+                          data-account-id={row.id}
+                          aria-rowindex={v.index + 2}
+                          className="hover:bg-brand-50/60"
+                          style={{ height: ROW_HEIGHT }}
+                        >
+                          {row.getVisibleCells().map((cell) => {
+                            const column = COLUMNS.find((c) => c.id === cell.column.id)!;
+                            return (
+                              <td
+                                key={cell.id}
+                                data-column={column.id}
+                                className={`truncate border-b border-slate-100 px-2.5 ${column.numeric ? "num text-right" : ""}`}
+                              >
+                                {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                              </td>
+                            );
+                          })}
+                        </tr>
+                      );
+                    })}
+                    {paddingBottom > 0 ? (
+                      <tr aria-hidden>
+                        <td colSpan={COLUMNS.length} style={{ height: paddingBottom }} />
+                      </tr>
+                    ) : null}
+                    {pages.isPending || isFetchingNextPage ? (
+                      <tr>
+                        <td colSpan={COLUMNS.length} className="py-3 text-center text-xs text-slate-500">
+                          Loading accounts…
+                        </td>
+                      </tr>
+                    ) : null}
+                  </>
+                )}
+              </tbody>
+            </table>
+          )}
         </div>
       </Card>
     </div>
+  );
+}
+
+/** The phone's sort: the table's column headers are not on screen. */
+function SortChoice({
+  sort,
+  onSort,
+}: {
+  sort: { id: OverviewSort; descending: boolean };
+  onSort: (sort: { id: OverviewSort; descending: boolean }) => void;
+}) {
+  return (
+    <label className="flex flex-col gap-1 text-sm">
+      <span className="font-medium text-slate-700">Sort by</span>
+      <select
+        value={`${sort.id}:${sort.descending ? "desc" : "asc"}`}
+        onChange={(e) => {
+          const [id, direction] = e.target.value.split(":");
+          onSort({ id: id as OverviewSort, descending: direction === "desc" });
+        }}
+        className="min-h-9 rounded-md border border-slate-300 bg-white px-2 text-sm"
+        data-testid="accounts-sort"
+      >
+        {COLUMNS.flatMap((c) => [
+          <option key={`${c.id}:asc`} value={`${c.id}:asc`}>
+            {c.label}, {c.numeric ? "lowest" : "A to Z"} first
+          </option>,
+          <option key={`${c.id}:desc`} value={`${c.id}:desc`}>
+            {c.label}, {c.numeric ? "highest" : "Z to A"} first
+          </option>,
+        ])}
+      </select>
+    </label>
+  );
+}
+
+/** A phone's card per account, the rows on screen only (the same window as the table's). */
+function AccountCards({
+  rows,
+  virtualRows,
+  paddingTop,
+  paddingBottom,
+  state,
+  loading,
+}: {
+  rows: OverviewRowView[];
+  virtualRows: { index: number }[];
+  paddingTop: number;
+  paddingBottom: number;
+  /** An error or "no account matches", instead of the cards. */
+  state: ReactNode;
+  loading: boolean;
+}) {
+  if (state) return state;
+  return (
+    <>
+      <ul aria-label="Accounts" style={{ paddingTop, paddingBottom }}>
+        {virtualRows.map((v) => {
+          const row = rows[v.index];
+          if (!row) return null;
+          return (
+            <li
+              key={row.id}
+              data-account-id={row.id}
+              className="flex flex-col justify-center gap-1 border-b border-slate-100 px-4 text-[13px]"
+              style={{ height: CARD_HEIGHT }}
+              data-testid="account-card"
+            >
+              <div className="flex items-center justify-between gap-3">
+                <span className="min-w-0 truncate">{cellOf("name", row)}</span>
+                <span className="num shrink-0 font-semibold text-slate-900" data-column="balance">
+                  {cellOf("balance", row)}
+                </span>
+              </div>
+              <div className="flex items-center justify-between gap-3 text-xs text-slate-600">
+                <span className="min-w-0 truncate">{cellOf("id", row)}</span>
+                <span className="shrink-0">
+                  <span data-column="currency">{row.currency}</span> ·{" "}
+                  <span data-column="status">{cellOf("status", row)}</span>
+                </span>
+              </div>
+              <div className="flex flex-wrap justify-between gap-x-3 text-xs text-slate-600">
+                <span>
+                  Credit limit <span className="tabular-nums">{cellOf("creditLimit", row)}</span>
+                </span>
+                <span>
+                  Today <span className="tabular-nums">{cellOf("todaySpend", row)}</span> · Month{" "}
+                  <span className="tabular-nums">{cellOf("monthSpend", row)}</span>
+                </span>
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+      {loading ? <p className="py-3 text-center text-xs text-slate-500">Loading accounts…</p> : null}
+    </>
   );
 }

@@ -49,7 +49,7 @@ export function InvoiceDetail({ invoice, showAccountId }: { invoice: PortalInvoi
           <a
             href={invoice.callsCsvUrl}
             download
-            aria-label={`Download the calls of ${invoice.number} as CSV`}
+            aria-label={`Download the calls CSV of ${invoice.number}`}
             className="rounded-lg border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-brand-700 hover:bg-slate-50"
           >
             Calls CSV

@@ -21,7 +21,8 @@ export function InvoiceList({ documents, showAccountId }: { documents: PortalInv
   const numbers = new Map(documents.map((d) => [d.id, d.number]));
   return (
     <Card padding="none" className="overflow-x-auto">
-      <table className="w-full text-sm">
+      <InvoiceCards documents={documents} showAccountId={showAccountId} numbers={numbers} />
+      <table className="hidden w-full text-sm sm:table">
         <caption className="sr-only">Invoices and notes, newest first</caption>
         <thead className="border-b border-slate-200 text-left text-xs font-medium text-slate-500">
           <tr>
@@ -98,7 +99,7 @@ export function InvoiceList({ documents, showAccountId }: { documents: PortalInv
                   <a
                     href={`/v1/invoices/${doc.id}/calls.csv`}
                     className="font-medium text-brand-700 hover:underline"
-                    aria-label={`Download the calls of ${doc.number} as CSV`}
+                    aria-label={`Download the calls CSV of ${doc.number}`}
                     download
                   >
                     Calls CSV
@@ -110,5 +111,76 @@ export function InvoiceList({ documents, showAccountId }: { documents: PortalInv
         </tbody>
       </table>
     </Card>
+  );
+}
+
+/**
+ * Below `sm`: a card per document, its total and currency beside its number (the table's last columns would be
+ * off-screen on a phone), as the call log does.
+ */
+function InvoiceCards({
+  documents,
+  showAccountId,
+  numbers,
+}: {
+  documents: PortalInvoiceRow[];
+  showAccountId: boolean;
+  numbers: Map<string, string>;
+}) {
+  return (
+    <ul className="divide-y divide-slate-100 sm:hidden" aria-label="Invoices and notes, newest first">
+      {documents.map((doc) => (
+        <li key={doc.id} className="flex flex-col gap-1 px-4 py-3 text-sm" data-testid="invoice-card">
+          <div className="flex items-start justify-between gap-3">
+            <span className="min-w-0">
+              <Link href={pathOf(PORTAL_PAGES.invoice, doc.id)} className="font-medium text-brand-700 hover:underline">
+                {doc.number}
+              </Link>{" "}
+              <span className="text-slate-700">
+                {KIND[doc.kind]}
+                {doc.invoiceId ? (
+                  <span className="text-slate-500"> for {numbers.get(doc.invoiceId) ?? "an earlier invoice"}</span>
+                ) : null}
+              </span>
+            </span>
+            <span className="shrink-0 text-right font-semibold tabular-nums text-slate-900" data-field="total">
+              {formatAmount(toMicros(doc.total), doc.currency)}{" "}
+              <span className="text-xs font-normal text-slate-600" data-field="currency">
+                {doc.currency}
+              </span>
+            </span>
+          </div>
+          <div className="flex flex-wrap justify-between gap-x-3 text-xs text-slate-600">
+            <span>
+              {periodLabel(doc)} ({doc.timeZone})
+            </span>
+            <span>Issued {dayLabel(doc.issuedAt, doc.timeZone)}</span>
+          </div>
+          <div className="flex items-center justify-between gap-3 text-xs text-slate-700">
+            {/* A person reads the name; staff get the account's id on hover. */}
+            <span title={showAccountId ? doc.billingGroupId : undefined}>{doc.customerName}</span>
+            <StandingBadge standing={doc.standing} />
+          </div>
+          <div className="flex gap-1 text-sm">
+            <a
+              href={`/v1/invoices/${doc.id}/pdf`}
+              className="-ml-2 rounded-md px-2 py-1.5 font-medium text-brand-700 hover:underline"
+              aria-label={`Download ${doc.number} as PDF`}
+              download
+            >
+              PDF
+            </a>
+            <a
+              href={`/v1/invoices/${doc.id}/calls.csv`}
+              className="rounded-md px-2 py-1.5 font-medium text-brand-700 hover:underline"
+              aria-label={`Download the calls CSV of ${doc.number}`}
+              download
+            >
+              Calls CSV
+            </a>
+          </div>
+        </li>
+      ))}
+    </ul>
   );
 }

@@ -1,12 +1,12 @@
 import { Card } from "@/components/ui/card";
 import { Button } from "@/components/ui/button";
 import { ErrorState } from "@/components/ui/error-state";
-import { fieldLabelClass, inlineSelectClass, inputClass } from "@/components/ui/field";
+import { inlineSelectClass } from "@/components/ui/field";
 import type { MemberRow, PendingInvitation } from "@/lib/people/members";
-import { changeRoleAction, inviteMemberAction, removeMemberAction } from "@/lib/portal/members-actions";
+import { changeRoleAction, removeMemberAction } from "@/lib/portal/members-actions";
+import { InviteForm } from "./invite-form";
 
 const DONE: Record<string, string> = {
-  invited: "Invitation sent.",
   role: "Role changed. The member's sessions have ended: they sign in again with the new role.",
   removed: "Member removed. Their next page or request is refused.",
 };
@@ -65,31 +65,7 @@ export function MembersPanel({ listed, roles, described, me, notice }: Props) {
         </p>
       ) : null}
       {error ? <ErrorState>{error}</ErrorState> : null}
-      <Card
-        as="form"
-        action={inviteMemberAction}
-        className="flex flex-wrap items-end gap-3"
-        aria-label="Invite a member"
-      >
-        <div className="min-w-64 flex-1">
-          <label htmlFor="invite-email" className={fieldLabelClass}>
-            Email
-          </label>
-          <input id="invite-email" name="email" type="email" required className={inputClass()} />
-        </div>
-        {/* Each choice says what the role can do: long, so the choice takes a line of its own. */}
-        <div className="w-full">
-          <label htmlFor="invite-role" className={fieldLabelClass}>
-            Role
-          </label>
-          <select id="invite-role" name="role" defaultValue="viewer" className={`${inlineSelectClass} w-full`}>
-            {inviteOptions}
-          </select>
-        </div>
-        <Button type="submit" variant="primary">
-          Invite
-        </Button>
-      </Card>
+      <InviteForm roleOptions={inviteOptions} />
       <Card padding="none">
         <table className="w-full text-sm">
           <caption className="sr-only">Members</caption>
@@ -161,8 +137,10 @@ export function MembersPanel({ listed, roles, described, me, notice }: Props) {
         </dl>
       </Card>
       {listed.invitations.length > 0 ? (
-        <Card>
-          <h2 className="text-sm font-semibold">Pending invitations</h2>
+        <Card aria-labelledby="pending-invitations">
+          <h2 id="pending-invitations" className="text-sm font-semibold">
+            Pending invitations
+          </h2>
           <ul className="mt-2 text-sm text-slate-700">
             {listed.invitations.map((i) => (
               <li key={i.id}>

@@ -19,16 +19,13 @@ export function PortalHeader({ session }: { session: PortalSession }) {
       >
         Skip to content
       </a>
-      <div className="mx-auto flex min-h-14 max-w-screen-2xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-1.5 sm:px-6">
-        <Link
-          href="/"
-          aria-label="Callbook dashboard"
-          className="flex shrink-0 items-center gap-2 font-semibold tracking-tight text-slate-900"
-        >
+      <div className="mx-auto flex min-h-14 max-w-screen-2xl flex-wrap items-center gap-x-3 gap-y-1 px-4 py-1.5 sm:gap-x-4 sm:px-6">
+        {/* Named by its text (the mark is decoration), so what a voice user reads out is what the link answers to. */}
+        <Link href="/" className="flex shrink-0 items-center gap-2 font-semibold tracking-tight text-slate-900">
           <span aria-hidden className="grid size-7 place-items-center rounded-lg bg-brand-600 text-sm text-white">
             C
           </span>
-          <span className="hidden sm:inline">Callbook</span>
+          <span className="sr-only sm:not-sr-only">Callbook</span>
         </Link>
         {/* The links read the URL's account in the browser; without it (while it streams) they still work. */}
         <Suspense fallback={null}>

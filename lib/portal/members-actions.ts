@@ -1,5 +1,6 @@
 "use server";
 
+import { refresh } from "next/cache";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { clientAddress } from "@/lib/auth/request-origin";
@@ -29,12 +30,34 @@ async function actor() {
   return principal;
 }
 
-export async function inviteMemberAction(form: FormData): Promise<void> {
+/** What the invite form shows after a post: the invitation sent, or why not (the email kept for a retry). */
+export type InviteState =
+  | { status: "idle" }
+  | { status: "sent"; email: string; role: string }
+  | { status: "refused"; email: string; message: string };
+
+/**
+ * The invite form's action (useActionState): it answers in place instead of redirecting, so the form clears on
+ * success and the page, rendered anew in the same answer (refresh), lists the pending invitation.
+ */
+export async function inviteMemberAction(_: InviteState, form: FormData): Promise<InviteState> {
   const principal = await actor();
   const role = roleSchema.safeParse(field(form, "role"));
   const email = field(form, "email").trim();
-  if (!role.success || !email.includes("@")) redirect("/members?error=invalid");
-  land(await inviteMember(await getDb(), principal, { email, role: role.data }, await headers()), "invited");
+  if (!role.success || !email.includes("@"))
+    return { status: "refused", email, message: "Enter an email address and pick a role." };
+  const result = await inviteMember(await getDb(), principal, { email, role: role.data }, await headers());
+  if (!result.ok)
+    return {
+      status: "refused",
+      email,
+      message:
+        result.reason === "throttled"
+          ? `Too many invitations: wait ${result.retryAfterSeconds} seconds and try again.`
+          : result.message,
+    };
+  refresh();
+  return { status: "sent", email, role: role.data };
 }
 
 export async function changeRoleAction(form: FormData): Promise<void> {
