@@ -5,6 +5,7 @@ import { formatAmount, formatCount, formatMinutes, toMicros } from "@/lib/portal
 import { pathOf, PORTAL_PAGES } from "@/lib/portal/pages";
 import { Card, CardTitle } from "@/components/ui/card";
 import { dayLabel, KIND, periodDays, StandingBadge } from "./invoice-labels";
+import { InvoiceDownloads } from "./invoice-downloads";
 
 // One invoice or note as its PDF has it (lib/invoices/render-pdf.ts): whom it bills and when, the usage lines by
 // destination name and direction, subtotal, tax, total and amount due, the period's balance, and the notes that
@@ -38,22 +39,11 @@ export function InvoiceDetail({ invoice, showAccountId }: { invoice: PortalInvoi
           </p>
         </div>
         <div className="flex flex-wrap gap-2" data-testid="invoice-downloads">
-          <a
-            href={invoice.pdfUrl}
-            download
-            aria-label={`Download ${invoice.number} as PDF`}
-            className="rounded-lg border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-brand-700 hover:bg-slate-50"
-          >
-            PDF
-          </a>
-          <a
-            href={invoice.callsCsvUrl}
-            download
-            aria-label={`Download the calls CSV of ${invoice.number}`}
-            className="rounded-lg border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-brand-700 hover:bg-slate-50"
-          >
-            Calls CSV
-          </a>
+          <InvoiceDownloads
+            id={invoice.id}
+            number={invoice.number}
+            linkClassName="rounded-lg border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-brand-700 hover:bg-slate-50"
+          />
         </div>
       </div>
 

@@ -4,6 +4,7 @@ import { formatAmount, toMicros } from "@/lib/portal/format";
 import { pathOf, PORTAL_PAGES } from "@/lib/portal/pages";
 import { Card } from "@/components/ui/card";
 import { dayLabel, KIND, periodLabel, StandingBadge } from "./invoice-labels";
+import { InvoiceDownloads } from "./invoice-downloads";
 import { LinkedRow } from "./linked-row";
 
 /**
@@ -87,23 +88,12 @@ export function InvoiceList({ documents, showAccountId }: { documents: PortalInv
                   <StandingBadge standing={doc.standing} />
                 </td>
                 <td className="px-4 py-2 whitespace-nowrap">
-                  <a
-                    href={`/v1/invoices/${doc.id}/pdf`}
-                    className="font-medium text-brand-700 hover:underline"
-                    aria-label={`Download ${doc.number} as PDF`}
-                    download
-                  >
-                    PDF
-                  </a>
-                  <span className="text-slate-300"> · </span>
-                  <a
-                    href={`/v1/invoices/${doc.id}/calls.csv`}
-                    className="font-medium text-brand-700 hover:underline"
-                    aria-label={`Download the calls CSV of ${doc.number}`}
-                    download
-                  >
-                    Calls CSV
-                  </a>
+                  <InvoiceDownloads
+                    id={doc.id}
+                    number={doc.number}
+                    linkClassName="font-medium text-brand-700 hover:underline"
+                    separator={<span className="text-slate-300"> · </span>}
+                  />
                 </td>
               </LinkedRow>
             );
@@ -162,22 +152,12 @@ function InvoiceCards({
             <StandingBadge standing={doc.standing} />
           </div>
           <div className="flex gap-1 text-sm">
-            <a
-              href={`/v1/invoices/${doc.id}/pdf`}
-              className="-ml-2 rounded-md px-2 py-1.5 font-medium text-brand-700 hover:underline"
-              aria-label={`Download ${doc.number} as PDF`}
-              download
-            >
-              PDF
-            </a>
-            <a
-              href={`/v1/invoices/${doc.id}/calls.csv`}
-              className="rounded-md px-2 py-1.5 font-medium text-brand-700 hover:underline"
-              aria-label={`Download the calls CSV of ${doc.number}`}
-              download
-            >
-              Calls CSV
-            </a>
+            {/* Roomy targets on a phone; the first one's padding sits in the card's margin. */}
+            <InvoiceDownloads
+              id={doc.id}
+              number={doc.number}
+              linkClassName="rounded-md px-2 py-1.5 font-medium text-brand-700 hover:underline first:-ml-2"
+            />
           </div>
         </li>
       ))}
