@@ -1,4 +1,4 @@
-import AxeBuilder from "@axe-core/playwright";
+import { seriousFindings } from "./axe";
 import { expect, PERSON_OF_KEY, screenshot, test, type ReaderKind } from "./fixtures";
 import type { Page } from "@playwright/test";
 
@@ -56,23 +56,6 @@ const READY: Record<string, (page: Page) => Promise<void>> = {
 
 /** The pages above that answer 404. */
 const NOT_FOUND = new Set(["/no-such-page", "/calls/call_none"]);
-
-async function seriousFindings(page: Page) {
-  const result = await new AxeBuilder({ page })
-    // Two rules outside these tags, on as well: a control's name contains its visible text (label-content-name-mismatch,
-    // WCAG 2.5.3, still "experimental" in axe), and targets are 24 px or spaced apart (target-size, WCAG 2.2 2.5.8).
-    .options({ rules: { "label-content-name-mismatch": { enabled: true }, "target-size": { enabled: true } } })
-    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
-    .analyze();
-  return result.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      help: v.help,
-      nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
-    }));
-}
 
 // One test per page, viewport and person: a slow page has its own budget, and each waits for its data, not a clock.
 // The session is signed in through the sign-in page once per worker (useSessionOf): these tests sign nobody out.

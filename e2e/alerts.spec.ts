@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import AxeBuilder from "@axe-core/playwright";
+import { expectNoSeriousFindingsAtBothSizes } from "./axe";
 import { verifyWebhook } from "../lib/alerts/signing";
 import { expect, screenshot, test } from "./fixtures";
 
@@ -125,17 +125,7 @@ test("platform staff pick an account with the switcher and set its thresholds", 
   expect(saved.thresholds.map((t) => t.amount)).toEqual([25]);
   expect(await page.getByRole("main").innerText()).not.toMatch(/\b(bg|sup)_[a-z0-9]/);
   await screenshot(page, "alerts-platform-account");
-  for (const width of [1440, 390]) {
-    await page.setViewportSize({ width, height: width > 400 ? 900 : 844 });
-    const axe = await new AxeBuilder({ page })
-      .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
-      .analyze();
-    expect(
-      axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical"),
-      `at ${width} px`,
-    ).toEqual([]);
-  }
-  await page.setViewportSize({ width: 1440, height: 900 });
+  await expectNoSeriousFindingsAtBothSizes(page);
 
   // Leave the account as the other specs expect it: no thresholds.
   await amounts.fill("");

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
+import { expectNoSeriousFindingsAtBothSizes } from "./axe";
 import {
   allCalls,
   apiMicros,
@@ -169,14 +169,5 @@ test("platform audit log: the Account column names each account, its id on hover
   }
   expect(await events.innerText()).not.toMatch(/\b(bg|sup)_[a-z0-9]/);
   await screenshot(page, "audit-log-platform");
-  for (const width of [1440, 390]) {
-    await page.setViewportSize({ width, height: width > 400 ? 900 : 844 });
-    const axe = await new AxeBuilder({ page })
-      .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
-      .analyze();
-    expect(
-      axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical"),
-      `at ${width} px`,
-    ).toEqual([]);
-  }
+  await expectNoSeriousFindingsAtBothSizes(page);
 });
