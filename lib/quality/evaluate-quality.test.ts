@@ -54,7 +54,8 @@ async function store(db: Db, billingGroupId: string, specs: CallSpec[]) {
         answerTime: answered ? new Date(start.getTime() + 1000) : null,
         endTime: new Date(start.getTime() + 1000 + (s.answeredSeconds ?? 0) * 1000),
         duration: 1 + (s.answeredSeconds ?? 0),
-        billDuration: s.answeredSeconds ?? 0,
+        // Rounded up to whole minutes, as a 60/60 rate bills: ACD is the time answered, not the billed time.
+        billDuration: Math.ceil((s.answeredSeconds ?? 0) / 60) * 60,
         pddMs: s.pddMs ?? null,
         supplierId: null,
         buyRateMicros: null,
@@ -105,14 +106,13 @@ describeOnEngines("quality windows and alerts", (handle) => {
   it("fires quality.asr_low once per crossing into the outbox and the audit log, then quality.recovered, and re-arms", async () => {
     const db = handle().db;
     const g = await createBillingGroup(db, { name: "Alerted", currency: "USD" });
-    process.env.WEBHOOKS_ALLOW_PRIVATE = "1";
     const subscribed = await addWebhookEndpoint(db, {
-      url: "http://127.0.0.1:9/q",
+      url: "https://93.184.215.14/q",
       billingGroupId: g.id,
       eventTypes: ["quality.asr_low", "quality.recovered"],
     });
     const elsewhere = await addWebhookEndpoint(db, {
-      url: "http://127.0.0.1:9/b",
+      url: "https://93.184.215.14/b",
       billingGroupId: g.id,
       eventTypes: ["balance.low"],
     });

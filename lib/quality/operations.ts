@@ -25,7 +25,7 @@ export const getQualityOperation = defineOperation({
   description:
     "The outbound calls that started in the last `window` (`15m` by default, at most `24h`), per account or per " +
     "account and matched rate-card prefix (`groupBy=prefix`): attempts, answered calls, ASR (answered / attempts, " +
-    "percent), ACD (average billed seconds of answered calls) and PDD (average post-dial delay of the calls that " +
+    "percent), ACD (average time answered of answered calls, `answerTime` to `endTime`, in seconds; not rounded by any rate's increment) and PDD (average post-dial delay of the calls that " +
     "carried one, from the CDR's `pdd`). A metric without calls to average is null, never 0. Read from the calls " +
     `themselves (a CDR counts once stored); a platform caller without \`account\` gets every account. ${REACH}`,
   scope: "calls:read",

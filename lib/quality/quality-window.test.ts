@@ -5,7 +5,7 @@ import { qualityThresholdsBodySchema, windowMinutesOf } from "./schemas";
 const counts = (c: Partial<WindowCounts>): WindowCounts => ({
   attempts: 0,
   answered: 0,
-  answeredSeconds: 0,
+  answeredMs: 0,
   pddCalls: 0,
   pddMsSum: 0,
   ...c,
@@ -18,7 +18,7 @@ describe("quality window arithmetic", () => {
     expect(qualityMetrics(counts({}))).toEqual({ asr: null, acd: null, pdd: null });
     expect(qualityMetrics(counts({ attempts: 3 }))).toEqual({ asr: 0, acd: null, pdd: null });
     expect(
-      qualityMetrics(counts({ attempts: 3, answered: 2, answeredSeconds: 91, pddCalls: 2, pddMsSum: 2_501 })),
+      qualityMetrics(counts({ attempts: 3, answered: 2, answeredMs: 91_000, pddCalls: 2, pddMsSum: 2_501 })),
     ).toEqual({ asr: 66.67, acd: 45.5, pdd: 1251 });
   });
 
@@ -26,13 +26,13 @@ describe("quality window arithmetic", () => {
     // 3 attempts < minCalls 4: nothing judged, whatever the ratio.
     expect(judgeWindow(LIMITS, counts({ attempts: 3 }))).toEqual({ asr: null, acd: null, pdd: null });
     // ASR exactly 50.00 % is not below 50 %; ACD exactly 30 s is not below 30 s; PDD exactly 3 s is not above.
-    const atLimits = counts({ attempts: 8, answered: 4, answeredSeconds: 120, pddCalls: 4, pddMsSum: 12_000 });
+    const atLimits = counts({ attempts: 8, answered: 4, answeredMs: 120_000, pddCalls: 4, pddMsSum: 12_000 });
     expect(judgeWindow(LIMITS, atLimits)).toEqual({ asr: false, acd: false, pdd: false });
-    const past = counts({ attempts: 9, answered: 4, answeredSeconds: 119, pddCalls: 4, pddMsSum: 12_001 });
+    const past = counts({ attempts: 9, answered: 4, answeredMs: 119_999, pddCalls: 4, pddMsSum: 12_001 });
     expect(judgeWindow(LIMITS, past)).toEqual({ asr: true, acd: true, pdd: true });
     // ACD needs 4 answered calls, PDD 4 calls with a delay: 10 attempts are not enough for them.
     expect(
-      judgeWindow(LIMITS, counts({ attempts: 10, answered: 3, answeredSeconds: 3, pddCalls: 1, pddMsSum: 9e6 })),
+      judgeWindow(LIMITS, counts({ attempts: 10, answered: 3, answeredMs: 3_000, pddCalls: 1, pddMsSum: 9e6 })),
     ).toEqual({ asr: true, acd: null, pdd: null });
     // A metric without a limit is not watched.
     expect(judgeWindow({ ...LIMITS, asrMinBp: null }, past).asr).toBeNull();

@@ -9,8 +9,8 @@ export interface WindowCounts {
   attempts: number;
   /** Of those, calls that were answered. */
   answered: number;
-  /** Billed seconds of the answered calls. */
-  answeredSeconds: number;
+  /** Time answered (answerTime to endTime) of the answered calls, milliseconds: not rounded by any rate's increment. */
+  answeredMs: number;
   /** Calls that carried a post-dial delay. */
   pddCalls: number;
   /** The sum of their post-dial delays, milliseconds. */
@@ -20,7 +20,7 @@ export interface WindowCounts {
 export interface QualityMetrics {
   /** Answer-seizure ratio, percent (2 decimals); null without attempts. */
   asr: number | null;
-  /** Average duration of answered calls, seconds (1 decimal); null without answered calls. */
+  /** Average time answered of answered calls, seconds (1 decimal); null without answered calls. */
   acd: number | null;
   /** Average post-dial delay, milliseconds (whole); null without a call that carried one. */
   pdd: number | null;
@@ -31,7 +31,7 @@ const round = (value: number, decimals: number) => Math.round(value * 10 ** deci
 export function qualityMetrics(c: WindowCounts): QualityMetrics {
   return {
     asr: c.attempts === 0 ? null : round((c.answered / c.attempts) * 100, 2),
-    acd: c.answered === 0 ? null : round(c.answeredSeconds / c.answered, 1),
+    acd: c.answered === 0 ? null : round(c.answeredMs / c.answered / 1000, 1),
     pdd: c.pddCalls === 0 ? null : Math.round(c.pddMsSum / c.pddCalls),
   };
 }
@@ -57,7 +57,7 @@ export function judgeWindow(limits: QualityLimits, c: WindowCounts): MetricState
     acd:
       limits.acdMinSeconds === null || !enough(c.answered)
         ? null
-        : c.answeredSeconds < limits.acdMinSeconds * c.answered,
+        : c.answeredMs < limits.acdMinSeconds * 1000 * c.answered,
     pdd: limits.pddMaxMs === null || !enough(c.pddCalls) ? null : c.pddMsSum > limits.pddMaxMs * c.pddCalls,
   };
 }

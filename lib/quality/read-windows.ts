@@ -10,13 +10,13 @@ import { windowMinutesOf, type QualityQuery, type QualityReport } from "./schema
 
 /** The counts of a window, as SQL select columns over `calls` (the evaluator reads the same ones). */
 export const WINDOW_COUNTS: SQL = sql`count(*)::int AS attempts, count(answer_time)::int AS answered,
-  coalesce(sum(bill_duration) FILTER (WHERE answer_time IS NOT NULL), 0)::bigint::text AS answered_seconds,
+  coalesce(sum(round(extract(epoch FROM end_time - answer_time) * 1000)), 0)::bigint::text AS answered_ms,
   count(pdd_ms)::int AS pdd_calls, coalesce(sum(pdd_ms), 0)::bigint::text AS pdd_ms_sum`;
 
 export interface WindowCountsRow {
   attempts: number;
   answered: number;
-  answered_seconds: string;
+  answered_ms: string;
   pdd_calls: number;
   pdd_ms_sum: string;
 }
@@ -25,7 +25,7 @@ export function countsOf(row: WindowCountsRow): WindowCounts {
   return {
     attempts: Number(row.attempts),
     answered: Number(row.answered),
-    answeredSeconds: Number(row.answered_seconds),
+    answeredMs: Number(row.answered_ms),
     pddCalls: Number(row.pdd_calls),
     pddMsSum: Number(row.pdd_ms_sum),
   };

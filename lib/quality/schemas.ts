@@ -44,7 +44,7 @@ const thresholdBody = z.strictObject({
     .min(1)
     .max(86_400)
     .optional()
-    .describe("`quality.acd_low` fires when ACD (average billed seconds of answered calls) falls below it"),
+    .describe("`quality.acd_low` fires when ACD (average seconds answered, `answerTime` to `endTime`) falls below it"),
   pddMax: z
     .number()
     .int()
@@ -124,7 +124,10 @@ export const qualityWindowSchema = z.object({
   attempts: z.number().int().describe("Outbound calls that started in the window"),
   answered: z.number().int(),
   asr: z.number().nullable().describe("Answered / attempts, percent (2 decimals); null without attempts"),
-  acd: z.number().nullable().describe("Average billed seconds of answered calls (1 decimal); null without any"),
+  acd: z
+    .number()
+    .nullable()
+    .describe("Average seconds answered (`answerTime` to `endTime`) of answered calls (1 decimal); null without any"),
   pdd: z.number().nullable().describe("Average post-dial delay, ms; null when no call carried one"),
   pddCalls: z.number().int().describe("Calls that carried a post-dial delay"),
 });
