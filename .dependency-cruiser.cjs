@@ -19,7 +19,7 @@ const LAYERS = [
   ["billing"], // groups, accounts, balances, the ledger
   ["rating"], // rate decks, billing math, rating and re-rating calls
   ["authorizations", "usage", "alerts", "ingest", "payments"], // concepts built on rated calls and balances; online payments and auto-recharge
-  ["invoices", "exports"], // monthly invoices and credit/debit notes (usage rollups, ledger) and their documents; background CSV exports of calls
+  ["invoices", "exports", "quality"], // monthly invoices and credit/debit notes (usage rollups, ledger) and their documents; background CSV exports of calls; quality windows of calls and their alerts (the alerts outbox)
   ["people"], // people, organizations, members, invitations (better-auth): who signs in, with which role
   ["api", "portal", "demo"], // the HTTP edge, the portal's server helpers, the demo data
   ["admin"], // operator commands (CLI and the server's admin channel)

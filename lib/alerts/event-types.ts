@@ -7,6 +7,14 @@ export const WEBHOOK_EVENT_TYPES = [
   "group.disabled",
   "group.enabled",
   "auto_recharge.failed",
+  // Quality windows (lib/quality): a metric of a window crossed its threshold, and its recovery.
+  "quality.asr_low",
+  "quality.acd_low",
+  "quality.pdd_high",
+  "quality.recovered",
+  // Limits at authorization and fraud rules (issue 31): emitted by lib/limits.
+  "limit.hit",
+  "fraud.rule_hit",
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -10,6 +10,7 @@ import { INVOICE_OPERATIONS } from "@/lib/invoices/operations";
 import { KEY_OPERATIONS } from "@/lib/keys/operations";
 import { defineOperation, type Operation } from "@/lib/openapi/operation";
 import { PAYMENT_OPERATIONS } from "@/lib/payments/operations";
+import { QUALITY_OPERATIONS } from "@/lib/quality/operations";
 import { DECK_OPERATIONS } from "@/lib/rating/deck-operations";
 import { RATE_OPERATIONS } from "@/lib/rating/operations";
 import { USAGE_OPERATIONS } from "@/lib/usage/operations";
@@ -46,5 +47,6 @@ export const OPERATIONS: readonly Operation[] = [
   ...KEY_OPERATIONS,
   ...AUDIT_OPERATIONS,
   ...ALERT_OPERATIONS,
+  ...QUALITY_OPERATIONS,
   getOpenApiOperation,
 ];

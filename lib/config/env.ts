@@ -247,6 +247,11 @@ export function invoiceRunIntervalMs(): number {
   return intFromEnv("INVOICE_RUN_INTERVAL_MS", 600_000);
 }
 
+/** How often each server process judges the quality windows against their thresholds (QUALITY_INTERVAL_MS). */
+export function qualityIntervalMs(): number {
+  return intFromEnv("QUALITY_INTERVAL_MS", 60_000);
+}
+
 /** `smtp://user:pass@host:port` (or smtps://) for the portal's mail; unset: links are printed to the server log. */
 export function smtpUrl(): string | undefined {
   const url = process.env.SMTP_URL?.trim();

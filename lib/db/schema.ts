@@ -409,6 +409,30 @@ export const balanceAlertThresholds = pgTable(
   (t) => [primaryKey({ columns: [t.billingGroupId, t.thresholdMicros] })],
 );
 
+// Quality alert thresholds of an account: per dialled-number prefix ('' for the whole account), the limits of ASR
+// (basis points), ACD and PDD over a sliding window of outbound calls, each with the state it was last seen in
+// (lib/quality/evaluate-quality.ts flips it, once per crossing; migration 0025).
+export const qualityThresholds = pgTable(
+  "quality_thresholds",
+  {
+    billingGroupId: text("billing_group_id")
+      .notNull()
+      .references(() => billingGroups.id, { onDelete: "cascade" }),
+    prefix: text("prefix").notNull().default(""),
+    windowMinutes: integer("window_minutes").notNull(),
+    minCalls: integer("min_calls").notNull(),
+    asrMinBp: integer("asr_min_bp"),
+    acdMinSeconds: integer("acd_min_seconds"),
+    pddMaxMs: integer("pdd_max_ms"),
+    asrLow: boolean("asr_low").notNull().default(false),
+    acdLow: boolean("acd_low").notNull().default(false),
+    pddHigh: boolean("pdd_high").notNull().default(false),
+    evaluatedAt: ts("evaluated_at"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.billingGroupId, t.prefix] })],
+);
+
 // Where events are POSTed (Standard Webhooks). No group: every group's events.
 export const webhookEndpoints = pgTable("webhook_endpoints", {
   id: text("id").primaryKey(),

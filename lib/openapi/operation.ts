@@ -19,6 +19,7 @@ export const OPERATION_TAGS = {
   Ingest: "Completed calls from switches",
   Keys: "API keys, managed by their holders",
   Alerts: "Low-balance thresholds and webhook endpoints, their test events and delivery log",
+  Quality: "ASR, ACD and PDD of outbound calls over sliding windows, and the thresholds that fire quality events",
   Audit: "The append-only log of changes",
   Meta: "This description",
 } as const;

@@ -29,6 +29,7 @@ describe("portal pages", () => {
       "/calls",
       "/rates",
       "/reports",
+      "/quality",
       "/invoices",
     ]);
     expect(
@@ -43,6 +44,7 @@ describe("portal pages", () => {
       "Calls",
       "Rates",
       "Reports",
+      "Quality",
       "Invoices",
       "API keys",
       "Audit log",

@@ -20,6 +20,7 @@ export const PORTAL_PAGES = {
   calls: { path: "/calls", label: "Calls", nav: true },
   rates: { path: "/rates", label: "Rates", nav: true },
   reports: { path: "/reports", label: "Reports", nav: true },
+  quality: { path: "/quality", label: "Quality", scope: "calls:read", nav: true },
   invoices: { path: "/invoices", label: "Invoices", nav: true },
   // One invoice or note, linked from the list and the invoice mail (pathOf fills its id).
   invoice: { path: "/invoices/[id]", label: "Invoice", scope: "invoices:read" },

@@ -4,6 +4,7 @@ import {
   dataDir,
   invoiceRunIntervalMs,
   invoicesWorkerEnabled,
+  qualityIntervalMs,
   port as portFromEnv,
   publicOrigin,
   stripeSettings,
@@ -22,6 +23,7 @@ import { gatherMissingStatistics } from "@/lib/db/planner-statistics";
 import { startInvoiceWorker } from "@/lib/invoices/invoice-worker";
 import { startMailWorker } from "@/lib/mail/outbox";
 import { mailOrigin } from "@/lib/people/mail-origin";
+import { startQualityWorker } from "@/lib/quality/evaluate-quality";
 import { startPeriodicTask } from "@/lib/runtime/periodic-task";
 
 const RETRY_OPEN_MS = 2_000;
@@ -92,6 +94,9 @@ async function openAndStartWorkers(port: number, waiting = false): Promise<void>
   // Auto-recharge charges (README "Payments"): with a configured provider, every process (leases keep them apart).
   // The provider's SDK is loaded only when one is configured.
   if (stripeSettings()) await startAutoRecharge(handle.db);
+  // Quality alerts (docs/contract.md "Quality windows and alerts"): every process judges the windows; each crossing
+  // fires once (a conditional UPDATE in the event's transaction). 0 turns it off in this process.
+  if (qualityIntervalMs() > 0) startQualityWorker(handle.db, qualityIntervalMs());
   startHousekeeping(handle.db);
   // Statistics never gathered (a restored or upgraded database, rows loaded by hand): in the background, requests are
   // answered meanwhile. The line says when (the bench waits for it before measuring).

@@ -149,7 +149,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     // One after the other: two cold starts at once on a small machine only slow both down.
     for (const engine of ["pglite", "postgres"] as const)
-      running.push(await startServer(engine, distDir, { seed: seedFixtures, env: stripeEnv }));
+      running.push(
+        // Quality rounds (lib/quality/evaluate-quality.ts) every 300 ms: tests/api/quality.test.ts waits for one.
+        await startServer(engine, distDir, { seed: seedFixtures, env: { ...stripeEnv, QUALITY_INTERVAL_MS: "300" } }),
+      );
     let limitedKey = "";
     const limited = await startServer("pglite", distDir, {
       env: { RATE_LIMIT_RPS: "1", RATE_LIMIT_BURST: "3", PORTAL_KEY_SIGN_IN: "" },
