@@ -7,13 +7,15 @@
 // warm-up (one batch and a few single posts: the modules a request loads are loaded), and the peak while posting.
 // The calls start on 2025-11-01, one a minute: months that have closed, as a late CDR backlog or an import (the
 // invoice re-check marks are written for them). Prints one JSON object per round; the server's CPU per 1 000 batched
-// calls is the figure to compare on a machine that is not idle. Not a test: nothing here asserts
-// a timing; the targets (>= 10 000 calls/s batched on PostgreSQL on an idle machine, RSS < 300 MiB) are read off it.
+// calls (on PostgreSQL also its backends' CPU) are the figures to compare on a machine that is not idle. Not a test:
+// nothing here asserts a timing; the targets (>= 10 000 calls/s batched on PostgreSQL on an idle machine, RSS
+// < 300 MiB) are read off it.
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { Engine } from "@/lib/testing/engines";
+import pg from "pg";
 import { freshAccount, postedCdr } from "./fresh-account";
-import { BenchServer, buildProduction } from "./server";
+import { BenchServer, buildProduction, cpuSecondsOf } from "./server";
 
 const { values } = parseArgs({
   options: {
@@ -55,6 +57,34 @@ async function postAll(count: number, make: (i: number) => unknown, url: string,
   return (performance.now() - t0) / 1000;
 }
 
+/**
+ * CPU seconds of the PostgreSQL backends serving the bench's database (pg_stat_activity by database name), per pid:
+ * the database's share of ingest (triggers, index upkeep), which the server's own CPU does not show. PostgreSQL's
+ * backends are processes on this machine (loopback), so /proc reads them.
+ */
+async function databaseCpu(databaseUrl: string | undefined): Promise<Map<number, number>> {
+  const cpu = new Map<number, number>();
+  if (!databaseUrl) return cpu;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    );
+    for (const { pid } of rows) cpu.set(pid, cpuSecondsOf(pid));
+  } finally {
+    await client.end();
+  }
+  return cpu;
+}
+
+/** The CPU the backends used between two readings (a backend that started in between counts from zero). */
+function databaseCpuSpent(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
+  return total;
+}
+
 async function round(n: number) {
   const account = await freshAccount(engine, "ingest");
   const { dataDir, databaseUrl, logFile, key } = account;
@@ -74,6 +104,7 @@ async function round(n: number) {
     const afterWarmup = server.memory().rssNowMiB;
     server.resetPeak();
     const cpuBefore = server.cpuSeconds();
+    const dbCpuBefore = await databaseCpu(databaseUrl);
 
     const batches = Math.ceil(calls / 1000);
     const batchSeconds = await postAll(
@@ -84,6 +115,7 @@ async function round(n: number) {
     );
     const afterBatches = server.memory();
     const cpuBatched = server.cpuSeconds() - cpuBefore;
+    const dbCpuBatched = databaseCpuSpent(dbCpuBefore, await databaseCpu(databaseUrl));
     const singleSeconds = await postAll(singles, (i) => cdr(`s${n}`, calls + i), url, key);
     const end = server.memory();
     const result = {
@@ -95,6 +127,7 @@ async function round(n: number) {
         seconds: Number(batchSeconds.toFixed(2)),
         callsPerSecond: Math.round(calls / batchSeconds),
         serverCpuMsPer1000Calls: Math.round((cpuBatched * 1e6) / calls),
+        ...(databaseUrl ? { databaseCpuMsPer1000Calls: Math.round((dbCpuBatched * 1e6) / calls) } : {}),
       },
       single: {
         calls: singles,

@@ -68,7 +68,7 @@ function statusKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
 }
 
 /** CPU time (user + system) a process has used, in seconds, from /proc (clock ticks of 1/100 s on Linux). */
-function cpuSecondsOf(pid: number): number {
+export function cpuSecondsOf(pid: number): number {
   try {
     // Fields after the command name (which may hold spaces): state is field 3, utime 14 and stime 15.
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");

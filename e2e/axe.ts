@@ -6,8 +6,11 @@ import { expect, type Page } from "@playwright/test";
  * rules outside those tags, on as well: a control's name contains its visible text (label-content-name-mismatch,
  * WCAG 2.5.3, still "experimental" in axe), and targets are 24 px or spaced apart (target-size, WCAG 2.2 2.5.8).
  */
-export async function seriousFindings(page: Page) {
-  const result = await new AxeBuilder({ page })
+export async function seriousFindings(page: Page, options: { include?: string } = {}) {
+  const builder = new AxeBuilder({ page });
+  // A part of the page only (a card another test scans as a whole page).
+  if (options.include) builder.include(options.include);
+  const result = await builder
     .options({ rules: { "label-content-name-mismatch": { enabled: true }, "target-size": { enabled: true } } })
     .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
     .analyze();

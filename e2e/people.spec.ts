@@ -1,6 +1,6 @@
-import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "@playwright/test";
 import { adminCli, expect, screenshot, test, type PersonKind } from "./fixtures";
+import { seriousFindings } from "./axe";
 import { readMailbox } from "./mailbox";
 import type { E2EState } from "./state";
 
@@ -95,13 +95,7 @@ test("the Members page says what each role can do, in the list and the invite fo
     ["phone", 390, 844],
   ] as const) {
     await page.setViewportSize({ width, height });
-    const axe = await new AxeBuilder({ page })
-      .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
-      .analyze();
-    expect(
-      axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id),
-      `/members at ${name}`,
-    ).toEqual([]);
+    expect(await seriousFindings(page), `/members at ${name}`).toEqual([]);
     await roles.scrollIntoViewIfNeeded();
     await screenshot(page, `members-roles-${name}`);
   }
