@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { filterTextParam, pageEnvelope, pageSizeParam } from "@/lib/http/query-params";
+import { pageEnvelope, pageSizeParam } from "@/lib/http/query-params";
 import { idFilterSchema, idSchema } from "@/lib/ids/ids";
 import { decimalMoney } from "@/lib/money/decimal-money";
 
@@ -127,7 +127,7 @@ export type RefusalPage = z.output<typeof refusalPageSchema>;
 export const listRefusalsQuerySchema = z.object({
   pageSize: pageSizeParam({ max: 1000, fallback: 50, items: "Refusals" }),
   cursor: z.string().optional().describe("Opaque cursor taken from nextPageUrl; pass it unmodified"),
-  account: filterTextParam(64, "One account's refusals (platform callers; a group's caller sees its own only)"),
+  account: idFilterSchema("bg", "One account's refusals (platform callers; a group's caller sees its own only)"),
 });
 
 export type ListRefusalsQuery = z.output<typeof listRefusalsQuerySchema>;
