@@ -21,6 +21,7 @@ const SCOPE_HELP: Record<string, string> = {
   "keys:read": "list API keys",
   "keys:write": "create and revoke API keys",
   "audit:read": "read the audit log",
+  "limits:write": "tighten the account's call and spend limits",
 };
 
 function statusOf(key: ApiKey, now: number): "revoked" | "expired" | "live" {

@@ -1,9 +1,7 @@
 import { desc, eq } from "drizzle-orm";
-import { auditActorOf } from "@/lib/audit/actor";
 import type { Principal } from "@/lib/auth/principal";
-import { reachOf, reaches, resolveAccount } from "@/lib/auth/reach";
-import { clientAddress } from "@/lib/auth/request-origin";
-import type { ChangeContext } from "@/lib/billing/change-context";
+import { reachOf, reaches } from "@/lib/auth/reach";
+import { changeContextOf, type ChangeContext } from "@/lib/billing/change-context";
 import type { Executor } from "@/lib/db/client";
 import { webhookEndpoints, webhookSecrets } from "@/lib/db/schema";
 import { ApiError } from "@/lib/errors/api-error";
@@ -17,7 +15,7 @@ import { AlertsInputError, type WebhookEndpointInfo } from "./webhooks";
 
 /** The change context of an alerts request: who (key or person) and from where, for its audit event. */
 export function alertsChangeContext(principal: Principal, request: Request): ChangeContext {
-  return { actor: auditActorOf(principal), address: clientAddress(request.headers) };
+  return changeContextOf(principal, request);
 }
 
 export function endpointNotFound(id: string): ApiError {
@@ -31,17 +29,6 @@ export async function reachableEndpoint(db: Executor, principal: Principal, id: 
   const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
   if (!row || !reaches(reachOf(principal), row.billingGroupId)) throw endpointNotFound(id);
   return row;
-}
-
-/**
- * The account a request concerns: a group's caller its own (naming another answers 404), a platform caller the one
- * it names, or none (null: the caller decides whether that is allowed).
- */
-export function accountOf(principal: Principal, named: string | undefined): string | null {
-  const resolved = resolveAccount(reachOf(principal), named || undefined);
-  if ("outside" in resolved)
-    throw new ApiError("not_found", `No account with id ${JSON.stringify(resolved.outside.slice(0, 64))}.`);
-  return resolved.account;
 }
 
 export async function newestSecretPrefix(db: Executor, endpointId: string): Promise<string> {

@@ -1,11 +1,10 @@
 import { asc, eq } from "drizzle-orm";
 import type { Principal } from "@/lib/auth/principal";
-import { isPlatform, reachCondition, reachOf } from "@/lib/auth/reach";
+import { accountOf, isPlatform, reachCondition, reachOf } from "@/lib/auth/reach";
 import type { ChangeContext } from "@/lib/billing/change-context";
 import type { Db, Executor } from "@/lib/db/client";
 import { webhookEndpoints } from "@/lib/db/schema";
 import {
-  accountOf,
   asBodyErrors,
   endpointNotFound,
   reachableEndpoint,

@@ -1,11 +1,12 @@
 import { eq } from "drizzle-orm";
 import type { Principal } from "@/lib/auth/principal";
+import { accountOf } from "@/lib/auth/reach";
 import type { ChangeContext } from "@/lib/billing/change-context";
 import type { Db, Executor } from "@/lib/db/client";
 import { billingGroups } from "@/lib/db/schema";
 import { ApiError } from "@/lib/errors/api-error";
 import { microsToNumber } from "@/lib/money/micros";
-import { accountOf, asBodyErrors } from "./endpoint-access";
+import { asBodyErrors } from "./endpoint-access";
 import type { Thresholds, ThresholdsBody } from "./schemas";
 import { listBalanceThresholds, setBalanceThresholds, type ThresholdInfo } from "./webhooks";
 

@@ -8,6 +8,7 @@ import { EXPORT_OPERATIONS } from "@/lib/exports/operations";
 import { INGEST_OPERATIONS } from "@/lib/ingest/operations";
 import { INVOICE_OPERATIONS } from "@/lib/invoices/operations";
 import { KEY_OPERATIONS } from "@/lib/keys/operations";
+import { LIMIT_OPERATIONS } from "@/lib/limits/operations";
 import { defineOperation, type Operation } from "@/lib/openapi/operation";
 import { PAYMENT_OPERATIONS } from "@/lib/payments/operations";
 import { QUALITY_OPERATIONS } from "@/lib/quality/operations";
@@ -44,6 +45,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...INVOICE_OPERATIONS,
   ...INGEST_OPERATIONS,
   ...AUTHORIZATION_OPERATIONS,
+  ...LIMIT_OPERATIONS,
   ...KEY_OPERATIONS,
   ...AUDIT_OPERATIONS,
   ...ALERT_OPERATIONS,

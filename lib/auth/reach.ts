@@ -71,6 +71,17 @@ export function resolveAccount(
 }
 
 /**
+ * The account a request concerns: a group's caller its own (naming another answers 404), a platform caller the one
+ * it names, or none (null: the caller decides whether that is allowed).
+ */
+export function accountOf(principal: Pick<Principal, "billingGroupId">, named: string | undefined): string | null {
+  const resolved = resolveAccount(reachOf(principal), named || undefined);
+  if ("outside" in resolved)
+    throw new ApiError("not_found", `No account with id ${JSON.stringify(resolved.outside.slice(0, 64))}.`);
+  return resolved.account;
+}
+
+/**
  * What a pagination cursor's scope hash records of the reach, so a cursor handed to one caller does not page
  * another's rows: the group ids, or "*" for every group (the value cursors have always held).
  */

@@ -75,12 +75,13 @@ describe("role -> scopes", () => {
     const KEYS = "create and revoke API keys";
     const MEMBERS = "invite members and change their roles";
     const AUDIT = "read the audit log";
+    const LIMITS = "tighten the account's call and spend limits";
     expect(Object.fromEntries(ROLES.map((r) => [r, roleAbilities(r)]))).toEqual({
       viewer: [SEE],
       billing: [SEE, PAY, ALERTS],
       developer: [SEE, KEYS],
-      admin: [SEE, ALERTS, KEYS, MEMBERS, AUDIT],
-      owner: [SEE, PAY, ALERTS, KEYS, MEMBERS, AUDIT],
+      admin: [SEE, ALERTS, KEYS, MEMBERS, AUDIT, LIMITS],
+      owner: [SEE, PAY, ALERTS, KEYS, MEMBERS, AUDIT, LIMITS],
     });
     expect(describeRole("billing")).toBe(`${SEE}; ${PAY}; ${ALERTS}`);
   });
@@ -94,6 +95,7 @@ describe("role -> scopes", () => {
       "keys:write": "API keys",
       "members:write": "invite members",
       "audit:read": "audit log",
+      "limits:write": "limits",
     };
     const impliedBy: Record<string, string> = { "keys:read": "keys:write", "members:read": "members:write" };
     for (const { role, scopes } of roleScopeTable()) {

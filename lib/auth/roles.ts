@@ -20,8 +20,18 @@ const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
     "keys:write",
     "alerts:write",
     "audit:read",
+    "limits:write",
   ],
-  admin: ["calls:read", "members:read", "members:write", "keys:read", "keys:write", "alerts:write", "audit:read"],
+  admin: [
+    "calls:read",
+    "members:read",
+    "members:write",
+    "keys:read",
+    "keys:write",
+    "alerts:write",
+    "audit:read",
+    "limits:write",
+  ],
   // The money pages: pay (billing:read: top-ups, auto-recharge) and the low-balance alerts (alerts:write) (issue 30).
   billing: ["calls:read", "billing:read", "alerts:write"],
   developer: ["calls:read", "keys:read", "keys:write"],
@@ -70,6 +80,7 @@ const ABILITIES: readonly { scope: Scope; can: string }[] = [
   { scope: "keys:write", can: "create and revoke API keys" },
   { scope: "members:write", can: "invite members and change their roles" },
   { scope: "audit:read", can: "read the audit log" },
+  { scope: "limits:write", can: "tighten the account's call and spend limits" },
 ];
 
 /** What a role lets a customer's member do, from its scopes: what the Members page and the invite form say. */

@@ -19,12 +19,15 @@ export const SCOPES = [
   "payments:write",
   "rates:write",
   "invoices:read",
+  // An account's limits (PUT /v1/limits): the operator's layer for a platform caller, the customer's for its own owners
+  // and admins, who may only tighten it (docs/contract.md "Limits"). accounts:write implies it.
+  "limits:write",
 ] as const;
 export const scopeSchema = z.enum(SCOPES);
 export type Scope = z.infer<typeof scopeSchema>;
 
 /**
- * calls:read_cost implies calls:read, keys:write implies keys:read, alerts:write implies alerts:read, and calls:read implies invoices:read
+ * calls:read_cost implies calls:read, keys:write implies keys:read, alerts:write implies alerts:read, calls:read implies invoices:read, and accounts:write implies limits:write
  * (docs/contract.md §2): keys and portal sessions made before invoices existed read them; an `invoices:read` key reads
  * invoices only.
  */
@@ -37,6 +40,7 @@ export function effectiveScopes(granted: readonly string[]): Set<Scope> {
   if (out.has("keys:write")) out.add("keys:read");
   if (out.has("alerts:write")) out.add("alerts:read");
   if (out.has("calls:read")) out.add("invoices:read");
+  if (out.has("accounts:write")) out.add("limits:write");
   return out;
 }
 

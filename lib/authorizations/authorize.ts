@@ -4,6 +4,16 @@ import type { Principal } from "@/lib/auth/principal";
 import { reachOf, resolveAccount } from "@/lib/auth/reach";
 import { authorizationTtlMarginSeconds, maxCallSeconds } from "@/lib/config/env";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";
+import { checkDestination, effectiveLimits, needsWindow, parseStoredLayer } from "@/lib/limits/layers";
+import {
+  activeReservations,
+  concurrencyRefusal,
+  recordRefusal,
+  refusalError,
+  spendHeadroom,
+  windowRefusal,
+  type LimitRefusal,
+} from "@/lib/limits/enforce";
 import { microsToNumber } from "@/lib/money/micros";
 import { priceCall } from "@/lib/rating/billing-math";
 import { feesOf, getRateCard, type RateMatch } from "@/lib/rating/find-rate";
@@ -90,12 +100,7 @@ export async function getAuthorization(
 
 /** Sum of the reservations that still count against a group: not settled, not expired. */
 export async function activeReservedMicros(db: Executor, billingGroupId: string): Promise<bigint> {
-  const [row] = await queryRows<{ total: string }>(
-    db,
-    sql`SELECT coalesce(sum(reserved_micros), 0)::text AS total FROM authorizations
-        WHERE billing_group_id = ${billingGroupId} AND settled_at IS NULL AND expires_at > now()`,
-  );
-  return BigInt(row.total);
+  return (await activeReservations(db, billingGroupId)).totalMicros;
 }
 
 export interface AuthorizeOutcome {
@@ -113,6 +118,8 @@ function notFoundGroup(id: string): ApiError {
  * reservation until its CDR settles it or its TTL passes. The group's row is locked (FOR UPDATE) while the
  * available amount is read and the reservation written, so concurrent authorizations on one group (any number of
  * processes) queue there and never reserve more than is available. Idempotent by (group, uuid).
+ * The account's limits (lib/limits) are read in the same locked statement and enforced under the same lock, so they
+ * are as exact as the balance; a refusal is recorded (GET /v1/authorizations/refusals) and nothing is reserved.
  */
 export async function authorizeCall(
   db: Db,
@@ -132,16 +139,23 @@ export async function authorizeCall(
   const digits = request.destination.replace(/^\+/, "");
   const cap = Math.min(request.maxDurationSeconds ?? Number.MAX_SAFE_INTEGER, maxCallSeconds());
 
-  return db.transaction(async (tx) => {
+  const outcome = await db.transaction(async (tx): Promise<AuthorizeOutcome | { refused: LimitRefusal }> => {
+    // The limits' row comes with the lock: an account without limits costs no query.
     const [group] = await queryRows<{
       balance: string;
       credit_limit: string;
       disabled: boolean;
       version: number | bigint;
+      time_zone: string;
+      operator_limits: string | null;
+      customer_limits: string | null;
     }>(
       tx,
-      sql`SELECT balance_micros::text AS balance, credit_limit_micros::text AS credit_limit, disabled, rate_card_version AS version
-          FROM billing_groups WHERE id = ${groupId} FOR UPDATE`,
+      sql`SELECT g.balance_micros::text AS balance, g.credit_limit_micros::text AS credit_limit, g.disabled,
+                 g.rate_card_version AS version, g.time_zone, l.operator::text AS operator_limits,
+                 l.customer::text AS customer_limits
+          FROM billing_groups g LEFT JOIN account_limits l ON l.billing_group_id = g.id
+          WHERE g.id = ${groupId} FOR UPDATE OF g`,
     );
     if (!group) throw notFoundGroup(groupId);
 
@@ -167,6 +181,29 @@ export async function authorizeCall(
         [{ param: "uuid", message: "already completed" }],
       );
 
+    const limits =
+      group.operator_limits === null
+        ? null
+        : effectiveLimits(parseStoredLayer(group.operator_limits), parseStoredLayer(group.customer_limits));
+    const refuse = async (refusal: LimitRefusal) => {
+      await recordRefusal(tx, groupId, { uuid: request.uuid, destination: request.destination }, refusal);
+      return { refused: refusal };
+    };
+    if (limits) {
+      const verdict = checkDestination(limits, digits);
+      if (!verdict.ok)
+        return refuse({
+          code: verdict.code,
+          limit: verdict.limit,
+          limitValue: verdict.value,
+          currentValue: digits,
+          detail:
+            verdict.code === "destination_blocked"
+              ? `The account's limits block destinations starting with ${verdict.value}.`
+              : `The account's limits allow only destinations starting with ${verdict.value}.`,
+        });
+    }
+
     const card = await getRateCard(tx, "sell", groupId, Number(group.version));
     const rate = card?.match(digits) ?? null;
     if (!rate)
@@ -178,9 +215,29 @@ export async function authorizeCall(
         "The billing group is disabled (by an operator, or its balance is at or below its credit limit).",
       );
     }
-    const available = BigInt(group.balance) + BigInt(group.credit_limit) - (await activeReservedMicros(tx, groupId));
+    const active = await activeReservations(tx, groupId);
+    const onBalance = BigInt(group.balance) + BigInt(group.credit_limit) - active.totalMicros;
+    let available = onBalance;
+    let spendRefusal: LimitRefusal | null = null;
+    if (limits) {
+      const busy = concurrencyRefusal(limits, active.count);
+      if (busy) return refuse(busy);
+      if (needsWindow(limits)) {
+        const windowed = await windowRefusal(tx, groupId, limits, { digits, prefix: rate.prefix });
+        if (windowed) return refuse(windowed);
+      }
+      const spend = await spendHeadroom(tx, groupId, group.time_zone, limits, active.totalMicros);
+      // The spend caps shorten the grant like the balance does; they refuse only when not one second fits them.
+      if (spend && spend.headroom < available) {
+        available = spend.headroom;
+        spendRefusal = spend.refusal;
+      }
+    }
     const seconds = maxAffordableSeconds((s) => priceForSeconds(rate, s), available, cap);
     if (seconds === 0) {
+      // The balance alone would grant a second: the spend cap is what refuses.
+      if (spendRefusal && maxAffordableSeconds((s) => priceForSeconds(rate, s), onBalance, cap) > 0)
+        return refuse(spendRefusal);
       throw new ApiError(
         "insufficient_balance",
         `The available balance (balance + credit limit - active reservations) does not cover one second to ${request.destination}.`,
@@ -192,14 +249,18 @@ export async function authorizeCall(
       tx,
       sql`WITH a AS (
             INSERT INTO authorizations (billing_group_id, uuid, destination, from_number, matched_prefix, sell_rate_micros,
-              increment_min, increment_interval, max_duration_seconds, reserved_micros, expires_at)
-            VALUES (${groupId}, ${request.uuid}, ${request.destination}, ${request.from ?? null}, ${rate.prefix},
+              increment_min, increment_interval, max_duration_seconds, reserved_micros, expires_at, created_at)
+            SELECT ${groupId}, ${request.uuid}, ${request.destination}, ${request.from ?? null}, ${rate.prefix},
               ${rate.rateMicros.toString()}::bigint, ${rate.increment.min}, ${rate.increment.interval}, ${seconds},
-              ${reserved.toString()}::bigint, now() + ${ttl}::interval)
+              ${reserved.toString()}::bigint, c.at + ${ttl}::interval, c.at
+            FROM (SELECT clock_timestamp() AS at) c
             RETURNING *
           )
           SELECT ${SELECT_COLUMNS} FROM a JOIN billing_groups g ON g.id = a.billing_group_id`,
     );
     return { created: true, authorization: toAuthorization(row) };
   });
+  // Thrown after the commit, which kept the refusal's record and reserved nothing.
+  if ("refused" in outcome) throw refusalError(outcome.refused);
+  return outcome;
 }

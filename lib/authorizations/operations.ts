@@ -17,7 +17,12 @@ export const authorizeCallOperation = defineOperation({
     "until `expiresAt` (the grant plus a margin). Concurrent authorizations never reserve more than is available. " +
     "Posting the same `uuid` again answers the stored authorization (200, `Idempotent-Replayed: true`); its " +
     "destination must have the same digits (a leading `+` is ignored), else 409. " +
-    "402 `insufficient_balance` when not one second is affordable or the group is disabled.",
+    "402 `insufficient_balance` when not one second is affordable or the group is disabled. " +
+    "The account's limits (`GET /v1/limits`) hold here too, exactly under concurrency: a daily or monthly spend cap " +
+    "shortens the grant as the balance does; a refusal answers its own code (429 `concurrent_calls_limit`, " +
+    "`calls_per_second_limit`, `velocity_limit`; 402 `daily_spend_limit`, `monthly_spend_limit`; 403 " +
+    "`destination_blocked`, `destination_not_allowed`) with the limit and its current value in `errors[]`, reserves " +
+    "nothing and is listed by `GET /v1/authorizations/refusals`.",
   scope: "cdrs:write",
   body: authorizationRequestSchema,
   responses: {
@@ -30,6 +35,13 @@ export const authorizeCallOperation = defineOperation({
   errors: [
     "billing_group_required",
     "insufficient_balance",
+    "daily_spend_limit",
+    "monthly_spend_limit",
+    "destination_blocked",
+    "destination_not_allowed",
+    "concurrent_calls_limit",
+    "calls_per_second_limit",
+    "velocity_limit",
     "not_found",
     "no_rate",
     "conflict",

@@ -18,5 +18,10 @@ export interface ChangeContext {
  */
 export function platformChangeContext(principal: Principal, request: Request): ChangeContext {
   requirePlatform(reachOf(principal), "provisioning");
+  return changeContextOf(principal, request);
+}
+
+/** The change context of any caller's request (a platform's or a group's): who, and from where. */
+export function changeContextOf(principal: Principal, request: Request): ChangeContext {
   return { actor: auditActorOf(principal), address: clientAddress(request.headers) };
 }

@@ -562,6 +562,42 @@ export const authorizations = pgTable(
     index("authorizations_active_idx")
       .on(t.billingGroupId, t.expiresAt)
       .where(sql`settled_at IS NULL`),
+    // The calls-per-second and velocity rules count a group's authorizations in a sliding window (migration 0024).
+    index("authorizations_created_idx").on(t.billingGroupId, t.createdAt),
+  ],
+);
+
+// Real-time limits (lib/limits, docs/contract.md "Limits"): the operator's layer and the customer's (which only
+// tightens), each a JSON document of lib/limits/schemas.ts; POST /v1/authorizations reads the row with the group's lock.
+export const accountLimits = pgTable("account_limits", {
+  billingGroupId: text("billing_group_id")
+    .primaryKey()
+    .references(() => billingGroups.id, { onDelete: "cascade" }),
+  operator: jsonb("operator").notNull().default({}),
+  customer: jsonb("customer").notNull().default({}),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+});
+
+// Authorizations a limit refused (GET /v1/authorizations/refusals): nothing was reserved for them.
+export const authorizationRefusals = pgTable(
+  "authorization_refusals",
+  {
+    id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
+    billingGroupId: text("billing_group_id")
+      .notNull()
+      .references(() => billingGroups.id, { onDelete: "cascade" }),
+    uuid: text("uuid").notNull(),
+    destination: text("destination").notNull(),
+    code: text("code").notNull(),
+    limitName: text("limit_name").notNull(),
+    limitValue: text("limit_value").notNull(),
+    currentValue: text("current_value").notNull(),
+    detail: text("detail").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    index("authorization_refusals_group_idx").on(t.billingGroupId, t.createdAt.desc(), t.id.desc()),
+    index("authorization_refusals_created_idx").on(t.createdAt.desc(), t.id.desc()),
   ],
 );
 

@@ -1,5 +1,5 @@
 import { asc, eq } from "drizzle-orm";
-import { accountOf } from "@/lib/alerts/endpoint-access";
+import { accountOf } from "@/lib/auth/reach";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
 import type { Principal } from "@/lib/auth/principal";
 import type { ChangeContext } from "@/lib/billing/change-context";

@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Principal } from "@/lib/auth/principal";
-import { accountOf } from "@/lib/alerts/endpoint-access";
+import { accountOf } from "@/lib/auth/reach";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { qualityMetrics, type WindowCounts } from "./quality-window";
 import { windowMinutesOf, type QualityQuery, type QualityReport } from "./schemas";

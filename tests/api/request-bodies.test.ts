@@ -15,6 +15,7 @@ const KEY_FOR: Partial<Record<Scope, KeyName>> = {
   "cdrs:write": "ingestPlatform",
   "keys:write": "platformKeys",
   "rates:write": "platformRates",
+  "limits:write": "platformLimits",
 };
 
 const JSON_BODIED = OPERATIONS.filter((op) => op.body !== undefined && op.otherBodies === undefined);

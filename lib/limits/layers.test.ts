@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import {
+  checkDestination,
+  effectiveLimits,
+  loosenings,
+  needsWindow,
+  NO_LIMITS,
+  parseStoredLayer,
+  storedLayer,
+  type LimitLayer,
+} from "./layers";
+
+const layer = (over: Partial<LimitLayer>): LimitLayer => ({ ...NO_LIMITS, ...over });
+
+describe("limit layers", () => {
+  it("adds up the two layers: the lower number, both block lists, each allow list, each layer's windows", () => {
+    const operator = layer({
+      maxConcurrentCalls: 30,
+      dailySpendMicros: 50_000_000n,
+      blockedPrefixes: ["4490"],
+      allowedPrefixes: ["44", "33"],
+      callsPerPrefix: { max: 10, windowSeconds: 60 },
+    });
+    const customer = layer({
+      maxConcurrentCalls: 5,
+      monthlySpendMicros: 900_000_000n,
+      blockedPrefixes: ["33"],
+      allowedPrefixes: ["4420"],
+      callsPerPrefix: { max: 3, windowSeconds: 600 },
+    });
+    const limits = effectiveLimits(operator, customer);
+    expect(limits).toMatchObject({
+      maxConcurrentCalls: 5,
+      callsPerSecond: null,
+      dailySpendMicros: 50_000_000n,
+      monthlySpendMicros: 900_000_000n,
+      allowLists: [["44", "33"], ["4420"]],
+    });
+    expect(limits.blockedPrefixes.sort()).toEqual(["33", "4490"]);
+    expect(limits.callsPerPrefix).toHaveLength(2);
+    expect(needsWindow(limits)).toBe(true);
+    expect(needsWindow(effectiveLimits(layer({ maxConcurrentCalls: 1 }), NO_LIMITS))).toBe(false);
+
+    expect(checkDestination(limits, "44201234")).toEqual({ ok: true });
+    // The longest blocked prefix is named; an allow list missed is named whole.
+    expect(checkDestination(effectiveLimits(layer({ blockedPrefixes: ["44", "4490"] }), NO_LIMITS), "449012")).toEqual({
+      ok: false,
+      code: "destination_blocked",
+      limit: "blockedPrefixes",
+      value: "4490",
+    });
+    expect(checkDestination(limits, "4479")).toEqual({
+      ok: false,
+      code: "destination_not_allowed",
+      limit: "allowedPrefixes",
+      value: "4420",
+    });
+    expect(checkDestination(limits, "3312")).toMatchObject({ code: "destination_blocked", value: "33" });
+  });
+
+  it("names each customer number above the operator's, and nothing for rules the operator left open", () => {
+    const operator = layer({ maxConcurrentCalls: 10, dailySpendMicros: 5_000_000n, distinctDestinations: null });
+    expect(
+      loosenings(
+        operator,
+        layer({
+          maxConcurrentCalls: 11,
+          dailySpendMicros: 5_000_001n,
+          distinctDestinations: { max: 99, windowSeconds: 1 },
+        }),
+      ),
+    ).toEqual([
+      { param: "maxConcurrentCalls", message: "must not exceed the operator's limit (10)" },
+      { param: "dailySpend", message: "must not exceed the operator's limit (5)" },
+    ]);
+    expect(loosenings(operator, layer({ maxConcurrentCalls: 10, callsPerSecond: 1000 }))).toEqual([]);
+  });
+
+  it("stores money as exact micro-units and reads the column's default as no limits", () => {
+    const l = layer({ monthlySpendMicros: 123_456_789_012_345_678n, allowedPrefixes: ["1"] });
+    expect(parseStoredLayer(JSON.stringify(storedLayer(l)))).toEqual(l);
+    expect(parseStoredLayer("{}")).toEqual(NO_LIMITS);
+    expect(parseStoredLayer(null)).toEqual(NO_LIMITS);
+  });
+});

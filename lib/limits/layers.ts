@@ -1,0 +1,165 @@
+import type { ParamError } from "@/lib/errors/api-error";
+import { microsToNumber } from "@/lib/money/micros";
+import type { LimitsBody, limitLayerSchema } from "./schemas";
+import type { z } from "zod";
+
+// An account's two layers of limits and what they add up to. Pure: no database.
+
+export interface WindowRule {
+  max: number;
+  windowSeconds: number;
+}
+
+/** One layer; null: no limit. Money in micro-units. */
+export interface LimitLayer {
+  maxConcurrentCalls: number | null;
+  callsPerSecond: number | null;
+  dailySpendMicros: bigint | null;
+  monthlySpendMicros: bigint | null;
+  blockedPrefixes: string[];
+  allowedPrefixes: string[] | null;
+  distinctDestinations: WindowRule | null;
+  callsPerPrefix: WindowRule | null;
+}
+
+export const NO_LIMITS: LimitLayer = {
+  maxConcurrentCalls: null,
+  callsPerSecond: null,
+  dailySpendMicros: null,
+  monthlySpendMicros: null,
+  blockedPrefixes: [],
+  allowedPrefixes: null,
+  distinctDestinations: null,
+  callsPerPrefix: null,
+};
+
+export function layerFromBody(body: LimitsBody): LimitLayer {
+  return {
+    maxConcurrentCalls: body.maxConcurrentCalls,
+    callsPerSecond: body.callsPerSecond,
+    dailySpendMicros: body.dailySpend,
+    monthlySpendMicros: body.monthlySpend,
+    blockedPrefixes: body.blockedPrefixes,
+    allowedPrefixes: body.allowedPrefixes,
+    distinctDestinations: body.distinctDestinations,
+    callsPerPrefix: body.callsPerPrefix,
+  };
+}
+
+/** The stored JSON (account_limits.operator / .customer): money as decimal strings of micro-units. */
+export function storedLayer(layer: LimitLayer): Record<string, unknown> {
+  return {
+    ...layer,
+    dailySpendMicros: layer.dailySpendMicros?.toString() ?? null,
+    monthlySpendMicros: layer.monthlySpendMicros?.toString() ?? null,
+  };
+}
+
+type Stored = Partial<Record<keyof LimitLayer, unknown>>;
+
+/** A stored layer back; `{}` (the column's default) is no limits. */
+export function parseStoredLayer(text: string | null | undefined): LimitLayer {
+  if (!text) return NO_LIMITS;
+  const s = JSON.parse(text) as Stored;
+  const micros = (v: unknown) => (typeof v === "string" ? BigInt(v) : null);
+  return {
+    maxConcurrentCalls: (s.maxConcurrentCalls as number | null) ?? null,
+    callsPerSecond: (s.callsPerSecond as number | null) ?? null,
+    dailySpendMicros: micros(s.dailySpendMicros),
+    monthlySpendMicros: micros(s.monthlySpendMicros),
+    blockedPrefixes: (s.blockedPrefixes as string[] | undefined) ?? [],
+    allowedPrefixes: (s.allowedPrefixes as string[] | null | undefined) ?? null,
+    distinctDestinations: (s.distinctDestinations as WindowRule | null | undefined) ?? null,
+    callsPerPrefix: (s.callsPerPrefix as WindowRule | null | undefined) ?? null,
+  };
+}
+
+export function layerAnswer(layer: LimitLayer): z.output<typeof limitLayerSchema> {
+  return {
+    maxConcurrentCalls: layer.maxConcurrentCalls,
+    callsPerSecond: layer.callsPerSecond,
+    dailySpend: layer.dailySpendMicros === null ? null : microsToNumber(layer.dailySpendMicros),
+    monthlySpend: layer.monthlySpendMicros === null ? null : microsToNumber(layer.monthlySpendMicros),
+    blockedPrefixes: layer.blockedPrefixes,
+    allowedPrefixes: layer.allowedPrefixes,
+    distinctDestinations: layer.distinctDestinations,
+    callsPerPrefix: layer.callsPerPrefix,
+  };
+}
+
+/**
+ * Where a customer's layer would loosen the operator's: a number above the operator's (for a rule the operator set).
+ * Block lists, allow lists and the velocity windows of both layers all hold, so those can only tighten anyway; a
+ * looser number would hold too, but silently do nothing, so it is refused rather than stored.
+ */
+export function loosenings(operator: LimitLayer, customer: LimitLayer): ParamError[] {
+  const out: ParamError[] = [];
+  const above = (param: string, op: number | bigint | null, cu: number | bigint | null, shown = String(op)) => {
+    if (op !== null && cu !== null && cu > op)
+      out.push({ param, message: `must not exceed the operator's limit (${shown})` });
+  };
+  above("maxConcurrentCalls", operator.maxConcurrentCalls, customer.maxConcurrentCalls);
+  above("callsPerSecond", operator.callsPerSecond, customer.callsPerSecond);
+  const money = (m: bigint | null) => (m === null ? "" : String(microsToNumber(m)));
+  above("dailySpend", operator.dailySpendMicros, customer.dailySpendMicros, money(operator.dailySpendMicros));
+  above("monthlySpend", operator.monthlySpendMicros, customer.monthlySpendMicros, money(operator.monthlySpendMicros));
+  above(
+    "distinctDestinations.max",
+    operator.distinctDestinations?.max ?? null,
+    customer.distinctDestinations?.max ?? null,
+  );
+  above("callsPerPrefix.max", operator.callsPerPrefix?.max ?? null, customer.callsPerPrefix?.max ?? null);
+  return out;
+}
+
+/** What the authorization enforces: every rule of both layers. */
+export interface EffectiveLimits {
+  maxConcurrentCalls: number | null;
+  callsPerSecond: number | null;
+  dailySpendMicros: bigint | null;
+  monthlySpendMicros: bigint | null;
+  blockedPrefixes: string[];
+  /** Each layer's allow list that is set: a destination must start with a prefix of every one. */
+  allowLists: string[][];
+  distinctDestinations: WindowRule[];
+  callsPerPrefix: WindowRule[];
+}
+
+function lower<T extends number | bigint>(a: T | null, b: T | null): T | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a < b ? a : b;
+}
+
+export function effectiveLimits(operator: LimitLayer, customer: LimitLayer): EffectiveLimits {
+  const both = [operator, customer];
+  return {
+    maxConcurrentCalls: lower(operator.maxConcurrentCalls, customer.maxConcurrentCalls),
+    callsPerSecond: lower(operator.callsPerSecond, customer.callsPerSecond),
+    dailySpendMicros: lower(operator.dailySpendMicros, customer.dailySpendMicros),
+    monthlySpendMicros: lower(operator.monthlySpendMicros, customer.monthlySpendMicros),
+    blockedPrefixes: [...new Set(both.flatMap((l) => l.blockedPrefixes))],
+    allowLists: both.flatMap((l) => (l.allowedPrefixes === null ? [] : [l.allowedPrefixes])),
+    distinctDestinations: both.flatMap((l) => (l.distinctDestinations ? [l.distinctDestinations] : [])),
+    callsPerPrefix: both.flatMap((l) => (l.callsPerPrefix ? [l.callsPerPrefix] : [])),
+  };
+}
+
+/** Whether any rule needs the authorizations of a sliding window (one query for all of them). */
+export function needsWindow(limits: EffectiveLimits): boolean {
+  return limits.callsPerSecond !== null || limits.distinctDestinations.length > 0 || limits.callsPerPrefix.length > 0;
+}
+
+export type DestinationVerdict =
+  { ok: true } | { ok: false; code: "destination_blocked" | "destination_not_allowed"; limit: string; value: string };
+
+/** The destination rules on the dialled digits (no `+`): the longest blocked prefix it starts with, or an allow list it misses. */
+export function checkDestination(limits: EffectiveLimits, digits: string): DestinationVerdict {
+  const blocked = limits.blockedPrefixes.filter((p) => digits.startsWith(p)).sort((a, b) => b.length - a.length)[0];
+  if (blocked !== undefined)
+    return { ok: false, code: "destination_blocked", limit: "blockedPrefixes", value: blocked };
+  const missed = limits.allowLists.find((list) => !list.some((p) => digits.startsWith(p)));
+  if (missed !== undefined)
+    return { ok: false, code: "destination_not_allowed", limit: "allowedPrefixes", value: missed.join(",") };
+  return { ok: true };
+}

@@ -1,0 +1,202 @@
+import { sql } from "drizzle-orm";
+import { expect, it } from "vitest";
+import { authorizeCall } from "@/lib/authorizations/authorize";
+import type { Principal } from "@/lib/auth/principal";
+import { createBillingGroup } from "@/lib/billing/groups";
+import type { ChangeContext } from "@/lib/billing/change-context";
+import { queryRows } from "@/lib/db/client";
+import { ApiError } from "@/lib/errors/api-error";
+import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
+import { nativeCdrSchema } from "@/lib/ingest/schemas";
+import { importSellRates } from "@/lib/rating/import-rates";
+import { parseRateCsv } from "@/lib/rating/rate-csv";
+import { describeOnEngines } from "@/lib/testing/describe-on-engines";
+import { activeReservations } from "./enforce";
+import { listRefusals } from "./list-refusals";
+import { putLimits, readLimits } from "./manage-limits";
+import { limitsBodySchema } from "./schemas";
+
+const principal = (billingGroupId: string | null): Principal => ({
+  keyId: billingGroupId ? "key_customer" : "key_platform",
+  scopes: new Set(["cdrs:write", "limits:write", "calls:read"]),
+  billingGroupId,
+  rateCardVersion: null,
+  via: "api_key",
+});
+const by: ChangeContext = { actor: { type: "cli", id: null, label: "test" }, address: null };
+
+let seq = 0;
+const uuid = () => `lim-${process.pid}-${++seq}`;
+
+/** The answer's code, or the granted seconds. */
+async function outcome(p: Promise<{ authorization: { maxDurationSeconds: number } }>): Promise<number | string> {
+  try {
+    return (await p).authorization.maxDurationSeconds;
+  } catch (e) {
+    if (e instanceof ApiError) return e.code;
+    throw e;
+  }
+}
+
+describeOnEngines("account limits at authorization", (handle) => {
+  /** 100.00 balance; 44 at 0.60/min per second, 4490 (premium) at 6.00/min, 1 at 0.06/min. */
+  async function group() {
+    const g = await createBillingGroup(handle().db, {
+      name: "Limited",
+      currency: "USD",
+      openingBalanceMicros: 100_000_000n,
+    });
+    await importSellRates(
+      handle().db,
+      g.id,
+      parseRateCsv("prefix,rate,increment\n44,0.60,1/1\n4490,6.00,1/1\n1,0.06,1/1\n"),
+    );
+    return g;
+  }
+  const set = (groupId: string, customer: boolean, limits: Record<string, unknown>) =>
+    putLimits(
+      handle().db,
+      principal(customer ? groupId : null),
+      limitsBodySchema.parse({ ...limits, ...(customer ? {} : { billingGroupId: groupId }) }),
+      by,
+    );
+  const authorize = (groupId: string, destination = "4479", id = uuid()) =>
+    outcome(authorizeCall(handle().db, principal(groupId), { uuid: id, destination, maxDurationSeconds: 60 }));
+
+  it("holds a slot per call in progress; the CDR or the expiry frees it, and a refusal reserves nothing", async () => {
+    const g = await group();
+    await set(g.id, false, { maxConcurrentCalls: 2 });
+    const first = uuid();
+    expect(await authorize(g.id, "4479", first)).toBe(60);
+    expect(await authorize(g.id)).toBe(60);
+    const reservedBefore = (await activeReservations(handle().db, g.id)).totalMicros;
+    expect(await authorize(g.id)).toBe("concurrent_calls_limit");
+    expect((await activeReservations(handle().db, g.id)).totalMicros).toBe(reservedBefore);
+    // The first call's CDR settles it: its slot is free in the same transaction.
+    const start = new Date(Date.now() - 30_000);
+    await ingestCdrs(
+      handle().db,
+      [
+        nativeCdrSchema.parse({
+          uuid: first,
+          billingGroupId: g.id,
+          direction: "outbound",
+          from: "1",
+          to: "4479",
+          startTime: start.toISOString(),
+          answerTime: start.toISOString(),
+          endTime: new Date(start.getTime() + 10_000).toISOString(),
+        }),
+      ],
+      { restrictToBillingGroupId: g.id },
+    );
+    expect(await authorize(g.id)).toBe(60);
+    expect(await authorize(g.id)).toBe("concurrent_calls_limit");
+    // An expired authorization holds nothing.
+    await handle().db.execute(
+      sql`UPDATE authorizations SET expires_at = now() - interval '1 second' WHERE billing_group_id = ${g.id} AND settled_at IS NULL`,
+    );
+    expect((await readLimits(handle().db, principal(g.id), undefined)).usage.concurrentCalls).toBe(0);
+    expect(await authorize(g.id)).toBe(60);
+    const page = await listRefusals(handle().db, principal(g.id), {}, { pageSize: 10 });
+    expect(page.refusals.map((r) => [r.code, r.limit, r.limitValue, r.currentValue])).toEqual([
+      ["concurrent_calls_limit", "maxConcurrentCalls", "2", "2"],
+      ["concurrent_calls_limit", "maxConcurrentCalls", "2", "2"],
+    ]);
+  });
+
+  it("blocks prefixes and keeps to allow lists, the customer's adding to the operator's", async () => {
+    const g = await group();
+    await set(g.id, false, { blockedPrefixes: ["4490"], allowedPrefixes: ["44"] });
+    expect(await authorize(g.id, "+449012")).toBe("destination_blocked");
+    expect(await authorize(g.id, "1212")).toBe("destination_not_allowed");
+    expect(await authorize(g.id, "4479")).toBe(60);
+    await set(g.id, true, { allowedPrefixes: ["4420"] });
+    expect(await authorize(g.id, "4479")).toBe("destination_not_allowed");
+    expect(await authorize(g.id, "44201")).toBe(60);
+  });
+
+  it("lets a customer tighten the operator's numbers, never loosen them, and audits both layers", async () => {
+    const g = await group();
+    await set(g.id, false, { maxConcurrentCalls: 10, dailySpend: "5.00" });
+    await expect(set(g.id, true, { maxConcurrentCalls: 11 })).rejects.toMatchObject({
+      code: "invalid_request_body",
+      errors: [{ param: "maxConcurrentCalls", message: "must not exceed the operator's limit (10)" }],
+    });
+    const limits = await set(g.id, true, { maxConcurrentCalls: 1, dailySpend: "2.50" });
+    expect(limits.operator).toMatchObject({ maxConcurrentCalls: 10, dailySpend: 5 });
+    expect(limits.customer).toMatchObject({ maxConcurrentCalls: 1, dailySpend: 2.5 });
+    expect(await authorize(g.id)).toBe(60);
+    expect(await authorize(g.id)).toBe("concurrent_calls_limit");
+    const events = await queryRows<{ layer: string }>(
+      handle().db,
+      sql`SELECT after->>'layer' AS layer FROM audit_events WHERE action = 'limits.updated' AND billing_group_id = ${g.id} ORDER BY id`,
+    );
+    expect(events.map((e) => e.layer)).toEqual(["operator", "customer"]);
+  });
+
+  it("caps calls per second and the velocity rules over sliding windows", async () => {
+    const g = await group();
+    await set(g.id, false, { callsPerSecond: 3 });
+    const results = await Promise.all(Array.from({ length: 8 }, () => authorize(g.id)));
+    expect(results.filter((r) => r === "calls_per_second_limit").length).toBeGreaterThan(0);
+    // However the 8 spread over time, no one-second window holds more than 3 grants.
+    const [worst] = await queryRows<{ n: number | string }>(
+      handle().db,
+      sql`SELECT coalesce(max((SELECT count(*) FROM authorizations b WHERE b.billing_group_id = a.billing_group_id
+            AND b.created_at > a.created_at - interval '1 second' AND b.created_at <= a.created_at)), 0) AS n
+          FROM authorizations a WHERE a.billing_group_id = ${g.id}`,
+    );
+    expect(Number(worst.n)).toBeLessThanOrEqual(3);
+
+    const v = await group();
+    await set(v.id, false, {
+      distinctDestinations: { max: 2, windowSeconds: 600 },
+      callsPerPrefix: { max: 3, windowSeconds: 600 },
+    });
+    expect(await authorize(v.id, "4411")).toBe(60);
+    expect(await authorize(v.id, "4412")).toBe(60);
+    expect(await authorize(v.id, "4413")).toBe("velocity_limit"); // a third distinct destination
+    expect(await authorize(v.id, "4411")).toBe(60); // one already called
+    expect(await authorize(v.id, "4412")).toBe("velocity_limit"); // a fourth call to prefix 44
+    const [refusal] = (await listRefusals(handle().db, principal(v.id), {}, { pageSize: 1 })).refusals;
+    expect(refusal).toMatchObject({ limit: "callsPerPrefix", limitValue: "3/600s", currentValue: "3" });
+  });
+
+  it("shortens the grant to the daily cap, counting open reservations and settled calls, then refuses", async () => {
+    const g = await group();
+    // 1.00 a day at 0.60/min: 100 s of calls.
+    await set(g.id, false, { dailySpend: "1.00" });
+    expect(await authorize(g.id)).toBe(60); // reserves 0.61 (61 s)
+    expect(await authorize(g.id)).toBe(38); // 0.39 left: 39 s, a call cut at 38 s bills 39
+    expect(await authorize(g.id)).toBe("daily_spend_limit");
+    const limits = await readLimits(handle().db, principal(null), g.id);
+    expect(limits.usage.openReservations).toBe(1);
+    // A CDR with no authorization (the switch decided) still counts: 0.30 settled today.
+    await handle().db.execute(
+      sql`UPDATE authorizations SET expires_at = now() - interval '1 second' WHERE billing_group_id = ${g.id}`,
+    );
+    const start = new Date(Date.now() - 60_000);
+    await ingestCdrs(
+      handle().db,
+      [
+        nativeCdrSchema.parse({
+          uuid: uuid(),
+          billingGroupId: g.id,
+          direction: "outbound",
+          from: "1",
+          to: "4479",
+          startTime: start.toISOString(),
+          answerTime: start.toISOString(),
+          endTime: new Date(start.getTime() + 30_000).toISOString(),
+        }),
+      ],
+      { restrictToBillingGroupId: g.id },
+    );
+    expect((await readLimits(handle().db, principal(g.id), undefined)).usage.settledToday).toBe(0.3);
+    expect(await authorize(g.id)).toBe(60); // 0.70 left
+    expect(await authorize(g.id)).toBe(8); // 0.09 left: 9 s
+    const [refusal] = (await listRefusals(handle().db, principal(null), { account: g.id }, { pageSize: 5 })).refusals;
+    expect(refusal).toMatchObject({ code: "daily_spend_limit", limitValue: "1", currentValue: "1" });
+  });
+});
