@@ -1,3 +1,4 @@
+import type { Page } from "@playwright/test";
 import { allCalls, apiMicros, displayedMicros, expect, screenshot, test } from "./fixtures";
 
 // The reseller's questions (buy rate and margin, destinations by name, suppliers), layouts that fit a 1440 px
@@ -201,4 +202,31 @@ test("phone: the dashboard's latest calls and the report rows show their amounts
   await expect(rows.first()).toContainText("Margin");
   expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
   await screenshot(page, "reports-phone");
+});
+
+/** The main navigation's links: how many, and on how many rows; and the first link's top against the logo's. */
+async function navLayout(page: Page) {
+  const links = page.getByRole("navigation", { name: "Main" }).getByRole("link");
+  await expect(links.first()).toBeVisible();
+  const tops = await links.evaluateAll((all) => all.map((a) => Math.round(a.getBoundingClientRect().top)));
+  const logo = (await page.getByRole("link", { name: "Callbook" }).boundingBox())!;
+  return { count: tops.length, rows: new Set(tops).size, belowLogo: tops[0] - logo.y };
+}
+
+test("desktop: staff's many links take one row of their own below the logo", async ({ page, signIn }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signIn("platform");
+  const staff = await navLayout(page);
+  expect(staff.count).toBeGreaterThan(8);
+  expect(staff.rows, "the platform's links wrap").toBe(1);
+  expect(staff.belowLogo).toBeGreaterThan(20);
+  await screenshot(page, "header-platform-desktop");
+});
+
+test("desktop: a customer's few links stay beside the logo, in one row", async ({ page, signIn }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signIn("read");
+  const customer = await navLayout(page);
+  expect(customer.rows).toBe(1);
+  expect(Math.abs(customer.belowLogo)).toBeLessThan(12);
 });

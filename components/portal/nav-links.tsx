@@ -8,6 +8,8 @@ import { navPages } from "@/lib/portal/pages";
 const ACCOUNT = /^[A-Za-z0-9_-]{1,64}$/;
 /** The one main navigation's links, which the Menu button controls. */
 const PANEL_ID = "main-nav-links";
+/** More links than fit beside the logo and the session's controls at 1440 px: the links get their own row. */
+const OWN_ROW_AFTER = 8;
 
 /**
  * The main navigation: the pages declared in lib/portal/pages.ts that this session may open (the same declaration
@@ -51,8 +53,19 @@ export function NavLinks({
     buttonRef.current?.focus();
   };
 
+  const pages = navPages({ scopes, canManageMembers: members, person: security });
+  // Staff see a dozen links or more: on wide screens they take a row of their own below the logo and the session's
+  // controls, in one line (scrolling sideways if a narrow desktop cannot hold them) rather than wrapping wherever the
+  // width runs out. A customer's few links stay beside the logo.
+  const ownRow = pages.length > OWN_ROW_AFTER;
+
   return (
-    <nav ref={navRef} aria-label="Main" className="flex items-center" onKeyDown={onKeyDown}>
+    <nav
+      ref={navRef}
+      aria-label="Main"
+      className={`flex items-center ${ownRow ? "lg:order-last lg:w-full" : ""}`}
+      onKeyDown={onKeyDown}
+    >
       <button
         ref={buttonRef}
         type="button"
@@ -69,10 +82,10 @@ export function NavLinks({
       </button>
       <ul
         id={PANEL_ID}
-        className={`${open ? "flex" : "hidden"} absolute inset-x-0 top-full flex-col gap-0.5 border-b border-slate-200 bg-white px-4 py-2 shadow-lg sm:px-6 lg:static lg:flex lg:flex-row lg:flex-wrap lg:items-center lg:gap-1 lg:border-0 lg:bg-transparent lg:p-0 lg:shadow-none`}
+        className={`${open ? "flex" : "hidden"} absolute inset-x-0 top-full flex-col gap-0.5 border-b border-slate-200 bg-white px-4 py-2 shadow-lg sm:px-6 lg:static lg:flex lg:flex-row ${ownRow ? "lg:flex-nowrap lg:overflow-x-auto" : "lg:flex-wrap"} lg:items-center lg:gap-1 lg:border-0 lg:bg-transparent lg:p-0 lg:shadow-none`}
         data-testid="nav-links"
       >
-        {navPages({ scopes, canManageMembers: members, person: security }).map((link) => {
+        {pages.map((link) => {
           const active = link.path === "/" ? pathname === "/" : pathname.startsWith(link.path);
           return (
             <li key={link.path}>
