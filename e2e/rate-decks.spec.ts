@@ -104,10 +104,13 @@ test("the upload has no default account, and its dry run opens on the changes an
   // The deck in force against a minimum margin no rate reaches: every prefix a supplier carries warns. Change one.
   const dry = (csv: string) =>
     page.request.post(`/v1/accounts/${account}/rate-decks?dryRun=true&minMargin=99.99`, {
-      headers: { "content-type": "text/csv" },
+      // A session's change needs its Origin (the browser adds it; this request is the test's own).
+      headers: { "content-type": "text/csv", origin: new URL(e2e.baseURL).origin },
       data: csv,
     });
-  const all = (await (await dry(deck)).json()) as { marginWarnings: { prefix: string }[]; marginWarningCount: number };
+  const answer = await dry(deck);
+  expect(answer.status()).toBe(200);
+  const all = (await answer.json()) as { marginWarnings: { prefix: string }[]; marginWarningCount: number };
   expect(all.marginWarningCount).toBeGreaterThan(1);
   const prefix = all.marginWarnings[0]!.prefix;
   const lines = deck.trimEnd().split(/\r?\n/);
