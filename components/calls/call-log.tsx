@@ -148,7 +148,7 @@ export function CallLog({
       ) : (
         <CallLogTable {...body} />
       )}
-      {!problem && !phone && columns.includes("duration") && columns.includes("billDuration") ? (
+      {!problem && !phone && (columns.includes("duration") || columns.includes("billDuration")) ? (
         // 1:41 beside 1:30 is not a discount: the two count different things.
         <p className="text-xs text-slate-600" data-testid="duration-legend">
           Duration runs from dialling to hang-up, ringing included. Billed is the talk time charged: from the answer,
