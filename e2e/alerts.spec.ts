@@ -48,6 +48,8 @@ test("a customer admin sets a threshold and a webhook endpoint, sends a test eve
     await page.getByRole("button", { name: "Save thresholds" }).click();
     await expect(page.getByRole("status").filter({ hasText: "Thresholds saved." })).toBeVisible();
     await expect(page.getByTestId("thresholds").getByRole("listitem")).toHaveCount(2);
+    // Read like the balance beside them: the currency's sign and minor units, not "50 USD".
+    await expect(page.getByTestId("thresholds").getByRole("listitem").first()).toHaveText(/^[$€]50\.00\b/);
 
     // A loopback URL is refused on a production server; this suite's server allows it for the local receiver.
     await page.getByLabel("Endpoint URL").fill(url);

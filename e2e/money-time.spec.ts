@@ -1,3 +1,4 @@
+import { expectNoSeriousFindingsAtBothSizes } from "./axe";
 import { allCalls, apiMicros, displayedMicros, expect, renderedRows, screenshot, test } from "./fixtures";
 
 test("prices: the currency's decimals, exact, and Unrated rather than 0.00 for unrated calls", async ({
@@ -10,14 +11,18 @@ test("prices: the currency's decimals, exact, and Unrated rather than 0.00 for u
   await expect(page.locator("tr[data-call-id]").first()).toBeVisible();
   const rows = await renderedRows(page);
   const byId = new Map(calls.map((c) => [c.id, c]));
+  const decimals = new Set<number>();
   for (const r of rows) {
     const call = byId.get(r.id)!;
     if (call.rated) {
-      // At least the currency's 2 decimals ("$0.00" for a free call), more only where the amount has them.
+      // At least the currency's 2 decimals ("$0.00" for a free call), more only where an amount has them.
       expect(r.cells.price, r.id).toMatch(/^-?[$€]\d[\d,]*\.\d{2,6}$/);
       expect(displayedMicros(r.cells.price)).toBe(apiMicros(call.price));
+      decimals.add(r.cells.price.split(".")[1]!.length);
     } else expect(r.cells.price).toBe("Unrated");
   }
+  // One precision down the column ("$0.00145", "$0.01990", "$0.00000"), not "$0.00145" over "$0.0199" over "$0.00".
+  expect([...decimals]).toHaveLength(1);
 
   const unrated = calls.find((c) => !c.rated);
   expect(unrated, "the demo data has unrated calls").toBeTruthy();
@@ -28,6 +33,48 @@ test("prices: the currency's decimals, exact, and Unrated rather than 0.00 for u
   await screenshot(page, "call-log-unrated");
   await row.click();
   await expect(page.getByTestId("call-detail")).toContainText("Unrated");
+});
+
+test("staff's call log over every account: the currency's code beside each amount, one precision per column, Billed explained", async ({
+  page,
+  signIn,
+  api,
+}) => {
+  const [calls] = await Promise.all([allCalls(api, "platform"), signIn("platform")]);
+  const byId = new Map(calls.map((c) => [c.id, c]));
+  await page.goto("/calls");
+  await expect(page.locator("tr[data-call-id]").first()).toBeVisible();
+  const rows = await renderedRows(page);
+  const currencies = new Set(rows.map((r) => byId.get(r.id)!.currency));
+  expect(currencies.size, "the newest calls of every account span currencies").toBeGreaterThan(1);
+  const checked: Record<string, number> = {};
+  for (const column of ["price", "buyCost", "margin"] as const) {
+    const decimals = new Set<number>();
+    for (const r of rows) {
+      const call = byId.get(r.id)!;
+      const text = r.cells[column];
+      const value = call[column];
+      if (text === undefined || value === null || value === undefined || (column === "price" && !call.rated)) continue;
+      // "USD 0.01990" beside "EUR 0.01230": never a "$" over a "€" with nothing saying which is which.
+      expect(text, `${column} of ${r.id}`).toContain(`${call.currency}\u00a0`);
+      expect(text).not.toMatch(/[$€£¥]/);
+      expect(displayedMicros(text)).toBe(apiMicros(value));
+      decimals.add(/\.(\d+)/.exec(text)?.[1]!.length ?? 0);
+      checked[column] = (checked[column] ?? 0) + 1;
+    }
+    expect(decimals.size, `one precision in the ${column} column`).toBeLessThanOrEqual(1);
+  }
+  expect(checked.price).toBeGreaterThan(5);
+  expect(checked.margin).toBeGreaterThan(5);
+  // Duration beside a shorter Billed is not a discount: the legend says what each counts.
+  await expect(page.getByTestId("duration-legend")).toContainText("ringing included");
+  await expect(page.getByTestId("duration-legend")).toContainText("rounded up to the rate's increment");
+  await screenshot(page, "call-log-staff-currencies");
+  await expectNoSeriousFindingsAtBothSizes(page);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(page.getByTestId("call-card").first()).toBeVisible();
+  await expect(page.getByTestId("call-card").first()).toContainText(/\b(USD|EUR|GBP)\u00a0/);
+  await screenshot(page, "call-log-staff-currencies-phone");
 });
 
 test("balances in the currency's own decimals", async ({ page, signIn }) => {

@@ -42,7 +42,7 @@ test("platform staff create an account, top it up and set its credit limit; a cu
   await topUp.getByLabel(/^Reference/).fill("Wire 1");
   // Clicked twice quickly: one Idempotency-Key, one top-up.
   await topUp.getByRole("button", { name: "Top up" }).dblclick();
-  await expect(topUp.getByTestId("change-done")).toContainText("Topped up 25.5 USD");
+  await expect(topUp.getByTestId("change-done")).toHaveText("Topped up $25.50: the balance is $25.50.");
   await expect(summary.locator('[data-field="balance"]')).toHaveText("$25.50");
 
   const limit = page.getByTestId("credit-limit-form");
@@ -118,7 +118,9 @@ test("platform staff create an account, top it up and set its credit limit; a cu
     .getByLabel(/^Amount/)
     .fill("7.25");
   await page.getByTestId("topup-form").getByRole("button", { name: "Top up" }).click();
-  await expect(page.getByTestId("topup-form").getByTestId("change-done")).toContainText("Topped up 7.25 USD");
+  await expect(page.getByTestId("topup-form").getByTestId("change-done")).toContainText(
+    "Topped up $7.25: the balance is $",
+  );
   const after = await api<AccountJson>("platform", `/v1/accounts/${hooli.id}`);
   expect(apiMicros(after.balance)).toBeGreaterThanOrEqual(apiMicros(hooli.balance) + 7_250_000n);
 

@@ -1,3 +1,4 @@
+import { expectNoSeriousFindingsAtBothSizes } from "./axe";
 import { displayedMicros, expect, screenshot, test } from "./fixtures";
 
 // Platform staff upload a sell deck from the console: the file and its effective-from → the dry run's diff →
@@ -20,6 +21,9 @@ test("staff upload a deck, read the diff, confirm; the customer then sees the ne
   await page.getByLabel("Account").selectOption(account);
   await expect(page.getByTestId("deck-history").locator("tr[data-deck-id]").first()).toBeVisible();
   const before = await page.getByTestId("deck-history").locator("tr[data-deck-id]").count();
+  // The seeded first deck covers every call of the account: said in words, not as 1970-01-01.
+  await expect(page.getByTestId("deck-history")).toContainText("Since the account opened");
+  await expect(page.getByTestId("deck-history")).not.toContainText("1970");
   await screenshot(page, "rate-decks-history");
 
   // The deck in force, as the console's download gives it, plus one new prefix.
@@ -80,7 +84,7 @@ test("staff upload a deck, read the diff, confirm; the customer then sees the ne
   await customer.close();
 });
 
-test("the dry run's margin warnings name the account and the supplier, their ids on hover", async ({
+test("the upload has no default account, and its dry run opens on the changes and their warnings, the rest behind a count", async ({
   page,
   e2e,
   useSessionOf,
@@ -89,6 +93,7 @@ test("the dry run's margin warnings name the account and the supplier, their ids
   await useSessionOf("platform");
   const current = await page.request.get(`/v1/accounts/${account}/rate-decks/current`);
   expect(current.status()).toBe(200);
+  const deck = await current.text();
   const { accounts } = (await (await page.request.get("/v1/accounts")).json()) as {
     accounts: { id: string; name: string }[];
   };
@@ -96,29 +101,75 @@ test("the dry run's margin warnings name the account and the supplier, their ids
     suppliers: { id: string; name: string }[];
   };
   const name = accounts.find((a) => a.id === account)!.name;
+  // The deck in force against a minimum margin no rate reaches: every prefix a supplier carries warns. Change one.
+  const dry = (csv: string) =>
+    page.request.post(`/v1/accounts/${account}/rate-decks?dryRun=true&minMargin=99.99`, {
+      // A session's change needs its Origin (the browser adds it; this request is the test's own).
+      headers: { "content-type": "text/csv", origin: new URL(e2e.baseURL).origin },
+      data: csv,
+    });
+  const answer = await dry(deck);
+  expect(answer.status()).toBe(200);
+  const all = (await answer.json()) as { marginWarnings: { prefix: string }[]; marginWarningCount: number };
+  expect(all.marginWarningCount).toBeGreaterThan(1);
+  const prefix = all.marginWarnings[0]!.prefix;
+  const lines = deck.trimEnd().split(/\r?\n/);
+  const at = lines.findIndex((l) => l.startsWith(`${prefix},`));
+  const cells = lines[at]!.split(",");
+  cells[1] = cells[1] === "0.999" ? "0.998" : "0.999";
+  lines[at] = cells.join(",");
+  const changed = `${lines.join("\r\n")}\r\n`;
 
-  // The deck in force again, with a minimum margin no rate reaches: every prefix a supplier carries warns.
-  await page.goto(`/rate-decks/upload?account=${account}`);
-  await expect(page.getByLabel("Account")).toHaveValue(account);
-  await page.getByLabel(/CSV file/).setInputFiles({
-    name: "deck.csv",
-    mimeType: "text/csv",
-    buffer: Buffer.from(await current.text()),
-  });
+  // No account is chosen for the person: the preview says why it waits.
+  await page.goto("/rate-decks/upload");
+  await expect(page.getByLabel("Account")).toHaveValue("");
+  const previewButton = page.getByRole("button", { name: "Preview changes" });
+  await expect(previewButton).toBeDisabled();
+  await expect(page.getByTestId("deck-needs-owner")).toHaveText("Choose the account the deck is for first.");
+  await screenshot(page, "rate-decks-upload-no-account");
+  await page.getByLabel("Account").selectOption(account);
+  await expect(previewButton).toBeEnabled();
+  await expect(page.getByTestId("deck-needs-owner")).toHaveCount(0);
+
+  await page
+    .getByLabel(/CSV file/)
+    .setInputFiles({ name: "deck.csv", mimeType: "text/csv", buffer: Buffer.from(changed) });
   await page.getByLabel(/Warn under this margin/).fill("99.99");
-  await page.getByRole("button", { name: "Preview changes" }).click();
+  await previewButton.click();
   const preview = page.getByTestId("deck-preview");
-  await expect(preview.getByRole("tab", { name: /^Margin warnings/ })).toHaveAttribute("aria-selected", "true");
-  const warnings = preview.getByRole("table", { name: "Margin warnings" });
-  const first = warnings.locator("tbody tr").first();
+  // The change first, then the warnings of the changed rate; the whole deck's warnings behind their count.
+  await expect(preview.getByRole("tab", { name: /^Changed \(1\)/ })).toHaveAttribute("aria-selected", "true");
+  await expect(preview.getByRole("table", { name: "Changed prefixes" })).toContainText(prefix);
+  await preview.getByRole("tab", { name: /^Margin warnings on changes/ }).click();
+  const onChanges = preview.getByRole("table", { name: "Margin warnings on changes" });
+  const rows = onChanges.locator("tbody tr");
+  await expect(rows.first()).toBeVisible();
+  const n = await rows.count();
+  for (let i = 0; i < n; i++) await expect(rows.nth(i).locator("td").first()).toHaveText(prefix);
+  const total = ((await (await dry(changed)).json()) as { marginWarningCount: number }).marginWarningCount;
+  const others = preview.getByTestId("deck-other-warnings");
+  await expect(others.locator("summary")).toHaveText(
+    `${(total - n).toLocaleString("en")} more warnings on unchanged rates`,
+  );
+  await expect(preview.getByRole("table", { name: "Margin warnings on unchanged rates" })).toBeHidden();
+  await screenshot(page, "rate-decks-changes-first");
+
+  // Opened, the rest name the account and the supplier, their ids on hover.
+  await others.locator("summary").click();
+  const rest = preview.getByRole("table", { name: "Margin warnings on unchanged rates" });
+  const first = rest.locator("tbody tr").first();
   await expect(first.locator("td").nth(1)).toHaveText(name);
   await expect(first.locator("td").nth(1).locator("span")).toHaveAttribute("title", account);
   const supplierId = await first.locator("td").nth(3).locator("span").getAttribute("title");
   const supplier = suppliers.find((s) => s.id === supplierId);
   expect(supplier).toBeDefined();
   await expect(first.locator("td").nth(3)).toHaveText(supplier!.name);
-  expect(await warnings.innerText()).not.toMatch(/\b(bg|sup)_[a-z0-9]/);
+  expect(await rest.innerText()).not.toMatch(/\b(bg|sup)_[a-z0-9]/);
   await screenshot(page, "rate-decks-margin-warnings");
+  await expectNoSeriousFindingsAtBothSizes(page);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await preview.getByRole("tab", { name: /^Changed/ }).scrollIntoViewIfNeeded();
+  await screenshot(page, "rate-decks-changes-first-phone");
   // A dry run writes nothing; leave without confirming.
   await preview.getByRole("button", { name: "Cancel" }).click();
 });

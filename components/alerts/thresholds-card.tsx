@@ -8,6 +8,7 @@ import { Card, CardTitle } from "@/components/ui/card";
 import { Field, FieldError, fieldErrorId, inputClass } from "@/components/ui/field";
 import { LoadError } from "@/components/ui/load-error";
 import { NamedId } from "@/components/portal/named-id";
+import { formatPrice, toMicros } from "@/lib/portal/format";
 import { problemText, type Thresholds } from "./api";
 
 /** The account's low-balance thresholds, edited as one comma-separated list (PUT /v1/alert-thresholds). */
@@ -82,7 +83,8 @@ export function ThresholdsCard({ account, platform, name }: { account: string; p
                   key={t.amount}
                   className={`rounded-full px-2 py-0.5 ${t.crossed ? "bg-amber-100 text-amber-900" : "bg-slate-100 text-slate-700"}`}
                 >
-                  {t.amount} {current.data.currency} {t.crossed ? "· balance below" : ""}
+                  {/* A balance level, read like the balance ("$50.00"), exact past the cent if set so. */}
+                  {formatPrice(toMicros(t.amount), current.data.currency)} {t.crossed ? "· balance below" : ""}
                 </li>
               ))}
             </ul>

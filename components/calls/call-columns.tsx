@@ -5,12 +5,15 @@ import type { Call, CallWithCost } from "@/lib/calls/schemas";
 import { CALL_COLUMN_LABEL, CALL_COLUMN_REM, type CallColumnId } from "@/lib/portal/call-columns";
 import { CALL_STATUS_LABEL, answeredFromListing, callStatus, type CallStatus } from "@/lib/portal/call-status";
 import {
+  amountColumn,
   formatAmount,
+  formatColumnAmount,
   formatDateTime,
   formatDuration,
   formatPhoneNumber,
   formatPrice,
   toMicros,
+  type AmountColumn,
 } from "@/lib/portal/format";
 
 /** A row as the API sends it: the cost fields exist only for calls:read_cost sessions. */
@@ -43,19 +46,40 @@ function Signed({
   return <span>{text}</span>;
 }
 
-/** A per-call amount in the currency's decimals, more where the exact amount has them; losses marked when `signed`. */
+/**
+ * A per-call amount in the currency's decimals, more where the exact amount has them; in a list, as its `column`
+ * reads (one precision, the code among currencies: amountColumn). Losses marked when `signed`.
+ */
 export function Money({
   value,
   currency,
   signed = false,
+  column,
 }: {
   value: number | null | undefined;
   currency: string;
   signed?: boolean;
+  column?: AmountColumn;
 }) {
   if (value === null || value === undefined) return <span className="text-slate-500">—</span>;
   const micros = toMicros(value);
-  return <Signed micros={micros} text={formatPrice(micros, currency)} signed={signed} className="font-medium" />;
+  const text = column ? formatColumnAmount(micros, currency, column) : formatPrice(micros, currency);
+  return <Signed micros={micros} text={text} signed={signed} className="font-medium" />;
+}
+
+/** The per-call amount columns of the calls listed: how each reads (lib/portal/format amountColumn). */
+export interface AmountColumns {
+  price: AmountColumn;
+  buyCost: AmountColumn;
+  margin: AmountColumn;
+}
+
+export function amountColumnsOf(rows: CallRow[]): AmountColumns {
+  return {
+    price: amountColumn(rows.map((r) => ({ value: r.rated ? r.price : null, currency: r.currency }))),
+    buyCost: amountColumn(rows.map((r) => ({ value: r.buyCost, currency: r.currency }))),
+    margin: amountColumn(rows.map((r) => ({ value: r.margin, currency: r.currency }))),
+  };
 }
 
 /** An aggregate (total, balance) in the currency's own decimals. */
@@ -64,7 +88,7 @@ export function Amount({ micros, currency, signed = false }: { micros: bigint; c
 }
 
 /** The sell price, or "Unrated" for a call no rate matched (its 0 is not a price). */
-export function Price({ call }: { call: Pick<Call, "price" | "currency" | "rated"> }) {
+export function Price({ call, column }: { call: Pick<Call, "price" | "currency" | "rated">; column?: AmountColumn }) {
   if (!call.rated) {
     return (
       <span
@@ -75,7 +99,7 @@ export function Price({ call }: { call: Pick<Call, "price" | "currency" | "rated
       </span>
     );
   }
-  return <Money value={call.price} currency={call.currency} />;
+  return <Money value={call.price} currency={call.currency} column={column} />;
 }
 
 export function DirectionBadge({ direction }: { direction: Call["direction"] }) {
@@ -154,6 +178,8 @@ export interface ColumnContext {
   suppliers: NameMap;
   /** The rate card's name of a call's destination, once known. */
   destinationName: (call: CallRow) => string | undefined;
+  /** How the amount columns read over the calls loaded (amountColumnsOf). */
+  amounts: AmountColumns;
 }
 
 /** The call log's columns; names come from the maps the server passed (ids when unknown). */
@@ -216,16 +242,24 @@ export function buildColumnDefs(ctx: ColumnContext): Record<CallColumnId, Column
       header: "Hangup cause",
       cell: ({ row }) => <span className="text-xs text-slate-600">{row.original.hangupCause ?? "—"}</span>,
     },
-    price: { id: "price", header: "Price", cell: ({ row }) => <Price call={row.original} /> },
+    price: {
+      id: "price",
+      header: "Price",
+      cell: ({ row }) => <Price call={row.original} column={ctx.amounts.price} />,
+    },
     buyCost: {
       id: "buyCost",
       header: "Buy cost",
-      cell: ({ row }) => <Money value={row.original.buyCost} currency={row.original.currency} />,
+      cell: ({ row }) => (
+        <Money value={row.original.buyCost} currency={row.original.currency} column={ctx.amounts.buyCost} />
+      ),
     },
     margin: {
       id: "margin",
       header: "Margin",
-      cell: ({ row }) => <Money value={row.original.margin} currency={row.original.currency} signed />,
+      cell: ({ row }) => (
+        <Money value={row.original.margin} currency={row.original.currency} signed column={ctx.amounts.margin} />
+      ),
     },
     supplierId: {
       id: "supplierId",

@@ -1,7 +1,7 @@
-import { useRef } from "react";
+import { useMemo, useRef } from "react";
 import { formatDateTime, formatDuration, formatPhoneNumber } from "@/lib/portal/format";
 import { Card } from "../ui/card";
-import { DirectionBadge, Money, Price, StatusBadge, listedCallStatus } from "./call-columns";
+import { DirectionBadge, Money, Price, StatusBadge, amountColumnsOf, listedCallStatus } from "./call-columns";
 import { EmptyState, LoadErrorState } from "./call-log-states";
 import { CARD_HEIGHT, useCallWindow, type BodyProps } from "./call-log-window";
 
@@ -12,6 +12,7 @@ export function CallLogCards(props: BodyProps) {
   const { virtualRows, paddingTop, paddingBottom, onKey } = useCallWindow(props, scrollRef, CARD_HEIGHT);
   const showAccount = columns.includes("account");
   const showCost = columns.includes("margin");
+  const amounts = useMemo(() => amountColumnsOf(rows), [rows]);
   return (
     <Card as="div" padding="none" className="overflow-hidden">
       <div
@@ -52,7 +53,7 @@ export function CallLogCards(props: BodyProps) {
                       ) : null}
                     </span>
                     <span className="num shrink-0 font-medium">
-                      <Price call={c} />
+                      <Price call={c} column={amounts.price} />
                     </span>
                   </div>
                   <div className="flex items-center justify-between gap-2 text-xs text-slate-600">
@@ -76,7 +77,7 @@ export function CallLogCards(props: BodyProps) {
                     {showCost ? (
                       <span className="shrink-0 truncate">
                         {c.supplierId ? (suppliers[c.supplierId] ?? c.supplierId) : "—"} ·{" "}
-                        <Money value={c.margin} currency={c.currency} signed />
+                        <Money value={c.margin} currency={c.currency} signed column={amounts.margin} />
                       </span>
                     ) : (
                       <span className="truncate">{c.hangupCause ?? ""}</span>

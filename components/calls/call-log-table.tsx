@@ -1,7 +1,7 @@
 import { flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import { useMemo, useRef } from "react";
 import type { CallColumnId } from "@/lib/portal/call-columns";
-import { COLUMN_LAYOUT, buildColumnDefs } from "./call-columns";
+import { COLUMN_LAYOUT, amountColumnsOf, buildColumnDefs } from "./call-columns";
 import { EmptyState, LoadErrorState, SkeletonRows } from "./call-log-states";
 import { ROW_HEIGHT, useCallWindow, type BodyProps } from "./call-log-window";
 import { Card } from "../ui/card";
@@ -13,9 +13,19 @@ export function CallLogTable(props: BodyProps) {
   const firstVisible = virtualRows.length ? virtualRows[0].index : 0;
   const lastVisible = virtualRows.length ? virtualRows[virtualRows.length - 1].index : -1;
 
+  // One precision per amount column, the currency's code beside each amount when the calls span currencies.
+  const amounts = useMemo(() => amountColumnsOf(rows), [rows]);
   const defs = useMemo(
-    () => buildColumnDefs({ timeZone: zone.timeZone, zoneLabel: zone.short, accounts, suppliers, destinationName }),
-    [zone.timeZone, zone.short, accounts, suppliers, destinationName],
+    () =>
+      buildColumnDefs({
+        timeZone: zone.timeZone,
+        zoneLabel: zone.short,
+        accounts,
+        suppliers,
+        destinationName,
+        amounts,
+      }),
+    [zone.timeZone, zone.short, accounts, suppliers, destinationName, amounts],
   );
   const columnDefs = useMemo(() => columns.map((id) => defs[id]), [columns, defs]);
   // The table models only the rows on screen: a Row object per loaded call would cost hundreds of

@@ -148,6 +148,13 @@ export function CallLog({
       ) : (
         <CallLogTable {...body} />
       )}
+      {!problem && !phone && (columns.includes("duration") || columns.includes("billDuration")) ? (
+        // 1:41 beside 1:30 is not a discount: the two count different things.
+        <p className="text-xs text-slate-600" data-testid="duration-legend">
+          Duration runs from dialling to hang-up, ringing included. Billed is the talk time charged: from the answer,
+          rounded up to the rate&apos;s increment, so it can be shorter than the Duration.
+        </p>
+      ) : null}
       <CallDetailDialog
         callId={openCallId}
         onClose={() => setOpenCallId(null)}

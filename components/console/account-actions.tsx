@@ -6,6 +6,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardTitle } from "@/components/ui/card";
 import { Field, FieldError, fieldErrorId, inputClass } from "@/components/ui/field";
 import type { AccountDetail, BalanceMovement } from "@/lib/billing/provisioning-schemas";
+import { formatAmount, formatPrice, toMicros } from "@/lib/portal/format";
 import { newIdempotencyKey, ProvisioningProblem, sendProvisioning } from "./provisioning-request";
 
 function problemOf(error: unknown): ProvisioningProblem {
@@ -71,7 +72,9 @@ export function BalanceForm({ account, kind }: { account: AccountDetail; kind: "
       const moved = await sendProvisioning<BalanceMovement>("POST", path, body, idempotencyKey);
       setAmount("");
       setReason("");
-      return `${kind === "topup" ? "Topped up" : "Adjusted by"} ${moved.amount} ${account.currency}: the balance is ${moved.account.balance} ${account.currency}.`;
+      // As the account's card shows it: the balance in the currency's minor units, the amount exact.
+      const { currency } = account;
+      return `${kind === "topup" ? "Topped up" : "Adjusted by"} ${formatPrice(toMicros(moved.amount), currency)}: the balance is ${formatAmount(toMicros(moved.account.balance), currency)}.`;
     });
   };
   const amountError = change.problem?.fields.amount;
@@ -137,7 +140,7 @@ export function CreditLimitForm({ account }: { account: AccountDetail }) {
         { creditLimit: limit },
         idempotencyKey,
       );
-      return `The credit limit is ${after.creditLimit} ${account.currency}.`;
+      return `The credit limit is ${formatAmount(toMicros(after.creditLimit), account.currency)}.`;
     });
   };
   const limitError = change.problem?.fields.creditLimit;

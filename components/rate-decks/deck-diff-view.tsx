@@ -2,9 +2,10 @@
 
 import { useState, type ReactNode } from "react";
 import { NamedId } from "@/components/portal/named-id";
-import { Time } from "@/components/portal/time-zone";
 import { Button } from "@/components/ui/button";
+import { splitWarnings } from "@/lib/rating/deck-review";
 import type { DeckDiffJson, RateTermsJson } from "@/lib/rating/schemas";
+import { DeckEffective } from "./deck-effective";
 
 const PAGE = 50;
 
@@ -67,18 +68,63 @@ function Paged<T>({
 const th = "px-4 py-2 font-medium";
 const td = "px-4 py-1.5";
 
+type Warning = DeckDiffJson["marginWarnings"][number];
+
+/** Margin warnings: the account and the supplier by name (`names`), the id on hover. */
+function WarningsTable({ items, label, names }: { items: Warning[]; label: string; names?: Record<string, string> }) {
+  return (
+    <Paged
+      label={label}
+      items={items}
+      head={
+        <tr>
+          <th className={th}>Sell prefix</th>
+          <th className={th}>Account</th>
+          <th className={th}>Sell rate</th>
+          <th className={th}>Supplier</th>
+          <th className={th}>Buy prefix / rate</th>
+          <th className={th}>Margin</th>
+        </tr>
+      }
+      row={(w) => (
+        <tr key={`${w.prefix}-${w.billingGroupId}-${w.supplierId}`} className="border-b border-slate-100">
+          <td className={`${td} font-mono`}>{w.prefix}</td>
+          <td className={td}>
+            <NamedId id={w.billingGroupId} names={names} />
+          </td>
+          <td className={`${td} tabular-nums`}>{w.sellRate}</td>
+          <td className={td}>
+            <NamedId id={w.supplierId} names={names} />
+          </td>
+          <td className={`${td} tabular-nums`}>
+            {w.buyPrefix} / {w.buyRate}
+          </td>
+          <td
+            className={`${td} tabular-nums ${w.reason === "below_cost" ? "font-semibold text-red-700" : "text-amber-800"}`}
+          >
+            {w.marginPercent === null ? "—" : `${w.marginPercent} %`}
+            {w.reason === "below_cost" ? " (below cost)" : " (low)"}
+          </td>
+        </tr>
+      )}
+    />
+  );
+}
+
 /**
- * The dry run's answer: counts, then the changed, added and removed prefixes and the margin warnings, each paged.
- * A warning's account and supplier by name (`names`), the id on hover.
+ * The dry run's answer, what the upload changes first: counts, then the changed, added and removed prefixes and the
+ * margin warnings on those rates, each paged; the warnings on rates the deck leaves as they were behind their count
+ * (a whole deck may warn thousands of times while three rates change).
  */
 export function DeckDiffView({ diff, names }: { diff: DeckDiffJson; names?: Record<string, string> }) {
-  const [tab, setTab] = useState<Tab>(diff.marginWarningCount > 0 ? "warnings" : "changed");
+  const warnings = splitWarnings(diff);
   const tabs: { id: Tab; label: string; count: number }[] = [
     { id: "changed", label: "Changed", count: diff.changed.length },
     { id: "added", label: "Added", count: diff.added.length },
     { id: "removed", label: "Removed", count: diff.removed.length },
-    { id: "warnings", label: "Margin warnings", count: diff.marginWarningCount },
+    { id: "warnings", label: "Margin warnings on changes", count: warnings.onChanges.length },
   ];
+  const [tab, setTab] = useState<Tab>(() => tabs.find((t) => t.count > 0)?.id ?? "changed");
   return (
     <div className="flex flex-col gap-3">
       <dl className="grid grid-cols-2 gap-3 px-4 text-sm sm:grid-cols-5" data-testid="deck-diff-summary">
@@ -98,7 +144,8 @@ export function DeckDiffView({ diff, names }: { diff: DeckDiffJson; names?: Reco
       <p className="px-4 text-sm text-slate-600">
         {diff.comparedWith ? (
           <>
-            Compared with the deck in force then (effective <Time iso={diff.comparedWith.effectiveFrom} />
+            Compared with the deck in force then (effective{" "}
+            <DeckEffective iso={diff.comparedWith.effectiveFrom} side={diff.side} />
             ).
           </>
         ) : (
@@ -145,42 +192,7 @@ export function DeckDiffView({ diff, names }: { diff: DeckDiffJson; names?: Reco
             )}
           />
         ) : tab === "warnings" ? (
-          <Paged
-            key="warnings"
-            label="Margin warnings"
-            items={diff.marginWarnings}
-            head={
-              <tr>
-                <th className={th}>Sell prefix</th>
-                <th className={th}>Account</th>
-                <th className={th}>Sell rate</th>
-                <th className={th}>Supplier</th>
-                <th className={th}>Buy prefix / rate</th>
-                <th className={th}>Margin</th>
-              </tr>
-            }
-            row={(w) => (
-              <tr key={`${w.prefix}-${w.billingGroupId}-${w.supplierId}`} className="border-b border-slate-100">
-                <td className={`${td} font-mono`}>{w.prefix}</td>
-                <td className={td}>
-                  <NamedId id={w.billingGroupId} names={names} />
-                </td>
-                <td className={`${td} tabular-nums`}>{w.sellRate}</td>
-                <td className={td}>
-                  <NamedId id={w.supplierId} names={names} />
-                </td>
-                <td className={`${td} tabular-nums`}>
-                  {w.buyPrefix} / {w.buyRate}
-                </td>
-                <td
-                  className={`${td} tabular-nums ${w.reason === "below_cost" ? "font-semibold text-red-700" : "text-amber-800"}`}
-                >
-                  {w.marginPercent === null ? "—" : `${w.marginPercent} %`}
-                  {w.reason === "below_cost" ? " (below cost)" : " (low)"}
-                </td>
-              </tr>
-            )}
-          />
+          <WarningsTable key="warnings" label="Margin warnings on changes" items={warnings.onChanges} names={names} />
         ) : (
           <Paged
             key={tab}
@@ -203,11 +215,22 @@ export function DeckDiffView({ diff, names }: { diff: DeckDiffJson; names?: Reco
           />
         )}
       </div>
-      {diff.marginWarningCount > diff.marginWarnings.length ? (
-        <p className="px-4 text-sm text-amber-800">
-          Showing the first {diff.marginWarnings.length.toLocaleString("en")} of{" "}
-          {diff.marginWarningCount.toLocaleString("en")} margin warnings.
-        </p>
+      {warnings.othersCount > 0 ? (
+        <details className="px-4" data-testid="deck-other-warnings">
+          <summary className="cursor-pointer text-sm font-medium text-amber-800">
+            {warnings.othersCount.toLocaleString("en")} more {warnings.othersCount === 1 ? "warning" : "warnings"} on
+            unchanged rates
+          </summary>
+          <div className="-mx-4 mt-2">
+            <WarningsTable label="Margin warnings on unchanged rates" items={warnings.others} names={names} />
+            {warnings.othersCount > warnings.others.length ? (
+              <p className="px-4 py-2 text-sm text-amber-800">
+                Showing the first {warnings.others.length.toLocaleString("en")} of{" "}
+                {warnings.othersCount.toLocaleString("en")}.
+              </p>
+            ) : null}
+          </div>
+        </details>
       ) : null}
     </div>
   );

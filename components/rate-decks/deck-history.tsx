@@ -10,6 +10,7 @@ import { Button, primaryButtonClass } from "@/components/ui/button";
 import { Card, CardTitle } from "@/components/ui/card";
 import { LoadError } from "@/components/ui/load-error";
 import type { DeckPage, DeckSummary } from "@/lib/rating/schemas";
+import { DeckEffective } from "./deck-effective";
 import { OwnerPicker, SIDES, useDeckOwners, type DeckSide } from "./deck-owners";
 
 const STATUS: Record<DeckSummary["status"], string> = {
@@ -143,7 +144,7 @@ export function DeckHistory({ side, initialOwner }: { side: DeckSide; initialOwn
                   rows.map((deck) => (
                     <tr key={deck.id} data-deck-id={deck.id} className="border-b border-slate-100">
                       <td className="px-4 py-2 whitespace-nowrap">
-                        <Time iso={deck.effectiveFrom} />
+                        <DeckEffective iso={deck.effectiveFrom} side={side} capitalize />
                       </td>
                       <td className="px-4 py-2" data-testid="deck-status">
                         {STATUS[deck.status]}
@@ -159,7 +160,11 @@ export function DeckHistory({ side, initialOwner }: { side: DeckSide; initialOwn
                           download
                           className="font-medium text-brand-700 underline"
                         >
-                          Download CSV<span className="sr-only"> of the deck effective {deck.effectiveFrom}</span>
+                          Download CSV
+                          <span className="sr-only">
+                            {" "}
+                            of the deck effective <DeckEffective iso={deck.effectiveFrom} side={side} />
+                          </span>
                         </a>
                       </td>
                     </tr>

@@ -37,7 +37,10 @@ export function useDeckOwners(side: DeckSide) {
   });
 }
 
-/** The account or supplier picker of the deck pages. */
+/**
+ * The account or supplier picker of the deck pages. `value` "" shows "Choose an account…" first: the upload has no
+ * default owner, so a deck never goes to the first account of the list by mistake.
+ */
 export function OwnerPicker({
   id,
   side,
@@ -54,6 +57,11 @@ export function OwnerPicker({
   return (
     <Field id={id} label={side === "sell" ? "Account" : "Supplier"} className="max-w-sm">
       <select id={id} value={value} onChange={(e) => onChange(e.target.value)} className={inputClass()}>
+        {value === "" ? (
+          <option value="" disabled>
+            Choose {side === "sell" ? "an account" : "a supplier"}…
+          </option>
+        ) : null}
         {owners.map((o) => (
           <option key={o.id} value={o.id}>
             {o.name}

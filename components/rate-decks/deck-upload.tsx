@@ -4,13 +4,13 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useId, useRef, useState, type FormEvent } from "react";
 import { ApiProblem } from "@/components/api/api-client";
-import { Time } from "@/components/portal/time-zone";
 import { Button } from "@/components/ui/button";
 import { Card, CardTitle } from "@/components/ui/card";
 import { Field, fieldErrorId, FieldError, inputClass } from "@/components/ui/field";
 import { LoadError } from "@/components/ui/load-error";
 import type { DeckDiffJson, DeckImportJson } from "@/lib/rating/schemas";
 import { DeckDiffView } from "./deck-diff-view";
+import { DeckEffective } from "./deck-effective";
 import { OwnerPicker, SIDES, useDeckOwners, type DeckSide } from "./deck-owners";
 
 interface Problem {
@@ -67,7 +67,8 @@ export function DeckUpload({
   const queryClient = useQueryClient();
   const owners = useDeckOwners(side);
   const [picked, setPicked] = useState(initialOwner ?? "");
-  const owner = owners.data?.find((o) => o.id === picked)?.id ?? owners.data?.[0]?.id ?? "";
+  // No default: the person names the owner (or came from its history's "Upload deck" link).
+  const owner = owners.data?.find((o) => o.id === picked)?.id ?? "";
   const ownerName = owners.data?.find((o) => o.id === owner)?.name ?? owner;
   const fileRef = useRef<HTMLInputElement>(null);
   const [when, setWhen] = useState("");
@@ -137,7 +138,7 @@ export function DeckUpload({
         >
           <p className="font-medium text-green-900">
             Imported {done.imported.toLocaleString("en")} rates for {ownerName}, effective{" "}
-            <Time iso={done.effectiveFrom} />.
+            <DeckEffective iso={done.effectiveFrom} side={side} />.
           </p>
           <p>
             <Link
@@ -201,10 +202,20 @@ export function DeckUpload({
               className={inputClass()}
             />
           </Field>
-          <div className="sm:col-span-2">
-            <Button type="submit" variant="primary" disabled={!owner || dryRun.isPending}>
+          <div className="flex flex-wrap items-center gap-3 sm:col-span-2">
+            <Button
+              type="submit"
+              variant="primary"
+              disabled={!owner || dryRun.isPending}
+              aria-describedby={owner ? undefined : `${id}-why`}
+            >
               {dryRun.isPending ? "Comparing…" : "Preview changes"}
             </Button>
+            {owner ? null : (
+              <p id={`${id}-why`} className="text-sm text-slate-600" data-testid="deck-needs-owner">
+                Choose the {s.noun} the deck is for first.
+              </p>
+            )}
           </div>
         </form>
         {problem ? (
@@ -217,7 +228,8 @@ export function DeckUpload({
         <Card as="section" padding="none" aria-labelledby={`${id}-diff`} data-testid="deck-preview">
           <div className="px-4 py-3">
             <CardTitle id={`${id}-diff`}>
-              2. Review: {preview.fileName} for {ownerName}, effective <Time iso={preview.diff.effectiveFrom} />
+              2. Review: {preview.fileName} for {ownerName}, effective{" "}
+              <DeckEffective iso={preview.diff.effectiveFrom} side={side} />
             </CardTitle>
           </div>
           <DeckDiffView diff={preview.diff} names={names} />

@@ -16,6 +16,7 @@ import { buyRates } from "@/lib/portal/buy-rates-actions";
 import { rateForAccount } from "@/lib/portal/account-rate-actions";
 import type { CallCharge } from "@/lib/money/charge";
 import { priceCall } from "@/lib/rating/billing-math";
+import { isFromTheStart } from "@/lib/rating/deck-review";
 import { incrementTextSchema } from "@/lib/rating/schemas";
 import { ApiProblem, apiGet } from "../api/api-client";
 import type { AccountChoice } from "../balance/balance-widget";
@@ -339,11 +340,11 @@ function RateResult({ rate, seconds, buy }: { rate: Rate; seconds: number | null
             : `Per-minute part ${formatPrice(charge.usageMicros, rate.currency)} + connect fee ${formatPrice(charge.connectFeeMicros, rate.currency)}.`}
         </p>
       ) : null}
-      {Date.parse(rate.effectiveFrom) > 0 ? (
-        <p className="mt-3 text-xs text-slate-600" data-testid="rate-effective-from">
-          Rate card in force since {rate.effectiveFrom.slice(0, 10)} (UTC).
-        </p>
-      ) : null}
+      <p className="mt-3 text-xs text-slate-600" data-testid="rate-effective-from">
+        {isFromTheStart(rate.effectiveFrom)
+          ? "Rate card in force since the account opened."
+          : `Rate card in force since ${rate.effectiveFrom.slice(0, 10)} (UTC).`}
+      </p>
       {seconds === 0 ? <p className="mt-3 text-xs text-slate-600">Unanswered calls are not charged.</p> : null}
       {buy ? <BuyRates buy={buy} sell={charge} currency={rate.currency} seconds={seconds} /> : null}
     </div>

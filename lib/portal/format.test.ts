@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
+  amountColumn,
   formatAmount,
+  formatColumnAmount,
   formatDateTime,
   formatDuration,
   formatMoney,
@@ -79,5 +81,37 @@ describe("portal formatting", () => {
     expect(formatPrice(toMicros("-0.000001"), "USD", "en-US")).toBe("-$0.000001");
     expect(formatPrice(toMicros("5"), "JPY", "en-US")).toBe("¥5");
     expect(formatPrice(toMicros("0.5"), "BHD", "en-US")).toBe("BHD\u00a00.500");
+  });
+});
+
+describe("a column of per-call amounts", () => {
+  const usd = (value: number | null) => ({ value, currency: "USD" });
+
+  it("gives every amount the decimals the most precise one needs, so the column lines up", () => {
+    const column = amountColumn([usd(0.00145), usd(0.0199), usd(0), usd(null)]);
+    expect(column).toEqual({ decimals: 5, byCode: false });
+    expect([0.00145, 0.0199, 0].map((v) => formatColumnAmount(toMicros(v), "USD", column, "en-US"))).toEqual([
+      "$0.00145",
+      "$0.01990",
+      "$0.00000",
+    ]);
+  });
+
+  it("keeps at least the currency's decimals and at most 6", () => {
+    expect(amountColumn([usd(1), usd(2.5)])).toEqual({ decimals: 2, byCode: false });
+    expect(amountColumn([usd(0.000417)]).decimals).toBe(6);
+    expect(amountColumn([{ value: 12, currency: "JPY" }]).decimals).toBe(0);
+    expect(amountColumn([{ value: 0.5, currency: "BHD" }]).decimals).toBe(3);
+  });
+
+  it("names the currency by its code beside every amount when the rows span currencies", () => {
+    const column = amountColumn([usd(0.0199), { value: 0.012, currency: "EUR" }]);
+    expect(column).toEqual({ decimals: 4, byCode: true });
+    expect(formatColumnAmount(toMicros(0.0199), "USD", column, "en-US")).toBe("USD\u00a00.0199");
+    expect(formatColumnAmount(toMicros(-0.012), "EUR", column, "en-US")).toBe("-EUR\u00a00.0120");
+  });
+
+  it("does not count the currency of an amount not shown", () => {
+    expect(amountColumn([usd(0.01), { value: null, currency: "EUR" }]).byCode).toBe(false);
   });
 });

@@ -53,6 +53,57 @@ export function formatPrice(micros: bigint, currency: string, locale?: string): 
 }
 
 /**
+ * How one column of per-call amounts reads (docs/contract.md §8): every amount with the same decimals, the most any
+ * listed amount needs (at least its currency's, at most the 6 amounts are kept in), so "$0.00145", "$0.0199" and
+ * "$0.00" line up as "$0.00145", "$0.01990", "$0.00000" and nothing is rounded away; and the ISO code beside each
+ * amount ("USD 0.01990") when the rows span more than one currency, never a "$" beside a "€" with no word of it.
+ */
+export interface AmountColumn {
+  decimals: number;
+  byCode: boolean;
+}
+
+/** The fraction digits an exact amount needs, 0..6. */
+function decimalsNeeded(micros: bigint): number {
+  let fraction = (micros < 0n ? -micros : micros) % 1_000_000n;
+  if (fraction === 0n) return 0;
+  let decimals = 6;
+  while (fraction % 10n === 0n) {
+    fraction /= 10n;
+    decimals--;
+  }
+  return decimals;
+}
+
+/** The column format of the amounts listed (null: not shown, such as an unrated call's price). */
+export function amountColumn(cells: Iterable<{ value: number | string | null | undefined; currency: string }>) {
+  const currencies = new Set<string>();
+  let decimals = 0;
+  for (const cell of cells) {
+    if (cell.value === null || cell.value === undefined) continue;
+    currencies.add(cell.currency);
+    decimals = Math.max(decimals, decimalsNeeded(toMicros(cell.value)));
+  }
+  for (const currency of currencies) decimals = Math.max(decimals, currencyDecimals(currency));
+  return { decimals: Math.min(6, decimals), byCode: currencies.size > 1 } satisfies AmountColumn;
+}
+
+/** A per-call amount as its column reads (amountColumn): "$0.01990", or "USD 0.01990" among other currencies. */
+export function formatColumnAmount(micros: bigint, currency: string, column: AmountColumn, locale?: string): string {
+  return numberFormat(
+    `column:${currency}:${column.decimals}:${column.byCode}`,
+    {
+      style: "currency",
+      currency,
+      currencyDisplay: column.byCode ? "code" : "symbol",
+      minimumFractionDigits: column.decimals,
+      maximumFractionDigits: Math.max(column.decimals, 6),
+    },
+    locale,
+  ).format(formatMicros(micros));
+}
+
+/**
  * A balance or a total in the currency's own minor units (USD 2, JPY 0, BHD 3), rounded half
  * away from zero from the exact decimal (Intl rounds the decimal string, not a float).
  */

@@ -10,6 +10,7 @@ import {
   type RateCard,
   type RateMatch,
 } from "./find-rate";
+import { FIRST_DECK_FROM_MS, isOnChange, touchedPrefixes } from "./deck-review";
 import { checkEffectiveFrom, checkUniquePrefixes, ownerHasDeck } from "./import-rates";
 import { formatIncrement, type RateRow } from "./schemas";
 
@@ -60,7 +61,10 @@ export interface DeckDiff {
    * against every supplier; for a buy deck every group's sell prefixes against it.
    */
   marginWarnings: MarginWarning[];
-  /** marginWarnings lists at most MAX_WARNINGS; this is how many there are. */
+  /**
+   * marginWarnings lists at most MAX_WARNINGS, those on the rates the deck adds or changes first (what a reviewer
+   * reads first, never cut off by the thousands on unchanged rates); this is how many there are.
+   */
   marginWarningCount: number;
 }
 
@@ -135,7 +139,7 @@ export async function diffDeck(
   checkUniquePrefixes(rows);
   if (effectiveFrom) checkEffectiveFrom(effectiveFrom);
   const hasDeck = await ownerHasDeck(db, side, ownerId);
-  const from = effectiveFrom ?? (hasDeck ? new Date() : new Date(0));
+  const from = effectiveFrom ?? (hasDeck ? new Date() : new Date(FIRST_DECK_FROM_MS));
   const atMs = from.getTime();
   // The deck in force just before the new one would start.
   const current = await getRateCard(db, side, ownerId, null, atMs);
@@ -171,6 +175,9 @@ export async function diffDeck(
   diff.removed.sort(byPrefix);
   diff.changed.sort(byPrefix);
 
+  const touched = touchedPrefixes(diff);
+  const onChanges: MarginWarning[] = [];
+  const others: MarginWarning[] = [];
   const sellCards = side === "sell" ? [next] : await cardsInForce(db, "sell", atMs);
   const buyCards = side === "buy" ? [next] : await cardsInForce(db, "buy", atMs);
   for (const sell of sellCards) {
@@ -182,8 +189,9 @@ export async function diffDeck(
         // (s - b) / s < minBps / 10000, without division.
         if (!belowCost && (s.rateMicros - b.rateMicros) * 10_000n >= minBps * s.rateMicros) continue;
         diff.marginWarningCount++;
-        if (diff.marginWarnings.length < MAX_WARNINGS) {
-          diff.marginWarnings.push({
+        const list = isOnChange(side, touched, { prefix: s.prefix, buyPrefix: b.prefix }) ? onChanges : others;
+        if (list.length < MAX_WARNINGS) {
+          list.push({
             prefix: s.prefix,
             billingGroupId: sell.ownerId,
             sellRate: formatMicros(s.rateMicros),
@@ -197,5 +205,6 @@ export async function diffDeck(
       }
     }
   }
+  diff.marginWarnings = [...onChanges, ...others].slice(0, MAX_WARNINGS);
   return diff;
 }

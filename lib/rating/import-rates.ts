@@ -4,6 +4,7 @@ import { queryRows } from "@/lib/db/client";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
 import type { ChangeContext } from "@/lib/billing/change-context";
 import { parseMicros } from "@/lib/money/micros";
+import { FIRST_DECK_FROM_MS } from "./deck-review";
 import type { RateRow } from "./schemas";
 import { ownerColumn, ownerTable, ratesTable, type CardSide } from "./find-rate";
 
@@ -42,7 +43,7 @@ export class RateDeckExistsError extends Error {}
 
 const CHUNK = 5_000;
 /** Timestamps a deck can take effect at: the calls ingest accepts start in 1970..now+1 day. */
-const MIN_EFFECTIVE_MS = 0;
+const MIN_EFFECTIVE_MS = FIRST_DECK_FROM_MS;
 const MAX_EFFECTIVE_MS = Date.UTC(9999, 11, 31);
 
 /** Refuses a prefix listed twice (the CSV parser does too; this guards other callers). */
@@ -101,7 +102,7 @@ async function addDeck(
     // One import per card at a time: the default effective-from depends on the decks already there.
     await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`rate-card:${side}:${ownerId}`}))`);
     const hasDeck = await ownerHasDeck(tx, side, ownerId);
-    const effectiveFrom = options.effectiveFrom ?? (hasDeck ? new Date() : new Date(0));
+    const effectiveFrom = options.effectiveFrom ?? (hasDeck ? new Date() : new Date(FIRST_DECK_FROM_MS));
     const clash = await queryRows<{ id: string }>(
       tx,
       sql`SELECT id::text AS id FROM rate_decks WHERE ${ownerColumn(side)} = ${ownerId} AND effective_from = ${effectiveFrom.toISOString()}::timestamptz`,

@@ -282,6 +282,20 @@ describeOnEngines("dated rate decks", (handle) => {
     expect(buyDiff.removed.map((c) => c.prefix)).toEqual(["4", "447"]);
   });
 
+  it("dry run: the warnings on the rates a deck adds or changes come before those on rates it leaves as they were", async () => {
+    const group = await createBillingGroup(handle().db, { name: "Order", currency: "USD" });
+    await importSellRates(handle().db, group.id, parseRateCsv("prefix,rate,increment\n81,0.01,1/1\n82,0.01,1/1\n"));
+    const supplier = await createSupplier(handle().db, { name: "Near cost" });
+    await importBuyRates(handle().db, supplier.id, parseRateCsv("prefix,rate,increment\n81,0.009,1/1\n82,0.009,1/1\n"));
+    const rows = parseRateCsv("prefix,rate,increment\n81,0.01,1/1\n82,0.011,1/1\n");
+    const diff = await diffDeck(handle().db, "sell", group.id, rows, new Date("2030-01-01T00:00:00Z"), {
+      minMarginBps: 5000,
+    });
+    expect(diff.changed.map((c) => c.prefix)).toEqual(["82"]);
+    // 82 changed, 81 did not: 82's warning first although the card lists 81 first.
+    expect(diff.marginWarnings.filter((w) => w.supplierId === supplier.id).map((w) => w.prefix)).toEqual(["82", "81"]);
+  });
+
   it("rerate --since re-rates rated calls with the decks in force at their start, adjusting the balance exactly; default rerate does not", async () => {
     const group = await createBillingGroup(handle().db, {
       name: "Rerate",
