@@ -14,6 +14,8 @@ export interface FreshAccount {
   /** The new PostgreSQL database's URL; undefined on PGlite (the database is in dataDir). */
   databaseUrl: string | undefined;
   logFile: string;
+  /** The account's billing group. */
+  billingGroupId: string;
   /** A cdrs:write and calls:read key of the account. */
   key: string;
   /** Drops the database and removes workDir (after the server stopped). */
@@ -45,7 +47,8 @@ export async function freshAccount(engine: Engine, label: string): Promise<Fresh
         { prefix: "44", rate: "0.01", increment: { min: 60, interval: 60 } },
       ]);
       const { key } = await createApiKey(handle.db, { scopes: ["cdrs:write", "calls:read"], billingGroupId: group.id });
-      return { workDir, dataDir, databaseUrl, logFile: path.join(workDir, "server.log"), key, remove };
+      const logFile = path.join(workDir, "server.log");
+      return { workDir, dataDir, databaseUrl, logFile, billingGroupId: group.id, key, remove };
     } finally {
       await handle.close();
     }
