@@ -394,6 +394,7 @@ async function main(): Promise<void> {
       "ingest-calls": { type: "string" },
       "usage-calls": { type: "string" },
       "invoice-groups": { type: "string" },
+      "screen-runs": { type: "string" },
     },
   });
   const sizes = { ...(values.quick ? QUICK : FULL) };
@@ -403,6 +404,7 @@ async function main(): Promise<void> {
   if (values["ingest-calls"]) sizes.ingestCalls = Number(values["ingest-calls"]);
   if (values["usage-calls"]) sizes.usageCalls = Number(values["usage-calls"]);
   if (values["invoice-groups"]) sizes.invoiceGroups = Number(values["invoice-groups"]);
+  if (values["screen-runs"]) sizes.screenRuns = Number(values["screen-runs"]);
   const only = new Set(values.only!.split(","));
   // BENCH_RESULTS_DIR: helpers benching at once keep their reports and profiles apart.
   const resultsDir = path.resolve(ROOT, process.env.BENCH_RESULTS_DIR || "bench/results");
