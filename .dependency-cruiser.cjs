@@ -61,7 +61,7 @@ const CLIENT_SAFE = [
   "^lib/alerts/event-types\\.ts$",
   "^lib/rating/billing-math\\.ts$",
   "^lib/rating/deck-review\\.ts$",
-  "^lib/portal/(format|call-filters|call-columns|call-status|period|usage-query|balance-status|report|pages|dialled-number|how-to-pay)\\.ts$",
+  "^lib/portal/(format|call-filters|call-columns|call-status|period|usage-query|balance-status|report|pages|dialled-number|how-to-pay|query-keys)\\.ts$",
 ].join("|");
 const SERVER_ACTION = "^lib/[^/]+/[^/]+-actions\\.ts$";
 

@@ -26,6 +26,8 @@ export interface Sizes {
   usageCalls: number;
   /** Billing groups of the invoice run (case 24), each with a month of usage in the rollups. */
   invoiceGroups: number;
+  /** Navigations per page and screen size of case 30 (first screen in Chromium). */
+  screenRuns: number;
 }
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });

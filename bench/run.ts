@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--engines pglite,postgres] [--reuse-build] [--profile] [--only lookup,read,ingest]`
+// `npm run bench [-- --quick] [--engines pglite,postgres] [--reuse-build] [--profile] [--only lookup,read,ingest,screen]`
 // The benchmarks (README "Benchmarks"): ingest, listing, rate lookup, HTTP overhead and memory, each figure beside
 // its target, on PGlite and (when reachable) PostgreSQL. Writes bench/results/latest.json. Not a test: nothing
 // here asserts a timing. Every HTTP case runs against `next start` of a production build on 127.0.0.1.
@@ -25,6 +25,7 @@ import { printTable, type Figure } from "./report";
 import { seed } from "./seed";
 import { usageLatency } from "./usage";
 import { invoicePdfBench, invoiceRunBench } from "./invoices";
+import { addScreenPerson, firstScreen, type ScreenPerson } from "./first-screen";
 import { BenchServer, buildProduction, ROOT } from "./server";
 import { median, round } from "./stats";
 
@@ -42,6 +43,7 @@ const FULL: Sizes = {
   singleSeconds: 8,
   usageCalls: 1_000_000,
   invoiceGroups: 10_000,
+  screenRuns: 15,
 };
 const QUICK: Sizes = {
   listedCalls: 100_000,
@@ -57,6 +59,7 @@ const QUICK: Sizes = {
   singleSeconds: 3,
   usageCalls: 200_000,
   invoiceGroups: 10_000,
+  screenRuns: 7,
 };
 
 const started = Date.now();
@@ -127,9 +130,13 @@ async function benchEngine(
     const handle = await openDatabase(databaseUrl ? { url: databaseUrl } : { dir: dataDir, role: "cli" });
     const seedStarted = performance.now();
     const usageCalls = opts.only.has("usage") ? sizes.usageCalls : 0;
-    const seeded = await seed(handle.db, { ...sizes, ingestGroups: 4, usageCalls }, (l) => log(`  ${l}`)).finally(() =>
-      handle.close(),
-    );
+    let person: ScreenPerson | undefined;
+    const seeded = await seed(handle.db, { ...sizes, ingestGroups: 4, usageCalls }, (l) => log(`  ${l}`))
+      .then(async (done) => {
+        if (opts.only.has("screen")) person = await addScreenPerson(handle.db, done.listedGroupId);
+        return done;
+      })
+      .finally(() => handle.close());
     detail.seedSeconds = round((performance.now() - seedStarted) / 1000, 1);
 
     server = await BenchServer.start({
@@ -237,6 +244,29 @@ async function benchEngine(
         unit: "MiB",
         target: ["<", engine === "pglite" ? 1024 : 300],
       });
+    }
+
+    if (person) {
+      log(`${engine}: first screen in Chromium, ${sizes.screenRuns} navigations per page and size`);
+      const screens = await firstScreen(server, person, sizes.screenRuns, log);
+      detail.firstScreen = screens;
+      for (const f of screens) {
+        figures.push({
+          case: "30",
+          measure: `${f.page}, ${f.size}: first ${f.page === "dashboard" ? "balance" : "row"} shown p50`,
+          engine,
+          value: f.firstP50Ms,
+          unit: "ms",
+        });
+        figures.push({ case: "30", measure: `  p95`, engine, value: f.firstP95Ms, unit: "ms" });
+        figures.push({
+          case: "30",
+          measure: `  / time to first byte of the page (p50 ${f.ttfbP50Ms} ms)`,
+          engine,
+          value: f.ratio,
+          unit: "x",
+        });
+      }
     }
 
     if (opts.only.has("usage") && seeded.usage) {
@@ -354,7 +384,7 @@ async function main(): Promise<void> {
     options: {
       quick: { type: "boolean", default: false },
       engines: { type: "string" },
-      only: { type: "string", default: "lookup,read,usage,ingest,invoices" },
+      only: { type: "string", default: "lookup,read,usage,ingest,invoices,screen" },
       "reuse-build": { type: "boolean", default: false },
       profile: { type: "boolean", default: false },
       // Size overrides, e.g. for a short profiling loop.
@@ -364,6 +394,7 @@ async function main(): Promise<void> {
       "ingest-calls": { type: "string" },
       "usage-calls": { type: "string" },
       "invoice-groups": { type: "string" },
+      "screen-runs": { type: "string" },
     },
   });
   const sizes = { ...(values.quick ? QUICK : FULL) };
@@ -373,6 +404,7 @@ async function main(): Promise<void> {
   if (values["ingest-calls"]) sizes.ingestCalls = Number(values["ingest-calls"]);
   if (values["usage-calls"]) sizes.usageCalls = Number(values["usage-calls"]);
   if (values["invoice-groups"]) sizes.invoiceGroups = Number(values["invoice-groups"]);
+  if (values["screen-runs"]) sizes.screenRuns = Number(values["screen-runs"]);
   const only = new Set(values.only!.split(","));
   // BENCH_RESULTS_DIR: helpers benching at once keep their reports and profiles apart.
   const resultsDir = path.resolve(ROOT, process.env.BENCH_RESULTS_DIR || "bench/results");
@@ -445,7 +477,7 @@ async function main(): Promise<void> {
       });
     }
   }
-  if (only.has("read") || only.has("ingest") || only.has("usage")) {
+  if (["read", "ingest", "usage", "screen"].some((name) => only.has(name))) {
     buildProduction(log, values["reuse-build"]!);
     for (const engine of engines) {
       const r = await benchEngine(engine, sizes, { only, profile: values.profile!, resultsDir });

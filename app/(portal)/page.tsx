@@ -1,4 +1,6 @@
 import type { Metadata } from "next";
+import { HydrationBoundary } from "@tanstack/react-query";
+import { answeredQueries } from "@/components/api/answered-queries";
 import { BalanceWidget } from "@/components/balance/balance-widget";
 import { LatestCalls } from "@/components/dashboard/latest-calls";
 import { HowToPayCard } from "@/components/payments/how-to-pay-card";
@@ -9,6 +11,7 @@ import { Card } from "@/components/ui/card";
 import { callReads } from "@/lib/calls/call-store";
 import { getDb } from "@/lib/db/client";
 import { accountNames } from "@/lib/portal/account-names";
+import { dashboardFirstScreen } from "@/lib/portal/first-screen";
 import { accountOptions } from "@/lib/portal/names";
 import { howToPay, paymentsPanel } from "@/lib/portal/payments";
 import { describePeriod } from "@/lib/portal/period";
@@ -26,44 +29,51 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
   const selected = options
     ? (options.find((a) => a.id === account)?.id ?? options[0]?.id ?? null)
     : principal.billingGroupId;
-  // A customer's balance is captioned with its own account's name (its reach holds that one only).
-  const ownName = options || !selected ? undefined : (await accountNames(db, principal))[selected];
   const now = new Date();
-  const spend = await callReads(db).spendPerDay(
-    { billingGroupId: selected ?? principal.billingGroupId },
-    { withCost: session.canReadCost, now },
-  );
+  // Read side by side; the balance and the latest calls too, so they are in the page's HTML (not fetched after it).
+  const [names, spend, payments, firstScreen] = await Promise.all([
+    // A customer's balance is captioned with its own account's name (its reach holds that one only).
+    options || !selected ? undefined : accountNames(db, principal),
+    callReads(db).spendPerDay(
+      { billingGroupId: selected ?? principal.billingGroupId },
+      { withCost: session.canReadCost, now },
+    ),
+    paymentsPanel(db, principal),
+    dashboardFirstScreen(principal, options ? selected : undefined),
+  ]);
+  const ownName = selected ? names?.[selected] : undefined;
   // The 30 UTC days spendPerDay sums, the last one today (not over yet).
   const today = now.toISOString().slice(0, 10);
   const first = new Date(Date.parse(`${today}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
-  const payments = await paymentsPanel(db, principal);
   const pay = howToPay(principal);
   const text = (value: string | string[] | undefined) => (typeof value === "string" ? value.slice(0, 300) : undefined);
   const period = describePeriod({ from: first, until: today }, "UTC days", today);
   return (
-    <div className="flex flex-col gap-6">
-      <h1 className="text-2xl font-semibold tracking-tight">Dashboard</h1>
-      <div className="grid gap-6 lg:grid-cols-[minmax(0,22rem)_1fr]">
-        <div className="flex flex-col gap-6">
-          <BalanceWidget accounts={options} selected={selected} ownName={ownName} pay={pay} />
-          {payments ? (
-            <PaymentsCard
-              panel={payments}
-              notice={{ topup: text(params.topup), payment: text(params.payment), message: text(params.message) }}
-            />
-          ) : pay && pay.kind !== "card" ? (
-            <HowToPayCard pay={pay} />
-          ) : null}
-          <SpendSummary series={spend} period={period} showCost={session.canReadCost} />
+    <HydrationBoundary state={answeredQueries(firstScreen)}>
+      <div className="flex flex-col gap-6">
+        <h1 className="text-2xl font-semibold tracking-tight">Dashboard</h1>
+        <div className="grid gap-6 lg:grid-cols-[minmax(0,22rem)_1fr]">
+          <div className="flex flex-col gap-6">
+            <BalanceWidget accounts={options} selected={selected} ownName={ownName} pay={pay} />
+            {payments ? (
+              <PaymentsCard
+                panel={payments}
+                notice={{ topup: text(params.topup), payment: text(params.payment), message: text(params.message) }}
+              />
+            ) : pay && pay.kind !== "card" ? (
+              <HowToPayCard pay={pay} />
+            ) : null}
+            <SpendSummary series={spend} period={period} showCost={session.canReadCost} />
+          </div>
+          <Card aria-labelledby="spend-title">
+            <h2 id="spend-title" className="sr-only">
+              {session.canReadCost ? "Revenue" : "Spend"} per day
+            </h2>
+            <SpendChart series={spend} period={period} label={session.canReadCost ? "Revenue" : "Spend"} />
+          </Card>
         </div>
-        <Card aria-labelledby="spend-title">
-          <h2 id="spend-title" className="sr-only">
-            {session.canReadCost ? "Revenue" : "Spend"} per day
-          </h2>
-          <SpendChart series={spend} period={period} label={session.canReadCost ? "Revenue" : "Spend"} />
-        </Card>
+        <LatestCalls account={options ? (selected ?? undefined) : undefined} />
       </div>
-      <LatestCalls account={options ? (selected ?? undefined) : undefined} />
-    </div>
+    </HydrationBoundary>
   );
 }

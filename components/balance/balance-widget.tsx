@@ -5,6 +5,7 @@ import type { Account, Balance } from "@/lib/billing/schemas";
 import { LOW_BALANCE_MICROS, balanceStatus } from "@/lib/portal/balance-status";
 import { howToPayText, type HowToPay } from "@/lib/portal/how-to-pay";
 import { formatAmount, toMicros } from "@/lib/portal/format";
+import { accountKey, balanceKey } from "@/lib/portal/query-keys";
 import { ApiProblem, apiGet } from "../api/api-client";
 import { AccountSwitcher, type AccountChoice } from "@/components/portal/account-switcher";
 import { Card as Panel, CardTitle } from "@/components/ui/card";
@@ -20,7 +21,8 @@ export type { AccountChoice };
  * switcher showing the chosen group (GET /v1/accounts/{id}). The choice lives in the URL
  * (`?account=`), so the server renders the dashboard's spend for the same account. The account is
  * named (`ownName`: the server's name of the session's own group); its id is on hover. `pay`: how this customer tops
- * up (lib/portal/payments.ts howToPay), said when the balance is low or the account disabled.
+ * up (lib/portal/payments.ts howToPay), said when the balance is low or the account disabled. The dashboard's server
+ * render fills in the figure (lib/portal/first-screen.ts), so it is in the page's HTML.
  */
 export function BalanceWidget({
   accounts,
@@ -51,7 +53,7 @@ function Card({ children, title, action }: { children: React.ReactNode; title: s
 }
 
 function OwnBalance({ name, pay }: { name?: string; pay: HowToPay | null }) {
-  const balance = useQuery({ queryKey: ["balance"], queryFn: ({ signal }) => apiGet<Balance>("/v1/balances", signal) });
+  const balance = useQuery({ queryKey: balanceKey, queryFn: ({ signal }) => apiGet<Balance>("/v1/balances", signal) });
   return (
     <Card title="Balance">
       {balance.isPending ? (
@@ -73,7 +75,7 @@ function OwnBalance({ name, pay }: { name?: string; pay: HowToPay | null }) {
 
 function PlatformBalance({ accounts, selectedId }: { accounts: AccountChoice[]; selectedId: string | null }) {
   const account = useQuery({
-    queryKey: ["account", selectedId],
+    queryKey: accountKey(selectedId),
     queryFn: ({ signal }) => apiGet<Account>(`/v1/accounts/${encodeURIComponent(selectedId!)}`, signal),
     enabled: selectedId !== null,
   });

@@ -9,6 +9,11 @@ export const ROW_HEIGHT = 44;
 export const CARD_HEIGHT = 104;
 /** Start loading the next page when the viewport is this many rows from the end. */
 const PREFETCH_ROWS = 60;
+/**
+ * The window's height before the browser has measured it: the server render (and hydration) lays out this many
+ * pixels of rows, taller than the call log's region on most screens, so a first page the server read is in the HTML.
+ */
+const UNMEASURED_HEIGHT = 1200;
 
 /** What the table and the card list share: the loaded calls, their columns and the open handler. */
 export interface BodyProps {
@@ -35,6 +40,7 @@ export function useCallWindow(props: BodyProps, scrollRef: RefObject<HTMLDivElem
     getScrollElement: () => scrollRef.current,
     estimateSize: () => size,
     overscan: 15,
+    initialRect: { width: 0, height: UNMEASURED_HEIGHT },
   });
   const virtualRows = virtualizer.getVirtualItems();
   const lastVisible = virtualRows.length ? virtualRows[virtualRows.length - 1].index : -1;

@@ -13,6 +13,7 @@ import {
 } from "@/lib/portal/call-filters";
 import { formatCount } from "@/lib/portal/format";
 import { describePeriod } from "@/lib/portal/period";
+import { callPagesKey } from "@/lib/portal/query-keys";
 import { useTimeZone } from "../portal/time-zone";
 import { primaryButtonClass, secondaryButtonClass } from "../ui/button";
 import { Card } from "../ui/card";
@@ -122,7 +123,7 @@ export function CallLog({
           {phone ? null : <ColumnChooser available={available} shown={columns} onChoose={choose} />}
           <button
             type="button"
-            onClick={() => void queryClient.resetQueries({ queryKey: ["calls", apiQueryText] })}
+            onClick={() => void queryClient.resetQueries({ queryKey: callPagesKey(apiQueryText) })}
             className={secondaryButtonClass}
           >
             Refresh

@@ -36,8 +36,14 @@ function money(micros: string, currency: string): string {
 function cellOf(id: OverviewSort, row: OverviewRowView) {
   switch (id) {
     case "name":
+      // Not prefetched: every visible row's account page would be rendered on the server (twice, once per router
+      // state) while staff look for the one they open, slowing it and everyone else's pages under load (issue 30 item 11).
       return (
-        <Link href={`/console/accounts/${encodeURIComponent(row.id)}`} className="font-medium text-brand-700 underline">
+        <Link
+          href={`/console/accounts/${encodeURIComponent(row.id)}`}
+          prefetch={false}
+          className="font-medium text-brand-700 underline"
+        >
           {row.name}
         </Link>
       );

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { CallPage } from "@/lib/calls/schemas";
 import { formatDuration } from "@/lib/portal/format";
+import { latestCallsKey, latestCallsPath } from "@/lib/portal/query-keys";
 import { apiGet } from "../api/api-client";
 import { DirectionBadge, PhoneNumber, Price, StatusBadge, listedCallStatus } from "../calls/call-columns";
 import { useDestinationNames } from "../calls/use-destination-names";
@@ -16,13 +17,13 @@ const EMPTY: CallPage["calls"] = [];
 
 /**
  * The newest calls (of the chosen account, for a platform session), from the same GET /v1/calls the call log pages
- * through: a table from `sm` up, a card per call on a phone (so the price stays in view, as in the call log).
+ * through: a table from `sm` up, a card per call on a phone (so the price stays in view, as in the call log). The
+ * dashboard's server render fills them in (lib/portal/first-screen.ts).
  */
 export function LatestCalls({ account }: { account?: string }) {
-  const query = `/v1/calls?pageSize=8${account ? `&billingGroupId=${encodeURIComponent(account)}` : ""}`;
   const page = useQuery({
-    queryKey: ["latest-calls", account],
-    queryFn: ({ signal }) => apiGet<CallPage>(query, signal),
+    queryKey: latestCallsKey(account),
+    queryFn: ({ signal }) => apiGet<CallPage>(latestCallsPath(account), signal),
   });
   const calls = page.data?.calls ?? EMPTY;
   const nameOf = useDestinationNames([calls], `latest-${account ?? ""}-${calls[0]?.id ?? ""}`);

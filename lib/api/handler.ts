@@ -4,16 +4,17 @@ import { authenticate, CredentialRefused } from "@/lib/auth/authenticate";
 import { recordAuthFailure } from "@/lib/auth/failure-limit";
 import { principalCacheFor } from "@/lib/auth/principal-cache";
 import type { Principal } from "@/lib/auth/principal";
-import { reachOf, requirePlatform } from "@/lib/auth/reach";
 import type { Scope } from "@/lib/auth/scopes";
 import { logRequests } from "@/lib/config/env";
 import type { Operation, OtherBodies } from "@/lib/openapi/operation";
+import { assertOperationAllowed } from "@/lib/openapi/operation-allowed";
 import { getDb, type Db } from "@/lib/db/client";
 import { ApiError, bodyParamErrors, paramErrors } from "@/lib/errors/api-error";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { readDbFor } from "@/lib/db/read-replica";
 import { rateLimiter } from "@/lib/http/rate-limit";
 import { assertJsonContentType, parseJsonText, readBodyText } from "@/lib/http/body";
+import { queryObject } from "@/lib/http/query-params";
 import { idempotencyKeyOf, requestFingerprint, runIdempotent } from "@/lib/idempotency/idempotent-request";
 import { json, problemResponse } from "@/lib/http/json-response";
 import { noteKeyUse } from "@/lib/keys/last-used";
@@ -44,12 +45,6 @@ const servedOperations = new WeakMap<object, Operation>();
 
 export function operationOf(handler: unknown): Operation | undefined {
   return typeof handler === "function" ? servedOperations.get(handler) : undefined;
-}
-
-function queryObject(url: URL): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) if (!(k in out)) out[k] = v;
-  return out;
 }
 
 /**
@@ -131,13 +126,10 @@ export function apiRoute<
           });
         }
       }
-      if (!principal.scopes.has(operation.scope)) {
-        throw new ApiError("insufficient_scope", `This endpoint needs the scope \`${operation.scope}\`.`);
-      }
-      if (operation.platformOnly) requirePlatform(reachOf(principal), operation.platformOnly);
+      assertOperationAllowed(operation, principal);
       let query = {} as Query;
       if (operation.query) {
-        const parsed = operation.query.safeParse(queryObject(url));
+        const parsed = operation.query.safeParse(queryObject(url.searchParams));
         if (!parsed.success) {
           throw new ApiError(
             "invalid_parameter",

@@ -60,3 +60,10 @@ export const pageEnvelope = {
     hasMore: z.boolean().describe("True when more pages exist"),
   }),
 };
+
+/** A query string as an operation's schema reads it: the first of a repeated parameter counts. */
+export function queryObject(params: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of params) if (!(k in out)) out[k] = v;
+  return out;
+}

@@ -122,9 +122,15 @@ export function safeReturnPath(path: string | null | undefined): string {
  * account, report) survives signing in, whatever form sign-in takes. Repeated parameters are kept.
  */
 export function returnPathOf(pathname: string, searchParams: Record<string, string | string[] | undefined>): string {
+  const query = searchParamsOf(searchParams);
+  return safeReturnPath(`${pathname}${query.size ? `?${query}` : ""}`);
+}
+
+/** A page's searchParams (Next's object) as the URLSearchParams the browser's useSearchParams reads, in order. */
+export function searchParamsOf(searchParams: Record<string, string | string[] | undefined>): URLSearchParams {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(searchParams)) {
     for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) query.append(name, v);
   }
-  return safeReturnPath(`${pathname}${query.size ? `?${query}` : ""}`);
+  return query;
 }

@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
-import { Suspense } from "react";
+import { HydrationBoundary } from "@tanstack/react-query";
+import { answeredQueries } from "@/components/api/answered-queries";
 import { CallLog } from "@/components/calls/call-log";
 import { getDb } from "@/lib/db/client";
 import { callColumnsFor } from "@/lib/portal/call-columns";
+import { callLogFirstScreen } from "@/lib/portal/first-screen";
 import { portalNames } from "@/lib/portal/names";
 import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
 import { PORTAL_PAGES } from "@/lib/portal/pages";
@@ -10,8 +12,12 @@ import { PORTAL_PAGES } from "@/lib/portal/pages";
 export const metadata: Metadata = { title: "Calls" };
 
 export default async function CallsPage({ searchParams }: { searchParams: Promise<PageSearchParams> }) {
-  const { session, principal } = await requirePortalPage(PORTAL_PAGES.calls, searchParams);
-  const names = await portalNames(await getDb(), principal);
+  const { session, principal, params } = await requirePortalPage(PORTAL_PAGES.calls, searchParams);
+  // The first rows are in the page's HTML: the browser's first request would have asked for the same page.
+  const [names, firstScreen] = await Promise.all([
+    portalNames(await getDb(), principal),
+    callLogFirstScreen(principal, params),
+  ]);
   return (
     <div className="flex flex-col gap-4">
       <div>
@@ -21,8 +27,10 @@ export default async function CallsPage({ searchParams }: { searchParams: Promis
           detail.
         </p>
       </div>
-      <Suspense>
-        {/* The server decides which columns and names exist: cost columns and supplier names only for cost-scoped sessions. */}
+      {/* No Suspense boundary here: React outlines a large one (the first rows) and reveals it only once its script
+          runs, a throttled while later; the page is dynamic, so useSearchParams needs none. The server decides which
+          columns and names exist: cost columns and supplier names only for cost-scoped sessions. */}
+      <HydrationBoundary state={answeredQueries(firstScreen)}>
         <CallLog
           columns={callColumnsFor(session)}
           owner={session.keyId}
@@ -31,7 +39,7 @@ export default async function CallsPage({ searchParams }: { searchParams: Promis
           suppliers={names.suppliers}
           canReadCost={session.canReadCost}
         />
-      </Suspense>
+      </HydrationBoundary>
     </div>
   );
 }
