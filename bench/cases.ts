@@ -28,6 +28,8 @@ export interface Sizes {
   invoiceGroups: number;
   /** Navigations per page and screen size of case 30 (first screen in Chromium). */
   screenRuns: number;
+  /** Seconds of each phase of case 31 (authorizations at a sustained rate). */
+  authorizeSeconds: number;
 }
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });

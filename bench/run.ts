@@ -1,4 +1,5 @@
-// `npm run bench [-- --quick] [--engines pglite,postgres] [--reuse-build] [--profile] [--only lookup,read,ingest,screen]`
+// `npm run bench [-- --quick] [--engines pglite,postgres] [--reuse-build] [--profile]
+//    [--only lookup,read,ingest,screen,authorize]`
 // The benchmarks (README "Benchmarks"): ingest, listing, rate lookup, HTTP overhead and memory, each figure beside
 // its target, on PGlite and (when reachable) PostgreSQL. Writes bench/results/latest.json. Not a test: nothing
 // here asserts a timing. Every HTTP case runs against `next start` of a production build on 127.0.0.1.
@@ -44,6 +45,7 @@ const FULL: Sizes = {
   usageCalls: 1_000_000,
   invoiceGroups: 10_000,
   screenRuns: 15,
+  authorizeSeconds: 10,
 };
 const QUICK: Sizes = {
   listedCalls: 100_000,
@@ -60,6 +62,7 @@ const QUICK: Sizes = {
   usageCalls: 200_000,
   invoiceGroups: 10_000,
   screenRuns: 7,
+  authorizeSeconds: 5,
 };
 
 const started = Date.now();
@@ -101,6 +104,91 @@ function runRateLookup(sizes: Sizes): Promise<Record<string, number>> {
       code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`rate-lookup exited ${code}`)),
     );
   });
+}
+
+/** Case 31's sustained rate: what this 2-core machine can offer one account (the issue's 1 000/s as a ratio). */
+const AUTHORIZE_RATE = 200;
+
+interface PacedFigure {
+  p50Ms: number;
+  p99Ms: number;
+  achievedPerSecond: number;
+}
+type AuthorizeResult = Record<"floor" | "noLimits" | "allButVelocity" | "everyRule", PacedFigure> & {
+  settlingIngest: Record<
+    "noLimits" | "everyRule",
+    { serverCpuMsPer1000Calls: number; databaseCpuMsPer1000Calls: number }
+  >;
+};
+
+/** Case 31 (bench/authorize-limits.ts) in its own process, on a fresh database and server of its own. */
+function runAuthorizeLimits(engine: Engine, seconds: number): Promise<AuthorizeResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "bench/authorize-limits.ts",
+        "--reuse-build",
+        "--engine",
+        engine,
+        "--rate",
+        String(AUTHORIZE_RATE),
+        "--seconds",
+        String(seconds),
+      ],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.on("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`authorize-limits exited ${code}`)),
+    );
+  });
+}
+
+function authorizeFigures(engine: Engine, r: AuthorizeResult): Figure[] {
+  const figures: Figure[] = [];
+  for (const [phase, label] of [
+    ["floor", "the floor route, paced the same"],
+    ["noLimits", "POST /v1/authorizations, no limits"],
+    ["allButVelocity", "  every rule but the velocity windows"],
+    ["everyRule", "  every rule (velocity windows of 60 s)"],
+  ] as const) {
+    const p = r[phase];
+    figures.push({ case: "31", measure: `${label}: p50`, engine, value: p.p50Ms, unit: "ms" });
+    figures.push({
+      case: "31",
+      measure: `${label}: p99 (${p.achievedPerSecond}/s achieved)`,
+      engine,
+      value: p.p99Ms,
+      unit: "ms",
+      ...(phase === "floor" ? {} : { target: ["<", 10] as Figure["target"] }),
+    });
+  }
+  for (const [phase, label] of [
+    ["noLimits", "settling ingest, no limits"],
+    ["everyRule", "settling ingest, every rule"],
+  ] as const) {
+    const c = r.settlingIngest[phase];
+    figures.push({
+      case: "31",
+      measure: `${label}: server CPU / 1 000 calls`,
+      engine,
+      value: c.serverCpuMsPer1000Calls,
+      unit: "ms",
+    });
+    if (engine === "postgres")
+      figures.push({
+        case: "31",
+        measure: `${label}: database CPU / 1 000 calls`,
+        engine,
+        value: c.databaseCpuMsPer1000Calls,
+        unit: "ms",
+      });
+  }
+  return figures;
 }
 
 async function benchEngine(
@@ -384,7 +472,7 @@ async function main(): Promise<void> {
     options: {
       quick: { type: "boolean", default: false },
       engines: { type: "string" },
-      only: { type: "string", default: "lookup,read,usage,ingest,invoices,screen" },
+      only: { type: "string", default: "lookup,read,usage,ingest,invoices,screen,authorize" },
       "reuse-build": { type: "boolean", default: false },
       profile: { type: "boolean", default: false },
       // Size overrides, e.g. for a short profiling loop.
@@ -477,12 +565,22 @@ async function main(): Promise<void> {
       });
     }
   }
-  if (["read", "ingest", "usage", "screen"].some((name) => only.has(name))) {
+  if (["read", "ingest", "usage", "screen", "authorize"].some((name) => only.has(name))) {
     buildProduction(log, values["reuse-build"]!);
+  }
+  if (["read", "ingest", "usage", "screen"].some((name) => only.has(name))) {
     for (const engine of engines) {
       const r = await benchEngine(engine, sizes, { only, profile: values.profile!, resultsDir });
       figures.push(...r.figures);
       detail[engine] = r.detail;
+    }
+  }
+  if (only.has("authorize")) {
+    for (const engine of engines) {
+      log(`${engine}: authorizations at ${AUTHORIZE_RATE}/s for ${sizes.authorizeSeconds} s, limits off and on`);
+      const r = await runAuthorizeLimits(engine, sizes.authorizeSeconds);
+      detail[`authorize-${engine}`] = r;
+      figures.push(...authorizeFigures(engine, r));
     }
   }
 
