@@ -98,7 +98,7 @@ describeOnEngines("planner statistics after ingest", (handle, engine) => {
     const group = await ingest(db, ANALYZE_AFTER_ROWS + 500);
     await waitUntil(async () => (await statistics(db, "calls")).tuples >= ANALYZE_AFTER_ROWS, "calls analyzed", 60_000);
     await plannerStatisticsIdle(db);
-    // Right after that analyze (resting 9 times its duration): the next line is crossed by the last batch written.
+    // Right after that analyze (resting ANALYZE_REST_FACTOR times its duration): the next line is crossed by the last batch written.
     await ingest(db, ANALYZE_AFTER_ROWS + 500, group);
     await waitUntil(
       async () => (await statistics(db, "calls")).tuples >= 2 * ANALYZE_AFTER_ROWS + 1000,

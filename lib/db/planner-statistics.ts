@@ -23,13 +23,15 @@ export const ANALYZE_AFTER_ROWS = 1_000;
 export const ANALYZE_AFTER_SHARE = 0.1;
 /**
  * After an analyze that took t, the next one waits until ANALYZE_REST_FACTOR * t has passed (autovacuum has its
- * naptime for the same reason): an analyze never takes more than a tenth of the time. Without it a fresh database
+ * naptime for the same reason): an analyze never takes more than a twentieth of the time. Without it a fresh database
  * taking a stream of batches was analyzed 17 times in its first 62 500 calls, each analyze reading most of calls
  * (and, without autovacuum, the other five tables): 62 500 calls ingested in process on PostgreSQL took 45 s against
- * 16 s without any analyze in one run, 156 s against 103 s in another (a busy machine, two runs only). A line crossed
- * while resting is analyzed when the rest ends.
+ * 16 s without any analyze in one run, 156 s against 103 s in another (a busy machine, two runs only). With a tenth
+ * (9), the analyzes of a fresh database's first 62 500 posted calls were still 6-7 ms of the database's 52-53 ms of
+ * CPU per 1 000 calls (bench/ingest-fresh.ts, analyze held off by its advisory lock: 46 ms), all of ingest's
+ * difference from the release before planner statistics. A line crossed while resting is analyzed when the rest ends.
  */
-export const ANALYZE_REST_FACTOR = 9;
+export const ANALYZE_REST_FACTOR = 19;
 const ANALYZE_LOCK = 727_276;
 
 /** `calls` always (ANALYZE on the parent recurses into its partitions); the rest where no autovacuum runs. */
