@@ -41,14 +41,15 @@ const PLAIN_TABLES = ["call_uuids", "ledger_entries", "usage_hourly", "usage_dai
 /**
  * The columns analyzed, where not all: those a query filters, joins, groups or orders on (lib/calls' listing, usage
  * sums and period usage, rerate's scope, the ledger's history). Statistics of the other columns (prices, codecs,
- * durations) plan nothing, and computing them was most of an analyze's cost: calls at 63 000 rows, 440-590 -> 280-290
- * ms of the backend's CPU; ledger_entries 60-70 -> 30-50 ms (README "Planner statistics"). A query that starts to
- * filter on another column adds it here.
+ * durations, the uuid) plan nothing, and computing them was most of an analyze's cost: calls at 63 000 rows, 440-590
+ * -> 250-270 ms of the backend's CPU for these columns with the uuid (the uuid and from_number are 80-90 of those);
+ * ledger_entries 60-70 -> 30-50 ms (README "Planner statistics"). A query that starts to filter on another column
+ * adds it here.
  */
 export const ANALYZED_COLUMNS: Partial<Record<string, readonly string[]>> = {
   calls: [
     "id",
-    "uuid",
+    // Not uuid: a call is found by its uuid through call_uuids' primary key (list-calls.ts), never by calls' own.
     "billing_group_id",
     "direction",
     "from_number",
