@@ -120,13 +120,14 @@ async function main() {
   const account = await freshAccount(engine, "authorize");
   let server: BenchServer | undefined;
   try {
+    // Before the server starts: on PGlite the server then holds the data directory.
+    const key = await keyOf(account, account.billingGroupId);
     server = await BenchServer.start({
       dataDir: account.dataDir,
       databaseUrl: account.databaseUrl,
       logFile: account.logFile,
     });
     const base = server.baseUrl;
-    const key = await keyOf(account, account.billingGroupId);
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
     const count = rate * seconds;
     const destination = (i: number) => `44${String((i * 48271) % 1e10).padStart(10, "0")}`;
