@@ -199,4 +199,37 @@ describeOnEngines("account limits at authorization", (handle) => {
     const [refusal] = (await listRefusals(handle().db, principal(null), { account: g.id }, { pageSize: 5 })).refusals;
     expect(refusal).toMatchObject({ code: "daily_spend_limit", limitValue: "1", currentValue: "1" });
   });
+  it("tells a crossing once (limit.hit, fraud.rule_hit, audit), however many calls it refuses, until one is admitted", async () => {
+    const g = await group();
+    await set(g.id, false, { maxConcurrentCalls: 1, blockedPrefixes: ["4490"] });
+    const told = async () => {
+      const rows = await queryRows<{ type: string; n: string | number }>(
+        handle().db,
+        sql`SELECT type, count(*) AS n FROM webhook_events WHERE billing_group_id = ${g.id} GROUP BY type`,
+      );
+      const [audit] = await queryRows<{ n: string | number }>(
+        handle().db,
+        sql`SELECT count(*) AS n FROM audit_events WHERE billing_group_id = ${g.id} AND action = 'limit.hit'`,
+      );
+      return { ...Object.fromEntries(rows.map((r) => [r.type, Number(r.n)])), audit: Number(audit.n) };
+    };
+    expect(await authorize(g.id)).toBe(60);
+    for (let i = 0; i < 50; i++) expect(await authorize(g.id)).toBe("concurrent_calls_limit");
+    expect(await told()).toEqual({ "limit.hit": 1, audit: 1 });
+    // Another limit's crossing is its own, and a destination rule's is a fraud rule's too.
+    for (let i = 0; i < 3; i++) expect(await authorize(g.id, "449012")).toBe("destination_blocked");
+    expect(await told()).toEqual({ "limit.hit": 2, "fraud.rule_hit": 1, audit: 2 });
+    const [event] = await queryRows<{ body: string }>(
+      handle().db,
+      sql`SELECT body FROM webhook_events WHERE billing_group_id = ${g.id} AND type = 'fraud.rule_hit'`,
+    );
+    expect(JSON.parse(event.body).data).toMatchObject({ code: "destination_blocked", limit: "blockedPrefixes" });
+
+    // An admitted authorization re-arms every limit: the next crossing is told again.
+    await set(g.id, false, { maxConcurrentCalls: 2, blockedPrefixes: ["4490"] });
+    expect(await authorize(g.id)).toBe(60);
+    for (let i = 0; i < 5; i++) expect(await authorize(g.id)).toBe("concurrent_calls_limit");
+    expect(await authorize(g.id, "449012")).toBe("destination_blocked");
+    expect(await told()).toEqual({ "limit.hit": 4, "fraud.rule_hit": 2, audit: 4 });
+  });
 });
