@@ -61,6 +61,7 @@ const CLIENT_SAFE = [
   "^lib/http/query-params\\.ts$",
   "^lib/alerts/event-types\\.ts$",
   "^lib/rating/billing-math\\.ts$",
+  "^lib/limits/live-state\\.ts$",
   "^lib/portal/(format|call-filters|call-columns|call-status|period|usage-query|balance-status|report|pages|dialled-number|how-to-pay)\\.ts$",
 ].join("|");
 const SERVER_ACTION = "^lib/[^/]+/[^/]+-actions\\.ts$";
