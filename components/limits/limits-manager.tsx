@@ -100,6 +100,7 @@ function RulesTable({ limits }: { limits: Limits }) {
       "–",
     ],
     ["Calls to one prefix", windowText(operator.callsPerPrefix), windowText(customer.callsPerPrefix), "–"],
+    ["A fraud rule disables the account", operator.disableOnFraud ? "Yes" : "No", "–", "–"],
   ];
   return (
     <Card aria-labelledby="limits-rules-title" padding="none">
@@ -188,6 +189,7 @@ function bodyOf(draft: Draft, kept: Layer) {
     // The window rules are not edited here: a PUT replaces the whole layer, so they go back as they are.
     distinctDestinations: kept.distinctDestinations,
     callsPerPrefix: kept.callsPerPrefix,
+    disableOnFraud: kept.disableOnFraud,
   };
 }
 

@@ -190,7 +190,7 @@ export async function authorizeCall(
     const refuse = async (refusal: LimitRefusal) => {
       const refused = { uuid: request.uuid, destination: request.destination };
       await recordRefusal(tx, groupId, refused, refusal);
-      await tellLimitHit(tx, groupId, refused, refusal);
+      await tellLimitHit(tx, groupId, refused, refusal, limits?.disableOnFraud);
       return { refused: refusal };
     };
     if (limits) {

@@ -28,6 +28,7 @@ export async function tellLimitHit(
   groupId: string,
   call: { uuid: string; destination: string },
   r: LimitRefusal,
+  disableOnFraud = false,
 ): Promise<boolean> {
   const added = await queryRows<{ id: string }>(
     tx,
@@ -47,7 +48,10 @@ export async function tellLimitHit(
     destination: call.destination,
   };
   await emitWebhookEvent(tx, "limit.hit", groupId, data);
-  if (FRAUD_CODES.has(r.code)) await emitWebhookEvent(tx, "fraud.rule_hit", groupId, data);
+  if (FRAUD_CODES.has(r.code)) {
+    await emitWebhookEvent(tx, "fraud.rule_hit", groupId, data);
+    if (disableOnFraud) await disableForFraud(tx, groupId, data);
+  }
   await recordAuditEvent(tx, {
     actor: LIMITS_ACTOR,
     action: "limit.hit",
@@ -58,6 +62,30 @@ export async function tellLimitHit(
     after: data,
   });
   return true;
+}
+
+/**
+ * The operator's option on the fraud rules: the account is disabled as an operator disables it (disabledByOperator,
+ * so the existing enable path, PATCH /v1/accounts/{id} `disabled: false` or `groups enable`, reverses it), audited as
+ * `account.disabled` with the rule that fired. Under the group's row lock the refusal holds.
+ */
+async function disableForFraud(tx: Tx, groupId: string, data: Record<string, unknown>): Promise<void> {
+  const flipped = await queryRows<{ id: string }>(
+    tx,
+    sql`UPDATE billing_groups SET disabled_by_operator = true WHERE id = ${groupId} AND NOT disabled_by_operator
+        RETURNING id`,
+  );
+  if (flipped.length === 0) return;
+  await recordAuditEvent(tx, {
+    actor: LIMITS_ACTOR,
+    action: "account.disabled",
+    billingGroupId: groupId,
+    targetType: "account",
+    targetId: groupId,
+    address: null,
+    before: { disabledByOperator: false },
+    after: { disabledByOperator: true, reason: "fraud.rule_hit", ...data },
+  });
 }
 
 /** An authorization of the account was admitted: every limit's next crossing is told again. */

@@ -11,6 +11,7 @@ const open = {
   allowedPrefixes: null,
   distinctDestinations: null,
   callsPerPrefix: null,
+  disableOnFraud: false,
 };
 
 const limits = (operator: Partial<Limits["operator"]>, customer: Partial<Limits["customer"]>): Limits => ({
