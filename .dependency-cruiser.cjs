@@ -18,8 +18,9 @@ const LAYERS = [
   ["calls"], // the stored call row, listing, serialiser
   ["billing"], // groups, accounts, balances, the ledger
   ["rating"], // rate decks, billing math, rating and re-rating calls
+  ["alerts"], // the webhook outbox (events of any concept above and beside), endpoints, deliveries, balance thresholds
   ["limits"], // an account's real-time limits (concurrent calls, CPS, spend caps, destinations, velocity): authorizations enforce them
-  ["authorizations", "usage", "alerts", "ingest", "payments"], // concepts built on rated calls and balances; online payments and auto-recharge
+  ["authorizations", "usage", "ingest", "payments"], // concepts built on rated calls and balances; online payments and auto-recharge
   ["invoices", "exports", "quality"], // monthly invoices and credit/debit notes (usage rollups, ledger) and their documents; background CSV exports of calls; quality windows of calls and their alerts (the alerts outbox)
   ["people"], // people, organizations, members, invitations (better-auth): who signs in, with which role
   ["api", "portal", "demo"], // the HTTP edge, the portal's server helpers, the demo data
@@ -61,6 +62,7 @@ const CLIENT_SAFE = [
   "^lib/alerts/event-types\\.ts$",
   "^lib/rating/billing-math\\.ts$",
   "^lib/rating/deck-review\\.ts$",
+  "^lib/limits/live-state\\.ts$",
   "^lib/portal/(format|call-filters|call-columns|call-status|period|usage-query|balance-status|report|pages|dialled-number|how-to-pay|query-keys)\\.ts$",
 ].join("|");
 const SERVER_ACTION = "^lib/[^/]+/[^/]+-actions\\.ts$";

@@ -10,7 +10,7 @@ import { readMailbox } from "./mailbox";
 // (SKIP), and the sign-in page's own test is people.spec.ts's.
 
 /** The navigation each demo person sees (lib/demo/run-demo.ts's people; components/portal/nav-links.tsx). */
-const READER_PAGES = ["/", "/calls", "/rates", "/reports", "/quality", "/invoices"];
+const READER_PAGES = ["/", "/calls", "/rates", "/reports", "/quality", "/limits", "/invoices"];
 const NAVIGATION: Record<PersonKind, string[]> = {
   viewer: [...READER_PAGES, "/security"],
   // The money pages: low-balance alerts (issue 30; paying is the dashboard's card).

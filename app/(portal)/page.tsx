@@ -7,6 +7,7 @@ import { HowToPayCard } from "@/components/payments/how-to-pay-card";
 import { PaymentsCard } from "@/components/payments/payments-card";
 import { SpendChart } from "@/components/dashboard/spend-chart";
 import { SpendSummary } from "@/components/dashboard/spend-summary";
+import { LimitsCard } from "@/components/limits/limits-card";
 import { Card } from "@/components/ui/card";
 import { callReads } from "@/lib/calls/call-store";
 import { getDb } from "@/lib/db/client";
@@ -63,6 +64,7 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
             ) : pay && pay.kind !== "card" ? (
               <HowToPayCard pay={pay} />
             ) : null}
+            <LimitsCard account={options ? selected : null} platform={options !== undefined} />
             <SpendSummary series={spend} period={period} showCost={session.canReadCost} />
           </div>
           <Card aria-labelledby="spend-title">

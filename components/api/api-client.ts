@@ -6,6 +6,8 @@ export class ApiProblem extends Error {
     readonly status: number,
     readonly code: string,
     readonly detail: string,
+    /** The fields it names (`errors[]` of a 400 or 422), when it names any. */
+    readonly errors: readonly { param: string; message: string }[] = [],
   ) {
     super(detail);
   }
@@ -90,12 +92,18 @@ export async function apiSend<T>(
   if (response.ok) return (await response.json()) as T;
   let code = "internal";
   let detail = `The server answered ${response.status}.`;
+  let errors: { param: string; message: string }[] = [];
   try {
-    const problem = (await response.json()) as { code?: string; detail?: string };
+    const problem = (await response.json()) as {
+      code?: string;
+      detail?: string;
+      errors?: { param: string; message: string }[];
+    };
     code = problem.code ?? code;
     detail = problem.detail ?? detail;
+    errors = Array.isArray(problem.errors) ? problem.errors : [];
   } catch {
     // not a problem body: keep the generic message
   }
-  throw new ApiProblem(response.status, code, detail);
+  throw new ApiProblem(response.status, code, detail, errors);
 }

@@ -14,6 +14,7 @@ import {
   windowRefusal,
   type LimitRefusal,
 } from "@/lib/limits/enforce";
+import { rearmLimitHits, tellLimitHit } from "@/lib/limits/limit-hits";
 import { microsToNumber } from "@/lib/money/micros";
 import { priceCall } from "@/lib/rating/billing-math";
 import { feesOf, getRateCard, type RateMatch } from "@/lib/rating/find-rate";
@@ -149,11 +150,12 @@ export async function authorizeCall(
       time_zone: string;
       operator_limits: string | null;
       customer_limits: string | null;
+      limits_hit: boolean | null;
     }>(
       tx,
       sql`SELECT g.balance_micros::text AS balance, g.credit_limit_micros::text AS credit_limit, g.disabled,
                  g.rate_card_version AS version, g.time_zone, l.operator::text AS operator_limits,
-                 l.customer::text AS customer_limits
+                 l.customer::text AS customer_limits, cardinality(l.hit) > 0 AS limits_hit
           FROM billing_groups g LEFT JOIN account_limits l ON l.billing_group_id = g.id
           WHERE g.id = ${groupId} FOR UPDATE OF g`,
     );
@@ -186,7 +188,9 @@ export async function authorizeCall(
         ? null
         : effectiveLimits(parseStoredLayer(group.operator_limits), parseStoredLayer(group.customer_limits));
     const refuse = async (refusal: LimitRefusal) => {
-      await recordRefusal(tx, groupId, { uuid: request.uuid, destination: request.destination }, refusal);
+      const refused = { uuid: request.uuid, destination: request.destination };
+      await recordRefusal(tx, groupId, refused, refusal);
+      await tellLimitHit(tx, groupId, refused, refusal, limits?.disableOnFraud);
       return { refused: refusal };
     };
     if (limits) {
@@ -258,6 +262,8 @@ export async function authorizeCall(
           )
           SELECT ${SELECT_COLUMNS} FROM a JOIN billing_groups g ON g.id = a.billing_group_id`,
     );
+    // Admitted again: the limits told as hit are re-armed (a statement only after a hit).
+    if (group.limits_hit) await rearmLimitHits(tx, groupId);
     return { created: true, authorization: toAuthorization(row) };
   });
   // Thrown after the commit, which kept the refusal's record and reserved nothing.

@@ -576,6 +576,11 @@ export const accountLimits = pgTable("account_limits", {
   operator: jsonb("operator").notNull().default({}),
   customer: jsonb("customer").notNull().default({}),
   updatedAt: ts("updated_at").notNull().defaultNow(),
+  // The limits whose crossing was told (limit.hit), until an authorization is admitted again (migration 0026).
+  hit: text("hit")
+    .array()
+    .notNull()
+    .default(sql`'{}'`),
 });
 
 // Authorizations a limit refused (GET /v1/authorizations/refusals): nothing was reserved for them.

@@ -20,6 +20,8 @@ export interface LimitLayer {
   allowedPrefixes: string[] | null;
   distinctDestinations: WindowRule | null;
   callsPerPrefix: WindowRule | null;
+  /** A fraud rule's crossing disables the account: the operator's option. */
+  disableOnFraud: boolean;
 }
 
 export const NO_LIMITS: LimitLayer = {
@@ -31,6 +33,7 @@ export const NO_LIMITS: LimitLayer = {
   allowedPrefixes: null,
   distinctDestinations: null,
   callsPerPrefix: null,
+  disableOnFraud: false,
 };
 
 export function layerFromBody(body: LimitsBody): LimitLayer {
@@ -43,6 +46,7 @@ export function layerFromBody(body: LimitsBody): LimitLayer {
     allowedPrefixes: body.allowedPrefixes,
     distinctDestinations: body.distinctDestinations,
     callsPerPrefix: body.callsPerPrefix,
+    disableOnFraud: body.disableOnFraud,
   };
 }
 
@@ -71,6 +75,7 @@ export function parseStoredLayer(text: string | null | undefined): LimitLayer {
     allowedPrefixes: (s.allowedPrefixes as string[] | null | undefined) ?? null,
     distinctDestinations: (s.distinctDestinations as WindowRule | null | undefined) ?? null,
     callsPerPrefix: (s.callsPerPrefix as WindowRule | null | undefined) ?? null,
+    disableOnFraud: s.disableOnFraud === true,
   };
 }
 
@@ -84,6 +89,7 @@ export function layerAnswer(layer: LimitLayer): z.output<typeof limitLayerSchema
     allowedPrefixes: layer.allowedPrefixes,
     distinctDestinations: layer.distinctDestinations,
     callsPerPrefix: layer.callsPerPrefix,
+    disableOnFraud: layer.disableOnFraud,
   };
 }
 
@@ -109,6 +115,8 @@ export function loosenings(operator: LimitLayer, customer: LimitLayer): ParamErr
     customer.distinctDestinations?.max ?? null,
   );
   above("callsPerPrefix.max", operator.callsPerPrefix?.max ?? null, customer.callsPerPrefix?.max ?? null);
+  // Disabling the account is the operator's to decide, not a limit a customer tightens.
+  if (customer.disableOnFraud) out.push({ param: "disableOnFraud", message: "is the operator's option" });
   return out;
 }
 
@@ -123,6 +131,8 @@ export interface EffectiveLimits {
   allowLists: string[][];
   distinctDestinations: WindowRule[];
   callsPerPrefix: WindowRule[];
+  /** The operator's option: a fraud rule's crossing disables the account. */
+  disableOnFraud: boolean;
 }
 
 function lower<T extends number | bigint>(a: T | null, b: T | null): T | null {
@@ -142,6 +152,7 @@ export function effectiveLimits(operator: LimitLayer, customer: LimitLayer): Eff
     allowLists: both.flatMap((l) => (l.allowedPrefixes === null ? [] : [l.allowedPrefixes])),
     distinctDestinations: both.flatMap((l) => (l.distinctDestinations ? [l.distinctDestinations] : [])),
     callsPerPrefix: both.flatMap((l) => (l.callsPerPrefix ? [l.callsPerPrefix] : [])),
+    disableOnFraud: operator.disableOnFraud,
   };
 }
 

@@ -3,6 +3,7 @@ import { expect, it } from "vitest";
 import { authorizeCall } from "@/lib/authorizations/authorize";
 import type { Principal } from "@/lib/auth/principal";
 import { createBillingGroup } from "@/lib/billing/groups";
+import { updateAccount } from "@/lib/billing/update-account";
 import type { ChangeContext } from "@/lib/billing/change-context";
 import { queryRows } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
@@ -198,5 +199,65 @@ describeOnEngines("account limits at authorization", (handle) => {
     expect(await authorize(g.id)).toBe(8); // 0.09 left: 9 s
     const [refusal] = (await listRefusals(handle().db, principal(null), { account: g.id }, { pageSize: 5 })).refusals;
     expect(refusal).toMatchObject({ code: "daily_spend_limit", limitValue: "1", currentValue: "1" });
+  });
+  it("tells a crossing once (limit.hit, fraud.rule_hit, audit), however many calls it refuses, until one is admitted", async () => {
+    const g = await group();
+    await set(g.id, false, { maxConcurrentCalls: 1, blockedPrefixes: ["4490"] });
+    const told = async () => {
+      const rows = await queryRows<{ type: string; n: string | number }>(
+        handle().db,
+        sql`SELECT type, count(*) AS n FROM webhook_events WHERE billing_group_id = ${g.id} GROUP BY type`,
+      );
+      const [audit] = await queryRows<{ n: string | number }>(
+        handle().db,
+        sql`SELECT count(*) AS n FROM audit_events WHERE billing_group_id = ${g.id} AND action = 'limit.hit'`,
+      );
+      return { ...Object.fromEntries(rows.map((r) => [r.type, Number(r.n)])), audit: Number(audit.n) };
+    };
+    expect(await authorize(g.id)).toBe(60);
+    for (let i = 0; i < 50; i++) expect(await authorize(g.id)).toBe("concurrent_calls_limit");
+    expect(await told()).toEqual({ "limit.hit": 1, audit: 1 });
+    // Another limit's crossing is its own, and a destination rule's is a fraud rule's too.
+    for (let i = 0; i < 3; i++) expect(await authorize(g.id, "449012")).toBe("destination_blocked");
+    expect(await told()).toEqual({ "limit.hit": 2, "fraud.rule_hit": 1, audit: 2 });
+    const [event] = await queryRows<{ body: string }>(
+      handle().db,
+      sql`SELECT body FROM webhook_events WHERE billing_group_id = ${g.id} AND type = 'fraud.rule_hit'`,
+    );
+    expect(JSON.parse(event.body).data).toMatchObject({ code: "destination_blocked", limit: "blockedPrefixes" });
+
+    // An admitted authorization re-arms every limit: the next crossing is told again.
+    await set(g.id, false, { maxConcurrentCalls: 2, blockedPrefixes: ["4490"] });
+    expect(await authorize(g.id)).toBe(60);
+    for (let i = 0; i < 5; i++) expect(await authorize(g.id)).toBe("concurrent_calls_limit");
+    expect(await authorize(g.id, "449012")).toBe("destination_blocked");
+    expect(await told()).toEqual({ "limit.hit": 4, "fraud.rule_hit": 2, audit: 4 });
+  });
+  it("disables the account when a fraud rule fires, as the operator chose; the enable path reverses it", async () => {
+    const g = await group();
+    // The option is the operator's: a customer's layer cannot carry it.
+    await expect(set(g.id, true, { disableOnFraud: true })).rejects.toMatchObject({
+      errors: [{ param: "disableOnFraud" }],
+    });
+    await set(g.id, false, { maxConcurrentCalls: 1, blockedPrefixes: ["4490"], disableOnFraud: true });
+    const disabled = async () => {
+      const [row] = await queryRows<{ d: boolean; n: string | number }>(
+        handle().db,
+        sql`SELECT disabled_by_operator AS d, (SELECT count(*) FROM audit_events WHERE billing_group_id = ${g.id}
+              AND action = 'account.disabled') AS n FROM billing_groups WHERE id = ${g.id}`,
+      );
+      return { disabled: row.d, audited: Number(row.n) };
+    };
+    // A limit that is not a fraud rule refuses without disabling.
+    expect(await authorize(g.id)).toBe(60);
+    expect(await authorize(g.id)).toBe("concurrent_calls_limit");
+    expect(await disabled()).toEqual({ disabled: false, audited: 0 });
+    expect(await authorize(g.id, "449012")).toBe("destination_blocked");
+    expect(await disabled()).toEqual({ disabled: true, audited: 1 });
+    expect(await authorize(g.id, "1555")).toBe("insufficient_balance");
+    await updateAccount(handle().db, g.id, { disabled: false }, by);
+    expect(await disabled()).toEqual({ disabled: false, audited: 1 });
+    await set(g.id, false, { blockedPrefixes: ["4490"], disableOnFraud: true });
+    expect(await authorize(g.id, "1555")).toBe(60);
   });
 });

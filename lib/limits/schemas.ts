@@ -51,6 +51,13 @@ export const limitsBodySchema = z
       .nullable()
       .default(null)
       .describe("At most `max` calls to one rated prefix (the rate card's matched prefix) per sliding window"),
+    disableOnFraud: z
+      .boolean()
+      .default(false)
+      .describe(
+        "The operator's option: a fraud rule's crossing (a destination or velocity rule) also disables the account " +
+          "(audited `account.disabled`; PATCH /v1/accounts/{id} with `disabled: false` enables it again)",
+      ),
   })
   .meta({ id: "LimitsRequest", description: "The caller's layer of an account's limits, replaced as a whole" });
 
@@ -68,6 +75,7 @@ export const limitLayerSchema = z
     allowedPrefixes: z.array(z.string()).nullable(),
     distinctDestinations: windowRule.nullable(),
     callsPerPrefix: windowRule.nullable(),
+    disableOnFraud: z.boolean().describe("A fraud rule's crossing disables the account (the operator's layer only)"),
   })
   .meta({ id: "LimitLayer", description: "One layer of an account's limits; null: no limit" });
 

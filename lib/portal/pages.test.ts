@@ -30,6 +30,7 @@ describe("portal pages", () => {
       "/rates",
       "/reports",
       "/quality",
+      "/limits",
       "/invoices",
     ]);
     expect(
@@ -45,6 +46,7 @@ describe("portal pages", () => {
       "Rates",
       "Reports",
       "Quality",
+      "Limits",
       "Invoices",
       "API keys",
       "Audit log",

@@ -21,6 +21,8 @@ export const PORTAL_PAGES = {
   rates: { path: "/rates", label: "Rates", nav: true },
   reports: { path: "/reports", label: "Reports", nav: true },
   quality: { path: "/quality", label: "Quality", scope: "calls:read", nav: true },
+  // GET /v1/limits answers calls:read; the form to change a layer shows with limits:write.
+  limits: { path: "/limits", label: "Limits", scope: "calls:read", nav: true },
   invoices: { path: "/invoices", label: "Invoices", nav: true },
   // One invoice or note, linked from the list and the invoice mail (pathOf fills its id).
   invoice: { path: "/invoices/[id]", label: "Invoice", scope: "invoices:read" },
