@@ -9,6 +9,7 @@ import { Button, secondaryButtonClass } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Field, inputClass } from "@/components/ui/field";
 import { LoadError } from "@/components/ui/load-error";
+import { LoadMore } from "@/components/ui/load-more";
 import type { AuditEvent, AuditEventPage } from "@/lib/audit/schemas";
 
 interface Filters {
@@ -198,13 +199,7 @@ export function AuditLog({ platform, names }: { platform: boolean; names?: Recor
             </table>
           </div>
         )}
-        {pages.hasNextPage ? (
-          <div className="px-4 py-3">
-            <Button disabled={pages.isFetchingNextPage} onClick={() => void pages.fetchNextPage()}>
-              {pages.isFetchingNextPage ? "Loading…" : "Load more"}
-            </Button>
-          </div>
-        ) : null}
+        <LoadMore pages={pages} />
       </Card>
     </div>
   );

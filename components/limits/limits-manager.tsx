@@ -10,6 +10,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardTitle } from "@/components/ui/card";
 import { Field, FieldError, fieldErrorId, inputClass } from "@/components/ui/field";
 import { LoadError } from "@/components/ui/load-error";
+import { LoadMore } from "@/components/ui/load-more";
 import { liveState } from "@/lib/limits/live-state";
 import type { Limits, RefusalPage } from "@/lib/limits/schemas";
 import { formatMicros, parseMicros } from "@/lib/money/micros";
@@ -320,13 +321,7 @@ function Refusals({ account }: { account: string | null }) {
           </table>
         </div>
       )}
-      {pages.hasNextPage ? (
-        <div className="px-4 py-3">
-          <Button disabled={pages.isFetchingNextPage} onClick={() => void pages.fetchNextPage()}>
-            {pages.isFetchingNextPage ? "Loading…" : "Load more"}
-          </Button>
-        </div>
-      ) : null}
+      <LoadMore pages={pages} />
     </Card>
   );
 }

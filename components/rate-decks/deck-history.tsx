@@ -6,9 +6,10 @@ import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { apiGet, ApiProblem, retryTransient } from "@/components/api/api-client";
 import { Time } from "@/components/portal/time-zone";
-import { Button, primaryButtonClass } from "@/components/ui/button";
+import { primaryButtonClass } from "@/components/ui/button";
 import { Card, CardTitle } from "@/components/ui/card";
 import { LoadError } from "@/components/ui/load-error";
+import { LoadMore } from "@/components/ui/load-more";
 import type { DeckPage, DeckSummary } from "@/lib/rating/schemas";
 import { DeckEffective } from "./deck-effective";
 import { OwnerPicker, SIDES, useDeckOwners, type DeckSide } from "./deck-owners";
@@ -174,13 +175,7 @@ export function DeckHistory({ side, initialOwner }: { side: DeckSide; initialOwn
             </table>
           </div>
         )}
-        {decks.hasNextPage ? (
-          <div className="px-4 py-3">
-            <Button onClick={() => decks.fetchNextPage()} disabled={decks.isFetchingNextPage}>
-              {decks.isFetchingNextPage ? "Loading…" : "Older decks"}
-            </Button>
-          </div>
-        ) : null}
+        <LoadMore pages={decks} label="Older decks" />
       </Card>
     </div>
   );
