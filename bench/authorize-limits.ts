@@ -9,12 +9,12 @@
 // authorization) for each account: the server's and the database's CPU per 1 000 calls, limits off against on
 // (ingest reads no rule; what differs is the settlement of authorizations). Prints one JSON object. Not a test.
 import { parseArgs } from "node:util";
-import pg from "pg";
 import { createApiKey } from "@/lib/auth/manage-keys";
 import { openDatabase } from "@/lib/db/client";
 import type { Engine } from "@/lib/testing/engines";
 import { freshAccount, postedCdr, type FreshAccount } from "./fresh-account";
-import { BenchServer, buildProduction, cpuSecondsOf } from "./server";
+import { databaseCpu, databaseCpuSpent } from "./database-cpu";
+import { BenchServer, buildProduction } from "./server";
 import { percentile, round } from "./stats";
 
 const { values } = parseArgs({
@@ -100,21 +100,6 @@ async function keyOf(account: FreshAccount, groupId: string): Promise<string> {
   }
 }
 
-/** The CPU of the database's backends (PostgreSQL; 0 on PGlite, whose work is the server's own). */
-async function databaseCpu(databaseUrl: string | undefined): Promise<number> {
-  if (!databaseUrl) return 0;
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>(
-      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
-    );
-    return rows.reduce((sum, { pid }) => sum + cpuSecondsOf(pid), 0);
-  } finally {
-    await client.end();
-  }
-}
-
 async function main() {
   buildProduction(log, values["reuse-build"]!);
   const account = await freshAccount(engine, "authorize");
@@ -182,7 +167,7 @@ async function main() {
       const perThousand = (s: number) => Math.round((s * 1e6) / count);
       return {
         serverCpuMsPer1000Calls: perThousand(server!.cpuSeconds() - cpu0),
-        databaseCpuMsPer1000Calls: perThousand((await databaseCpu(account.databaseUrl)) - db0),
+        databaseCpuMsPer1000Calls: perThousand(databaseCpuSpent(db0, await databaseCpu(account.databaseUrl))),
       };
     };
     result.settlingIngest = { noLimits: await ingest("off", 0), everyRule: await ingest("on", count) };
