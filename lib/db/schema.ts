@@ -57,9 +57,16 @@ export const billingGroups = pgTable(
       .notNull()
       .default("prepaid"),
     taxRatePpm: integer("tax_rate_ppm").notNull().default(0),
+    // Reseller tiers (migration 0027): the account this one buys from; null for a root account, which buys from the
+    // operator. Set at creation, never changed (so the tree has no cycles).
+    parentId: text("parent_id").references((): AnyPgColumn => billingGroups.id),
   },
   (t) => [
     uniqueIndex("billing_groups_accountcode_key").on(t.accountcode),
+    index("billing_groups_parent_idx")
+      .on(t.parentId)
+      .where(sql`${t.parentId} IS NOT NULL`),
+    check("billing_groups_parent_not_self", sql`${t.parentId} <> ${t.id}`),
     check("billing_groups_billing_mode", sql`${t.billingMode} IN ('prepaid', 'postpaid')`),
     check("billing_groups_tax_rate_ppm", sql`${t.taxRatePpm} BETWEEN 0 AND 1000000`),
   ],
@@ -299,6 +306,32 @@ export const callUuids = pgTable(
     // The `uuid` filter of GET /v1/calls, its export and GET /v1/usage (migration 0009): every group's call with that
     // uuid for a platform key (not unique: two groups may hold one uuid); a bound key's search may use either index.
     index("call_uuids_uuid_idx").on(t.uuid),
+  ],
+);
+
+// What each tier above a call's account pays its own parent for the call, rated at that tier's sell deck (issue 32,
+// migration 0027): one row per call and ancestor, depth 1 = the account's parent. Keyed like calls, so it distributes
+// with them; call_tier_charges_tier_idx reads one tier's charges over time.
+export const callTierCharges = pgTable(
+  "call_tier_charges",
+  {
+    billingGroupId: text("billing_group_id").notNull(),
+    startTime: ts("start_time").notNull(),
+    callId: bigint("call_id", { mode: "bigint" }).notNull(),
+    tierGroupId: text("tier_group_id")
+      .notNull()
+      .references(() => billingGroups.id),
+    depth: smallint("depth").notNull(),
+    rated: boolean("rated").notNull(),
+    matchedPrefix: text("matched_prefix"),
+    rateMicros: micros("rate_micros"),
+    billDuration: integer("bill_duration").notNull(),
+    priceMicros: micros("price_micros").notNull(),
+    rateDeckId: bigint("rate_deck_id", { mode: "number" }),
+  },
+  (t) => [
+    primaryKey({ name: "call_tier_charges_pkey", columns: [t.billingGroupId, t.startTime, t.callId, t.tierGroupId] }),
+    index("call_tier_charges_tier_idx").on(t.tierGroupId, t.startTime),
   ],
 );
 
