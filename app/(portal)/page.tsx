@@ -34,7 +34,7 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
     : principal.billingGroupId;
   const now = new Date();
   // The days and the month are the account's own (its zone), as its invoices' and GET /v1/usage's in that zone.
-  const zones = await accountTimeZones(db, principal);
+  const zones = selected ? await accountTimeZones(db, principal, [selected]) : {};
   const timeZone = (selected && zones[selected]) || ALL_ACCOUNTS_ZONE;
   // Read side by side; the balance and the latest calls too, so they are in the page's HTML (not fetched after it).
   const [names, spend, payments, firstScreen] = await Promise.all([

@@ -44,6 +44,8 @@ describeOnEngines("periods on screens", (handle) => {
     const principal = testPrincipal(group);
     const zones = await accountTimeZones(db, principal);
     expect(zones).toEqual({ [group]: ZONE });
+    expect(await accountTimeZones(db, testPrincipal(null), [group])).toEqual({ [group]: ZONE });
+    expect(await accountTimeZones(db, principal, ["bg_someone_else"])).toEqual({});
 
     // GET /v1/usage, by month in the account's zone.
     const usage = await summarizeUsage(db, principal, {}, { groupBy: "month", timeZone: ZONE });
