@@ -78,6 +78,22 @@ describeOnEngines("periods on screens", (handle) => {
     expect(report.rows.map((r) => r.key)).toEqual(["2026-12-01"]);
   });
 
+  it("reads a whole-hour zone's cut UTC day from the hourly rollup (Asia/Tokyo: all four calls are 1 Dec there)", async () => {
+    const db = handle().db;
+    await setBillingGroupInvoicing(db, group, { timeZone: "Asia/Tokyo" });
+    try {
+      const principal = testPrincipal(group);
+      const usage = await summarizeUsage(db, principal, {}, { groupBy: "month", timeZone: "Asia/Tokyo" });
+      expect(usage.rows.map((r) => [r.key, parseMicros(r.price)])).toEqual([["2026-12", 4_321_000_000n]]);
+      const [series] = await callReads(db).spendPerDay(principal, { now: NOW, timeZone: "Asia/Tokyo" });
+      expect(series.month.spendMicros).toBe(4_321_000_000n);
+      const [row] = (await listAccountsOverview(db, { search: "Mumbai", now: NOW })).rows;
+      expect([row.todaySpendMicros, row.monthSpendMicros]).toEqual([4_321_000_000n, 4_321_000_000n]);
+    } finally {
+      await setBillingGroupInvoicing(db, group, { timeZone: ZONE });
+    }
+  });
+
   it("keeps an account in UTC on UTC days and months", async () => {
     const db = handle().db;
     await setBillingGroupInvoicing(db, group, { timeZone: "UTC" });
