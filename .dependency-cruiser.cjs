@@ -7,7 +7,7 @@
  * folder must be placed here before anything may import it (rule `lib-folder-in-a-layer`).
  */
 const LAYERS = [
-  ["errors", "ids", "money", "random", "runtime", "config"], // foundations: no domain, no database
+  ["errors", "ids", "money", "random", "runtime", "config", "time"], // foundations: no domain, no database (time: a zone's wall-clock days, Intl only)
   ["db"], // schema, migrations, connections (PGlite/PostgreSQL, replica, Redis)
   ["http", "mail"], // request bodies, JSON answers, token-bucket limiters (per key, per address), the edge token; mail (SMTP)
   ["idempotency"], // stored answers of POSTs sent with an Idempotency-Key (apiRoute replays them)
@@ -58,6 +58,7 @@ const layerRules = LAYERS.flatMap((layer, rank) => {
 const CLIENT_SAFE = [
   "^lib/(calls|usage|billing|rating)/schemas\\.ts$",
   "^lib/money/[^/]+\\.ts$",
+  "^lib/time/[^/]+\\.ts$",
   "^lib/http/query-params\\.ts$",
   "^lib/alerts/event-types\\.ts$",
   "^lib/rating/billing-math\\.ts$",

@@ -1,5 +1,4 @@
 import { allCalls, apiMicros, displayedMicros, expect, roundedMicros, screenshot, test } from "./fixtures";
-import type { Page } from "@playwright/test";
 
 // What the portal says about money and time at a glance: one currency per figure, every total and chart with its
 // period and zone, bad ranges caught at the form. Each of these failed on the portal before (see the commit).
@@ -13,15 +12,10 @@ const SYMBOL = /[$€£¥]|[A-Z]{3}\u00a0/g;
 /** The currency marks in a text: "$", "€", ... */
 const currencyMarks = (text: string) => new Set(text.match(SYMBOL) ?? []);
 
-async function todayAndMonthStart(page: Page): Promise<{ today: string; monthStart: string }> {
-  return page.evaluate(() => {
-    const d = new Date();
-    const pad = (n: number) => String(n).padStart(2, "0");
-    return {
-      today: `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`,
-      monthStart: `${d.getFullYear()}-${pad(d.getMonth() + 1)}-01`,
-    };
-  });
+/** Today and this month's first day of the demo accounts' own zone (UTC), which Reports and the dashboard follow. */
+function todayAndMonthStart(): { today: string; monthStart: string } {
+  const today = new Date().toISOString().slice(0, 10);
+  return { today, monthStart: `${today.slice(0, 7)}-01` };
 }
 
 test("two currencies never share a chart, a table or a sort: one panel per currency", async ({ page, signIn, api }) => {
@@ -75,7 +69,7 @@ test("every total and chart states its period and zone, and marks a period still
   api,
 }) => {
   await signIn("read");
-  const { today, monthStart } = await todayAndMonthStart(page);
+  const { today, monthStart } = todayAndMonthStart();
 
   // Calls without a date filter: all time, said so.
   await page.goto("/calls");
@@ -87,10 +81,13 @@ test("every total and chart states its period and zone, and marks a period still
   await expect(totals.getByTestId("period-label")).toHaveText("1 – 31 Jan 2026, America/New_York");
   await expect(totals.getByTestId("period-partial")).toHaveCount(0);
 
-  // Reports open on this month, marked partial, and every total and chart says so.
+  // Reports open on this month of the account's zone (not the viewer's), marked partial, and every total and chart
+  // says so and whose zone it is.
   await page.goto("/reports");
   await expect(page.getByLabel(/^From/)).toHaveValue(monthStart);
-  await expect(page.getByTestId("report-totals").first().getByTestId("period-label")).toContainText("America/New_York");
+  await expect(page.getByTestId("report-totals").first().getByTestId("period-label")).toContainText(
+    "UTC (the account's time zone)",
+  );
   await expect(page.getByTestId("report-chart").first().getByTestId("period-partial")).toBeVisible();
   // The month report marks the month that today is in as partial, and the first month when the calls begin
   // inside it (it holds only part of its days), each saying why.
@@ -99,7 +96,7 @@ test("every total and chart states its period and zone, and marks a period still
   const months = page.getByTestId("report-row");
   await expect(months.last()).toContainText(`${MONTHS[Number(today.slice(5, 7)) - 1]} ${today.slice(0, 4)}`);
   await expect(months.last()).toContainText("partial · to date");
-  const byDay = await api<UsageJson>("read", "/v1/usage?groupBy=day&timeZone=America/New_York");
+  const byDay = await api<UsageJson>("read", "/v1/usage?groupBy=day&timeZone=UTC");
   const firstDay = byDay.rows[0].key!;
   if (!firstDay.endsWith("-01")) {
     const [y, m, d] = firstDay.split("-").map(Number);
@@ -107,9 +104,9 @@ test("every total and chart states its period and zone, and marks a period still
   }
   await screenshot(page, "reports-month-partial");
 
-  // The dashboard's totals and chart name their 30 UTC days.
+  // The dashboard's totals and chart name their 30 days in the account's zone.
   await page.goto("/");
-  await expect(page.getByTestId("period-label").first()).toContainText("UTC days");
+  await expect(page.getByTestId("period-label").first()).toContainText("UTC (the account's time zone)");
 });
 
 test("From after Until is said beside the fields, and nothing is asked of the API", async ({ page, signIn }) => {

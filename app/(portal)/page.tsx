@@ -12,10 +12,12 @@ import { Card } from "@/components/ui/card";
 import { callReads } from "@/lib/calls/call-store";
 import { getDb } from "@/lib/db/client";
 import { accountNames } from "@/lib/portal/account-names";
+import { accountTimeZones } from "@/lib/portal/account-zones";
 import { dashboardFirstScreen } from "@/lib/portal/first-screen";
 import { accountOptions } from "@/lib/portal/names";
 import { howToPay, paymentsPanel } from "@/lib/portal/payments";
-import { describePeriod } from "@/lib/portal/period";
+import { ALL_ACCOUNTS_ZONE, describePeriod, monthOf, periodZone } from "@/lib/portal/period";
+import { addDays, dayInZone } from "@/lib/time/zoned-time";
 import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
 import { PORTAL_PAGES } from "@/lib/portal/pages";
 
@@ -31,24 +33,29 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
     ? (options.find((a) => a.id === account)?.id ?? options[0]?.id ?? null)
     : principal.billingGroupId;
   const now = new Date();
+  // The days and the month are the account's own (its zone), as its invoices' and GET /v1/usage's in that zone.
+  const zones = selected ? await accountTimeZones(db, principal, [selected]) : {};
+  const timeZone = (selected && zones[selected]) || ALL_ACCOUNTS_ZONE;
   // Read side by side; the balance and the latest calls too, so they are in the page's HTML (not fetched after it).
   const [names, spend, payments, firstScreen] = await Promise.all([
     // A customer's balance is captioned with its own account's name (its reach holds that one only).
     options || !selected ? undefined : accountNames(db, principal),
     callReads(db).spendPerDay(
       { billingGroupId: selected ?? principal.billingGroupId },
-      { withCost: session.canReadCost, now },
+      { withCost: session.canReadCost, now, timeZone },
     ),
     paymentsPanel(db, principal),
     dashboardFirstScreen(principal, options ? selected : undefined),
   ]);
   const ownName = selected ? names?.[selected] : undefined;
-  // The 30 UTC days spendPerDay sums, the last one today (not over yet).
-  const today = now.toISOString().slice(0, 10);
-  const first = new Date(Date.parse(`${today}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
+  // The 30 days spendPerDay sums in the account's zone, the last one today (not over yet).
+  const today = dayInZone(now, timeZone);
+  const first = addDays(today, -29);
   const pay = howToPay(principal);
   const text = (value: string | string[] | undefined) => (typeof value === "string" ? value.slice(0, 300) : undefined);
-  const period = describePeriod({ from: first, until: today }, "UTC days", today);
+  const zoneText = periodZone(timeZone, selected ? "account" : "all accounts");
+  const period = describePeriod({ from: first, until: today }, zoneText, today);
+  const month = describePeriod(monthOf(today), zoneText, today);
   return (
     <HydrationBoundary state={answeredQueries(firstScreen)}>
       <div className="flex flex-col gap-6">
@@ -65,13 +72,18 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
               <HowToPayCard pay={pay} />
             ) : null}
             <LimitsCard account={options ? selected : null} platform={options !== undefined} />
-            <SpendSummary series={spend} period={period} showCost={session.canReadCost} />
+            <SpendSummary series={spend} period={period} month={month} showCost={session.canReadCost} />
           </div>
           <Card aria-labelledby="spend-title">
             <h2 id="spend-title" className="sr-only">
               {session.canReadCost ? "Revenue" : "Spend"} per day
             </h2>
-            <SpendChart series={spend} period={period} label={session.canReadCost ? "Revenue" : "Spend"} />
+            <SpendChart
+              series={spend}
+              period={period}
+              timeZone={timeZone}
+              label={session.canReadCost ? "Revenue" : "Spend"}
+            />
           </Card>
         </div>
         <LatestCalls account={options ? (selected ?? undefined) : undefined} />

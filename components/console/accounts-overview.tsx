@@ -58,10 +58,15 @@ function cellOf(id: OverviewSort, row: OverviewRowView) {
     case "status":
       // Says why: a new account with no opening balance and no credit limit starts at its limit.
       return <span className={row.disabled ? "text-red-700" : undefined}>{accountStatusText(row, "short")}</span>;
+    // Each account's own day and month: its zone on hover (the caption says so).
     case "todaySpend":
-      return money(row.todaySpendMicros, row.currency);
+      return <span title={`Today in ${row.timeZone}`}>{money(row.todaySpendMicros, row.currency)}</span>;
     case "monthSpend":
-      return money(row.monthSpendMicros, row.currency);
+      return (
+        <span title={`This month in ${row.timeZone}`} data-testid="month-spend">
+          {money(row.monthSpendMicros, row.currency)}
+        </span>
+      );
   }
 }
 
@@ -156,7 +161,8 @@ export function AccountsOverview() {
         </label>
         {phone ? <SortChoice sort={sort} onSort={setSort} /> : null}
         <p className="text-sm text-slate-600" aria-live="polite" data-testid="accounts-total">
-          {pages.isPending ? "Loading…" : `${formatCount(total)} accounts`} · spend in UTC days and months
+          {pages.isPending ? "Loading…" : `${formatCount(total)} accounts`} · spend today and this month in each
+          account&apos;s own time zone (on hover)
         </p>
       </div>
       <Card padding="none" as="div" className="overflow-hidden">

@@ -3,6 +3,7 @@ import type { Period } from "@/lib/portal/period";
 import type { SpendSeries } from "@/lib/calls/spend-per-day";
 import { PeriodLabel } from "../portal/period-label";
 
+// A day key is already the account's day: UTC here only reads the yyyy-mm-dd back as written.
 const DAY_LABEL = new Intl.DateTimeFormat("en", { month: "short", day: "numeric", timeZone: "UTC" });
 
 /** Bar height in tenths of a percent, from exact micros (integer division, no float money). */
@@ -11,16 +12,19 @@ function share(value: bigint, max: bigint): number {
 }
 
 /**
- * Spend per UTC day as CSS bars, one chart per currency (bars of different currencies never share an axis);
- * every bar carries its exact amount for hover and screen readers, every chart its period.
+ * Spend per day of the account's zone as CSS bars, one chart per currency (bars of different currencies never share
+ * an axis); every bar carries its exact amount for hover and screen readers, every chart its period.
  */
 export function SpendChart({
   series,
   period,
+  timeZone,
   label = "Spend",
 }: {
   series: SpendSeries[];
   period: Period;
+  /** The zone the days are cut in (the account's). */
+  timeZone: string;
   label?: string;
 }) {
   if (series.length === 0) {
@@ -82,7 +86,9 @@ export function SpendChart({
             </div>
             <div className="mt-1 flex justify-between text-[11px] text-slate-600" aria-hidden>
               <span>{DAY_LABEL.format(new Date(`${first}T00:00:00Z`))}</span>
-              <span>{DAY_LABEL.format(new Date(`${last}T00:00:00Z`))} (UTC days)</span>
+              <span>
+                {DAY_LABEL.format(new Date(`${last}T00:00:00Z`))} (days in {timeZone})
+              </span>
             </div>
           </figure>
         );

@@ -8,16 +8,19 @@ import { PeriodLabel } from "../portal/period-label";
 
 /**
  * Totals of the last 30 days per currency (never added across currencies): spend, calls and the average price of
- * a call, under the period they cover; for cost sessions (the server decides: `showCost`) the sell side is
+ * a call, and this month's spend, each under the period it covers; for cost sessions (the server decides: `showCost`) the sell side is
  * revenue, with buy cost and margin, losses marked.
  */
 export function SpendSummary({
   series,
   period,
+  month,
   showCost = false,
 }: {
   series: SpendSeries[];
   period: Period;
+  /** This month, in the same zone as `period` (the account's). */
+  month: Period;
   showCost?: boolean;
 }) {
   const sell = showCost ? "Revenue" : "Spend";
@@ -42,6 +45,10 @@ export function SpendSummary({
               >
                 <Stat label={`${sell} (${s.currency})`} size="lg" className="col-span-2">
                   {formatAmount(s.totalMicros, s.currency)}
+                </Stat>
+                <Stat label={`${sell} this month (${s.currency})`} className="col-span-2">
+                  <span data-testid="summary-month">{formatAmount(s.month.spendMicros, s.currency)}</span>
+                  <PeriodLabel period={month} className="mt-0.5 font-normal" />
                 </Stat>
                 <Stat label="Calls">{formatCount(calls)}</Stat>
                 <Stat label="Avg. per call">{formatAmount(average, s.currency)}</Stat>

@@ -2,9 +2,9 @@
 
 import { useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useId, useMemo, useState } from "react";
-import { rangeProblem, toDayString } from "@/lib/portal/call-filters";
+import { rangeProblem } from "@/lib/portal/call-filters";
 import { formatAmount, formatCount, formatMinutes, formatPercent, toMicros } from "@/lib/portal/format";
-import { describePeriod, type Period } from "@/lib/portal/period";
+import { ALL_ACCOUNTS_ZONE, describePeriod, periodZone, type Period } from "@/lib/portal/period";
 import {
   groupByCurrency,
   parseReportFilters,
@@ -14,12 +14,12 @@ import {
   type ReportFilters,
   type ReportRow,
 } from "@/lib/portal/report";
+import { dayInZone } from "@/lib/time/zoned-time";
 import type { UsageGroupBy, UsageReport as UsageReportJson, UsageTotalWithCost } from "@/lib/usage/schemas";
 import { ApiProblem } from "../api/api-client";
 import type { AccountChoice } from "../balance/balance-widget";
 import { Amount } from "../calls/call-columns";
 import { PeriodLabel } from "../portal/period-label";
-import { useTimeZone } from "../portal/time-zone";
 import { useIsClient } from "../use-is-client";
 import { primaryButtonClass } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -45,38 +45,48 @@ const GROUPS: { id: UsageGroupBy; label: string; costOnly?: boolean; platformOnl
 
 const inputClass = `mt-1 ${uiInputClass()}`;
 
-/** Today in the zone the portal shows (browser only: the server cannot know the viewer's zone). */
-function useToday(): string | undefined {
+/** Today in the report's zone (in the browser: the server's render and the browser's could straddle midnight). */
+function useToday(timeZone: string): string | undefined {
   const isClient = useIsClient();
-  const zone = useTimeZone();
-  return isClient ? toDayString(new Date(), zone.mode) : undefined;
+  return isClient ? dayInZone(new Date(), timeZone) : undefined;
 }
 
 /**
  * The Reports page: GET /v1/usage for the chosen grouping and filters (this month unless the URL says
  * otherwise), one panel per currency (totals, chart, table: amounts of different currencies are never compared,
- * sorted or charted together), each stating its period and zone. Destinations are grouped by the rate card's
- * name, with their prefixes (and, for cost sessions, their suppliers) one click away.
+ * sorted or charted together), each stating its period and zone. The periods are the account's own, in its time
+ * zone (the customer's account, or the one a platform session picks); over every account they are UTC, and say so
+ * (the viewer's Local/UTC switch does not move them: docs/contract.md "Periods on screens"). Destinations are
+ * grouped by the rate card's name, with their prefixes (and, for cost sessions, their suppliers) one click away.
  */
 export function UsageReport({
   canReadCost,
   accounts,
   suppliers = {},
+  zones,
+  ownAccount,
 }: {
   canReadCost: boolean;
   accounts?: AccountChoice[];
+  /** Each account's time zone in the session's reach, by id. */
+  zones: Record<string, string>;
+  /** A customer's own account (null for a platform session, which picks one or reads every account). */
+  ownAccount: string | null;
   /** Supplier names by id: cost sessions only. */
   suppliers?: Record<string, string>;
 }) {
   const id = useId();
   const router = useRouter();
   const searchParams = useSearchParams();
-  const zone = useTimeZone();
-  const today = useToday();
+  // One zone for the whole screen: the account's, else (staff over every account) UTC.
+  const accountId = accounts ? parseReportFilters(searchParams).account : (ownAccount ?? undefined);
+  const accountZone = accountId ? zones[accountId] : undefined;
+  const zoneName = accountZone ?? ALL_ACCOUNTS_ZONE;
+  const zoneText = periodZone(zoneName, accountZone ? "account" : "all accounts");
+  const today = useToday(zoneName);
   const filters = useMemo(() => parseReportFilters(searchParams, today), [searchParams, today]);
   const groups = GROUPS.filter((g) => (!g.costOnly || canReadCost) && (!g.platformOnly || accounts));
   const groupBy = groups.some((g) => g.id === filters.groupBy) ? filters.groupBy : "day";
-  const zoneName = zone.mode === "utc" ? "UTC" : zone.name;
   const usageQuery = reportToUsageQuery({ ...filters, groupBy }, zoneName);
   const problem = rangeProblem(filters);
   const revenueLabel = canReadCost ? "Revenue" : "Spend";
@@ -103,7 +113,7 @@ export function UsageReport({
   const rows = useMemo(() => (report.data?.rows ?? []) as ReportRow[], [report.data]);
   const groupLabel = groups.find((g) => g.id === groupBy)?.label ?? "Group";
   const timeKeys = groupBy === "day" || groupBy === "month";
-  const period: Period | null = today ? describePeriod(filters, zoneName, today) : null;
+  const period: Period | null = today ? describePeriod(filters, zoneText, today) : null;
   const items = useMemo(
     () => (today ? reportItems(rows, groupBy, { ...filters, from: filters.from ?? firstDay }, today) : []),
     [rows, groupBy, filters, today, firstDay],
@@ -157,7 +167,7 @@ export function UsageReport({
           id={id}
           from={filters.from}
           until={filters.until}
-          zone={zone.short}
+          zone={zoneName}
           error={problem}
           onChange={set}
         />

@@ -43,11 +43,9 @@ describeOnEngines("accounts overview", (handle, engine) => {
     await db.execute(sql`ANALYZE billing_groups`);
   }, 120_000);
 
-  it("answers spend of today and this month (UTC) and the account's columns", async () => {
+  it("answers spend of today and this month (in the account's zone, UTC here) and the account's columns", async () => {
     const page = await listAccountsOverview(handle().db, { sort: "monthSpend", descending: true, limit: 3, now: NOW });
     expect(page.total).toBe(GROUPS + 1);
-    expect(page.todayFrom).toBe("2026-03-15T00:00:00.000Z");
-    expect(page.monthFrom).toBe("2026-03-01T00:00:00.000Z");
     expect(page.rows.map((r) => [r.id, r.todaySpendMicros, r.monthSpendMicros])).toEqual([
       ["bg_ov00007", 0n, 9_000_000n],
       ["bg_ov00042", 1_500_000n, 3_500_000n],

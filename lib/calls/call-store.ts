@@ -36,7 +36,7 @@ export interface CallReads {
   periodUsage(groupId: string, start: Date, end: Date): Promise<UsageLine[]>;
   /** GET /v1/usage's sums: the calls matching the filters, per groupBy key and currency. */
   usageSums(request: UsageSumsRequest): Promise<UsageSums[]>;
-  /** Sell-side spend per UTC day over the last days (the portal's dashboard). */
+  /** Sell-side spend per day of a zone (the account's) over the last days, and this month's (the portal's dashboard). */
   spendPerDay(principal: Pick<Principal, "billingGroupId">, options?: SpendOptions): Promise<SpendSeries[]>;
 }
 

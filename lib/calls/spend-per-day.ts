@@ -1,10 +1,10 @@
-import { sql } from "drizzle-orm";
 import type { Principal } from "@/lib/auth/principal";
-import { andReach, reachOf } from "@/lib/auth/reach";
-import { queryRows, type Executor } from "@/lib/db/client";
+import type { Executor } from "@/lib/db/client";
+import { addDays, dayInZone, zonedDays } from "@/lib/time/zoned-time";
+import { readUsageSums, type UsageSums } from "./usage-sums";
 
 export interface DaySpend {
-  /** yyyy-mm-dd, UTC */
+  /** yyyy-mm-dd in the series' zone */
   day: string;
   spendMicros: bigint;
   calls: number;
@@ -15,6 +15,8 @@ export interface SpendSeries {
   currency: string;
   days: DaySpend[];
   totalMicros: bigint;
+  /** The calendar month holding today (in the same zone), to date: the same sum GET /v1/usage gives for it. */
+  month: { key: string; spendMicros: bigint; calls: number };
   /** Buy cost and margin (price - buy cost) of the calls that have a buy cost; filled only when asked (cost sessions). */
   cost?: { buyCostMicros: bigint; marginMicros: bigint };
 }
@@ -23,17 +25,15 @@ export interface SpendOptions {
   days?: number;
   now?: Date;
   withCost?: boolean;
-}
-
-const DAY_MS = 24 * 3600 * 1000;
-
-function utcDay(d: Date): string {
-  return d.toISOString().slice(0, 10);
+  /** IANA zone the days and the month are cut in: the account's own (billing_groups.time_zone). Default "UTC". */
+  timeZone?: string;
 }
 
 /**
- * Sell-side spend (sum of call prices) per UTC day over the last `days` days including today,
- * within what the principal may see: its billing group, or every group for a platform key.
+ * Sell-side spend (sum of call prices) per day of `timeZone` over the last `days` days including today, and this
+ * month's, within what the principal may see: its billing group, or every group for a platform key. The sums are
+ * GET /v1/usage's (readUsageSums: rollups, exact in any zone, +05:30 and +05:45 included), so a day or a month here
+ * is the same figure as that report's in the same zone.
  */
 export async function spendPerDay(
   db: Executor,
@@ -41,52 +41,42 @@ export async function spendPerDay(
   options: SpendOptions = {},
 ): Promise<SpendSeries[]> {
   const days = options.days ?? 30;
-  const now = options.now ?? new Date();
-  const todayStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  const since = new Date(todayStart - (days - 1) * DAY_MS).toISOString();
-  const until = new Date(todayStart + DAY_MS).toISOString();
-  const scope = andReach(reachOf(principal), sql.raw("billing_group_id"));
-  const rows = await queryRows<{
-    day: string;
-    currency: string;
-    spend: bigint | string;
-    calls: number | string;
-    buy: bigint | string | null;
-    margin: bigint | string | null;
-  }>(
-    db,
-    sql`SELECT to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, currency,
-          SUM(price_micros)::bigint AS spend, COUNT(*)::int AS calls,
-          COALESCE(SUM(buy_cost_micros), 0)::bigint AS buy,
-          COALESCE(SUM(price_micros - buy_cost_micros) FILTER (WHERE buy_cost_micros IS NOT NULL), 0)::bigint AS margin
-        FROM calls
-        WHERE start_time >= ${since}::timestamptz AND start_time < ${until}::timestamptz ${scope}
-        GROUP BY 1, 2`,
-  );
-  const byCurrency = new Map<string, Map<string, { spend: bigint; calls: number }>>();
-  const costs = new Map<string, { buyCostMicros: bigint; marginMicros: bigint }>();
-  for (const r of rows) {
-    const currency = r.currency.trim();
-    if (!byCurrency.has(currency)) byCurrency.set(currency, new Map());
-    byCurrency.get(currency)!.set(r.day, { spend: BigInt(r.spend), calls: Number(r.calls) });
-    const c = costs.get(currency) ?? { buyCostMicros: 0n, marginMicros: 0n };
-    costs.set(currency, {
-      buyCostMicros: c.buyCostMicros + BigInt(r.buy ?? 0),
-      marginMicros: c.marginMicros + BigInt(r.margin ?? 0),
+  const timeZone = options.timeZone ?? "UTC";
+  const today = dayInZone(options.now ?? new Date(), timeZone);
+  const first = addDays(today, -(days - 1));
+  const month = today.slice(0, 7);
+  const nextMonth = addDays(`${month}-28`, 4).slice(0, 7);
+  const group = principal.billingGroupId;
+  const read = (groupBy: "day" | "month", from: string, until: string) => {
+    const range = zonedDays(from, until, timeZone);
+    return readUsageSums(db, {
+      groupBy,
+      timeZone,
+      group,
+      filters: { startTimeGte: range.gte, startTimeLte: range.lte },
     });
-  }
-  return [...byCurrency.keys()].sort().map((currency) => {
-    const perDay = byCurrency.get(currency)!;
+  };
+  // One after the other: each is a transaction (the embedded engine has one connection).
+  const perDay = await read("day", first, today);
+  const perMonth = await read("month", `${month}-01`, addDays(`${nextMonth}-01`, -1));
+  const currencies = [...new Set([...perDay, ...perMonth].map((r) => r.currency))].sort();
+  return currencies.map((currency) => {
+    const byDay = new Map(perDay.filter((r) => r.currency === currency).map((r) => [r.key, r]));
     const series: DaySpend[] = [];
     let totalMicros = 0n;
+    const cost = { buyCostMicros: 0n, marginMicros: 0n };
     for (let i = days - 1; i >= 0; i--) {
-      const day = utcDay(new Date(todayStart - i * DAY_MS));
-      const v = perDay.get(day);
-      series.push({ day, spendMicros: v?.spend ?? 0n, calls: v?.calls ?? 0 });
-      totalMicros += v?.spend ?? 0n;
+      const day = addDays(today, -i);
+      const v: UsageSums | undefined = byDay.get(day);
+      series.push({ day, spendMicros: v?.priceMicros ?? 0n, calls: Number(v?.calls ?? 0n) });
+      totalMicros += v?.priceMicros ?? 0n;
+      cost.buyCostMicros += v?.buyCostMicros ?? 0n;
+      cost.marginMicros += v?.marginMicros ?? 0n;
     }
+    const m = perMonth.find((r) => r.currency === currency && r.key === month);
+    const monthSpend = { key: month, spendMicros: m?.priceMicros ?? 0n, calls: Number(m?.calls ?? 0n) };
     return options.withCost
-      ? { currency, days: series, totalMicros, cost: costs.get(currency) }
-      : { currency, days: series, totalMicros };
+      ? { currency, days: series, totalMicros, month: monthSpend, cost }
+      : { currency, days: series, totalMicros, month: monthSpend };
   });
 }

@@ -1,5 +1,9 @@
 import { createHash } from "node:crypto";
+import { localTimeReadings } from "@/lib/time/zoned-time";
 import type { NativeCdrInput } from "./schemas";
+
+// Read here by Master.csv; kept where the portal can use it too (lib/time).
+export { localTimeReadings, localTimeToIso } from "@/lib/time/zoned-time";
 
 // Asterisk cdr_csv (Master.csv): no header; every field double-quoted except the integers, quotes
 // inside a field doubled. Columns: accountcode, src, dst, dcontext, clid, channel, dstchannel,
@@ -92,60 +96,6 @@ export function splitCsvRecord(text: string): string[] | null {
 /** Throws a RangeError for a time zone name the runtime does not know. */
 export function assertTimeZone(timeZone: string): void {
   new Intl.DateTimeFormat("en-US", { timeZone });
-}
-
-const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
-
-/** Offset of `timeZone` from UTC at the instant `utcMs`, in milliseconds. */
-function zoneOffsetMs(timeZone: string, utcMs: number): number {
-  let fmt = offsetFormatters.get(timeZone);
-  if (!fmt) {
-    fmt = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    });
-    offsetFormatters.set(timeZone, fmt);
-  }
-  const parts: Record<string, number> = {};
-  for (const p of fmt.formatToParts(new Date(utcMs))) if (p.type !== "literal") parts[p.type] = Number(p.value);
-  const asUtc = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
-  return asUtc - Math.floor(utcMs / 1000) * 1000;
-}
-
-/**
- * The instants a local "YYYY-MM-DD HH:MM:SS" wall-clock time can denote in `timeZone`, in order of preference:
- * one normally; two in the hour a DST change repeats (first pass, then second pass) and in the hour it skips
- * (read with the offset before the change, i.e. moved forward by the gap, then with the offset after it). The
- * first is what a lone time means (RFC 5545 and Temporal's "compatible"); resolveCallTimes uses the others.
- */
-export function localTimeReadings(text: string, timeZone: string, field: string): number[] {
-  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/.exec(text.trim());
-  if (!m) throw new Error(`${field} must look like YYYY-MM-DD HH:MM:SS, got "${text}"`);
-  const [y, mo, d, h, mi, s] = m.slice(1).map(Number);
-  const wall = Date.UTC(y, mo - 1, d, h, mi, s);
-  const check = new Date(wall);
-  if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) {
-    throw new Error(`${field} is not a valid date: "${text}"`);
-  }
-  if (timeZone === "UTC") return [wall];
-  // The zone's offsets a few hours either side of the wall time: the same offset in a normal hour; in the
-  // hour DST repeats both readings are valid, in the hour it skips neither is (both are still offered).
-  const before = wall - zoneOffsetMs(timeZone, wall - 6 * 3_600_000);
-  const after = wall - zoneOffsetMs(timeZone, wall + 6 * 3_600_000);
-  if (before === after) return [before];
-  const valid = [before, after].filter((t) => t + zoneOffsetMs(timeZone, t) === wall);
-  return valid.length === 1 ? valid : [before, after];
-}
-
-/** The preferred instant of a local wall-clock time (see localTimeReadings), as ISO. */
-export function localTimeToIso(text: string, timeZone: string, field: string): string {
-  return new Date(localTimeReadings(text, timeZone, field)[0]).toISOString();
 }
 
 /** Whole seconds a Master.csv column states, or null when it is empty or not a number. */

@@ -24,6 +24,8 @@ export interface OverviewRowView {
   creditLimitMicros: string;
   disabled: boolean;
   disabledByOperator: boolean;
+  /** The account's zone: its today and this month. */
+  timeZone: string;
   todaySpendMicros: string;
   monthSpendMicros: string;
 }
@@ -31,8 +33,6 @@ export interface OverviewRowView {
 export interface OverviewPageView {
   rows: OverviewRowView[];
   total: number;
-  todayFrom: string;
-  monthFrom: string;
 }
 
 /**

@@ -46,6 +46,17 @@ export function periodText(range: DayRange): string {
   return "All time";
 }
 
+/** The zone of periods over every account at once (staff Reports without an account): accounts' zones differ. */
+export const ALL_ACCOUNTS_ZONE = "UTC";
+
+/**
+ * Which zone a screen's periods are cut in, said with them (docs/contract.md "Periods on screens"): one account's
+ * own zone ("Asia/Tokyo (the account's time zone)"), or UTC over every account.
+ */
+export function periodZone(zone: string, of: "account" | "all accounts"): string {
+  return of === "account" ? `${zone} (the account's time zone)` : `${zone} (every account, whatever its zone)`;
+}
+
 export interface Period {
   /** "1 – 30 Nov 2026, America/New_York" */
   label: string;

@@ -29,6 +29,16 @@ describe("usage report page", () => {
       "startTime[lte]": "2026-11-02T23:59:59.999Z",
       account: "bg_1",
     });
+    // An account east of UTC: its days start the evening before in UTC; a +05:30 zone's at half past.
+    const tokyo = reportToUsageQuery({ groupBy: "month", from: "2026-12-01", until: "2026-12-31" }, "Asia/Tokyo");
+    expect(Object.fromEntries(tokyo)).toMatchObject({
+      timeZone: "Asia/Tokyo",
+      "startTime[gte]": "2026-11-30T15:00:00.000Z",
+      "startTime[lte]": "2026-12-31T14:59:59.999Z",
+    });
+    const kolkata = reportToUsageQuery({ groupBy: "day", from: "2026-12-01" }, "Asia/Kolkata");
+    expect(kolkata.get("startTime[gte]")).toBe("2026-11-30T18:30:00.000Z");
+    expect(kolkata.has("startTime[lte]")).toBe(false);
   });
 
   it("writes CSV with exact amounts, cost columns only for cost sessions", () => {

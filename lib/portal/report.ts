@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { microsToNumber, parseMicros } from "@/lib/money/micros";
 import { USAGE_GROUP_BY, type UsageGroupBy, type UsageReport } from "@/lib/usage/schemas";
-import { callFiltersToApiQuery, type DayZone } from "./call-filters";
+import { zonedDayStart, zonedDays } from "@/lib/time/zoned-time";
 import { monthOf } from "./period";
 
 /** The Reports page's state as it lives in its URL. */
@@ -50,14 +50,14 @@ export function reportFiltersToSearch(filters: ReportFilters): string {
 }
 
 /**
- * GET /v1/usage query of a report. Day bounds use the same rules as the call log (whole days in the
- * shown zone), and the day/month buckets are cut in that zone too: `timeZone` is its IANA name.
+ * GET /v1/usage query of a report: whole days of `timeZone` (an IANA name: the account's own, docs/contract.md
+ * "Periods on screens"), and the day/month buckets cut in that zone too.
  */
 export function reportToUsageQuery(filters: ReportFilters, timeZone: string): URLSearchParams {
-  const zone: DayZone = timeZone === "UTC" ? "utc" : "local";
-  const calls = callFiltersToApiQuery({ from: filters.from, until: filters.until, direction: filters.direction }, zone);
   const q = new URLSearchParams({ groupBy: filters.groupBy, timeZone });
-  for (const [k, v] of calls) q.set(k, v);
+  if (filters.from) q.set("startTime[gte]", zonedDayStart(filters.from, timeZone).toISOString());
+  if (filters.until) q.set("startTime[lte]", zonedDays(filters.until, filters.until, timeZone).lte.toISOString());
+  if (filters.direction) q.set("direction", filters.direction);
   if (filters.account) q.set("account", filters.account);
   return q;
 }

@@ -21,7 +21,8 @@ export default async function ConsoleAccountsPage({
           <h1 className="text-2xl font-semibold tracking-tight">Accounts</h1>
           <p className="text-sm text-slate-600">
             Every account with its balance, credit limit, status and spend (sell price of its calls) today and this
-            month, in UTC. Sort by any column; open an account to top it up, change it or manage its keys.
+            month, each in the account&apos;s own time zone. Sort by any column; open an account to top it up, change it
+            or manage its keys.
           </p>
         </div>
         <Link href="/console/accounts/new" className={primaryButtonClass({ compact: true })}>
