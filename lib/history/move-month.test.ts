@@ -2,66 +2,20 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createBillingGroup, setBillingGroupInvoicing } from "@/lib/billing/groups";
 import { CALL_COLUMNS, toStoredCall, type StoredCall } from "@/lib/calls/stored-call";
 import { openDatabase, queryRows, type Db, type DbHandle } from "@/lib/db/client";
-import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
-import { answeredCdr } from "@/lib/ingest/testing/answered-cdr";
 import { runInvoices } from "@/lib/invoices/run-invoices";
-import { importSellRates } from "@/lib/rating/import-rates";
-import { parseRateCsv } from "@/lib/rating/rate-csv";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { createTestDatabase, POSTGRES_TEMPLATE_ENV } from "@/lib/testing/engines";
 import { callsTable, historyRowToStoredCall, type HistoryStore } from "./history-store";
 import { HistoryMoveRefusedError, moveMonth, moveRefusals, type MoveStep } from "./move-month";
 import type { MoveChildArgs } from "./testing/move-child";
 import { openTestHistoryStore, testClickHouseUrl } from "./testing/history-test-store";
+import { ISSUER, MOVE_AFTER, NOVEMBER, NOW, seed } from "./testing/seed-months";
 
 // The history tier's move of a month (docs/contract.md "History tier"): November 2030 moves, its calls identical in
 // ClickHouse and gone from PostgreSQL, with rollups, ledger and invoices as they were; a move killed at any step
 // resumes without a duplicate or a loss; two movers move a month once.
-const NOW = Date.parse("2031-03-15T12:00:00Z");
-const NOVEMBER = new Date("2030-11-01T00:00:00Z");
-const ISSUER = { name: "Operator", address: "" };
-const MOVE_AFTER = 3;
-
-/** Two groups, one in UTC, one in New York (its October ends at 04:00Z on 1 November: that UTC day is cut and stays). */
-async function seed(db: Db): Promise<{ cutDayUuid: string }> {
-  let serial = 0;
-  const groups: string[] = [];
-  for (const [name, zone] of [
-    ["UTC", "UTC"],
-    ["NY", "America/New_York"],
-  ] as const) {
-    const group = await createBillingGroup(db, { name, currency: "USD" });
-    await setBillingGroupInvoicing(db, group.id, { timeZone: zone });
-    await db.execute(sql`UPDATE billing_groups SET created_at = '2030-10-05T12:00:00Z' WHERE id = ${group.id}`);
-    await importSellRates(db, group.id, parseRateCsv("prefix,rate,increment,description\n1,1,60/60,USA\n"), undefined, {
-      effectiveFrom: new Date("2025-01-01T00:00:00Z"),
-    });
-    groups.push(group.id);
-  }
-  const call = (g: number, at: string, minutes: number) =>
-    answeredCdr({
-      uuid: `move-${serial++}`,
-      billingGroupId: groups[g],
-      startMs: Date.parse(at),
-      seconds: minutes * 60,
-      to: "12125550100",
-    });
-  await ingestCdrs(db, [
-    call(0, "2030-11-03T10:00:00Z", 2),
-    call(0, "2030-11-03T11:00:00.250Z", 3),
-    call(0, "2030-11-30T23:59:59.500Z", 1), // the last millisecond second of the month
-    call(1, "2030-11-01T02:00:00Z", 4), // move-3: New York's October, on the cut UTC day: stays
-    call(1, "2030-11-15T12:00:00Z", 5),
-    call(1, "2030-11-30T12:00:00Z", 6),
-    call(0, "2030-12-05T12:00:00Z", 7), // December: not old enough
-  ]);
-  await runInvoices(db, { now: new Date(NOW), issuer: ISSUER });
-  return { cutDayUuid: "move-3" };
-}
-
 const pgCalls = async (db: Db, where = sql`true`): Promise<StoredCall[]> =>
   (await queryRows<Record<string, unknown>>(db, sql`SELECT ${CALL_COLUMNS} FROM calls WHERE ${where} ORDER BY id`)).map(
     toStoredCall,

@@ -386,3 +386,48 @@ async function removeMonth(db: Db, start: Date, end: Date, verified: MoveTotals)
     { isolationLevel: "repeatable read" },
   );
 }
+
+export type MonthOutcome = MoveMonthResult | { month: string; state: "refused"; reasons: string[] };
+
+/**
+ * Moves every month old enough (moveMonth), oldest first: each month with calls the archive would remove, and each
+ * move left unfinished. A refused month is reported and the next one tried (months are independent).
+ */
+export async function moveOldMonths(
+  db: Db,
+  store: HistoryStore,
+  options: Omit<MoveMonthOptions, "month">,
+): Promise<MonthOutcome[]> {
+  const now = options.now ?? new Date();
+  const newest = utcMonthStart(now.getTime(), -options.moveAfterMonths);
+  const [oldest] = await queryRows<{ at: string | null }>(
+    db,
+    sql`SELECT to_char(min(start_time) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at FROM calls`,
+  );
+  const unfinished = await queryRows<{ at: string }>(
+    db,
+    sql`SELECT to_char(month AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at FROM history_moves
+        WHERE state <> 'removed'`,
+  );
+  const months = new Set(unfinished.map((m) => Date.parse(m.at)));
+  if (oldest?.at) {
+    for (let m = utcMonthStart(Date.parse(oldest.at)); m < newest; m = utcMonthStart(m, 1)) {
+      const { cut, where } = monthCalls(new Date(m), new Date(utcMonthStart(m, 1)));
+      const [any] = await queryRows(
+        db,
+        sql`WITH ${cut} SELECT 1 FROM calls c, invoiced_until u WHERE ${where} LIMIT 1`,
+      );
+      if (any) months.add(m);
+    }
+  }
+  const outcomes: MonthOutcome[] = [];
+  for (const m of [...months].sort((a, b) => a - b)) {
+    try {
+      outcomes.push(await moveMonth(db, store, { ...options, now, month: new Date(m) }));
+    } catch (e) {
+      if (!(e instanceof HistoryMoveRefusedError)) throw e;
+      outcomes.push({ month: e.month, state: "refused", reasons: e.reasons });
+    }
+  }
+  return outcomes;
+}
