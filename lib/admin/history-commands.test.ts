@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { queryRows, type DbHandle } from "@/lib/db/client";
 import { openTestHistoryStore, testClickHouseUrl } from "@/lib/history/testing/history-test-store";
-import { MOVE_AFTER, NOW, seed } from "@/lib/history/testing/seed-months";
+import { MOVE_AFTER, NOW, seed } from "@/lib/testing/history-months";
 import { openTestDb } from "@/lib/testing/engines";
 import { sql } from "drizzle-orm";
 import type { ProgressEvent } from "@/lib/runtime/progress";

@@ -4,6 +4,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { CALL_COLUMNS, toStoredCall, type StoredCall } from "@/lib/calls/stored-call";
 import { openDatabase, queryRows, type Db, type DbHandle } from "@/lib/db/client";
+import { CdrRejectedError, ingestCdrs } from "@/lib/ingest/ingest-cdrs";
+import { answeredCdr } from "@/lib/ingest/testing/answered-cdr";
 import { runInvoices } from "@/lib/invoices/run-invoices";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { createTestDatabase, POSTGRES_TEMPLATE_ENV } from "@/lib/testing/engines";
@@ -11,7 +13,7 @@ import { callsTable, historyRowToStoredCall, type HistoryStore } from "./history
 import { HistoryMoveRefusedError, moveMonth, moveRefusals, type MoveStep } from "./move-month";
 import type { MoveChildArgs } from "./testing/move-child";
 import { openTestHistoryStore, testClickHouseUrl } from "./testing/history-test-store";
-import { ISSUER, MOVE_AFTER, NOVEMBER, NOW, seed } from "./testing/seed-months";
+import { ISSUER, MOVE_AFTER, NOVEMBER, NOW, seed } from "@/lib/testing/history-months";
 
 // The history tier's move of a month (docs/contract.md "History tier"): November 2030 moves, its calls identical in
 // ClickHouse and gone from PostgreSQL, with rollups, ledger and invoices as they were; a move killed at any step
@@ -49,15 +51,17 @@ describeOnEngines("moving a month to the history tier", (handle) => {
   const db = () => handle().db;
   let store: Awaited<ReturnType<typeof openTestHistoryStore>>;
   let cutDayUuid: string;
+  let groupIds: string[];
 
   beforeAll(async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(new Date(NOW));
     store = await openTestHistoryStore();
-    ({ cutDayUuid } = await seed(db()));
+    ({ cutDayUuid, groupIds } = await seed(db()));
   });
   afterAll(async () => {
     vi.useRealTimers();
+    vi.unstubAllEnvs();
     await store?.drop();
   });
 
@@ -118,6 +122,23 @@ describeOnEngines("moving a month to the history tier", (handle) => {
       result,
     );
     expect(await historyCalls(store)).toEqual(moved);
+  });
+  it("refuses a late CDR of a moved month at ingest, only with the history tier on", async () => {
+    const cdr = (uuid: string, at: string) =>
+      answeredCdr({ uuid, billingGroupId: groupIds[0], startMs: Date.parse(at), seconds: 60, to: "12125550100" });
+    const batch = [cdr("late-dec", "2030-12-20T12:00:00Z"), cdr("late-nov", "2030-11-20T12:00:00Z")];
+    vi.stubEnv("HISTORY_CLICKHOUSE_URL", `${testClickHouseUrl()}/${store.database}`);
+    const error = await ingestCdrs(db(), batch).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CdrRejectedError);
+    expect(error).toMatchObject({
+      index: 1,
+      field: "startTime",
+      message: "the call starts in 2030-11, a month moved to the history tier: a late CDR for a moved month is refused",
+    });
+    expect(await pgCalls(db(), sql`uuid LIKE 'late-%'`)).toEqual([]);
+    // Off: stored as before the history tier existed.
+    vi.stubEnv("HISTORY_CLICKHOUSE_URL", "");
+    expect((await ingestCdrs(db(), batch)).map((o) => o.status)).toEqual(["created", "created"]);
   });
 });
 

@@ -15,7 +15,7 @@ export const ISSUER = { name: "Operator", address: "" };
 export const MOVE_AFTER = 3;
 
 /** Two groups, one in UTC, one in New York (its October ends at 04:00Z on 1 November: that UTC day is cut and stays). */
-export async function seed(db: Db): Promise<{ cutDayUuid: string }> {
+export async function seed(db: Db): Promise<{ cutDayUuid: string; groupIds: string[] }> {
   let serial = 0;
   const groups: string[] = [];
   for (const [name, zone] of [
@@ -48,5 +48,5 @@ export async function seed(db: Db): Promise<{ cutDayUuid: string }> {
     call(0, "2030-12-05T12:00:00Z", 7), // December: not old enough
   ]);
   await runInvoices(db, { now: new Date(NOW), issuer: ISSUER });
-  return { cutDayUuid: "move-3" };
+  return { cutDayUuid: "move-3", groupIds: groups };
 }
