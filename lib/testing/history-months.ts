@@ -47,6 +47,8 @@ export async function seed(db: Db): Promise<{ cutDayUuid: string; groupIds: stri
     call(1, "2030-11-30T12:00:00Z", 6),
     call(0, "2030-12-05T12:00:00Z", 7), // December: not old enough
   ]);
+  // A hangup cause on two calls, for the listing's hangupCause filter.
+  await db.execute(sql`UPDATE calls SET hangup_cause = 'NORMAL_CLEARING' WHERE uuid IN ('move-1', 'move-4')`);
   await runInvoices(db, { now: new Date(NOW), issuer: ISSUER });
   return { cutDayUuid: "move-3", groupIds: groups };
 }

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import type { Principal } from "@/lib/auth/principal";
+import { callReads, type CallReads } from "@/lib/calls/call-store";
+import type { CallFilters } from "@/lib/calls/list-calls";
+import { describeOnEngines } from "@/lib/testing/describe-on-engines";
+import { MOVE_AFTER, NOVEMBER, NOW, seed } from "@/lib/testing/history-months";
+import { testPrincipal } from "@/lib/testing/test-principal";
+import { historyCallReads } from "./history-call-reads";
+import { moveMonth } from "./move-month";
+import { openTestHistoryStore } from "./testing/history-test-store";
+
+// GET /v1/calls across the boundary (docs/contract.md "History tier"): every page of every listing below is the same
+// text, with the same cursors, whether November is in PostgreSQL or (but for its cut day) in ClickHouse.
+describeOnEngines("listing calls across the history tier", (handle) => {
+  const db = () => handle().db;
+  let store: Awaited<ReturnType<typeof openTestHistoryStore>>;
+  let groupIds: string[];
+
+  beforeAll(async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date(NOW));
+    store = await openTestHistoryStore();
+    ({ groupIds } = await seed(db()));
+  });
+  afterAll(async () => {
+    vi.useRealTimers();
+    await store?.drop();
+  });
+
+  /** Every page of a listing, pageSize 2, each page as its JSON text and next cursor. */
+  async function allPages(reads: CallReads, principal: Principal, filters: CallFilters) {
+    const pages: { callsJson: string; hasMore: boolean; nextCursor?: string }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await reads.listCallsJson(principal, filters, { pageSize: 2, cursor });
+      pages.push(page);
+      cursor = page.nextCursor;
+    } while (cursor && pages.length < 20);
+    return pages;
+  }
+
+  const listings = (): [Principal, CallFilters][] => [
+    [testPrincipal(null), {}],
+    [testPrincipal(null, ["calls:read", "calls:read_cost"]), {}],
+    [testPrincipal(groupIds[1]), {}],
+    [testPrincipal(null), { startTimeGte: new Date("2030-11-03T10:30:00Z"), startTimeLte: new Date("2030-12-10Z") }],
+    [testPrincipal(null, ["calls:read", "calls:read_cost"]), { to: "2125", direction: "outbound", toPrefix: "1" }],
+    [testPrincipal(null), { billingGroupId: groupIds[0], fromPrefix: "4930" }],
+    [testPrincipal(null), { hangupCause: "normal_clearing" }],
+    [testPrincipal(null), { uuid: "move-4" }],
+  ];
+
+  it("answers every page and cursor of GET /v1/calls byte for byte as before the month moved", async () => {
+    const before = [];
+    for (const [principal, filters] of listings()) before.push(await allPages(callReads(db()), principal, filters));
+    expect(before[0].map((p) => (JSON.parse(p.callsJson) as unknown[]).length)).toEqual([2, 2, 2, 1]);
+    // Each listing shows calls of November (moved) and of December or the cut day (hot).
+    expect(
+      before.map(
+        (pages) =>
+          pages
+            .map((p) => p.callsJson)
+            .join("")
+            .match(/"startTime":"2030-1[12]/g)?.length,
+      ),
+    ).toEqual([7, 7, 3, 5, 7, 4, 2, 1]);
+    await moveMonth(db(), store, { month: NOVEMBER, moveAfterMonths: MOVE_AFTER, now: new Date(NOW) });
+    const reads = historyCallReads(callReads(db()), db(), store);
+    const after = [];
+    for (const [principal, filters] of listings()) after.push(await allPages(reads, principal, filters));
+    expect(after).toEqual(before);
+    // The hot store alone no longer has them: the history tier is what answers.
+    expect(await allPages(callReads(db()), ...listings()[0])).not.toEqual(before[0]);
+  });
+});

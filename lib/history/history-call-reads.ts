@@ -1,0 +1,133 @@
+import { sql } from "drizzle-orm";
+import type { Principal } from "@/lib/auth/principal";
+import { isPlatform, reachOf } from "@/lib/auth/reach";
+import { callReads, type CallReads } from "@/lib/calls/call-store";
+import { decodeCursor, encodeCursor } from "@/lib/calls/cursor";
+import { listingHash, type CallFilters, type CallListingJson, type PageRequest } from "@/lib/calls/list-calls";
+import { serializeCall } from "@/lib/calls/serialize-call";
+import { historySettings } from "@/lib/config/env";
+import { utcMonthStart } from "@/lib/db/call-partitions";
+import { queryRows, type Executor } from "@/lib/db/client";
+import { processSingleton } from "@/lib/runtime/process-singleton";
+import { callsTable, historyRowToStoredCall, openHistoryStore, type HistoryStore } from "./history-store";
+
+// The reads of calls across the boundary (docs/contract.md "History tier"): with the history tier on, GET /v1/calls
+// lists the hot table and, where its page reaches into moved months, ClickHouse's calls, merged on the same keyset
+// (start_time DESC, id DESC) with the same cursor, filters and serialiser. The other reads answer from the hot store.
+
+/** The process's history store, opened on first use (one HTTP agent); undefined with the tier off. */
+function processHistoryStore(): HistoryStore | undefined {
+  const settings = historySettings();
+  if (!settings) return undefined;
+  return processSingleton(`history-store:${settings.url}/${settings.database}`, () => openHistoryStore(settings));
+}
+
+/** callReads(db), or with the history tier on, the same reads with the listing continued into moved months. */
+export function callReadsWithHistory(db: Executor): CallReads {
+  const hot = callReads(db);
+  const store = processHistoryStore();
+  return store ? historyCallReads(hot, db, store) : hot;
+}
+
+export function historyCallReads(hot: CallReads, db: Executor, store: HistoryStore): CallReads {
+  return { ...hot, listCallsJson: (principal, filters, page) => listAcross(hot, db, store, principal, filters, page) };
+}
+
+/** A ClickHouse string literal (18.16 has no query parameters): backslash and quote escaped. */
+const text = (s: string) => `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
+
+/** listingWhere's conditions (lib/calls/list-calls.ts) over ClickHouse's calls, with the same meaning. */
+function historyWhere(principal: Principal, filters: CallFilters, after?: { ms: number; id: bigint }): string {
+  const c: string[] = [];
+  const reach = reachOf(principal);
+  if (!isPlatform(reach)) c.push(`billing_group_id IN (${reach.groupIds.map(text).join(", ")})`);
+  if (filters.billingGroupId) c.push(`billing_group_id = ${text(filters.billingGroupId)}`);
+  if (filters.startTimeGte) c.push(`start_time >= ${filters.startTimeGte.getTime()}`);
+  if (filters.startTimeLte) c.push(`start_time <= ${filters.startTimeLte.getTime()}`);
+  if (filters.direction) c.push(`direction = ${text(filters.direction)}`);
+  if (filters.hangupCause) c.push(`upperUTF8(hangup_cause) = upperUTF8(${text(filters.hangupCause)})`);
+  if (filters.supplierId) c.push(`supplier_id = ${text(filters.supplierId)}`);
+  // Literal substring and prefixes: position and substring, not LIKE, so no wildcard needs escaping.
+  if (filters.to) c.push(`position(to_number, ${text(filters.to)}) > 0`);
+  if (filters.toPrefix)
+    c.push(`substring(to_number, 1, length(${text(filters.toPrefix)})) = ${text(filters.toPrefix)}`);
+  if (filters.fromPrefix)
+    c.push(`substring(from_number, 1, length(${text(filters.fromPrefix)})) = ${text(filters.fromPrefix)}`);
+  if (filters.id !== undefined) {
+    const id = BigInt(filters.id);
+    c.push(id > MAX_BIGINT ? "0" : `id = ${id}`);
+  }
+  if (filters.uuid) c.push(`uuid = ${text(filters.uuid)}`);
+  if (after) c.push(`(start_time < ${after.ms} OR (start_time = ${after.ms} AND id < ${after.id}))`);
+  return c.length > 0 ? c.join(" AND ") : "1";
+}
+
+/** [first, end) of the moved months (state removed), or undefined when none is. */
+async function movedSpan(db: Executor): Promise<{ first: number; end: number } | undefined> {
+  const [row] = await queryRows<{ first: string | null; last: string | null }>(
+    db,
+    sql`SELECT to_char(min(month) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS first,
+               to_char(max(month) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS last
+        FROM history_moves WHERE state = 'removed'`,
+  );
+  if (!row?.first || !row.last) return undefined;
+  return { first: Date.parse(row.first), end: utcMonthStart(Date.parse(row.last), 1) };
+}
+
+interface Listed {
+  ms: number;
+  id: bigint;
+  json: string;
+}
+
+const newerFirst = (a: Listed, b: Listed) => b.ms - a.ms || (b.id > a.id ? 1 : b.id < a.id ? -1 : 0);
+
+async function listAcross(
+  hot: CallReads,
+  db: Executor,
+  store: HistoryStore,
+  principal: Principal,
+  filters: CallFilters,
+  page: PageRequest,
+): Promise<CallListingJson> {
+  // The hot page first: it checks the cursor (invalid_cursor) and the filters as it always has.
+  const hotPage = await hot.listCallsJson(principal, filters, page);
+  const span = await movedSpan(db);
+  if (!span) return hotPage;
+  const hash = listingHash(principal, filters);
+  const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, hash);
+  const upper = Math.min(after?.startTime.getTime() ?? Infinity, (filters.startTimeLte?.getTime() ?? Infinity) + 1);
+  const lower = filters.startTimeGte?.getTime() ?? -Infinity;
+  // No moved month within what the page may still show.
+  if (upper <= span.first || lower >= span.end) return hotPage;
+  const hotRows: Listed[] = (JSON.parse(hotPage.callsJson) as { id: string; startTime: string }[]).map((call) => ({
+    ms: Date.parse(call.startTime),
+    id: BigInt(call.id),
+    json: JSON.stringify(call),
+  }));
+  // A full hot page that ends after every moved month is the page: history's calls all come after it.
+  const lastHot = hotRows.at(-1);
+  if (hotRows.length === page.pageSize && lastHot && lastHot.ms >= span.end) return hotPage;
+  const result = await store.client.query({
+    query: `SELECT * FROM ${callsTable(store)}
+            WHERE ${historyWhere(principal, filters, after && { ms: after.startTime.getTime(), id: after.id })}
+            ORDER BY start_time DESC, id DESC LIMIT ${page.pageSize + 1}`,
+    format: "JSONEachRow",
+  });
+  const historyRows: Listed[] = (await result.json<Record<string, unknown>>()).map((raw) => {
+    const call = historyRowToStoredCall(raw);
+    return { ms: call.startTime.getTime(), id: call.id, json: JSON.stringify(serializeCall(call, principal)) };
+  });
+  // Nothing from history: the hot page as it was, byte for byte.
+  if (historyRows.length === 0) return hotPage;
+  const merged = [...hotRows, ...historyRows].sort(newerFirst);
+  const shown = merged.slice(0, page.pageSize);
+  const hasMore = hotPage.hasMore || merged.length > page.pageSize;
+  const last = shown.at(-1);
+  return {
+    callsJson: `[${shown.map((r) => r.json).join(",")}]`,
+    hasMore,
+    nextCursor: hasMore && last ? encodeCursor({ startTime: new Date(last.ms), id: last.id }, hash) : undefined,
+  };
+}
