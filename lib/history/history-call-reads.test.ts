@@ -64,11 +64,37 @@ describeOnEngines("listing calls across the history tier", (handle) => {
             .match(/"startTime":"2030-1[12]/g)?.length,
       ),
     ).toEqual([7, 7, 3, 5, 7, 4, 2, 1]);
+    // GET /v1/calls/{id} of every call, with and without the cost fields.
+    const principals = [testPrincipal(null), testPrincipal(null, ["calls:read", "calls:read_cost"])];
+    const calls = before[0].flatMap(
+      (p) => JSON.parse(p.callsJson) as { id: string; billingGroupId: string; startTime: string }[],
+    );
+    expect(calls).toHaveLength(7);
+    const details = async (reads: CallReads) => {
+      const out = [];
+      for (const principal of principals) for (const { id } of calls) out.push(await reads.getCall(principal, id));
+      return out;
+    };
+    const detailsBefore = await details(callReads(db()));
     await moveMonth(db(), store, { month: NOVEMBER, moveAfterMonths: MOVE_AFTER, now: new Date(NOW) });
     const reads = historyCallReads(callReads(db()), db(), store);
     const after = [];
     for (const [principal, filters] of listings()) after.push(await allPages(reads, principal, filters));
     expect(after).toEqual(before);
+    // Each call by id as before, moved or not; another group's moved call is the same 404 as an unknown id.
+    expect(await details(reads)).toEqual(detailsBefore);
+    const movedOfGroup0 = calls.find((c) => c.billingGroupId === groupIds[0] && c.startTime.startsWith("2030-11"))!;
+    const refused = await reads.getCall(testPrincipal(groupIds[1]), movedOfGroup0.id).catch((e: unknown) => e);
+    const unknown = await reads.getCall(testPrincipal(groupIds[1]), "999999999").catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: "not_found", detail: `No call with id "${movedOfGroup0.id}".` });
+    expect(unknown).toMatchObject({ code: "not_found" });
+    expect(
+      await callReads(db())
+        .getCall(principals[0], movedOfGroup0.id)
+        .catch((e: unknown) => e),
+    ).toMatchObject({
+      code: "not_found",
+    });
     // The hot store alone no longer has them: the history tier is what answers.
     expect(await allPages(callReads(db()), ...listings()[0])).not.toEqual(before[0]);
   });

@@ -4,8 +4,10 @@ import { isPlatform, reachOf } from "@/lib/auth/reach";
 import { callReads, type CallReads } from "@/lib/calls/call-store";
 import { decodeCursor, encodeCursor } from "@/lib/calls/cursor";
 import { listingHash, type CallFilters, type CallListingJson, type PageRequest } from "@/lib/calls/list-calls";
-import { serializeCall } from "@/lib/calls/serialize-call";
+import type { CallDetail, CallDetailWithCost } from "@/lib/calls/schemas";
+import { serializeCall, serializeCallDetail } from "@/lib/calls/serialize-call";
 import { historySettings } from "@/lib/config/env";
+import { ApiError } from "@/lib/errors/api-error";
 import { utcMonthStart } from "@/lib/db/call-partitions";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { processSingleton } from "@/lib/runtime/process-singleton";
@@ -30,7 +32,36 @@ export function callReadsWithHistory(db: Executor): CallReads {
 }
 
 export function historyCallReads(hot: CallReads, db: Executor, store: HistoryStore): CallReads {
-  return { ...hot, listCallsJson: (principal, filters, page) => listAcross(hot, db, store, principal, filters, page) };
+  return {
+    ...hot,
+    listCallsJson: (principal, filters, page) => listAcross(hot, db, store, principal, filters, page),
+    getCall: (principal, id) => getAcross(hot, db, store, principal, id),
+  };
+}
+
+/** GET /v1/calls/{id}: the hot call, else a moved one in reach; else the hot store's own 404, word for word. */
+async function getAcross(
+  hot: CallReads,
+  db: Executor,
+  store: HistoryStore,
+  principal: Principal,
+  id: string,
+): Promise<CallDetail | CallDetailWithCost> {
+  try {
+    return await hot.getCall(principal, id);
+  } catch (e) {
+    // Malformed ids were refused with the same 404 before any lookup: nothing to ask history.
+    if (!(e instanceof ApiError) || e.code !== "not_found" || !/^\d{1,19}$/.test(id) || BigInt(id) > MAX_BIGINT)
+      throw e;
+    if (!(await movedSpan(db))) throw e;
+    const result = await store.client.query({
+      query: `SELECT * FROM ${callsTable(store)} WHERE ${historyWhere(principal, { id })} LIMIT 1`,
+      format: "JSONEachRow",
+    });
+    const [row] = await result.json<Record<string, unknown>>();
+    if (!row) throw e;
+    return serializeCallDetail(historyRowToStoredCall(row), principal);
+  }
 }
 
 /** A ClickHouse string literal (18.16 has no query parameters): backslash and quote escaped. */
