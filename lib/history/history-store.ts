@@ -16,8 +16,15 @@ export interface HistoryStore {
 }
 
 export function openHistoryStore(settings: Pick<HistorySettings, "url" | "database">): HistoryStore {
-  // Numbers as JSON strings both ways (Int64 exceeds a double); the client's own log stays quiet, errors are thrown.
-  const client = createClient({ url: settings.url, request_timeout: 300_000, log: { level: ClickHouseLogLevel.OFF } });
+  // The client's own log stays quiet: errors are thrown. No keep-alive: ClickHouse closes an idle connection after
+  // its keep_alive_timeout (3 s), and a request sent on one it just closed fails with "socket hang up" (seen in
+  // the tests); a connection per request costs little next to a batch of calls or a listing's query.
+  const client = createClient({
+    url: settings.url,
+    request_timeout: 300_000,
+    keep_alive: { enabled: false },
+    log: { level: ClickHouseLogLevel.OFF },
+  });
   return { client, database: settings.database, close: () => client.close() };
 }
 
