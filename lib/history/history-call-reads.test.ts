@@ -76,11 +76,29 @@ describeOnEngines("listing calls across the history tier", (handle) => {
       return out;
     };
     const detailsBefore = await details(callReads(db()));
+    // Exports: every export page (background exports) and the streamed CSV, with and without the cost fields.
+    const exports = async (reads: CallReads) => {
+      const out = [];
+      for (const [principal, filters] of listings()) {
+        let cursor: string | undefined;
+        do {
+          const page = await reads.exportPage(principal, filters, { pageSize: 3, cursor });
+          out.push(page);
+          cursor = page.nextCursor;
+        } while (cursor && out.length < 100);
+        out.push(await new Response(await reads.exportCsv(principal, filters, 2)).text());
+      }
+      return out;
+    };
+    const exportsBefore = await exports(callReads(db()));
     await moveMonth(db(), store, { month: NOVEMBER, moveAfterMonths: MOVE_AFTER, now: new Date(NOW) });
     const reads = historyCallReads(callReads(db()), db(), store);
     const after = [];
     for (const [principal, filters] of listings()) after.push(await allPages(reads, principal, filters));
     expect(after).toEqual(before);
+    expect(await exports(reads)).toEqual(exportsBefore);
+    // The first listing's CSV: its header, 7 calls and the last line's end.
+    expect((exportsBefore.find((e) => typeof e === "string") as string).split("\r\n")).toHaveLength(9);
     // Each call by id as before, moved or not; another group's moved call is the same 404 as an unknown id.
     expect(await details(reads)).toEqual(detailsBefore);
     const movedOfGroup0 = calls.find((c) => c.billingGroupId === groupIds[0] && c.startTime.startsWith("2030-11"))!;

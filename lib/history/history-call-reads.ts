@@ -3,11 +3,19 @@ import type { Principal } from "@/lib/auth/principal";
 import { isPlatform, reachOf } from "@/lib/auth/reach";
 import { callReads, type CallReads } from "@/lib/calls/call-store";
 import { decodeCursor, encodeCursor } from "@/lib/calls/cursor";
-import { listingHash, type CallFilters, type CallListingJson, type PageRequest } from "@/lib/calls/list-calls";
+import { csvColumns, csvRows } from "@/lib/calls/export-csv";
+import {
+  listingHash,
+  type CallFilters,
+  type CallListing,
+  type CallListingJson,
+  type PageRequest,
+} from "@/lib/calls/list-calls";
 import type { CallDetail, CallDetailWithCost } from "@/lib/calls/schemas";
 import { serializeCall, serializeCallDetail } from "@/lib/calls/serialize-call";
 import { historySettings } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors/api-error";
+import { streamPagedCsv } from "@/lib/http/csv";
 import { utcMonthStart } from "@/lib/db/call-partitions";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { processSingleton } from "@/lib/runtime/process-singleton";
@@ -36,6 +44,16 @@ export function historyCallReads(hot: CallReads, db: Executor, store: HistorySto
     ...hot,
     listCallsJson: (principal, filters, page) => listAcross(hot, db, store, principal, filters, page),
     getCall: (principal, id) => getAcross(hot, db, store, principal, id),
+    exportPage: (principal, filters, page) => exportPageAcross(hot, db, store, principal, filters, page),
+    // exportCallsCsv's stream, paging through the export pages across both stores.
+    exportCsv: async (principal, filters, pageSize = 1000) => {
+      const columns = csvColumns(principal);
+      return streamPagedCsv(
+        columns,
+        (cursor) => exportPageAcross(hot, db, store, principal, filters, { pageSize, cursor }),
+        (listing: CallListing) => csvRows(columns, listing.page),
+      );
+    },
   };
 }
 
@@ -106,14 +124,61 @@ async function movedSpan(db: Executor): Promise<{ first: number; end: number } |
   return { first: Date.parse(row.first), end: utcMonthStart(Date.parse(row.last), 1) };
 }
 
-interface Listed {
-  ms: number;
-  id: bigint;
-  json: string;
+type Serialized = CallListing["page"][number];
+
+const newerFirst = (a: Serialized, b: Serialized) => {
+  const [am, bm] = [Date.parse(a.startTime), Date.parse(b.startTime)];
+  const [ai, bi] = [BigInt(a.id), BigInt(b.id)];
+  return bm - am || (bi > ai ? 1 : bi < ai ? -1 : 0);
+};
+
+/**
+ * One page across both stores, given the hot store's page of it: history's calls of the same page, serialised as the
+ * hot ones are, merged on the keyset (start_time DESC, id DESC); the next cursor as the hot listing issues it.
+ * Undefined when history has nothing for the page (the hot page is the page).
+ */
+async function pageAcross(
+  db: Executor,
+  store: HistoryStore,
+  principal: Principal,
+  filters: CallFilters,
+  page: PageRequest,
+  hotPage: { page: Serialized[]; hasMore: boolean },
+): Promise<CallListing | undefined> {
+  const span = await movedSpan(db);
+  if (!span) return undefined;
+  const hash = listingHash(principal, filters);
+  const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, hash);
+  const upper = Math.min(after?.startTime.getTime() ?? Infinity, (filters.startTimeLte?.getTime() ?? Infinity) + 1);
+  const lower = filters.startTimeGte?.getTime() ?? -Infinity;
+  // No moved month within what the page may still show.
+  if (upper <= span.first || lower >= span.end) return undefined;
+  // A full hot page that ends after every moved month is the page: history's calls all come after it.
+  const lastHot = hotPage.page.at(-1);
+  if (hotPage.page.length === page.pageSize && lastHot && Date.parse(lastHot.startTime) >= span.end) return undefined;
+  const result = await store.client.query({
+    query: `SELECT * FROM ${callsTable(store)}
+            WHERE ${historyWhere(principal, filters, after && { ms: after.startTime.getTime(), id: after.id })}
+            ORDER BY start_time DESC, id DESC LIMIT ${page.pageSize + 1}`,
+    format: "JSONEachRow",
+  });
+  const historyRows = (await result.json<Record<string, unknown>>()).map((raw) =>
+    serializeCall(historyRowToStoredCall(raw), principal),
+  );
+  if (historyRows.length === 0) return undefined;
+  const merged = [...hotPage.page, ...historyRows].sort(newerFirst);
+  const shown = merged.slice(0, page.pageSize);
+  const hasMore = hotPage.hasMore || merged.length > page.pageSize;
+  const last = shown.at(-1);
+  return {
+    page: shown,
+    hasMore,
+    nextCursor:
+      hasMore && last ? encodeCursor({ startTime: new Date(last.startTime), id: BigInt(last.id) }, hash) : undefined,
+  };
 }
 
-const newerFirst = (a: Listed, b: Listed) => b.ms - a.ms || (b.id > a.id ? 1 : b.id < a.id ? -1 : 0);
-
+/** GET /v1/calls: the hot page first (it checks the cursor and filters as it always has), then pageAcross. */
 async function listAcross(
   hot: CallReads,
   db: Executor,
@@ -122,43 +187,23 @@ async function listAcross(
   filters: CallFilters,
   page: PageRequest,
 ): Promise<CallListingJson> {
-  // The hot page first: it checks the cursor (invalid_cursor) and the filters as it always has.
   const hotPage = await hot.listCallsJson(principal, filters, page);
-  const span = await movedSpan(db);
-  if (!span) return hotPage;
-  const hash = listingHash(principal, filters);
-  const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, hash);
-  const upper = Math.min(after?.startTime.getTime() ?? Infinity, (filters.startTimeLte?.getTime() ?? Infinity) + 1);
-  const lower = filters.startTimeGte?.getTime() ?? -Infinity;
-  // No moved month within what the page may still show.
-  if (upper <= span.first || lower >= span.end) return hotPage;
-  const hotRows: Listed[] = (JSON.parse(hotPage.callsJson) as { id: string; startTime: string }[]).map((call) => ({
-    ms: Date.parse(call.startTime),
-    id: BigInt(call.id),
-    json: JSON.stringify(call),
-  }));
-  // A full hot page that ends after every moved month is the page: history's calls all come after it.
-  const lastHot = hotRows.at(-1);
-  if (hotRows.length === page.pageSize && lastHot && lastHot.ms >= span.end) return hotPage;
-  const result = await store.client.query({
-    query: `SELECT * FROM ${callsTable(store)}
-            WHERE ${historyWhere(principal, filters, after && { ms: after.startTime.getTime(), id: after.id })}
-            ORDER BY start_time DESC, id DESC LIMIT ${page.pageSize + 1}`,
-    format: "JSONEachRow",
-  });
-  const historyRows: Listed[] = (await result.json<Record<string, unknown>>()).map((raw) => {
-    const call = historyRowToStoredCall(raw);
-    return { ms: call.startTime.getTime(), id: call.id, json: JSON.stringify(serializeCall(call, principal)) };
-  });
+  const hotCalls = JSON.parse(hotPage.callsJson) as Serialized[];
+  const across = await pageAcross(db, store, principal, filters, page, { page: hotCalls, hasMore: hotPage.hasMore });
   // Nothing from history: the hot page as it was, byte for byte.
-  if (historyRows.length === 0) return hotPage;
-  const merged = [...hotRows, ...historyRows].sort(newerFirst);
-  const shown = merged.slice(0, page.pageSize);
-  const hasMore = hotPage.hasMore || merged.length > page.pageSize;
-  const last = shown.at(-1);
-  return {
-    callsJson: `[${shown.map((r) => r.json).join(",")}]`,
-    hasMore,
-    nextCursor: hasMore && last ? encodeCursor({ startTime: new Date(last.ms), id: last.id }, hash) : undefined,
-  };
+  if (!across) return hotPage;
+  return { callsJson: JSON.stringify(across.page), hasMore: across.hasMore, nextCursor: across.nextCursor };
+}
+
+/** One export page across both stores (the background exports, the CSV export). */
+async function exportPageAcross(
+  hot: CallReads,
+  db: Executor,
+  store: HistoryStore,
+  principal: Principal,
+  filters: CallFilters,
+  page: PageRequest,
+): Promise<CallListing> {
+  const hotPage = await hot.exportPage(principal, filters, page);
+  return (await pageAcross(db, store, principal, filters, page, hotPage)) ?? hotPage;
 }
