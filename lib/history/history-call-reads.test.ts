@@ -113,6 +113,19 @@ describeOnEngines("listing calls across the history tier", (handle) => {
     ).toMatchObject({
       code: "not_found",
     });
+    // A month in the middle of its move (copied, not removed) is in both stores: listed once, from PostgreSQL.
+    const stopped = await moveMonth(db(), store, {
+      month: new Date("2030-12-01T00:00:00Z"),
+      moveAfterMonths: 2,
+      now: new Date(NOW),
+      onStep: (step) => {
+        if (step === "copied") throw new Error("stopped after copying");
+      },
+    }).catch((e: unknown) => e);
+    expect(stopped).toMatchObject({ message: "stopped after copying" });
+    const whileMoving = [];
+    for (const [principal, filters] of listings()) whileMoving.push(await allPages(reads, principal, filters));
+    expect(whileMoving).toEqual(before);
     // The hot store alone no longer has them: the history tier is what answers.
     expect(await allPages(callReads(db()), ...listings()[0])).not.toEqual(before[0]);
   });

@@ -71,9 +71,10 @@ async function getAcross(
     // Malformed ids were refused with the same 404 before any lookup: nothing to ask history.
     if (!(e instanceof ApiError) || e.code !== "not_found" || !/^\d{1,19}$/.test(id) || BigInt(id) > MAX_BIGINT)
       throw e;
-    if (!(await movedSpan(db))) throw e;
+    const moved = await movedMonths(db);
+    if (!moved) throw e;
     const result = await store.client.query({
-      query: `SELECT * FROM ${callsTable(store)} WHERE ${historyWhere(principal, { id })} LIMIT 1`,
+      query: `SELECT * FROM ${callsTable(store)} WHERE ${moved.only} AND ${historyWhere(principal, { id })} LIMIT 1`,
       format: "JSONEachRow",
     });
     const [row] = await result.json<Record<string, unknown>>();
@@ -112,16 +113,20 @@ function historyWhere(principal: Principal, filters: CallFilters, after?: { ms: 
   return c.length > 0 ? c.join(" AND ") : "1";
 }
 
-/** [first, end) of the moved months (state removed), or undefined when none is. */
-async function movedSpan(db: Executor): Promise<{ first: number; end: number } | undefined> {
-  const [row] = await queryRows<{ first: string | null; last: string | null }>(
+/**
+ * The moved months (state removed): their span [first, end), and the ClickHouse condition that reads only them. A
+ * month still being moved is also in ClickHouse, partly or wholly, and in PostgreSQL: it is read from PostgreSQL only.
+ */
+async function movedMonths(db: Executor): Promise<{ first: number; end: number; only: string } | undefined> {
+  const rows = await queryRows<{ at: string }>(
     db,
-    sql`SELECT to_char(min(month) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS first,
-               to_char(max(month) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS last
-        FROM history_moves WHERE state = 'removed'`,
+    sql`SELECT to_char(month AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at FROM history_moves
+        WHERE state = 'removed' ORDER BY month`,
   );
-  if (!row?.first || !row.last) return undefined;
-  return { first: Date.parse(row.first), end: utcMonthStart(Date.parse(row.last), 1) };
+  if (rows.length === 0) return undefined;
+  const starts = rows.map((r) => Date.parse(r.at));
+  const only = starts.map((m) => `(start_time >= ${m} AND start_time < ${utcMonthStart(m, 1)})`).join(" OR ");
+  return { first: starts[0], end: utcMonthStart(starts[starts.length - 1], 1), only: `(${only})` };
 }
 
 type Serialized = CallListing["page"][number];
@@ -145,7 +150,7 @@ async function pageAcross(
   page: PageRequest,
   hotPage: { page: Serialized[]; hasMore: boolean },
 ): Promise<CallListing | undefined> {
-  const span = await movedSpan(db);
+  const span = await movedMonths(db);
   if (!span) return undefined;
   const hash = listingHash(principal, filters);
   const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, hash);
@@ -158,7 +163,8 @@ async function pageAcross(
   if (hotPage.page.length === page.pageSize && lastHot && Date.parse(lastHot.startTime) >= span.end) return undefined;
   const result = await store.client.query({
     query: `SELECT * FROM ${callsTable(store)}
-            WHERE ${historyWhere(principal, filters, after && { ms: after.startTime.getTime(), id: after.id })}
+            WHERE ${span.only}
+              AND ${historyWhere(principal, filters, after && { ms: after.startTime.getTime(), id: after.id })}
             ORDER BY start_time DESC, id DESC LIMIT ${page.pageSize + 1}`,
     format: "JSONEachRow",
   });
