@@ -49,5 +49,15 @@ describe("admin: history move", () => {
       /2030-12 refused: it is not 3 whole months old/,
     );
     await expect(runAdminCommand(handle.db, ["history", "move", "--month", "2030-13"])).rejects.toThrow(UsageError);
+    // Re-rating cannot reach a moved month: refused, naming where it may start.
+    const rerate = await runAdminCommand(handle.db, ["rerate", "--since", "2030-11-15"]).catch((e: unknown) => e);
+    expect(rerate).toBeInstanceOf(UsageError);
+    expect((rerate as Error).message).toMatch(
+      /^--since reaches 2030-11, moved to the history tier.*--since 2030-12-01T00:00:00.000Z or later/,
+    );
+    expect(await runAdminCommand(handle.db, ["rerate", "--since", "2030-12-01"])).toMatchObject({
+      since: "2030-12-01T00:00:00.000Z",
+      rerated: 0,
+    });
   });
 });

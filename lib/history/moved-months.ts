@@ -21,3 +21,13 @@ export async function movedMonthsOf(db: Executor, startsMs: Iterable<number>, no
   );
   return new Set(moved.map((m) => Date.parse(m.at)));
 }
+
+/** The moved months (state removed) that end after `since`, as "2030-11": what a re-rating from `since` would reach. */
+export async function movedMonthsAfter(db: Executor, since: Date): Promise<string[]> {
+  const rows = await queryRows<{ month: string }>(
+    db,
+    sql`SELECT to_char(month AT TIME ZONE 'UTC', 'YYYY-MM') AS month FROM history_moves
+        WHERE state = 'removed' AND month + interval '1 month' > ${since.toISOString()}::timestamptz ORDER BY 1`,
+  );
+  return rows.map((r) => r.month);
+}
