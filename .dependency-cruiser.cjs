@@ -16,6 +16,7 @@ const LAYERS = [
   ["audit"], // the append-only audit log: recording an event (every concept above), listing, CSV
   ["keys"], // self-service API keys: create, list, revoke (audited), when each was last used
   ["calls"], // the stored call row, listing, serialiser
+  ["history"], // the optional history tier (ClickHouse): its schema, moving invoiced months of calls there
   ["billing"], // groups, accounts, balances, the ledger
   ["rating"], // rate decks, billing math, rating and re-rating calls
   ["alerts"], // the webhook outbox (events of any concept above and beside), endpoints, deliveries, balance thresholds

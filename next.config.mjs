@@ -10,7 +10,7 @@ const securityHeaders = [
 const nextConfig = {
   // PGlite ships WebAssembly and data files that must be loaded from node_modules, not bundled.
   // fontkit (invoice PDFs' fonts) is loaded only when a PDF needs it: kept out of the server bundle too.
-  serverExternalPackages: ["@electric-sql/pglite", "pg", "@pdf-lib/fontkit"],
+  serverExternalPackages: ["@electric-sql/pglite", "pg", "@pdf-lib/fontkit", "@clickhouse/client"],
   // Lets tests and parallel builds use their own output folder.
   distDir: process.env.NEXT_DIST_DIR || ".next",
   poweredByHeader: false,

@@ -10,6 +10,7 @@ import { demoCommands } from "./demo-command";
 import { webhookCommands } from "./webhook-commands";
 import { invoiceCommands } from "./invoice-commands";
 import { peopleCommands } from "./people-commands";
+import { historyCommands } from "./history-commands";
 
 /** Every admin command (docs/contract.md §7). Each module contributes its own. */
 export const ADMIN_COMMANDS: AdminCommand[] = [
@@ -22,6 +23,7 @@ export const ADMIN_COMMANDS: AdminCommand[] = [
   ...webhookCommands,
   ...invoiceCommands,
   ...peopleCommands,
+  ...historyCommands,
 ];
 
 export function usageText(): string {

@@ -1,5 +1,6 @@
 import { getBillingGroup } from "@/lib/billing/groups";
 import { rerateCalls } from "@/lib/rating/rerate";
+import { movedMonthsAfter } from "@/lib/history/moved-months";
 import { formatMicros } from "@/lib/money/micros";
 import { instantFlag, UsageError, type AdminCommand } from "./command";
 
@@ -15,6 +16,13 @@ export const rerateCommands: AdminCommand[] = [
       const group = typeof flags.group === "string" && flags.group.trim() ? flags.group.trim() : undefined;
       if (group && !(await getBillingGroup(db, group))) throw new UsageError(`no billing group ${group}`);
       const since = instantFlag(flags, "since", usage);
+      // Moved calls are in the history tier, not in calls: re-rating would skip them silently (docs/contract.md).
+      const moved = since ? await movedMonthsAfter(db, since) : [];
+      if (moved.length > 0)
+        throw new UsageError(
+          `--since reaches ${moved.join(", ")}, moved to the history tier: a moved month is not re-rated; ` +
+            `use --since ${new Date(Date.UTC(Number(moved.at(-1)!.slice(0, 4)), Number(moved.at(-1)!.slice(5)), 1)).toISOString()} or later\nusage: ${usage}`,
+        );
       const result = await rerateCalls(db, {
         billingGroupId: group,
         since,

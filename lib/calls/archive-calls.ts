@@ -1,5 +1,5 @@
-import { sql } from "drizzle-orm";
-import { queryRows, type Db } from "@/lib/db/client";
+import { sql, type SQL } from "drizzle-orm";
+import { queryRows, type Executor } from "@/lib/db/client";
 
 /** Refused: calls before `before` belong to periods not yet invoiced (their usage is still to be billed from them). */
 export class ArchiveRefusedError extends Error {
@@ -15,53 +15,77 @@ export class ArchiveRefusedError extends Error {
 export interface ArchiveOptions {
   /** Calls that started before this instant leave the hot table. */
   before: Date;
+  /** Calls that started at or after this instant only (the history tier moves one month); every earlier one when absent. */
+  from?: Date;
   /** One billing group only; every group when absent. */
   billingGroupId?: string;
 }
 
 /**
- * Removes calls from the hot table without changing what was billed (docs/contract.md "Archiving calls"): the DELETE
- * runs with callbook.archiving on (this transaction only), so the usage rollups keep counting the calls and no invoice
- * recheck is marked (migration 0023). Refuses (ArchiveRefusedError, nothing removed) when a call before `before`
- * is of a period not yet invoiced. Keeps the calls of the UTC days an invoice period cuts (a boundary off UTC
- * midnight: a zone's month end), which a note's recheck reads from calls (lib/calls/period-usage.ts), and every
- * call's uuid claim (call_uuids), so a replayed CDR is never stored and billed again. Returns how many were removed.
+ * The calls an archive with these options removes, for a statement of the form `WITH <cut>, ... FROM calls c,
+ * invoiced_until u WHERE <where>`: the calls in [from, before) of invoiced periods, but for the UTC days an invoice
+ * period cuts (`cut`: the CTE named cut). The history tier copies exactly these rows before archiving them.
  */
-export async function archiveCalls(db: Db, options: ArchiveOptions): Promise<number> {
+export function archivableCalls(options: ArchiveOptions): { cut: SQL; where: SQL } {
   const before = options.before.toISOString();
   const oneGroup = (column: ReturnType<typeof sql.raw>) =>
     options.billingGroupId === undefined ? sql`true` : sql`${column} = ${options.billingGroupId}`;
-  return db.transaction(async (tx) => {
-    // Every group with a call before `before` that its last invoice does not cover (or that has none): one index range
-    // per group on calls' primary key.
-    const uninvoiced = await queryRows<{ id: string }>(
-      tx,
-      sql`SELECT g.id FROM billing_groups g LEFT JOIN invoiced_until u ON u.billing_group_id = g.id
-          WHERE ${oneGroup(sql.raw("g.id"))} AND (u.period_end IS NULL OR u.period_end < ${before}::timestamptz)
-            AND EXISTS (SELECT 1 FROM calls c WHERE c.billing_group_id = g.id AND c.start_time < ${before}::timestamptz
-                          AND (u.period_end IS NULL OR c.start_time >= u.period_end))
-          ORDER BY g.id`,
-    );
-    if (uninvoiced.length > 0) throw new ArchiveRefusedError(uninvoiced.map((g) => g.id));
-    await tx.execute(sql`SELECT set_config('callbook.archiving', 'on', true)`);
-    const removed = await queryRows<{ n: string }>(
-      tx,
-      sql`WITH cut AS MATERIALIZED (
+  const from = options.from === undefined ? sql`true` : sql`c.start_time >= ${options.from.toISOString()}::timestamptz`;
+  return {
+    cut: sql`cut AS MATERIALIZED (
             SELECT DISTINCT i.billing_group_id AS g, date_trunc('day', t.at, 'UTC') AS day
             FROM invoices i CROSS JOIN LATERAL (VALUES (i.period_start), (i.period_end)) AS t(at)
             WHERE i.kind = 'invoice' AND ${oneGroup(sql.raw("i.billing_group_id"))}
               AND t.at <> date_trunc('day', t.at, 'UTC')
-          ), gone AS (
-            -- Within the invoiced periods here too: a late CDR committed since the check is never archived unbilled.
-            DELETE FROM calls c USING invoiced_until u
-            WHERE ${oneGroup(sql.raw("c.billing_group_id"))} AND c.start_time < ${before}::timestamptz
+          )`,
+    // Within the invoiced periods here too: a late CDR committed since the check is never archived unbilled.
+    where: sql`${oneGroup(sql.raw("c.billing_group_id"))} AND ${from} AND c.start_time < ${before}::timestamptz
               AND u.billing_group_id = c.billing_group_id AND c.start_time < u.period_end
               AND NOT EXISTS (SELECT 1 FROM cut WHERE cut.g = c.billing_group_id
-                                AND cut.day = date_trunc('day', c.start_time, 'UTC'))
+                                AND cut.day = date_trunc('day', c.start_time, 'UTC'))`,
+  };
+}
+
+/**
+ * Removes calls (of [from, before)) from the hot table without changing what was billed (docs/contract.md "Archiving calls"): the DELETE
+ * runs with callbook.archiving on (this transaction only), so the usage rollups keep counting the calls and no invoice
+ * recheck is marked (migration 0023). Refuses (ArchiveRefusedError, nothing removed) when a call in [from, before) is of a period not yet invoiced (uninvoicedGroups). Keeps the calls of the UTC days an invoice period cuts (a boundary off UTC
+ * midnight: a zone's month end), which a note's recheck reads from calls (lib/calls/period-usage.ts), and every
+ * call's uuid claim (call_uuids), so a replayed CDR is never stored and billed again. Returns how many were removed.
+ */
+export async function archiveCalls(db: Executor, options: ArchiveOptions): Promise<number> {
+  const { cut, where } = archivableCalls(options);
+  return db.transaction(async (tx) => {
+    const uninvoiced = await uninvoicedGroups(tx, options);
+    if (uninvoiced.length > 0) throw new ArchiveRefusedError(uninvoiced);
+    await tx.execute(sql`SELECT set_config('callbook.archiving', 'on', true)`);
+    const removed = await queryRows<{ n: string }>(
+      tx,
+      sql`WITH ${cut}, gone AS (
+            DELETE FROM calls c USING invoiced_until u WHERE ${where}
             RETURNING 1
           )
           SELECT count(*)::text AS n FROM gone`,
     );
     return Number(removed[0]?.n ?? 0);
   });
+}
+
+/**
+ * Every group with a call in [from, before) that its last invoice does not cover (or that has none): what makes
+ * archiveCalls refuse. One index range per group on calls' primary key.
+ */
+export async function uninvoicedGroups(db: Executor, options: ArchiveOptions): Promise<string[]> {
+  const before = options.before.toISOString();
+  const oneGroup = options.billingGroupId === undefined ? sql`true` : sql`g.id = ${options.billingGroupId}`;
+  const from = options.from === undefined ? sql`true` : sql`c.start_time >= ${options.from.toISOString()}::timestamptz`;
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`SELECT g.id FROM billing_groups g LEFT JOIN invoiced_until u ON u.billing_group_id = g.id
+        WHERE ${oneGroup} AND (u.period_end IS NULL OR u.period_end < ${before}::timestamptz)
+          AND EXISTS (SELECT 1 FROM calls c WHERE c.billing_group_id = g.id AND c.start_time < ${before}::timestamptz
+                        AND ${from} AND (u.period_end IS NULL OR c.start_time >= u.period_end))
+        ORDER BY g.id`,
+  );
+  return rows.map((g) => g.id);
 }

@@ -115,8 +115,8 @@ export function callMatchConditions(filters: CallFilters, c: MatchColumns, group
   return conditions;
 }
 
-/** What a cursor is bound to: the filters and the reach of the key (its group, or every group). */
-function listingHash(principal: Principal, filters: CallFilters): string {
+/** What a cursor is bound to: the filters and the reach of the key (its group, or every group); the history tier's listing binds its cursors the same way. */
+export function listingHash(principal: Principal, filters: CallFilters): string {
   return scopeHash({
     group: cursorScope(reachOf(principal)),
     gte: filters.startTimeGte?.toISOString(),

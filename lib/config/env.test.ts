@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { allowedHosts } from "./env";
+import { allowedHosts, historySettings } from "./env";
 
 describe("ALLOWED_HOSTS", () => {
   afterEach(() => {
@@ -11,5 +11,36 @@ describe("ALLOWED_HOSTS", () => {
     expect([...allowedHosts()]).toEqual(["api.example.com", "portal.example.com", "api.example.com:8443"]);
     vi.stubEnv("ALLOWED_HOSTS", undefined);
     expect(allowedHosts().size).toBe(0);
+  });
+});
+
+describe("HISTORY_CLICKHOUSE_URL", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it("is off when unset; otherwise names the endpoint, the database (the path) and the move age", () => {
+    vi.stubEnv("HISTORY_CLICKHOUSE_URL", "");
+    expect(historySettings()).toBeUndefined();
+    vi.stubEnv("HISTORY_CLICKHOUSE_URL", "http://user:pw@127.0.0.1:8123/calls_history");
+    vi.stubEnv("HISTORY_MOVE_AFTER_MONTHS", "2");
+    expect(historySettings()).toEqual({
+      url: "http://user:pw@127.0.0.1:8123",
+      database: "calls_history",
+      moveAfterMonths: 2,
+    });
+    vi.stubEnv("HISTORY_CLICKHOUSE_URL", "https://ch.example.com");
+    vi.stubEnv("HISTORY_MOVE_AFTER_MONTHS", undefined);
+    expect(historySettings()).toEqual({ url: "https://ch.example.com", database: "callbook", moveAfterMonths: 3 });
+  });
+
+  it("refuses what is not an http(s) URL naming a plain database, and a fractional age", () => {
+    vi.stubEnv("HISTORY_CLICKHOUSE_URL", "tcp://127.0.0.1:9000");
+    expect(() => historySettings()).toThrow(/http\(s\) URL/);
+    vi.stubEnv("HISTORY_CLICKHOUSE_URL", "http://127.0.0.1:8123/a-b");
+    expect(() => historySettings()).toThrow(/must name a database/);
+    vi.stubEnv("HISTORY_CLICKHOUSE_URL", "http://127.0.0.1:8123/");
+    vi.stubEnv("HISTORY_MOVE_AFTER_MONTHS", "1.5");
+    expect(() => historySettings()).toThrow(/whole number/);
   });
 });

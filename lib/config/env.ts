@@ -334,3 +334,40 @@ export function topUpBounds(): { min: number; max: number } {
   if (!(min > 0 && max >= min)) throw new Error("TOPUP_MIN must be positive and at most TOPUP_MAX");
   return { min, max };
 }
+
+export interface HistorySettings {
+  /** The ClickHouse HTTP endpoint, without the path (user and password in it, when any, are kept). */
+  url: string;
+  /** The ClickHouse database of the history tier: the URL's path, "callbook" when it has none. */
+  database: string;
+  /** A month is moved once it ended at least this many whole months before the current UTC month (default 3). */
+  moveAfterMonths: number;
+}
+
+/**
+ * The optional history tier (README "History tier", docs/contract.md "History tier"): HISTORY_CLICKHOUSE_URL, an
+ * http(s) URL of ClickHouse whose path names the database (http://127.0.0.1:8123/callbook); unset, there is no
+ * history tier and nothing reads or moves calls elsewhere. HISTORY_MOVE_AFTER_MONTHS: how old a month must be.
+ */
+export function historySettings(): HistorySettings | undefined {
+  const raw = process.env.HISTORY_CLICKHOUSE_URL?.trim();
+  if (!raw) return undefined;
+  const wrong = () =>
+    new Error(`HISTORY_CLICKHOUSE_URL must be an http(s) URL such as http://127.0.0.1:8123/callbook, got "${raw}"`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw wrong();
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw wrong();
+  const database = decodeURIComponent(url.pathname.replace(/^\/+|\/+$/g, "")) || "callbook";
+  // Quoted nowhere: the name goes into DDL, so it is a plain identifier.
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database))
+    throw new Error(`HISTORY_CLICKHOUSE_URL's path must name a database (letters, digits, _), got "${database}"`);
+  url.pathname = "/";
+  const moveAfterMonths = intFromEnv("HISTORY_MOVE_AFTER_MONTHS", 3);
+  if (!Number.isInteger(moveAfterMonths))
+    throw new Error(`HISTORY_MOVE_AFTER_MONTHS must be a whole number of months, got "${moveAfterMonths}"`);
+  return { url: url.toString().replace(/\/$/, ""), database, moveAfterMonths };
+}

@@ -769,6 +769,30 @@ export const invoicedUntil = pgTable("invoiced_until", {
   periodEnd: ts("period_end").notNull(),
 });
 
+// The history tier's moves of UTC months from calls to ClickHouse (lib/history/move-month.ts, migration 0030): the
+// step each month reached (copying, copied, verified, removed) and the totals both stores agreed on.
+export const historyMoves = pgTable(
+  "history_moves",
+  {
+    month: ts("month").primaryKey(),
+    state: text("state", { enum: ["copying", "copied", "verified", "removed"] }).notNull(),
+    copyAttempts: integer("copy_attempts").notNull().default(0),
+    copiedCalls: bigint("copied_calls", { mode: "bigint" }),
+    calls: bigint("calls", { mode: "bigint" }),
+    priceMicros: micros("price_micros"),
+    buyCostMicros: micros("buy_cost_micros"),
+    billedSeconds: bigint("billed_seconds", { mode: "bigint" }),
+    startedAt: ts("started_at").notNull().defaultNow(),
+    copiedAt: ts("copied_at"),
+    verifiedAt: ts("verified_at"),
+    removedAt: ts("removed_at"),
+  },
+  (t) => [
+    check("history_moves_state", sql`${t.state} IN ('copying', 'copied', 'verified', 'removed')`),
+    check("history_moves_month_start", sql`${t.month} = date_trunc('month', ${t.month}, 'UTC')`),
+  ],
+);
+
 // Stored answers of POSTs sent with an Idempotency-Key (lib/idempotency): one per (API key, idempotency key), kept
 // 24 hours. `status` is null while the first request runs; `lockedUntil` bounds that (a dead process's lock lapses).
 export const idempotencyKeys = pgTable(

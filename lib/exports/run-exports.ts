@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
 import { csvColumns, csvRows } from "@/lib/calls/export-csv";
-import { callReads } from "@/lib/calls/call-store";
+import { callReadsWithHistory } from "@/lib/history/history-call-reads";
 import { queryRows, type Db } from "@/lib/db/client";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { summarizeUsage } from "@/lib/usage/summarize-usage";
@@ -101,7 +101,7 @@ async function writeExport(db: Db, claimed: ExportRow, options: ExportWorkerOpti
   let seq = claimed.chunks;
   let cursor = claimed.cursor ?? undefined;
   for (;;) {
-    const listing = await callReads(db).exportPage(principal, exportCallFilters(filters), {
+    const listing = await callReadsWithHistory(db).exportPage(principal, exportCallFilters(filters), {
       pageSize: options.pageSize,
       cursor,
     });

@@ -14,7 +14,8 @@ import {
   type StoredCall,
 } from "@/lib/calls/stored-call";
 import { withRetry } from "@/lib/db/errors";
-import { ensureCallMonths } from "@/lib/db/call-partitions";
+import { ensureCallMonths, utcMonthStart } from "@/lib/db/call-partitions";
+import { movedMonthsOf } from "@/lib/history/moved-months";
 import { noteCallsWritten } from "@/lib/db/planner-statistics";
 import { rateCall, type CallRating } from "@/lib/rating/rate-call";
 import type { NativeCdr } from "./schemas";
@@ -156,6 +157,7 @@ export async function ingestCdrs(
   const writer = planOnce(db);
   const owners = await resolveOwners(writer, cdrs);
   const times = batchTimes(cdrs);
+  await refuseMovedMonths(db, times);
   const cards = await loadBatchCards(db, owners, times.startsMs);
   const batch = prepareBatch(cdrs, owners, cards, times, options);
   // Every month of the batch has its partition (a no-op after the first batch of a month in this process).
@@ -167,6 +169,19 @@ export async function ingestCdrs(
 }
 
 type Owners = Awaited<ReturnType<typeof resolveOwners>>;
+
+/** A late CDR of a month moved to the history tier is refused (docs/contract.md "History tier"); off without it. */
+async function refuseMovedMonths(db: Db, times: ReturnType<typeof batchTimes>): Promise<void> {
+  const moved = await movedMonthsOf(db, times.startsMs);
+  if (moved.size === 0) return;
+  const index = times.startsMicros.findIndex((us) => moved.has(utcMonthStart(Math.floor(us / 1000))));
+  const month = new Date(utcMonthStart(Math.floor(times.startsMicros[index] / 1000))).toISOString().slice(0, 7);
+  throw new CdrRejectedError(
+    index,
+    "startTime",
+    `the call starts in ${month}, a month moved to the history tier: a late CDR for a moved month is refused`,
+  );
+}
 
 /** The CDRs' start instants in epoch microseconds, and the distinct milliseconds that choose decks and partitions. */
 function batchTimes(cdrs: readonly NativeCdr[]) {

@@ -1,5 +1,5 @@
 import type { Principal } from "@/lib/auth/principal";
-import { callReads } from "@/lib/calls/call-store";
+import { callReadsWithHistory } from "@/lib/history/history-call-reads";
 import { operatorContact } from "@/lib/config/env";
 import type { Executor } from "@/lib/db/client";
 import { getInvoice } from "./read-invoices";
@@ -24,7 +24,7 @@ export async function invoicePdf(db: Executor, principal: Principal, id: string)
 /** GET /v1/invoices/{id}/calls.csv: the calls of the document's group that started in its period, as the export. */
 export async function invoiceCallsCsv(db: Executor, principal: Principal, id: string): Promise<InvoiceFile> {
   const invoice = await getInvoice(db, principal, id);
-  const body = await callReads(db).exportCsv(principal, {
+  const body = await callReadsWithHistory(db).exportCsv(principal, {
     billingGroupId: invoice.billingGroupId,
     startTimeGte: invoice.periodStart,
     startTimeLte: new Date(invoice.periodEnd.getTime() - 1),

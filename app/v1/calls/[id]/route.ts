@@ -1,7 +1,7 @@
 import { apiRoute } from "@/lib/api/handler";
-import { callReads } from "@/lib/calls/call-store";
 import { getCallOperation } from "@/lib/calls/operations";
+import { callReadsWithHistory } from "@/lib/history/history-call-reads";
 
 export const GET = apiRoute(getCallOperation, ({ db, principal, params }) =>
-  callReads(db).getCall(principal, params.id),
+  callReadsWithHistory(db).getCall(principal, params.id),
 );

@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/api/handler";
-import { callReads } from "@/lib/calls/call-store";
+import { callReadsWithHistory } from "@/lib/history/history-call-reads";
 import { callFiltersFromQuery } from "@/lib/calls/list-calls";
 import { exportCallsOperation } from "@/lib/calls/operations";
 
@@ -7,7 +7,7 @@ import { exportCallsOperation } from "@/lib/calls/operations";
 export const GET = apiRoute(exportCallsOperation, async ({ readDb, principal, query }) => {
   const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-");
   // Awaited: the first page is read before the 200, so its failure is a problem+json answer.
-  return new Response(await callReads(await readDb()).exportCsv(principal, callFiltersFromQuery(query)), {
+  return new Response(await callReadsWithHistory(await readDb()).exportCsv(principal, callFiltersFromQuery(query)), {
     headers: {
       "content-type": "text/csv; charset=utf-8",
       "content-disposition": `attachment; filename="calls-${stamp}.csv"`,

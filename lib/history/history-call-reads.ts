@@ -1,0 +1,215 @@
+import { sql } from "drizzle-orm";
+import type { Principal } from "@/lib/auth/principal";
+import { isPlatform, reachOf } from "@/lib/auth/reach";
+import { callReads, type CallReads } from "@/lib/calls/call-store";
+import { decodeCursor, encodeCursor } from "@/lib/calls/cursor";
+import { csvColumns, csvRows } from "@/lib/calls/export-csv";
+import {
+  listingHash,
+  type CallFilters,
+  type CallListing,
+  type CallListingJson,
+  type PageRequest,
+} from "@/lib/calls/list-calls";
+import type { CallDetail, CallDetailWithCost } from "@/lib/calls/schemas";
+import { serializeCall, serializeCallDetail } from "@/lib/calls/serialize-call";
+import { historySettings } from "@/lib/config/env";
+import { ApiError } from "@/lib/errors/api-error";
+import { streamPagedCsv } from "@/lib/http/csv";
+import { utcMonthStart } from "@/lib/db/call-partitions";
+import { queryRows, type Executor } from "@/lib/db/client";
+import { processSingleton } from "@/lib/runtime/process-singleton";
+import { callsTable, historyRowToStoredCall, openHistoryStore, type HistoryStore } from "./history-store";
+
+// The reads of calls across the boundary (docs/contract.md "History tier"): with the history tier on, GET /v1/calls
+// lists the hot table and, where its page reaches into moved months, ClickHouse's calls, merged on the same keyset
+// (start_time DESC, id DESC) with the same cursor, filters and serialiser. The other reads answer from the hot store.
+
+/** The process's history store, opened on first use (one HTTP agent); undefined with the tier off. */
+function processHistoryStore(): HistoryStore | undefined {
+  const settings = historySettings();
+  if (!settings) return undefined;
+  return processSingleton(`history-store:${settings.url}/${settings.database}`, () => openHistoryStore(settings));
+}
+
+/** callReads(db), or with the history tier on, the same reads with the listing continued into moved months. */
+export function callReadsWithHistory(db: Executor): CallReads {
+  const hot = callReads(db);
+  const store = processHistoryStore();
+  return store ? historyCallReads(hot, db, store) : hot;
+}
+
+export function historyCallReads(hot: CallReads, db: Executor, store: HistoryStore): CallReads {
+  return {
+    ...hot,
+    listCallsJson: (principal, filters, page) => listAcross(hot, db, store, principal, filters, page),
+    getCall: (principal, id) => getAcross(hot, db, store, principal, id),
+    exportPage: (principal, filters, page) => exportPageAcross(hot, db, store, principal, filters, page),
+    // exportCallsCsv's stream, paging through the export pages across both stores.
+    exportCsv: async (principal, filters, pageSize = 1000) => {
+      const columns = csvColumns(principal);
+      return streamPagedCsv(
+        columns,
+        (cursor) => exportPageAcross(hot, db, store, principal, filters, { pageSize, cursor }),
+        (listing: CallListing) => csvRows(columns, listing.page),
+      );
+    },
+  };
+}
+
+/** GET /v1/calls/{id}: the hot call, else a moved one in reach; else the hot store's own 404, word for word. */
+async function getAcross(
+  hot: CallReads,
+  db: Executor,
+  store: HistoryStore,
+  principal: Principal,
+  id: string,
+): Promise<CallDetail | CallDetailWithCost> {
+  try {
+    return await hot.getCall(principal, id);
+  } catch (e) {
+    // Malformed ids were refused with the same 404 before any lookup: nothing to ask history.
+    if (!(e instanceof ApiError) || e.code !== "not_found" || !/^\d{1,19}$/.test(id) || BigInt(id) > MAX_BIGINT)
+      throw e;
+    const moved = await movedMonths(db);
+    if (!moved) throw e;
+    const result = await store.client.query({
+      query: `SELECT * FROM ${callsTable(store)} WHERE ${moved.only} AND ${historyWhere(principal, { id })} LIMIT 1`,
+      format: "JSONEachRow",
+    });
+    const [row] = await result.json<Record<string, unknown>>();
+    if (!row) throw e;
+    return serializeCallDetail(historyRowToStoredCall(row), principal);
+  }
+}
+
+/** A ClickHouse string literal (18.16 has no query parameters): backslash and quote escaped. */
+const text = (s: string) => `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
+
+/** listingWhere's conditions (lib/calls/list-calls.ts) over ClickHouse's calls, with the same meaning. */
+function historyWhere(principal: Principal, filters: CallFilters, after?: { ms: number; id: bigint }): string {
+  const c: string[] = [];
+  const reach = reachOf(principal);
+  if (!isPlatform(reach)) c.push(`billing_group_id IN (${reach.groupIds.map(text).join(", ")})`);
+  if (filters.billingGroupId) c.push(`billing_group_id = ${text(filters.billingGroupId)}`);
+  if (filters.startTimeGte) c.push(`start_time >= ${filters.startTimeGte.getTime()}`);
+  if (filters.startTimeLte) c.push(`start_time <= ${filters.startTimeLte.getTime()}`);
+  if (filters.direction) c.push(`direction = ${text(filters.direction)}`);
+  if (filters.hangupCause) c.push(`upperUTF8(hangup_cause) = upperUTF8(${text(filters.hangupCause)})`);
+  if (filters.supplierId) c.push(`supplier_id = ${text(filters.supplierId)}`);
+  // Literal substring and prefixes: position and substring, not LIKE, so no wildcard needs escaping.
+  if (filters.to) c.push(`position(to_number, ${text(filters.to)}) > 0`);
+  if (filters.toPrefix)
+    c.push(`substring(to_number, 1, length(${text(filters.toPrefix)})) = ${text(filters.toPrefix)}`);
+  if (filters.fromPrefix)
+    c.push(`substring(from_number, 1, length(${text(filters.fromPrefix)})) = ${text(filters.fromPrefix)}`);
+  if (filters.id !== undefined) {
+    const id = BigInt(filters.id);
+    c.push(id > MAX_BIGINT ? "0" : `id = ${id}`);
+  }
+  if (filters.uuid) c.push(`uuid = ${text(filters.uuid)}`);
+  if (after) c.push(`(start_time < ${after.ms} OR (start_time = ${after.ms} AND id < ${after.id}))`);
+  return c.length > 0 ? c.join(" AND ") : "1";
+}
+
+/**
+ * The moved months (state removed): their span [first, end), and the ClickHouse condition that reads only them. A
+ * month still being moved is also in ClickHouse, partly or wholly, and in PostgreSQL: it is read from PostgreSQL only.
+ */
+async function movedMonths(db: Executor): Promise<{ first: number; end: number; only: string } | undefined> {
+  const rows = await queryRows<{ at: string }>(
+    db,
+    sql`SELECT to_char(month AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at FROM history_moves
+        WHERE state = 'removed' ORDER BY month`,
+  );
+  if (rows.length === 0) return undefined;
+  const starts = rows.map((r) => Date.parse(r.at));
+  const only = starts.map((m) => `(start_time >= ${m} AND start_time < ${utcMonthStart(m, 1)})`).join(" OR ");
+  return { first: starts[0], end: utcMonthStart(starts[starts.length - 1], 1), only: `(${only})` };
+}
+
+type Serialized = CallListing["page"][number];
+
+const newerFirst = (a: Serialized, b: Serialized) => {
+  const [am, bm] = [Date.parse(a.startTime), Date.parse(b.startTime)];
+  const [ai, bi] = [BigInt(a.id), BigInt(b.id)];
+  return bm - am || (bi > ai ? 1 : bi < ai ? -1 : 0);
+};
+
+/**
+ * One page across both stores, given the hot store's page of it: history's calls of the same page, serialised as the
+ * hot ones are, merged on the keyset (start_time DESC, id DESC); the next cursor as the hot listing issues it.
+ * Undefined when history has nothing for the page (the hot page is the page).
+ */
+async function pageAcross(
+  db: Executor,
+  store: HistoryStore,
+  principal: Principal,
+  filters: CallFilters,
+  page: PageRequest,
+  hotPage: { page: Serialized[]; hasMore: boolean },
+): Promise<CallListing | undefined> {
+  const span = await movedMonths(db);
+  if (!span) return undefined;
+  const hash = listingHash(principal, filters);
+  const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, hash);
+  const upper = Math.min(after?.startTime.getTime() ?? Infinity, (filters.startTimeLte?.getTime() ?? Infinity) + 1);
+  const lower = filters.startTimeGte?.getTime() ?? -Infinity;
+  // No moved month within what the page may still show.
+  if (upper <= span.first || lower >= span.end) return undefined;
+  // A full hot page that ends after every moved month is the page: history's calls all come after it.
+  const lastHot = hotPage.page.at(-1);
+  if (hotPage.page.length === page.pageSize && lastHot && Date.parse(lastHot.startTime) >= span.end) return undefined;
+  const result = await store.client.query({
+    query: `SELECT * FROM ${callsTable(store)}
+            WHERE ${span.only}
+              AND ${historyWhere(principal, filters, after && { ms: after.startTime.getTime(), id: after.id })}
+            ORDER BY start_time DESC, id DESC LIMIT ${page.pageSize + 1}`,
+    format: "JSONEachRow",
+  });
+  const historyRows = (await result.json<Record<string, unknown>>()).map((raw) =>
+    serializeCall(historyRowToStoredCall(raw), principal),
+  );
+  if (historyRows.length === 0) return undefined;
+  const merged = [...hotPage.page, ...historyRows].sort(newerFirst);
+  const shown = merged.slice(0, page.pageSize);
+  const hasMore = hotPage.hasMore || merged.length > page.pageSize;
+  const last = shown.at(-1);
+  return {
+    page: shown,
+    hasMore,
+    nextCursor:
+      hasMore && last ? encodeCursor({ startTime: new Date(last.startTime), id: BigInt(last.id) }, hash) : undefined,
+  };
+}
+
+/** GET /v1/calls: the hot page first (it checks the cursor and filters as it always has), then pageAcross. */
+async function listAcross(
+  hot: CallReads,
+  db: Executor,
+  store: HistoryStore,
+  principal: Principal,
+  filters: CallFilters,
+  page: PageRequest,
+): Promise<CallListingJson> {
+  const hotPage = await hot.listCallsJson(principal, filters, page);
+  const hotCalls = JSON.parse(hotPage.callsJson) as Serialized[];
+  const across = await pageAcross(db, store, principal, filters, page, { page: hotCalls, hasMore: hotPage.hasMore });
+  // Nothing from history: the hot page as it was, byte for byte.
+  if (!across) return hotPage;
+  return { callsJson: JSON.stringify(across.page), hasMore: across.hasMore, nextCursor: across.nextCursor };
+}
+
+/** One export page across both stores (the background exports, the CSV export). */
+async function exportPageAcross(
+  hot: CallReads,
+  db: Executor,
+  store: HistoryStore,
+  principal: Principal,
+  filters: CallFilters,
+  page: PageRequest,
+): Promise<CallListing> {
+  const hotPage = await hot.exportPage(principal, filters, page);
+  return (await pageAcross(db, store, principal, filters, page, hotPage)) ?? hotPage;
+}

@@ -1,0 +1,433 @@
+import { sql } from "drizzle-orm";
+import { archivableCalls, archiveCalls, uninvoicedGroups } from "@/lib/calls/archive-calls";
+import { utcMonthStart } from "@/lib/db/call-partitions";
+import { isEmbedded, queryRows, type Db, type Executor } from "@/lib/db/client";
+import type { ProgressReporter } from "@/lib/runtime/progress";
+import {
+  callsTable,
+  ensureHistorySchema,
+  HISTORY_CALL_COLUMNS,
+  monthPartition,
+  type HistoryStore,
+} from "./history-store";
+
+// Moving a UTC month of calls to the history tier, exactly once (docs/contract.md "History tier"): a state machine
+// recorded in history_moves (migration 0030). copying -> copied -> verified -> removed, each step resumable after a
+// crash at any point: a copy starts over (the month's ClickHouse partition is dropped first), a verification is read
+// again, and the removal is one PostgreSQL transaction with the state change. One process per month at a time.
+
+export type MoveState = "copying" | "copied" | "verified" | "removed";
+/** Where the mover may be stopped (tests kill it there): after each state commits, and after a copy's first batch. */
+export type MoveStep = "started" | "batch" | "copied" | "verified" | "removed";
+
+/** The month may not move (yet): each reason says why; nothing was changed. */
+export class HistoryMoveRefusedError extends Error {
+  constructor(
+    readonly month: string,
+    readonly reasons: string[],
+  ) {
+    super(`history move of ${month} refused: ${reasons.join("; ")}`);
+    this.name = "HistoryMoveRefusedError";
+  }
+}
+
+/** The two stores disagreed after copying the month again: nothing was removed; the next run copies again. */
+export class HistoryVerifyError extends Error {
+  constructor(
+    readonly month: string,
+    readonly differences: string[],
+  ) {
+    super(`history move of ${month}: ClickHouse and PostgreSQL disagree on ${differences.slice(0, 5).join(", ")}`);
+    this.name = "HistoryVerifyError";
+  }
+}
+
+export interface MoveMonthOptions {
+  /** Any instant of the UTC month to move. */
+  month: Date;
+  /** A month moves once it ended at least this many whole months before the UTC month of `now`. */
+  moveAfterMonths: number;
+  now?: Date;
+  /** Calls per ClickHouse insert (each one block, written whole or not at all). Default 10 000. */
+  batchSize?: number;
+  progress?: ProgressReporter;
+  /** Called after each step; tests stop the process dead here. */
+  onStep?: (step: MoveStep) => void | Promise<void>;
+}
+
+/** The totals of a month's moved calls, as verified in both stores (int8 as decimal text). */
+export interface MoveTotals {
+  calls: string;
+  priceMicros: string;
+  buyCostMicros: string;
+  billedSeconds: string;
+}
+
+export type MoveMonthResult =
+  | ({ month: string; state: "removed" } & MoveTotals)
+  /** Another process is moving this month right now. */
+  | { month: string; state: "busy" };
+
+/** "2026-11" of a UTC month's first instant. */
+export const monthLabel = (start: Date) => start.toISOString().slice(0, 7);
+
+/** Verification mismatches tolerated in one run (each followed by a fresh copy) before giving up. */
+const MAX_COPIES_PER_RUN = 2;
+
+/**
+ * Moves one UTC month's archivable calls (lib/calls/archive-calls.ts archivableCalls: invoiced, not on a UTC day an
+ * invoice period cuts) to ClickHouse, verifies both stores agree per group and UTC day, then removes them from
+ * PostgreSQL through archiveCalls (rollups, ledger and invoices untouched). Resumes where a previous run stopped.
+ * Throws HistoryMoveRefusedError when the month is not eligible (moveRefusals), HistoryVerifyError when the stores
+ * still disagree after copying again.
+ */
+export async function moveMonth(db: Db, store: HistoryStore, options: MoveMonthOptions): Promise<MoveMonthResult> {
+  const start = new Date(utcMonthStart(options.month.getTime()));
+  const end = new Date(utcMonthStart(start.getTime(), 1));
+  const month = monthLabel(start);
+  const step = async (s: MoveStep) => void (await options.onStep?.(s));
+  const outcome = await withMonthLock(db, start, async (): Promise<MoveMonthResult> => {
+    let move = await readMove(db, start);
+    if (move?.state === "removed") return { month, state: "removed", ...move.totals };
+    const reasons = await moveRefusals(db, start, options.moveAfterMonths, options.now ?? new Date());
+    if (reasons.length > 0) throw new HistoryMoveRefusedError(month, reasons);
+    await ensureHistorySchema(store);
+    if (!move) {
+      await db.execute(
+        sql`INSERT INTO history_moves (month, state) VALUES (${start.toISOString()}::timestamptz, 'copying')
+            ON CONFLICT (month) DO NOTHING`,
+      );
+      await step("started");
+    }
+    let copies = 0;
+    for (;;) {
+      move = (await readMove(db, start))!;
+      if (move.state === "copying") {
+        copies += 1;
+        const copied = await copyMonth(db, store, start, end, options, () => step("batch"));
+        await setState(db, start, "copying", "copied", sql`copied_calls = ${copied}, copied_at = now()`);
+        await step("copied");
+      } else if (move.state === "copied") {
+        const verified = await verifyMonth(db, store, start, end, options.progress);
+        if ("differences" in verified) {
+          await setState(db, start, "copied", "copying", sql`copied_calls = NULL, copied_at = NULL`);
+          if (copies >= MAX_COPIES_PER_RUN) throw new HistoryVerifyError(month, verified.differences);
+          continue;
+        }
+        const t = verified.totals;
+        await setState(
+          db,
+          start,
+          "copied",
+          "verified",
+          sql`calls = ${t.calls}::int8, price_micros = ${t.priceMicros}::int8, buy_cost_micros = ${t.buyCostMicros}::int8,
+              billed_seconds = ${t.billedSeconds}::int8, verified_at = now()`,
+        );
+        await step("verified");
+      } else if (move.state === "verified") {
+        if (!(await removeMonth(db, start, end, move.totals))) {
+          // Calls of the month changed since the verification (a late CDR, a re-rating): copy them again.
+          await setState(
+            db,
+            start,
+            "verified",
+            "copying",
+            sql`copied_calls = NULL, copied_at = NULL, verified_at = NULL`,
+          );
+          continue;
+        }
+        await step("removed");
+        return { month, state: "removed", ...move.totals };
+      } else {
+        return { month, state: "removed", ...move.totals };
+      }
+    }
+  });
+  return outcome ?? { month, state: "busy" };
+}
+
+/**
+ * Why a month may not move now (empty: it may). docs/contract.md "History tier": it ended at least `moveAfterMonths`
+ * whole months before the current UTC month; no call of it is of a period not yet invoiced (archiveCalls' own
+ * refusal); no note run is pending on a day of it (invoice_recheck_marks).
+ */
+export async function moveRefusals(db: Executor, month: Date, moveAfterMonths: number, now: Date): Promise<string[]> {
+  const start = new Date(utcMonthStart(month.getTime()));
+  const end = new Date(utcMonthStart(start.getTime(), 1));
+  const reasons: string[] = [];
+  const newest = new Date(utcMonthStart(now.getTime(), -moveAfterMonths));
+  if (end > newest)
+    reasons.push(
+      `it is not ${moveAfterMonths} whole months old (HISTORY_MOVE_AFTER_MONTHS; months before ${monthLabel(newest)} move)`,
+    );
+  const uninvoiced = await uninvoicedGroups(db, { from: start, before: end });
+  if (uninvoiced.length > 0)
+    reasons.push(`calls of periods not yet invoiced (billing groups ${uninvoiced.join(", ")})`);
+  const marked = await queryRows<{ id: string }>(
+    db,
+    sql`SELECT DISTINCT billing_group_id AS id FROM invoice_recheck_marks
+        WHERE day >= ${start.toISOString()}::timestamptz AND day < ${end.toISOString()}::timestamptz ORDER BY 1`,
+  );
+  if (marked.length > 0)
+    reasons.push(
+      `a note run is pending on its days (billing groups ${marked.map((g) => g.id).join(", ")}): run the invoice run first`,
+    );
+  return reasons;
+}
+
+interface MoveRow {
+  state: MoveState;
+  totals: MoveTotals;
+}
+
+async function readMove(db: Executor, start: Date): Promise<MoveRow | undefined> {
+  const [row] = await queryRows<{ state: MoveState; calls: string; price: string; buy: string; seconds: string }>(
+    db,
+    sql`SELECT state, coalesce(calls, 0)::text AS calls, coalesce(price_micros, 0)::text AS price,
+               coalesce(buy_cost_micros, 0)::text AS buy, coalesce(billed_seconds, 0)::text AS seconds
+        FROM history_moves WHERE month = ${start.toISOString()}::timestamptz`,
+  );
+  if (!row) return undefined;
+  return {
+    state: row.state,
+    totals: { calls: row.calls, priceMicros: row.price, buyCostMicros: row.buy, billedSeconds: row.seconds },
+  };
+}
+
+/** Moves the state on, from `from` only: a second writer (there is none under the lock) would change nothing. */
+async function setState(db: Executor, start: Date, from: MoveState, to: MoveState, also: ReturnType<typeof sql>) {
+  const rows = await queryRows(
+    db,
+    sql`UPDATE history_moves SET state = ${to}, ${also}
+        WHERE month = ${start.toISOString()}::timestamptz AND state = ${from} RETURNING 1`,
+  );
+  if (rows.length !== 1) throw new Error(`history move of ${monthLabel(start)}: not in state ${from} any more`);
+}
+
+/** Advisory lock class of the history mover (its key: the month as 202611). */
+const MOVE_LOCK_CLASS = 727_290;
+/** The embedded engine has one process (its data directory lock): months being moved in it. */
+const movingHere = new Set<number>();
+
+/**
+ * Runs `run` while no other process moves the month; undefined when another does. PostgreSQL: a transaction-level
+ * advisory lock held by a transaction that does nothing else (no xid, no snapshot between statements, so it holds
+ * back no vacuum) while `run` works on other connections; a killed process's lock ends with its connection.
+ */
+async function withMonthLock<T>(db: Db, start: Date, run: () => Promise<T>): Promise<T | undefined> {
+  const key = monthPartition(start);
+  if (isEmbedded(db)) {
+    if (movingHere.has(key)) return undefined;
+    movingHere.add(key);
+    try {
+      return await run();
+    } finally {
+      movingHere.delete(key);
+    }
+  }
+  let result: T | undefined;
+  await db.transaction(async (lock) => {
+    const [{ locked }] = await queryRows<{ locked: boolean }>(
+      lock,
+      sql`SELECT pg_try_advisory_xact_lock(${MOVE_LOCK_CLASS}, ${key}) AS locked`,
+    );
+    if (locked) result = await run();
+  });
+  return result;
+}
+
+/** The archivable calls of [start, end): `FROM` and `WHERE` of archiveCalls' own DELETE, with its CTE `cut`. */
+function monthCalls(start: Date, end: Date) {
+  return archivableCalls({ from: start, before: end });
+}
+
+/** The copy's select list: ClickHouse's column names, int8 as text, instants as epoch milliseconds, booleans 0/1. */
+const COPY_COLUMNS = sql.raw(
+  HISTORY_CALL_COLUMNS.map((c) =>
+    c.instant
+      ? `(extract(epoch FROM c."${c.name}") * 1000)::int8::text AS "${c.name}"`
+      : c.int8
+        ? `c."${c.name}"::text AS "${c.name}"`
+        : c.type.includes("UInt8")
+          ? `c."${c.name}"::int AS "${c.name}"`
+          : `c."${c.name}"`,
+  ).join(", "),
+);
+
+/**
+ * Copies the month's archivable calls to its ClickHouse partition, dropped first: a copy interrupted anywhere starts
+ * over whole (no insert is ever counted twice). Batches walk (start_time, id). Answers how many were copied.
+ */
+async function copyMonth(
+  db: Db,
+  store: HistoryStore,
+  start: Date,
+  end: Date,
+  options: Pick<MoveMonthOptions, "batchSize" | "progress">,
+  afterFirstBatch: () => Promise<void>,
+): Promise<number> {
+  const batchSize = Math.max(1, options.batchSize ?? 10_000);
+  const phase = `copying ${monthLabel(start)}`;
+  await db.execute(sql`UPDATE history_moves SET copy_attempts = copy_attempts + 1
+                       WHERE month = ${start.toISOString()}::timestamptz`);
+  await store.client.command({ query: `ALTER TABLE ${callsTable(store)} DROP PARTITION ${monthPartition(start)}` });
+  const { cut, where } = monthCalls(start, end);
+  const [{ n }] = await queryRows<{ n: string }>(
+    db,
+    sql`WITH ${cut} SELECT count(*)::text AS n FROM calls c, invoiced_until u WHERE ${where}`,
+  );
+  const total = Number(n);
+  options.progress?.({ phase, done: 0, total });
+  let copied = 0;
+  let after: { ms: string; id: string } | undefined;
+  for (;;) {
+    const keyset = after
+      ? sql`(c.start_time, c.id) > (timestamptz 'epoch' + ${after.ms}::int8 * interval '1 millisecond', ${after.id}::int8)`
+      : sql`true`;
+    const rows = await queryRows<Record<string, unknown>>(
+      db,
+      sql`WITH ${cut} SELECT ${COPY_COLUMNS} FROM calls c, invoiced_until u WHERE ${where} AND ${keyset}
+          ORDER BY c.start_time, c.id LIMIT ${batchSize}`,
+    );
+    if (rows.length === 0) break;
+    await store.client.insert({ table: callsTable(store), format: "JSONEachRow", values: rows });
+    copied += rows.length;
+    const last = rows[rows.length - 1];
+    after = { ms: String(last.start_time), id: String(last.id) };
+    options.progress?.({ phase, done: copied, total: Math.max(total, copied) });
+    if (copied === rows.length) await afterFirstBatch();
+    if (rows.length < batchSize) break;
+  }
+  return copied;
+}
+
+/** Per billing group and UTC day: count, and sums of price, buy cost, billed seconds and ids. */
+type DaySums = Map<string, string>;
+
+/**
+ * Both stores' sums of the month per group and UTC day. Equal: the totals. Otherwise the (group, day)s that differ.
+ * The sum of ids is a fifth check: a call copied twice, or in the place of another, changes it.
+ */
+async function verifyMonth(
+  db: Db,
+  store: HistoryStore,
+  start: Date,
+  end: Date,
+  progress?: ProgressReporter,
+): Promise<{ totals: MoveTotals } | { differences: string[] }> {
+  progress?.({ phase: `verifying ${monthLabel(start)}`, done: 0 });
+  const { cut, where } = monthCalls(start, end);
+  type Sums = { g: string; day: string; n: string; price: string; buy: string; secs: string; ids: string };
+  const inPostgres = await queryRows<Sums>(
+    db,
+    sql`WITH ${cut} SELECT c.billing_group_id AS g, to_char(c.start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+               count(*)::text AS n, sum(c.price_micros)::text AS price,
+               sum(coalesce(c.buy_cost_micros, 0))::text AS buy, sum(c.bill_duration)::text AS secs,
+               sum(c.id)::text AS ids
+        FROM calls c, invoiced_until u WHERE ${where} GROUP BY 1, 2`,
+  );
+  const result = await store.client.query({
+    query: `SELECT billing_group_id AS g, intDiv(start_time, 86400000) AS d, toString(count()) AS n,
+                   toString(sum(price_micros)) AS price, toString(sum(ifNull(buy_cost_micros, 0))) AS buy,
+                   toString(sum(bill_duration)) AS secs, toString(sum(id)) AS ids
+            FROM ${callsTable(store)}
+            WHERE start_time >= ${start.getTime()} AND start_time < ${end.getTime()}
+            GROUP BY g, d`,
+    format: "JSONEachRow",
+  });
+  const inHistory = (await result.json<Omit<Sums, "day"> & { d: string | number }>()).map((r) => ({
+    ...r,
+    day: new Date(Number(r.d) * 86_400_000).toISOString().slice(0, 10),
+  }));
+  const sums = (rows: Sums[]): DaySums =>
+    new Map(rows.map((r) => [`${r.g} ${r.day}`, [r.n, r.price, r.buy, r.secs, r.ids].join(" ")]));
+  const [pg, ch] = [sums(inPostgres), sums(inHistory)];
+  const differences = [...new Set([...pg.keys(), ...ch.keys()])].filter((k) => pg.get(k) !== ch.get(k)).sort();
+  if (differences.length > 0) return { differences };
+  const total = (pick: (r: Sums) => string) => inPostgres.reduce((s, r) => s + BigInt(pick(r)), 0n).toString();
+  return {
+    totals: {
+      calls: total((r) => r.n),
+      priceMicros: total((r) => r.price),
+      buyCostMicros: total((r) => r.buy),
+      billedSeconds: total((r) => r.secs),
+    },
+  };
+}
+
+/**
+ * Removes the verified calls from PostgreSQL through archiveCalls and marks the move removed, in one REPEATABLE READ
+ * transaction: its totals read and the archive's DELETE see one snapshot, so what is removed is what was verified.
+ * False (nothing changed) when the month's calls no longer add up to the verified totals.
+ */
+async function removeMonth(db: Db, start: Date, end: Date, verified: MoveTotals): Promise<boolean> {
+  const { cut, where } = monthCalls(start, end);
+  return db.transaction(
+    async (tx) => {
+      const [now] = await queryRows<{ calls: string; price: string; buy: string; seconds: string }>(
+        tx,
+        sql`WITH ${cut} SELECT count(*)::text AS calls, coalesce(sum(c.price_micros), 0)::text AS price,
+                   coalesce(sum(coalesce(c.buy_cost_micros, 0)), 0)::text AS buy,
+                   coalesce(sum(c.bill_duration), 0)::text AS seconds
+            FROM calls c, invoiced_until u WHERE ${where}`,
+      );
+      const same =
+        now.calls === verified.calls &&
+        now.price === verified.priceMicros &&
+        now.buy === verified.buyCostMicros &&
+        now.seconds === verified.billedSeconds;
+      if (!same) return false;
+      const removed = await archiveCalls(tx, { from: start, before: end });
+      if (String(removed) !== verified.calls)
+        throw new Error(`history move of ${monthLabel(start)}: removed ${removed} calls, verified ${verified.calls}`);
+      await setState(tx, start, "verified", "removed", sql`removed_at = now()`);
+      return true;
+    },
+    { isolationLevel: "repeatable read" },
+  );
+}
+
+export type MonthOutcome = MoveMonthResult | { month: string; state: "refused"; reasons: string[] };
+
+/**
+ * Moves every month old enough (moveMonth), oldest first: each month with calls the archive would remove, and each
+ * move left unfinished. A refused month is reported and the next one tried (months are independent).
+ */
+export async function moveOldMonths(
+  db: Db,
+  store: HistoryStore,
+  options: Omit<MoveMonthOptions, "month">,
+): Promise<MonthOutcome[]> {
+  const now = options.now ?? new Date();
+  const newest = utcMonthStart(now.getTime(), -options.moveAfterMonths);
+  const [oldest] = await queryRows<{ at: string | null }>(
+    db,
+    sql`SELECT to_char(min(start_time) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at FROM calls`,
+  );
+  const unfinished = await queryRows<{ at: string }>(
+    db,
+    sql`SELECT to_char(month AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at FROM history_moves
+        WHERE state <> 'removed'`,
+  );
+  const months = new Set(unfinished.map((m) => Date.parse(m.at)));
+  if (oldest?.at) {
+    for (let m = utcMonthStart(Date.parse(oldest.at)); m < newest; m = utcMonthStart(m, 1)) {
+      const { cut, where } = monthCalls(new Date(m), new Date(utcMonthStart(m, 1)));
+      const [any] = await queryRows(
+        db,
+        sql`WITH ${cut} SELECT 1 FROM calls c, invoiced_until u WHERE ${where} LIMIT 1`,
+      );
+      if (any) months.add(m);
+    }
+  }
+  const outcomes: MonthOutcome[] = [];
+  for (const m of [...months].sort((a, b) => a - b)) {
+    try {
+      outcomes.push(await moveMonth(db, store, { ...options, now, month: new Date(m) }));
+    } catch (e) {
+      if (!(e instanceof HistoryMoveRefusedError)) throw e;
+      outcomes.push({ month: e.month, state: "refused", reasons: e.reasons });
+    }
+  }
+  return outcomes;
+}

@@ -1,0 +1,54 @@
+import { sql } from "drizzle-orm";
+import { createBillingGroup, setBillingGroupInvoicing } from "@/lib/billing/groups";
+import type { Db } from "@/lib/db/client";
+import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
+import { answeredCdr } from "@/lib/ingest/testing/answered-cdr";
+import { runInvoices } from "@/lib/invoices/run-invoices";
+import { importSellRates } from "@/lib/rating/import-rates";
+import { parseRateCsv } from "@/lib/rating/rate-csv";
+
+// The history tests' data (lib/history/move-month.test.ts, lib/admin/history-commands.test.ts): November 2030 and a
+// December call, invoiced through February 2031; "now" is in March 2031 (Date faked by the tests).
+export const NOW = Date.parse("2031-03-15T12:00:00Z");
+export const NOVEMBER = new Date("2030-11-01T00:00:00Z");
+export const ISSUER = { name: "Operator", address: "" };
+export const MOVE_AFTER = 3;
+
+/** Two groups, one in UTC, one in New York (its October ends at 04:00Z on 1 November: that UTC day is cut and stays). */
+export async function seed(db: Db): Promise<{ cutDayUuid: string; groupIds: string[] }> {
+  let serial = 0;
+  const groups: string[] = [];
+  for (const [name, zone] of [
+    ["UTC", "UTC"],
+    ["NY", "America/New_York"],
+  ] as const) {
+    const group = await createBillingGroup(db, { name, currency: "USD" });
+    await setBillingGroupInvoicing(db, group.id, { timeZone: zone });
+    await db.execute(sql`UPDATE billing_groups SET created_at = '2030-10-05T12:00:00Z' WHERE id = ${group.id}`);
+    await importSellRates(db, group.id, parseRateCsv("prefix,rate,increment,description\n1,1,60/60,USA\n"), undefined, {
+      effectiveFrom: new Date("2025-01-01T00:00:00Z"),
+    });
+    groups.push(group.id);
+  }
+  const call = (g: number, at: string, minutes: number) =>
+    answeredCdr({
+      uuid: `move-${serial++}`,
+      billingGroupId: groups[g],
+      startMs: Date.parse(at),
+      seconds: minutes * 60,
+      to: "12125550100",
+    });
+  await ingestCdrs(db, [
+    call(0, "2030-11-03T10:00:00Z", 2),
+    call(0, "2030-11-03T11:00:00.250Z", 3),
+    call(0, "2030-11-30T23:59:59.500Z", 1), // the last millisecond second of the month
+    call(1, "2030-11-01T02:00:00Z", 4), // move-3: New York's October, on the cut UTC day: stays
+    call(1, "2030-11-15T12:00:00Z", 5),
+    call(1, "2030-11-30T12:00:00Z", 6),
+    call(0, "2030-12-05T12:00:00Z", 7), // December: not old enough
+  ]);
+  // A hangup cause on two calls, for the listing's hangupCause filter.
+  await db.execute(sql`UPDATE calls SET hangup_cause = 'NORMAL_CLEARING' WHERE uuid IN ('move-1', 'move-4')`);
+  await runInvoices(db, { now: new Date(NOW), issuer: ISSUER });
+  return { cutDayUuid: "move-3", groupIds: groups };
+}
