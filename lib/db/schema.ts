@@ -769,7 +769,7 @@ export const invoicedUntil = pgTable("invoiced_until", {
   periodEnd: ts("period_end").notNull(),
 });
 
-// The history tier's moves of UTC months from calls to ClickHouse (lib/history/move-month.ts, migration 0030): the
+// The history tier's moves of UTC months from calls to ClickHouse (lib/history/move-month.ts, migration 0028): the
 // step each month reached (copying, copied, verified, removed) and the totals both stores agreed on.
 export const historyMoves = pgTable(
   "history_moves",

@@ -12,7 +12,7 @@ import {
 } from "./history-store";
 
 // Moving a UTC month of calls to the history tier, exactly once (docs/contract.md "History tier"): a state machine
-// recorded in history_moves (migration 0030). copying -> copied -> verified -> removed, each step resumable after a
+// recorded in history_moves (migration 0028). copying -> copied -> verified -> removed, each step resumable after a
 // crash at any point: a copy starts over (the month's ClickHouse partition is dropped first), a verification is read
 // again, and the removal is one PostgreSQL transaction with the state change. One process per month at a time.
 
