@@ -51,6 +51,32 @@ describeOnEngines("provisioning accounts", (handle) => {
     ]);
   });
 
+  it("builds an account tree: a child in its parent's currency, refused under an unknown parent or another currency", async () => {
+    const db = handle().db;
+    const reseller = await createAccount(db, { name: "Reseller", currency: "EUR" }, BY);
+    const sub = await createAccount(db, { name: "Sub", parentId: reseller.id }, BY);
+    expect(sub).toMatchObject({ parentId: reseller.id, currency: "EUR" });
+    const customer = await createAccount(db, { name: "Customer", currency: "EUR", parentId: sub.id }, BY);
+    expect(customer.parentId).toBe(sub.id);
+    await expect(createAccount(db, { name: "X", currency: "USD", parentId: sub.id }, BY)).rejects.toMatchObject({
+      code: "currency_mismatch",
+      status: 422,
+      errors: [{ param: "currency" }],
+    });
+    await expect(createAccount(db, { name: "X", parentId: "bg_missing" }, BY)).rejects.toMatchObject({
+      code: "unknown_parent",
+      status: 422,
+      errors: [{ param: "parentId" }],
+    });
+    const [{ n }] = await queryRows<{ n: number }>(
+      db,
+      sql`SELECT count(*)::int AS n FROM billing_groups WHERE name = 'X'`,
+    );
+    expect(n).toBe(0);
+    const [event] = await events(customer.id);
+    expect(event.after).toMatchObject({ parentId: sub.id });
+  });
+
   it("changes nothing, and records nothing, when it refuses", async () => {
     const db = handle().db;
     const a = await createAccount(db, { name: "A", currency: "USD", accountcode: "dup-1" }, BY);
