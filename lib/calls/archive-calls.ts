@@ -25,7 +25,8 @@ export interface ArchiveOptions {
  * recheck is marked (migration 0023). Refuses (ArchiveRefusedError, nothing removed) when a call before `before`
  * is of a period not yet invoiced. Keeps the calls of the UTC days an invoice period cuts (a boundary off UTC
  * midnight: a zone's month end), which a note's recheck reads from calls (lib/calls/period-usage.ts), and every
- * call's uuid claim (call_uuids), so a replayed CDR is never stored and billed again. Returns how many were removed.
+ * call's uuid claim (call_uuids), so a replayed CDR is never stored and billed again. A call's tier charges
+ * (call_tier_charges) are removed with it. Returns how many were removed.
  */
 export async function archiveCalls(db: Db, options: ArchiveOptions): Promise<number> {
   const before = options.before.toISOString();
@@ -58,7 +59,11 @@ export async function archiveCalls(db: Db, options: ArchiveOptions): Promise<num
               AND u.billing_group_id = c.billing_group_id AND c.start_time < u.period_end
               AND NOT EXISTS (SELECT 1 FROM cut WHERE cut.g = c.billing_group_id
                                 AND cut.day = date_trunc('day', c.start_time, 'UTC'))
-            RETURNING 1
+            RETURNING c.billing_group_id, c.start_time, c.id
+          ), tiers AS (
+            -- A call's tier charges leave with it (docs/contract.md "Reseller tiers"); the tiers' ledger entries stay.
+            DELETE FROM call_tier_charges t USING gone
+            WHERE t.billing_group_id = gone.billing_group_id AND t.start_time = gone.start_time AND t.call_id = gone.id
           )
           SELECT count(*)::text AS n FROM gone`,
     );
