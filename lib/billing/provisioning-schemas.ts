@@ -90,7 +90,6 @@ export const accountDetailSchema = accountSchema
   .extend({
     creditLimit: z.number().describe("How far below zero the balance may go (at most 6 decimals)"),
     accountcode: z.string().nullable().describe("The switch's accountcode routed to this account"),
-    parentId: z.string().nullable().describe("The account this one buys from; null: a root account (the operator's)"),
     disabledByOperator: z.boolean().describe("Disabled by an operator (PATCH `disabled`)"),
     createdAt: z.string().describe("ISO 8601"),
   })

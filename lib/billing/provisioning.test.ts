@@ -4,6 +4,8 @@ import { runAdminCommand } from "@/lib/admin/commands";
 import { queryRows } from "@/lib/db/client";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import type { ChangeContext } from "./change-context";
+import { testPrincipal } from "@/lib/testing/test-principal";
+import { getAccount } from "./accounts";
 import { createAccount } from "./create-account";
 import { moveBalance } from "./move-balance";
 import { updateAccount } from "./update-account";
@@ -75,6 +77,9 @@ describeOnEngines("provisioning accounts", (handle) => {
     expect(n).toBe(0);
     const [event] = await events(customer.id);
     expect(event.after).toMatchObject({ parentId: sub.id });
+    // GET /v1/accounts/{id} and the list show it; a root account's is null.
+    expect(await getAccount(db, testPrincipal(null), customer.id)).toMatchObject({ parentId: sub.id });
+    expect(await getAccount(db, testPrincipal(null), reseller.id)).toMatchObject({ parentId: null });
   });
 
   it("changes nothing, and records nothing, when it refuses", async () => {
