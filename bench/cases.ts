@@ -238,9 +238,11 @@ export async function ingestBatched(
   tag: string,
   log: (l: string) => void,
   floorBytes?: number,
+  /** The posters' accounts: the root ones (default) or the three-tier ones (seeded.tiered). */
+  accounts: Seeded["ingest"] = seeded.ingest,
 ): Promise<{ runs: RateRun[]; answerBytes: number }> {
   const url = ingestUrl(server, floorBytes);
-  const posters = seeded.ingest.slice(0, 2);
+  const posters = accounts.slice(0, 2);
   /** Size of the last answer (the warm-up sets it): what the floor run answers. */
   let answerBytes = 0;
   const post = async (p: (typeof posters)[number], batch: number) => {

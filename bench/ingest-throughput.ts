@@ -1,4 +1,6 @@
-// Ingest throughput: `npx tsx bench/ingest-throughput.ts [pglite|pglite-dir|postgres] [calls] [batchSize] [concurrency]`.
+// Ingest throughput: `npx tsx bench/ingest-throughput.ts [pglite|pglite-dir|postgres] [calls] [batchSize] [concurrency]
+// [tiers]`. tiers 3: the calls' groups are customers under a reseller under a root reseller (issue 32), each call
+// rated and debited at three tiers; 1 (default): root groups.
 // pglite: in memory (as the tests); pglite-dir: a data directory on disk (as the server runs).
 // Not a test (timings depend on the machine). Target: >= 10 000 calls/s batched, on both engines.
 import fs from "node:fs";
@@ -20,16 +22,29 @@ async function main() {
   const total = Number(process.argv[3] ?? 50_000);
   const batchSize = Number(process.argv[4] ?? 1000);
   const concurrency = Number(process.argv[5] ?? (mode === "postgres" ? 4 : 1));
+  const tiers = Number(process.argv[6] ?? 1);
   const dir = mode === "pglite-dir" ? fs.mkdtempSync(path.join(os.tmpdir(), "ingest-bench-")) : null;
   const handle = dir ? await openDatabase({ dir, role: "cli" }) : await openTestDb(mode as Engine);
   try {
-    const groups = await Promise.all(
-      Array.from({ length: 4 }, (_, i) =>
-        createBillingGroup(handle.db, { name: `G${i}`, currency: "USD", openingBalanceMicros: 10n ** 12n }),
-      ),
-    );
     let deck = "prefix,rate,increment\n";
     for (let p = 0; p < 20_000; p++) deck += `${44_000 + p},0.0${(p % 90) + 10},60/60\n`;
+    // The resellers above the groups (tiers - 1 of them, the root first), each with the deck.
+    let parentId: string | undefined;
+    for (let t = 1; t < tiers; t++) {
+      const r = await createBillingGroup(handle.db, {
+        name: `R${t}`,
+        currency: "USD",
+        openingBalanceMicros: 10n ** 12n,
+        parentId,
+      });
+      await importSellRates(handle.db, r.id, parseRateCsv(deck));
+      parentId = r.id;
+    }
+    const groups = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        createBillingGroup(handle.db, { name: `G${i}`, currency: "USD", openingBalanceMicros: 10n ** 12n, parentId }),
+      ),
+    );
     for (const g of groups) await importSellRates(handle.db, g.id, parseRateCsv(deck));
     const supplier = await createSupplier(handle.db, { name: "S", gatewayName: "gw" });
     await importBuyRates(handle.db, supplier.id, parseRateCsv(deck));
@@ -72,6 +87,7 @@ async function main() {
     console.log(
       JSON.stringify({
         engine: mode,
+        tiers,
         calls: counts.created,
         batchSize,
         concurrency,

@@ -31,6 +31,11 @@ export interface Seeded {
   listedGroupId: string;
   /** One cdrs:write key per ingest group; ingest groups share a rate card. */
   ingest: { groupId: string; key: string }[];
+  /**
+   * Three tiers (issue 32): two customers, each with its key, under a reseller R2 under a root reseller R1; each tier
+   * with its own deck of the ingest card, so each call is rated and debited three times.
+   */
+  tiered: { groupId: string; key: string }[];
   /** cdrs:write platform key (imports use no key; posters name the group in each CDR). */
   supplierId: string;
   /** Destinations that match the big rate card. */
@@ -97,6 +102,30 @@ export async function seed(db: Db, sizes: SeedSizes, log: (line: string) => void
     ingest.push({ groupId: g.id, key: k.key });
   }
 
+  const tiered = [];
+  let parentId: string | undefined;
+  for (const [n, name] of ["R1", "R2"].entries()) {
+    const r = await createBillingGroup(db, {
+      name: `Bench reseller ${name}`,
+      currency: "USD",
+      openingBalanceMicros: 10n ** 15n,
+      parentId,
+    });
+    await importSellRates(db, r.id, rateRows(ingestCard, 11 + n));
+    parentId = r.id;
+  }
+  for (let i = 0; i < 2; i++) {
+    const g = await createBillingGroup(db, {
+      name: `Bench tiered ${i}`,
+      currency: "USD",
+      openingBalanceMicros: 10n ** 15n,
+      parentId,
+    });
+    await importSellRates(db, g.id, rateRows(ingestCard, 41 + i));
+    const k = await createApiKey(db, { scopes: ["cdrs:write"], billingGroupId: g.id, name: `bench tiered ${i}` });
+    tiered.push({ groupId: g.id, key: k.key });
+  }
+
   const usage = sizes.usageCalls ? await seedUsageGroup(db, sizes.usageCalls, 90, log) : undefined;
   t0 = performance.now();
   await insertListingCalls(
@@ -115,6 +144,7 @@ export async function seed(db: Db, sizes: SeedSizes, log: (line: string) => void
     readKey: readKey.key,
     listedGroupId: listed.id,
     ingest,
+    tiered,
     supplierId: supplier.id,
     rateDestinations: destinationsFor(bigCard, 2_000),
     ingestDestinations: destinationsFor(ingestCard, 10_000),

@@ -30,6 +30,7 @@ export function groupJson(g: BillingGroup) {
     balance: formatMicros(g.balanceMicros),
     creditLimit: formatMicros(g.creditLimitMicros),
     accountcode: g.accountcode,
+    parentId: g.parentId,
     disabled: g.disabled,
     disabledByOperator: g.disabledByOperator,
     timeZone: g.timeZone,
@@ -68,7 +69,8 @@ async function reloaded(db: Db, id: string): Promise<ReturnType<typeof groupJson
   return groupJson(group);
 }
 
-const createUsage = "groups create --name N --currency USD [--balance 100] [--credit-limit 0] [--accountcode C]";
+const createUsage =
+  "groups create --name N (--currency USD | --parent ID [--currency USD]) [--balance 100] [--credit-limit 0] [--accountcode C]";
 const updateUsage = "groups update --group ID [--name N] [--credit-limit 50] [--accountcode C | --no-accountcode]";
 
 export const groupCommands: AdminCommand[] = [
@@ -81,10 +83,16 @@ export const groupCommands: AdminCommand[] = [
       balance: { type: "string" },
       "credit-limit": { type: "string" },
       accountcode: { type: "string" },
+      parent: { type: "string" },
     },
     async run(db, flags) {
       const name = requireFlag(flags, "name", createUsage);
-      const currency = accountCurrencySchema.safeParse(requireFlag(flags, "currency", createUsage).toUpperCase());
+      const parentId = typeof flags.parent === "string" ? flags.parent : null;
+      // A child takes its parent's currency when it names none.
+      const currency =
+        parentId !== null && typeof flags.currency !== "string"
+          ? { success: true as const, data: undefined }
+          : accountCurrencySchema.safeParse(requireFlag(flags, "currency", createUsage).toUpperCase());
       if (!currency.success) throw new UsageError(`--currency: ${currency.error.issues[0].message}`);
       const creditLimit = amount(flags, "credit-limit", "0");
       if (creditLimit < 0n) throw new UsageError("--credit-limit must not be negative");
@@ -94,6 +102,7 @@ export const groupCommands: AdminCommand[] = [
         openingBalanceMicros: amount(flags, "balance", "0"),
         creditLimitMicros: creditLimit,
         accountcode: typeof flags.accountcode === "string" ? flags.accountcode : null,
+        parentId,
       };
       return groupJson(await asCommand(undefined, () => createAccount(db, options, BY_CLI)));
     },

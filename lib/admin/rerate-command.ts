@@ -36,6 +36,9 @@ export const rerateCommands: AdminCommand[] = [
         rated: result.rated,
         stillUnrated: result.stillUnrated,
         debited: formatMicros(result.debitedMicros),
+        // The reseller tiers above the calls' accounts (docs/contract.md "Reseller tiers").
+        tiersRated: result.tiersRated,
+        ...(since ? { tiersRerated: result.tiersRerated } : {}),
         ...(since
           ? { rerated: result.rerated, adjusted: formatMicros(result.adjustedMicros), unmatched: result.unmatched }
           : {}),

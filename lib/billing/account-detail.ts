@@ -12,6 +12,7 @@ export function toAccountDetail(group: BillingGroup): AccountDetail {
     disabled: group.disabled,
     creditLimit: microsToNumber(group.creditLimitMicros),
     accountcode: group.accountcode,
+    parentId: group.parentId,
     disabledByOperator: group.disabledByOperator,
     createdAt: group.createdAt.toISOString(),
   };

@@ -15,6 +15,7 @@ const accountColumns = {
   balanceMicros: billingGroups.balanceMicros,
   currency: billingGroups.currency,
   disabled: billingGroups.disabled,
+  parentId: billingGroups.parentId,
 };
 type AccountRow = Pick<GroupRow, keyof typeof accountColumns>;
 
@@ -25,6 +26,7 @@ function toAccount(row: AccountRow): Account {
     balance: microsToNumber(row.balanceMicros),
     currency: row.currency,
     disabled: row.disabled,
+    parentId: row.parentId,
   };
 }
 

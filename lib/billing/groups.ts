@@ -12,27 +12,64 @@ export type BillingGroup = typeof billingGroups.$inferSelect;
 
 export interface CreateBillingGroupOptions {
   name: string;
-  currency: string;
+  /** ISO 4217; omitted for a child account, which then takes its parent's. */
+  currency?: string;
   openingBalanceMicros?: bigint;
   creditLimitMicros?: bigint;
   accountcode?: string | null;
+  /**
+   * The account it buys from (docs/contract.md "Reseller tiers"); null/absent: a root account, buying from the
+   * operator. Set here only, never changed. The parent must exist and have the same currency (AccountParentError).
+   */
+  parentId?: string | null;
   /** When the group began, for a history written at once (the demo): its row's and its opening entry's time. */
   createdAt?: Date;
+}
+
+/** A parent account refused at creation: it does not exist, or its currency is not the child's. */
+export class AccountParentError extends Error {
+  constructor(
+    readonly parentId: string,
+    readonly reason: "unknown_parent" | "currency_mismatch",
+    /** The parent's currency (currency_mismatch). */
+    readonly parentCurrency: string | null = null,
+  ) {
+    super(
+      reason === "unknown_parent"
+        ? `no account ${JSON.stringify(parentId)} to be the parent`
+        : `a child account is in its parent's currency (${parentCurrency})`,
+    );
+  }
 }
 
 /** Creates a group; a non-zero opening balance is a ledger entry like any other movement. */
 export async function createBillingGroup(db: Executor, options: CreateBillingGroupOptions): Promise<BillingGroup> {
   const opening = options.openingBalanceMicros ?? 0n;
   return db.transaction(async (tx) => {
+    const parentId = options.parentId ?? null;
+    let currency = options.currency?.trim();
+    if (parentId !== null) {
+      // KEY SHARE: the parent cannot be deleted under us; its currency never changes.
+      const [parent] = await queryRows<{ currency: string }>(
+        tx,
+        sql`SELECT currency FROM billing_groups WHERE id = ${parentId} FOR KEY SHARE`,
+      );
+      if (!parent) throw new AccountParentError(parentId, "unknown_parent");
+      currency ??= parent.currency.trim();
+      if (parent.currency.trim() !== currency)
+        throw new AccountParentError(parentId, "currency_mismatch", parent.currency.trim());
+    }
+    if (currency === undefined) throw new RangeError("a root account names its currency");
     const [group] = await tx
       .insert(billingGroups)
       .values({
         id: newId("bg"),
         name: options.name,
-        currency: options.currency,
+        currency,
         balanceMicros: opening,
         creditLimitMicros: options.creditLimitMicros ?? 0n,
         accountcode: options.accountcode ?? null,
+        parentId,
         ...(options.createdAt ? { createdAt: options.createdAt } : {}),
       })
       .returning();

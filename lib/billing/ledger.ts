@@ -90,7 +90,23 @@ export function callDebitEntriesSql(inserted: SQL, options: { atCallEnd?: boolea
           FROM ${inserted} WHERE rated AND price_micros > 0`;
 }
 
-/** A call whose debit entry callDebitEntriesSql writes: rated, and costing something. */
+/**
+ * The debit entries of the tiers above the calls just inserted (docs/contract.md "Reseller tiers"), as the body of a
+ * data-modifying CTE in the same statement: `charges` names a relation with each inserted call's id, billing_group_id,
+ * to_number and end_time beside its tier charge's tier, rated and price. One entry per rated tier charge that costs
+ * something, on the tier's own account (ledger_call_debit_key: one per tier and call); dated as callDebitEntriesSql's.
+ */
+export function tierDebitEntriesSql(charges: SQL, options: { atCallEnd?: boolean } = {}): SQL {
+  const at = sql.raw(options.atCallEnd ? "end_time" : "now()");
+  return sql`INSERT INTO ledger_entries (billing_group_id, kind, amount_micros, call_id, description, created_at)
+          SELECT tier, 'debit', -price, id, 'Call to ' || to_number || ' by ' || billing_group_id, ${at}
+          FROM ${charges} WHERE rated AND price > 0`;
+}
+
+/**
+ * A call (or a tier's charge for a call: billingGroupId the tier) whose debit entry callDebitEntriesSql (or
+ * tierDebitEntriesSql) writes: rated, and costing something.
+ */
 type DebitedCall = Pick<StoredCall, "billingGroupId" | "rated" | "priceMicros">;
 
 /**

@@ -63,13 +63,14 @@ export const createAccountOperation = defineOperation({
   summary: "Create an account",
   description:
     'Creates a billing group. Money is a decimal string (`"25.00"`), exact to 6 decimals; an `openingBalance` is ' +
-    `a ledger entry of kind \`opening\`. Recorded in the audit log (\`account.created\`). ${PLATFORM_ONLY}`,
+    `a ledger entry of kind \`opening\`. A \`parentId\` makes it a reseller's customer, in the parent's currency ` +
+    `(docs/contract.md "Reseller tiers"). Recorded in the audit log (\`account.created\`). ${PLATFORM_ONLY}`,
   scope: "accounts:write",
   platformOnly: "provisioning",
   idempotent: true,
   body: createAccountBodySchema,
   responses: { 201: { description: "The account", body: accountDetailSchema } },
-  errors: ["invalid_request_body", "conflict", "payload_too_large"],
+  errors: ["invalid_request_body", "unknown_parent", "currency_mismatch", "conflict", "payload_too_large"],
 });
 
 export const updateAccountOperation = defineOperation({

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { storable, storableText } from "@/lib/db/storable-text";
 import { decimalMoney } from "@/lib/money/decimal-money";
+import { idSchema } from "@/lib/ids/ids";
 import { accountSchema } from "./schemas";
 import { isAccountCurrency } from "@/lib/money/iso-4217";
 
@@ -28,12 +29,25 @@ export const accountCurrencySchema = z
 export const createAccountBodySchema = z
   .strictObject({
     name: storableText(200).describe("Display name"),
-    currency: accountCurrencySchema.describe(
-      "ISO 4217 code of a current currency, e.g. USD; fixed for the account's life",
-    ),
+    currency: accountCurrencySchema
+      .optional()
+      .describe(
+        "ISO 4217 code of a current currency, e.g. USD; fixed for the account's life. Required for a root account; " +
+          "a child account is in its parent's currency (omitted: the parent's; another: 422 `currency_mismatch`)",
+      ),
     creditLimit: creditLimit.optional(),
     accountcode: accountcode.optional(),
     openingBalance: money("Opening balance (a ledger entry of kind `opening`)").optional(),
+    parentId: idSchema("bg", "Billing group id")
+      .optional()
+      .describe(
+        "The account this one buys from (a reseller); absent: a root account, buying from the operator. Fixed for " +
+          "the account's life; an unknown one answers 422 `unknown_parent`",
+      ),
+  })
+  .refine((body) => body.currency !== undefined || body.parentId !== undefined, {
+    message: "a root account (no parentId) names its currency",
+    path: ["currency"],
   })
   .meta({ id: "CreateAccountRequest", description: "A new billing group (account)" });
 

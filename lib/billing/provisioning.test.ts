@@ -4,6 +4,8 @@ import { runAdminCommand } from "@/lib/admin/commands";
 import { queryRows } from "@/lib/db/client";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import type { ChangeContext } from "./change-context";
+import { testPrincipal } from "@/lib/testing/test-principal";
+import { getAccount } from "./accounts";
 import { createAccount } from "./create-account";
 import { moveBalance } from "./move-balance";
 import { updateAccount } from "./update-account";
@@ -49,6 +51,35 @@ describeOnEngines("provisioning accounts", (handle) => {
       ["account.adjusted", "api_key", "203.0.113.7"],
       ["account.updated", "api_key", "203.0.113.7"],
     ]);
+  });
+
+  it("builds an account tree: a child in its parent's currency, refused under an unknown parent or another currency", async () => {
+    const db = handle().db;
+    const reseller = await createAccount(db, { name: "Reseller", currency: "EUR" }, BY);
+    const sub = await createAccount(db, { name: "Sub", parentId: reseller.id }, BY);
+    expect(sub).toMatchObject({ parentId: reseller.id, currency: "EUR" });
+    const customer = await createAccount(db, { name: "Customer", currency: "EUR", parentId: sub.id }, BY);
+    expect(customer.parentId).toBe(sub.id);
+    await expect(createAccount(db, { name: "X", currency: "USD", parentId: sub.id }, BY)).rejects.toMatchObject({
+      code: "currency_mismatch",
+      status: 422,
+      errors: [{ param: "currency" }],
+    });
+    await expect(createAccount(db, { name: "X", parentId: "bg_missing" }, BY)).rejects.toMatchObject({
+      code: "unknown_parent",
+      status: 422,
+      errors: [{ param: "parentId" }],
+    });
+    const [{ n }] = await queryRows<{ n: number }>(
+      db,
+      sql`SELECT count(*)::int AS n FROM billing_groups WHERE name = 'X'`,
+    );
+    expect(n).toBe(0);
+    const [event] = await events(customer.id);
+    expect(event.after).toMatchObject({ parentId: sub.id });
+    // GET /v1/accounts/{id} and the list show it; a root account's is null.
+    expect(await getAccount(db, testPrincipal(null), customer.id)).toMatchObject({ parentId: sub.id });
+    expect(await getAccount(db, testPrincipal(null), reseller.id)).toMatchObject({ parentId: null });
   });
 
   it("changes nothing, and records nothing, when it refuses", async () => {

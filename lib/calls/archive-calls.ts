@@ -51,7 +51,8 @@ export function archivableCalls(options: ArchiveOptions): { cut: SQL; where: SQL
  * runs with callbook.archiving on (this transaction only), so the usage rollups keep counting the calls and no invoice
  * recheck is marked (migration 0023). Refuses (ArchiveRefusedError, nothing removed) when a call in [from, before) is of a period not yet invoiced (uninvoicedGroups). Keeps the calls of the UTC days an invoice period cuts (a boundary off UTC
  * midnight: a zone's month end), which a note's recheck reads from calls (lib/calls/period-usage.ts), and every
- * call's uuid claim (call_uuids), so a replayed CDR is never stored and billed again. Returns how many were removed.
+ * call's uuid claim (call_uuids), so a replayed CDR is never stored and billed again. A call's tier charges
+ * (call_tier_charges) are removed with it. Returns how many were removed.
  */
 export async function archiveCalls(db: Executor, options: ArchiveOptions): Promise<number> {
   const { cut, where } = archivableCalls(options);
@@ -63,7 +64,11 @@ export async function archiveCalls(db: Executor, options: ArchiveOptions): Promi
       tx,
       sql`WITH ${cut}, gone AS (
             DELETE FROM calls c USING invoiced_until u WHERE ${where}
-            RETURNING 1
+            RETURNING c.billing_group_id, c.start_time, c.id
+          ), tiers AS (
+            -- A call's tier charges leave with it (docs/contract.md "Reseller tiers"); the tiers' ledger entries stay.
+            DELETE FROM call_tier_charges t USING gone
+            WHERE t.billing_group_id = gone.billing_group_id AND t.start_time = gone.start_time AND t.call_id = gone.id
           )
           SELECT count(*)::text AS n FROM gone`,
     );

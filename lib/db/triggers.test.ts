@@ -114,12 +114,27 @@ describeOnEngines("archiving calls", (handle) => {
         sql`SELECT uuid FROM calls WHERE billing_group_id = ${group.id} ORDER BY start_time`,
       )
     ).map((c) => c.uuid);
+  /** The uuids of the calls whose tier charge is stored. */
+  const tierCharged = async () =>
+    (
+      await queryRows<{ uuid: string }>(
+        db(),
+        sql`SELECT k.uuid FROM call_tier_charges t
+            JOIN call_uuids k ON k.billing_group_id = t.billing_group_id AND k.call_id = t.call_id
+            WHERE t.billing_group_id = ${group.id} ORDER BY t.start_time`,
+      )
+    ).map((c) => c.uuid);
   const november = () => callReads(db()).periodUsage(group.id, new Date(NOV_START), new Date(NOV_END));
 
   beforeAll(async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(new Date(NOW));
-    group = await createBillingGroup(db(), { name: "Archive", currency: "USD" });
+    // A reseller's customer: its calls carry a tier charge (docs/contract.md "Reseller tiers"), archived with them.
+    const reseller = await createBillingGroup(db(), { name: "Archive reseller", currency: "USD" });
+    await importSellRates(db(), reseller.id, parseRateCsv("prefix,rate,increment\n1,0.5,60/60\n"), undefined, {
+      effectiveFrom: new Date("2025-01-01T00:00:00Z"),
+    });
+    group = await createBillingGroup(db(), { name: "Archive", currency: "USD", parentId: reseller.id });
     await setBillingGroupInvoicing(db(), group.id, { timeZone: "America/New_York" });
     await db().execute(sql`UPDATE billing_groups SET created_at = '2030-10-15T12:00:00Z' WHERE id = ${group.id}`);
     await importSellRates(
@@ -155,8 +170,10 @@ describeOnEngines("archiving calls", (handle) => {
     expect(usageBefore.map((l) => l.calls)).toEqual([3]);
     expect(await marks()).toEqual([]);
     // Up to November's end: the call on the cut UTC day stays (a note's recheck reads that day from calls).
+    expect(await tierCharged()).toEqual(["archive-0", "archive-1", "archive-2", "archive-3"]);
     expect(await archiveCalls(db(), { before: new Date(NOV_END), billingGroupId: group.id })).toBe(2);
     expect(await hotCalls()).toEqual(["archive-2", "archive-3"]);
+    expect(await tierCharged()).toEqual(["archive-2", "archive-3"]);
     expect(await rollups()).toEqual(rollupsBefore);
     expect(await marks()).toEqual([]);
     expect(await november()).toEqual(usageBefore);

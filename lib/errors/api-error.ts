@@ -18,6 +18,9 @@ export const ERROR_TABLE = {
   // The one 422 of every request body (a CDR, an authorization, a key, provisioning, alerts, exports): docs/contract.md
   // §3 names the codes it replaced (invalid_body, invalid_authorization_request, invalid_key_request).
   invalid_request_body: { status: 422, title: "Unprocessable request body" },
+  // A new account's parent refused (docs/contract.md "Reseller tiers"): none with that id, or another currency.
+  unknown_parent: { status: 422, title: "Unknown parent account" },
+  currency_mismatch: { status: 422, title: "Currency differs from the parent account's" },
   link_expired: { status: 410, title: "Download link expired" },
   insufficient_balance: { status: 402, title: "Insufficient balance" },
   // An authorization a limit of the account refused (lib/limits, docs/contract.md "Limits"): nothing was reserved.

@@ -3,7 +3,7 @@ import { planOnce, queryRows, type Db, type Executor } from "@/lib/db/client";
 import { elapsedSeconds, isoToEpochMicros } from "@/lib/rating/billing-math";
 import { loadDatedCards, type DatedCards } from "@/lib/rating/find-rate";
 import { calls } from "@/lib/db/schema";
-import { callDebitEntriesSql, callDebits, moveBalances } from "@/lib/billing/ledger";
+import { callDebitEntriesSql, callDebits, moveBalances, tierDebitEntriesSql } from "@/lib/billing/ledger";
 import {
   CALL_COLUMNS,
   CALL_INSERT_COLUMNS,
@@ -18,6 +18,15 @@ import { ensureCallMonths, utcMonthStart } from "@/lib/db/call-partitions";
 import { movedMonthsOf } from "@/lib/history/moved-months";
 import { noteCallsWritten } from "@/lib/db/planner-statistics";
 import { rateCall, type CallRating } from "@/lib/rating/rate-call";
+import {
+  accountTreeSql,
+  ancestorChain,
+  rateTiers,
+  TIER_RECORDSET,
+  tierRecord,
+  type TierCharge,
+  type TreeNode,
+} from "@/lib/rating/tier-charges";
 import type { NativeCdr } from "./schemas";
 
 export interface IngestOutcome {
@@ -126,7 +135,11 @@ interface Prepared {
   duration: number;
   rating: CallRating;
   currency: string;
+  /** What each account above the call's pays its parent for it (none for a root account's call). */
+  tiers: readonly TierCharge[];
 }
+
+const NO_TIERS: readonly TierCharge[] = [];
 
 export interface IngestOptions {
   /** Only this group may be charged (a key bound to a group); others are rejected like unknown ones. */
@@ -189,12 +202,17 @@ function batchTimes(cdrs: readonly NativeCdr[]) {
   return { startsMicros, startsMs: new Set(startsMicros.map((us) => Math.floor(us / 1000))) };
 }
 
-/** Each call is rated with the decks in force at its start (a late CDR with the deck of its day). */
+/**
+ * Each call is rated with the decks in force at its start (a late CDR with the deck of its day), at every tier: the
+ * sell decks of the named groups and of their ancestors.
+ */
 async function loadBatchCards(db: Db, owners: Owners, startsMs: ReadonlySet<number>) {
   const sell = new Map<string, DatedCards>();
   const buy = new Map<string, DatedCards>();
   for (const g of new Set(owners.groups.values()))
     sell.set(g.id, await loadDatedCards(db, "sell", g.id, Number(g.version), startsMs));
+  for (const [id, node] of owners.tree)
+    if (!sell.has(id)) sell.set(id, await loadDatedCards(db, "sell", id, node.version, startsMs));
   for (const s of owners.suppliersById.values())
     buy.set(s.id, await loadDatedCards(db, "buy", s.id, Number(s.version), startsMs));
   return { sell, buy };
@@ -243,12 +261,17 @@ function prepareBatch(
     const startMs = Math.floor(startMicros / 1000);
     const sellCard = cards.sell.get(group.id)?.at(startMs) ?? null;
     const buyCard = supplierId ? (cards.buy.get(supplierId)?.at(startMs) ?? null) : null;
+    const chain = owners.hasParents ? ancestorChain(owners.tree, group.id) : [];
     prepared.push({
       key,
       content,
       duration: elapsedSeconds(startMicros, endMicros),
       rating: rateCall(cdr.to, answerMicros, endMicros, sellCard, buyCard),
       currency: group.currency.trim(),
+      tiers:
+        chain.length === 0
+          ? NO_TIERS
+          : rateTiers(chain, cdr.to, answerMicros, endMicros, (id) => cards.sell.get(id)?.at(startMs) ?? null),
     });
   });
   const unique = [...firstIndexOfKey.values()].map((i) => prepared[i]);
@@ -334,12 +357,21 @@ async function storeBatch(
   const createdKeys = new Set(inserted.map((c) => callKey(c.billingGroupId, c.uuid)));
   const replayed = batch.unique.filter((p) => !createdKeys.has(p.key)).map((p) => p.content);
   const existing = await storedCallsOf(tx, replayed);
+  // The tiers' charges of the calls inserted now (their entries were written with the insert): replays debit none.
+  const tierDebits = batch.unique.some((p) => p.tiers.length > 0)
+    ? batch.unique
+        .filter((p) => createdKeys.has(p.key))
+        .flatMap((p) =>
+          p.tiers.map((t) => ({ billingGroupId: t.tierGroupId, rated: t.rated, priceMicros: t.priceMicros })),
+        )
+    : [];
   const byKey = new Map<string, StoredEntry>();
   for (const call of inserted) byKey.set(callKey(call.billingGroupId, call.uuid), { call, created: true });
   for (const call of existing) byKey.set(callKey(call.billingGroupId, call.uuid), { call, created: false });
   checkReplays(replayed, byKey, batch.firstIndexOfKey);
-  // The ledger entries were written with the insert; now their balances: one atomic UPDATE per group, in id order.
-  await moveBalances(tx, callDebits(inserted));
+  // The ledger entries were written with the insert; now their balances: one atomic UPDATE per group (the calls'
+  // accounts and the tiers above them together), in id order, so batches sharing a reseller never deadlock.
+  await moveBalances(tx, callDebits(tierDebits.length === 0 ? inserted : [...inserted, ...tierDebits]));
   return byKey;
 }
 
@@ -388,19 +420,20 @@ function outcomesInInputOrder(keys: readonly string[], stored: ReadonlyMap<strin
   });
 }
 
-/** A billing group ("g") or supplier ("s") row of resolveOwners' one query. */
+/** A billing group named by the CDRs ("g"), an ancestor of one ("p") or a supplier ("s"): resolveOwners' one query. */
 interface OwnerRow {
-  kind: "g" | "s";
+  kind: "g" | "p" | "s";
   id: string;
   currency: string | null;
   accountcode: string | null;
   gateway_name: string | null;
   version: number | bigint;
+  parent_id: string | null;
 }
 
 /**
- * The groups and suppliers the CDRs name, in one round trip: a flush of coalesced single posts pays it once
- * per batch, before its transaction.
+ * The groups and suppliers the CDRs name, and the groups' ancestors (the account tree: parents never change), in one
+ * round trip: a flush of coalesced single posts pays it once per batch, before its transaction.
  */
 async function resolveOwners(db: Executor, cdrs: readonly NativeCdr[]) {
   const ids = cdrs.flatMap((c) => (c.billingGroupId !== null ? [c.billingGroupId] : []));
@@ -410,20 +443,32 @@ async function resolveOwners(db: Executor, cdrs: readonly NativeCdr[]) {
   const suppliers =
     supplierIds.length + gateways.length > 0
       ? sql` UNION ALL
-          SELECT 's', id, NULL, NULL, gateway_name, rate_card_version FROM suppliers
+          SELECT 's', id, NULL, NULL, gateway_name, rate_card_version, NULL FROM suppliers
           WHERE id IN (SELECT json_array_elements_text(${jsonList(supplierIds)}::json))
              OR gateway_name IN (SELECT json_array_elements_text(${jsonList(gateways)}::json))`
       : sql``;
   const rows = await queryRows<OwnerRow>(
     db,
-    sql`SELECT 'g' AS kind, id, currency, accountcode, NULL AS gateway_name, rate_card_version AS version FROM billing_groups
-        WHERE id IN (SELECT json_array_elements_text(${jsonList(ids)}::json))
-           OR accountcode IN (SELECT json_array_elements_text(${jsonList(codes)}::json))${suppliers}`,
+    sql`WITH RECURSIVE named AS MATERIALIZED (
+          SELECT id, currency, accountcode, rate_card_version, parent_id FROM billing_groups
+          WHERE id IN (SELECT json_array_elements_text(${jsonList(ids)}::json))
+             OR accountcode IN (SELECT json_array_elements_text(${jsonList(codes)}::json))
+        ), ${accountTreeSql(sql`SELECT parent_id FROM named`)}
+        SELECT 'g' AS kind, id, currency, accountcode, NULL AS gateway_name, rate_card_version AS version, parent_id FROM named
+        UNION ALL
+        SELECT 'p', id, NULL, NULL, NULL, rate_card_version, parent_id FROM tree${suppliers}`,
   );
   const groups = new Map<string, GroupRow>();
   const suppliersById = new Map<string, SupplierRow>();
   const suppliersByGateway = new Map<string, SupplierRow>();
+  const tree = new Map<string, TreeNode>();
+  let hasParents = false;
   for (const r of rows) {
+    if (r.kind !== "s") {
+      tree.set(r.id, { parentId: r.parent_id, version: Number(r.version) });
+      hasParents ||= r.kind === "g" && r.parent_id !== null;
+    }
+    if (r.kind === "p") continue;
     if (r.kind === "g") {
       const g: GroupRow = { id: r.id, currency: r.currency!, accountcode: r.accountcode, version: r.version };
       groups.set(`id:${g.id}`, g);
@@ -434,7 +479,7 @@ async function resolveOwners(db: Executor, cdrs: readonly NativeCdr[]) {
       if (s.gateway_name !== null) suppliersByGateway.set(s.gateway_name, s);
     }
   }
-  return { groups, suppliersById, suppliersByGateway };
+  return { groups, suppliersById, suppliersByGateway, tree, hasParents };
 }
 
 /**
@@ -449,6 +494,21 @@ async function insertCalls(tx: Executor, rows: Prepared[], debitsAtCallEnd: bool
   const json = callsToRecordsetJson(
     rows.map((p) => [p.content, p.rating, { duration: p.duration, currency: p.currency }]),
   );
+  const tiered = rows.some((p) => p.tiers.length > 0);
+  // The tiers' charges of the claimed calls, joined to them by (group, uuid), and their debits: same statement.
+  const tiers = tiered
+    ? sql`, tj AS MATERIALIZED (
+          SELECT ins.id, ins.billing_group_id, ins.start_time, ins.to_number, ins.end_time, t.*
+          FROM json_to_recordset(${JSON.stringify(rows.flatMap((p) => p.tiers.map((t) => tierRecord({ g: p.content.billingGroupId, u: p.content.uuid }, t))))}::json)
+            AS t(g text, u text, ${TIER_RECORDSET})
+          JOIN ins ON ins.billing_group_id = t.g AND ins.uuid = t.u
+        ), tier_rows AS (
+          INSERT INTO call_tier_charges (billing_group_id, start_time, call_id, tier_group_id, depth, rated, matched_prefix, rate_micros, bill_duration, price_micros, rate_deck_id)
+          SELECT billing_group_id, start_time, id, tier, depth, rated, prefix, rate, bill, price, deck FROM tj
+        ), tier_debits AS (
+          ${tierDebitEntriesSql(sql.raw("tj"), { atCallEnd: debitsAtCallEnd })}
+        )`
+    : sql``;
   const inserted = await queryRows<{ id: string; uuid: string; billing_group_id: string; created_at: unknown }>(
     tx,
     sql`WITH x AS MATERIALIZED (
@@ -461,10 +521,10 @@ async function insertCalls(tx: Executor, rows: Prepared[], debitsAtCallEnd: bool
         ), ins AS (
           INSERT INTO calls (id, ${CALL_INSERT_COLUMNS})
           SELECT x.* FROM x WHERE x.id IN (SELECT call_id FROM claimed)
-          RETURNING id, uuid, billing_group_id, to_number, rated, price_micros, end_time, created_at
+          RETURNING id, uuid, billing_group_id, to_number, rated, price_micros, end_time, created_at${tiered ? sql`, start_time` : sql``}
         ), debits AS (
           ${callDebitEntriesSql(sql.raw("ins"), { atCallEnd: debitsAtCallEnd })}
-        )
+        )${tiers}
         SELECT id::text AS id, uuid, billing_group_id, created_at FROM ins`,
   );
   const byKey = new Map(rows.map((p) => [p.key, p]));

@@ -7,6 +7,18 @@ import { loadDatedCards, type DatedCards } from "./find-rate";
 import { moveBalances, type LedgerEntry } from "@/lib/billing/ledger";
 import { callColumnSet } from "@/lib/calls/stored-call";
 import { CALL_RATING_KEYS, rateCall, type CallRating } from "./rate-call";
+import {
+  ancestorChain,
+  loadAccountTree,
+  rateTiers,
+  sameTierCharge,
+  storedTierCharge,
+  TIER_RECORDSET,
+  TIER_SELECT,
+  tierRecord,
+  type TierCharge,
+  type TierRow,
+} from "./tier-charges";
 
 export interface RerateOptions {
   billingGroupId?: string;
@@ -35,6 +47,10 @@ export interface RerateResult {
   adjustedMicros: bigint;
   /** With `since`: rated calls no deck in force at their start prices; left as they were. */
   unmatched: number;
+  /** Tier charges (docs/contract.md "Reseller tiers") rated now that were unrated (or missing), and debited. */
+  tiersRated: number;
+  /** With `since`: rated tier charges whose rating changed; each tier's balance moved by its difference. */
+  tiersRerated: number;
 }
 
 /**
@@ -73,6 +89,8 @@ interface KeyedRating {
   g: string;
   s: string;
   rating: CallRating;
+  /** The call's tier charges, its account's parent first (none for a root account's call). */
+  tiers: TierCharge[];
 }
 
 /** A call as applyRatings reads it under its lock; the rating columns are RATING.select. */
@@ -93,9 +111,11 @@ interface StoredRating {
 export async function rerateCalls(db: Db, options: RerateOptions = {}): Promise<RerateResult> {
   const batchSize = options.batchSize ?? 1000;
   const groupFilter = options.billingGroupId ? sql`AND calls.billing_group_id = ${options.billingGroupId}` : sql``;
+  // Without `since`: the unrated calls, and the calls a tier above their account could not rate (a hashed subplan).
   const scope: SQL = options.since
     ? sql`calls.start_time >= ${options.since.toISOString()}::timestamptz`
-    : sql`NOT calls.rated`;
+    : sql`(NOT calls.rated OR (calls.billing_group_id, calls.start_time, calls.id) IN (
+          SELECT billing_group_id, start_time, call_id FROM call_tier_charges WHERE NOT rated))`;
   const [{ n: total }] = await queryRows<{ n: bigint | number }>(
     db,
     sql`SELECT count(*)::bigint AS n FROM calls WHERE ${scope} ${groupFilter}`,
@@ -108,6 +128,8 @@ export async function rerateCalls(db: Db, options: RerateOptions = {}): Promise<
     rerated: 0,
     adjustedMicros: 0n,
     unmatched: 0,
+    tiersRated: 0,
+    tiersRerated: 0,
   };
   let notFound = 0;
   // Batches walk the primary key (group, start, id): unique by constraint and a total order over every partition,
@@ -140,19 +162,34 @@ export async function rerateCalls(db: Db, options: RerateOptions = {}): Promise<
       if (c.supplier_id && !buyCards.has(c.supplier_id))
         buyCards.set(c.supplier_id, await loadDatedCards(db, "buy", c.supplier_id, null, startsMs));
     }
+    // Every tier above the batch's accounts is rated again too, at its own decks.
+    const tree = await loadAccountTree(
+      db,
+      candidates.map((c) => c.billing_group_id),
+    );
+    for (const [id, node] of tree)
+      if (!sellCards.has(id)) sellCards.set(id, await loadDatedCards(db, "sell", id, node.version, startsMs));
     const ratings = new Map<string, KeyedRating>();
     for (const c of candidates) {
       const startMs = Number(c.start_ms);
+      const answerUs = c.answer_us === null ? null : Number(c.answer_us);
       ratings.set(c.id, {
         // The call's primary key (group, start, id): the batch's lock and update each hit one partition.
         g: c.billing_group_id,
         s: new Date(startMs).toISOString(),
         rating: rateCall(
           c.to_number,
-          c.answer_us === null ? null : Number(c.answer_us),
+          answerUs,
           Number(c.end_us),
           sellCards.get(c.billing_group_id)?.at(startMs) ?? null,
           c.supplier_id ? (buyCards.get(c.supplier_id)?.at(startMs) ?? null) : null,
+        ),
+        tiers: rateTiers(
+          ancestorChain(tree, c.billing_group_id),
+          c.to_number,
+          answerUs,
+          Number(c.end_us),
+          (id) => sellCards.get(id)?.at(startMs) ?? null,
         ),
       });
     }
@@ -162,6 +199,8 @@ export async function rerateCalls(db: Db, options: RerateOptions = {}): Promise<
     result.rerated += batch.rerated;
     result.adjustedMicros += batch.adjustedMicros;
     result.unmatched += batch.unmatched;
+    result.tiersRated += batch.tiersRated;
+    result.tiersRerated += batch.tiersRerated;
     noteCallsWritten(db, batch.rated + batch.rerated);
     notFound += batch.notFound;
     options.progress?.(result.examined, Number(total));
@@ -191,7 +230,16 @@ export function rerateUnratedCalls(db: Db, options: Omit<RerateOptions, "since">
  * 'adjustment' entry of (old price - new price). A rated call no deck prices any more is left alone.
  */
 async function applyRatings(tx: Executor, ratings: Map<string, KeyedRating>, rerateRated: boolean) {
-  const out = { rated: 0, debitedMicros: 0n, rerated: 0, adjustedMicros: 0n, unmatched: 0, notFound: 0 };
+  const out = {
+    rated: 0,
+    debitedMicros: 0n,
+    rerated: 0,
+    adjustedMicros: 0n,
+    unmatched: 0,
+    notFound: 0,
+    tiersRated: 0,
+    tiersRerated: 0,
+  };
   const keys = JSON.stringify([...ratings].map(([id, k]) => ({ g: k.g, s: k.s, id })));
   const stored = await queryRows<StoredRating & Record<string, unknown>>(
     tx,
@@ -201,12 +249,19 @@ async function applyRatings(tx: Executor, ratings: Map<string, KeyedRating>, rer
         ORDER BY calls.id FOR UPDATE OF calls`,
   );
   out.notFound = ratings.size - stored.length;
+  const storedTiers = await storedTierChargesOf(
+    tx,
+    stored.filter((row) => ratings.get(row.id)!.tiers.length > 0).map((row) => [row.id, ratings.get(row.id)!]),
+  );
+  const tierWrites: Record<string, unknown>[] = [];
   const updates: [string, KeyedRating][] = [];
   const entries: LedgerEntry[] = [];
   for (const row of stored) {
     const old = { ...row, ...RATING.decode(row) };
     const keyed = ratings.get(old.id)!;
     const next = keyed.rating;
+    // Under the call's lock, its tiers: rated independently of the call's own rating.
+    entries.push(...tierEntries(old.id, old.to_number, keyed, storedTiers.get(old.id), rerateRated, tierWrites, out));
     if (!next.rated) {
       if (old.rated && rerateRated) out.unmatched++;
       continue;
@@ -241,14 +296,99 @@ async function applyRatings(tx: Executor, ratings: Map<string, KeyedRating>, rer
         });
     }
   }
-  if (updates.length === 0) return out;
-  const json = JSON.stringify(updates.map(([id, k]) => ({ id, g: k.g, s: k.s, ...RATING.toRecord(k.rating) })));
-  // One statement: the usage rollup triggers (transition tables) move the totals by the exact differences. Keyed by
-  // the primary key (group, start, id): one partition per call (and one shard on Citus).
-  await tx.execute(sql`UPDATE calls SET ${RATING.set} FROM json_to_recordset(${json}::json) AS x(id bigint, g text, s timestamptz, ${RATING.recordset})
-                       WHERE calls.billing_group_id = x.g AND calls.start_time = x.s AND calls.id = x.id`);
+  if (updates.length > 0) {
+    const json = JSON.stringify(updates.map(([id, k]) => ({ id, g: k.g, s: k.s, ...RATING.toRecord(k.rating) })));
+    // One statement: the usage rollup triggers (transition tables) move the totals by the exact differences. Keyed by
+    // the primary key (group, start, id): one partition per call (and one shard on Citus).
+    await tx.execute(sql`UPDATE calls SET ${RATING.set} FROM json_to_recordset(${json}::json) AS x(id bigint, g text, s timestamptz, ${RATING.recordset})
+                         WHERE calls.billing_group_id = x.g AND calls.start_time = x.s AND calls.id = x.id`);
+  }
+  if (tierWrites.length > 0) {
+    // Missing rows (calls stored before their tiers were rated) are inserted, changed ones replaced: one statement.
+    await tx.execute(sql`INSERT INTO call_tier_charges AS t (billing_group_id, start_time, call_id, tier_group_id, depth, rated, matched_prefix, rate_micros, bill_duration, price_micros, rate_deck_id)
+                         SELECT g, s, id, tier, depth, rated, prefix, rate, bill, price, deck
+                         FROM json_to_recordset(${JSON.stringify(tierWrites)}::json) AS x(g text, s timestamptz, id bigint, ${TIER_RECORDSET})
+                         ORDER BY g, s, id, tier
+                         ON CONFLICT ON CONSTRAINT call_tier_charges_pkey DO UPDATE SET depth = EXCLUDED.depth, rated = EXCLUDED.rated,
+                           matched_prefix = EXCLUDED.matched_prefix, rate_micros = EXCLUDED.rate_micros, bill_duration = EXCLUDED.bill_duration,
+                           price_micros = EXCLUDED.price_micros, rate_deck_id = EXCLUDED.rate_deck_id`);
+  }
+  if (entries.length === 0) return out;
   // Each group's balance moves by the sum of its entries (minus its price changes), in group id order as ingest's
   // debits (no deadlock cycles); `disabled` follows.
   await moveBalances(tx, entries);
   return out;
+}
+
+/** The stored tier charges of locked calls, by call id. */
+async function storedTierChargesOf(
+  tx: Executor,
+  calls: readonly (readonly [string, KeyedRating])[],
+): Promise<Map<string, Map<string, TierCharge>>> {
+  const byCall = new Map<string, Map<string, TierCharge>>();
+  if (calls.length === 0) return byCall;
+  const keys = JSON.stringify(calls.map(([id, k]) => ({ g: k.g, s: k.s, id })));
+  const rows = await queryRows<TierRow>(
+    tx,
+    sql`SELECT ${TIER_SELECT} FROM json_to_recordset(${keys}::json) AS x(g text, s timestamptz, id bigint)
+        JOIN call_tier_charges t ON t.billing_group_id = x.g AND t.start_time = x.s AND t.call_id = x.id`,
+  );
+  for (const row of rows) {
+    const tiers = byCall.get(row.call_id) ?? new Map<string, TierCharge>();
+    tiers.set(row.tier_group_id, storedTierCharge(row));
+    byCall.set(row.call_id, tiers);
+  }
+  return byCall;
+}
+
+/**
+ * A call's tier charges against the stored ones, by the call's own rules: an unrated (or missing) tier charge that
+ * now has a rate is written and debited; with `rerateRated`, a rated one whose rating changed is written with an
+ * 'adjustment' of (old price - new price) on the tier's account; a rated one no deck prices any more is left alone.
+ * Pushes the rows to write onto `writes`; answers the ledger entries.
+ */
+function tierEntries(
+  callId: string,
+  toNumber: string,
+  keyed: KeyedRating,
+  stored: ReadonlyMap<string, TierCharge> | undefined,
+  rerateRated: boolean,
+  writes: Record<string, unknown>[],
+  out: { tiersRated: number; tiersRerated: number },
+): LedgerEntry[] {
+  const entries: LedgerEntry[] = [];
+  for (const next of keyed.tiers) {
+    const old = stored?.get(next.tierGroupId);
+    if (old && sameTierCharge(old, next)) continue;
+    if (!next.rated) {
+      // A missing row is written unrated (so the default rerate finds it again); a rated one stays.
+      if (!old) writes.push(tierRecord({ g: keyed.g, s: keyed.s, id: callId }, next));
+      continue;
+    }
+    if (old?.rated && !rerateRated) continue;
+    writes.push(tierRecord({ g: keyed.g, s: keyed.s, id: callId }, next));
+    if (old?.rated) {
+      out.tiersRerated++;
+      const delta = next.priceMicros - old.priceMicros;
+      if (delta !== 0n)
+        entries.push({
+          billingGroupId: next.tierGroupId,
+          kind: "adjustment",
+          amountMicros: -delta,
+          callId,
+          description: `Call to ${toNumber} by ${keyed.g} re-rated: ${formatMicros(old.priceMicros)} -> ${formatMicros(next.priceMicros)}`,
+        });
+    } else {
+      out.tiersRated++;
+      if (next.priceMicros > 0n)
+        entries.push({
+          billingGroupId: next.tierGroupId,
+          kind: "debit",
+          amountMicros: -next.priceMicros,
+          callId,
+          description: `Call to ${toNumber} by ${keyed.g} (rerated)`,
+        });
+    }
+  }
+  return entries;
 }

@@ -218,6 +218,34 @@ describe.each(apiServers())("provisioning on $engine", (server) => {
     expect(params(badKey.body)).toEqual(["Idempotency-Key"]);
   });
 
+  it("creates a child account under a parent, in the parent's currency, and refuses an unknown parent or another currency", async () => {
+    const parent = await send<AccountDetail>(server, "platformProvision", "POST", "/v1/accounts", {
+      name: "Reseller",
+      currency: "EUR",
+    });
+    expect(parent.body.parentId).toBeNull();
+    const child = await send<AccountDetail>(server, "platformProvision", "POST", "/v1/accounts", {
+      name: "Customer",
+      parentId: parent.body.id,
+    });
+    expect(child.status).toBe(201);
+    expect(child.body).toMatchObject({ parentId: parent.body.id, currency: "EUR" });
+    expect(
+      (await api<AccountDetail>(server, `/v1/accounts/${child.body.id}`, { key: "platformRead" })).body,
+    ).toMatchObject({ parentId: parent.body.id });
+    const refused: [unknown, string, string[]][] = [
+      [{ name: "X", currency: "USD", parentId: parent.body.id }, "currency_mismatch", ["currency"]],
+      [{ name: "X", parentId: "bg_nosuchparent" }, "unknown_parent", ["parentId"]],
+      [{ name: "X" }, "invalid_request_body", ["currency"]],
+    ];
+    for (const [body, code, fields] of refused) {
+      const res = await send<Problem>(server, "platformProvision", "POST", "/v1/accounts", body);
+      expect(res.status, res.text).toBe(422);
+      expect(res.body.code).toBe(code);
+      expect(params(res.body)).toEqual(fields);
+    }
+  });
+
   it("lists the operations in the OpenAPI document, with the Idempotency-Key header", async () => {
     const doc = await api<{ paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>> }>(
       server,
