@@ -37,7 +37,7 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
     options || !selected ? undefined : accountNames(db, principal),
     callReads(db).spendPerDay(
       { billingGroupId: selected ?? principal.billingGroupId },
-      { withCost: session.canReadCost, now },
+      { withCost: session.canReadOperatorCost, now },
     ),
     paymentsPanel(db, principal),
     dashboardFirstScreen(principal, options ? selected : undefined),
@@ -65,13 +65,13 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
               <HowToPayCard pay={pay} />
             ) : null}
             <LimitsCard account={options ? selected : null} platform={options !== undefined} />
-            <SpendSummary series={spend} period={period} showCost={session.canReadCost} />
+            <SpendSummary series={spend} period={period} showCost={session.canReadOperatorCost} />
           </div>
           <Card aria-labelledby="spend-title">
             <h2 id="spend-title" className="sr-only">
-              {session.canReadCost ? "Revenue" : "Spend"} per day
+              {session.canReadOperatorCost ? "Revenue" : "Spend"} per day
             </h2>
-            <SpendChart series={spend} period={period} label={session.canReadCost ? "Revenue" : "Spend"} />
+            <SpendChart series={spend} period={period} label={session.canReadOperatorCost ? "Revenue" : "Spend"} />
           </Card>
         </div>
         <LatestCalls account={options ? (selected ?? undefined) : undefined} />
