@@ -17,6 +17,7 @@ test("Export in background: progress, then a download link to the same CSV as th
   expect(download.suggestedFilename()).toMatch(/^calls-.*\.csv$/);
   const csv = fs.readFileSync(await download.path(), "utf8");
   const lines = csv.trimEnd().split("\r\n");
-  expect(lines[0].split(",").slice(-3)).toEqual(["buyCost", "margin", "supplierId"]);
+  // A bound cost session reads its own tier's buy cost and margin, never the supplier (issue 32, contract §21).
+  expect(lines[0].split(",").slice(-3)).toEqual(["rated", "buyCost", "margin"]);
   expect(lines.slice(1).map((l) => l.split(",")[0])).toEqual(expected.map((c) => c.id));
 });

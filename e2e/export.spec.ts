@@ -15,7 +15,8 @@ for (const kind of ["read", "cost"] as ReaderKind[]) {
     const lines = csv.trimEnd().split("\r\n");
     const header = lines[0].split(",");
     expect(header.slice(0, 5)).toEqual(["id", "uuid", "direction", "from", "to"]);
-    if (kind === "cost") expect(header.slice(-3)).toEqual(["buyCost", "margin", "supplierId"]);
+    // A bound cost session: its own tier's figures, never the supplier (issue 32, docs/contract.md §21).
+    if (kind === "cost") expect(header.slice(-3)).toEqual(["rated", "buyCost", "margin"]);
     else expect(csv).not.toMatch(/buyCost|margin|supplierId|sup_/);
     // Every matching call, in the API's order: the stream follows all pages.
     expect(lines.slice(1).map((l) => l.split(",")[0])).toEqual(expected.map((c) => c.id));

@@ -110,8 +110,9 @@ test("platform rate calculator: pick an account, get that account's rate", async
   await screenshot(page, "rate-calculator-platform");
 });
 
-test("cost session: suppliers by name in the log and the call's detail", async ({ page, signIn, api }) => {
-  const [calls] = await Promise.all([allCalls(api, "cost", "direction=outbound"), signIn("cost")]);
+// Suppliers are the platform's cost view only since issue 32 (docs/contract.md §21).
+test("platform cost session: suppliers by name in the log and the call's detail", async ({ page, signIn, api }) => {
+  const [calls] = await Promise.all([allCalls(api, "platform", "direction=outbound"), signIn("platform")]);
   const withSupplier = calls.find((c) => c.supplierId)!;
   await page.goto(`/calls?q=${withSupplier.id}&by=id`);
   const row = page.locator(`tr[data-call-id="${withSupplier.id}"]`);

@@ -42,7 +42,7 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
     options || !selected ? undefined : accountNames(db, principal),
     callReads(db).spendPerDay(
       { billingGroupId: selected ?? principal.billingGroupId },
-      { withCost: session.canReadCost, now, timeZone },
+      { withCost: session.canReadOperatorCost, now, timeZone },
     ),
     paymentsPanel(db, principal),
     dashboardFirstScreen(principal, options ? selected : undefined),
@@ -72,17 +72,17 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
               <HowToPayCard pay={pay} />
             ) : null}
             <LimitsCard account={options ? selected : null} platform={options !== undefined} />
-            <SpendSummary series={spend} period={period} month={month} showCost={session.canReadCost} />
+            <SpendSummary series={spend} period={period} month={month} showCost={session.canReadOperatorCost} />
           </div>
           <Card aria-labelledby="spend-title">
             <h2 id="spend-title" className="sr-only">
-              {session.canReadCost ? "Revenue" : "Spend"} per day
+              {session.canReadOperatorCost ? "Revenue" : "Spend"} per day
             </h2>
             <SpendChart
               series={spend}
               period={period}
               timeZone={timeZone}
-              label={session.canReadCost ? "Revenue" : "Spend"}
+              label={session.canReadOperatorCost ? "Revenue" : "Spend"}
             />
           </Card>
         </div>

@@ -250,16 +250,19 @@ export function CallDetailBody({
             <Row label="Margin">
               <Money value={call.margin} currency={call.currency} signed />
             </Row>
-            <Row label="Supplier">
-              {call.supplierId ? (
-                <>
-                  {suppliers[call.supplierId] ?? call.supplierId}{" "}
-                  {suppliers[call.supplierId] ? (
-                    <span className="font-mono text-[13px] text-slate-600">({call.supplierId})</span>
-                  ) : null}
-                </>
-              ) : null}
-            </Row>
+            {/* A reseller's cost view has no supplier field at all (docs/contract.md §21): no row either. */}
+            {"supplierId" in call ? (
+              <Row label="Supplier">
+                {call.supplierId ? (
+                  <>
+                    {suppliers[call.supplierId] ?? call.supplierId}{" "}
+                    {suppliers[call.supplierId] ? (
+                      <span className="font-mono text-[13px] text-slate-600">({call.supplierId})</span>
+                    ) : null}
+                  </>
+                ) : null}
+              </Row>
+            ) : null}
           </>
         ) : null}
       </Section>

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { hashApiKey, isWellFormedApiKey } from "./api-key-format";
 import type { Principal } from "./principal";
@@ -16,6 +16,22 @@ interface KeyRow {
   display_prefix: string;
   expires_at: Date | string | null;
   rate_card_version: bigint | number | null;
+  reach: string[] | null;
+}
+
+/**
+ * The group's subtree (itself first, then its descendants by parent_id) as an array, for the principal's reach
+ * (lib/auth/reach.ts): read in the credential's own statement, so it costs no round trip, and cached with it.
+ */
+const subtreeOf = (group: SQL) => sql`(WITH RECURSIVE tree(id, depth) AS (
+    SELECT g0.id, 0 FROM billing_groups g0 WHERE g0.id = ${group}
+    UNION ALL SELECT child.id, tree.depth + 1 FROM billing_groups child JOIN tree ON child.parent_id = tree.id)
+  SELECT array_agg(tree.id ORDER BY tree.depth, tree.id) FROM tree)`;
+
+/** The subtree of one group (its own id first), as a principal built outside authentication needs it (exports). */
+export async function readSubtree(db: Executor, groupId: string): Promise<string[]> {
+  const [row] = await queryRows<{ reach: string[] | null }>(db, sql`SELECT ${subtreeOf(sql`${groupId}`)} AS reach`);
+  return row?.reach ?? [groupId];
 }
 
 function toPrincipal(row: KeyRow, via: Principal["via"], sessionId?: string): Principal {
@@ -26,6 +42,7 @@ function toPrincipal(row: KeyRow, via: Principal["via"], sessionId?: string): Pr
     keyExpiresAt: row.expires_at === null ? null : new Date(row.expires_at).getTime(),
     scopes: effectiveScopes(row.scopes),
     billingGroupId: row.billing_group_id,
+    ...(row.reach ? { reachGroupIds: Object.freeze(row.reach) } : {}),
     rateCardVersion: row.rate_card_version === null ? null : Number(row.rate_card_version),
     via,
     ...(sessionId ? { sessionId } : {}),
@@ -33,7 +50,7 @@ function toPrincipal(row: KeyRow, via: Principal["via"], sessionId?: string): Pr
 }
 
 const SELECT_KEY = sql`SELECT k.id, k.hash, k.scopes, k.billing_group_id, k.name, k.display_prefix, k.expires_at,
-  g.rate_card_version FROM api_keys k LEFT JOIN billing_groups g ON g.id = k.billing_group_id`;
+  g.rate_card_version, ${subtreeOf(sql`k.billing_group_id`)} AS reach FROM api_keys k LEFT JOIN billing_groups g ON g.id = k.billing_group_id`;
 /** A key counts while it is neither revoked nor past its expiry (docs/contract.md §13). */
 const LIVE_KEY = sql`k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`;
 
@@ -113,6 +130,7 @@ interface PersonRow {
   cost_roles: string[] | null;
   rate_card_version: bigint | number | null;
   two_factor_required: boolean;
+  reach: string[] | null;
 }
 
 /**
@@ -127,7 +145,8 @@ async function findPersonPrincipal(db: Executor, sessionId: string): Promise<Pri
   const [row] = await queryRows<PersonRow>(
     db,
     sql`SELECT s.user_id, u.email, m.organization_id, m.role, o.platform, o.billing_group_id, g.cost_roles, g.rate_card_version,
-        (o.require_two_factor AND NOT u.two_factor_enabled) AS two_factor_required
+        (o.require_two_factor AND NOT u.two_factor_enabled) AS two_factor_required,
+        CASE WHEN o.platform THEN NULL ELSE ${subtreeOf(sql`o.billing_group_id`)} END AS reach
       FROM auth_sessions s
       JOIN users u ON u.id = s.user_id
       JOIN members m ON m.user_id = s.user_id AND m.organization_id = s.active_organization_id
@@ -143,6 +162,7 @@ async function findPersonPrincipal(db: Executor, sessionId: string): Promise<Pri
       ? new Set<never>()
       : scopesOfRole(row.role, { platform: row.platform, costRoles: row.cost_roles ?? [] }),
     billingGroupId: row.platform ? null : row.billing_group_id,
+    ...(!row.platform && row.reach ? { reachGroupIds: Object.freeze(row.reach) } : {}),
     rateCardVersion: row.rate_card_version === null ? null : Number(row.rate_card_version),
     via: "user_session" as const,
     sessionId,

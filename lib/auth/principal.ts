@@ -17,6 +17,12 @@ export interface Principal {
    * touch is decided from it in one place: reachOf (lib/auth/reach.ts); compare it with null nowhere else.
    */
   billingGroupId: string | null;
+  /**
+   * A bound principal's group and every descendant account (reseller tiers, parent_id), its own group first: read
+   * with the credential and cached with it; a new child account drops the cache (lib/auth/triggers.ts). Absent:
+   * the own group only. Read it through reachOf, nowhere else.
+   */
+  reachGroupIds?: readonly string[];
   /** Rate card version of the key's group, read with the key: rate caches check it for free. */
   rateCardVersion: number | null;
   /** session: a portal session opened with a key (development only); user_session: a person signed in. */
@@ -34,6 +40,6 @@ export interface Principal {
   twoFactorRequired?: boolean;
 }
 
-export function canReadCost(principal: Principal): boolean {
+export function canReadCost(principal: Pick<Principal, "scopes">): boolean {
   return principal.scopes.has("calls:read_cost");
 }

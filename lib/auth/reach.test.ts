@@ -14,22 +14,45 @@ import {
   reaches,
   requirePlatform,
   resolveAccount,
+  resolveListing,
+  singleGroup,
   type Reach,
 } from "./reach";
 
 const platform = reachOf({ billingGroupId: null });
 const groupA = reachOf({ billingGroupId: "bg_a" });
-const subtree: Reach = { kind: "groups", groupIds: ["bg_b", "bg_a"] };
+// A reseller bound to bg_b with one customer, bg_a.
+const subtree: Reach = reachOf({ billingGroupId: "bg_b", reachGroupIds: ["bg_b", "bg_a"] });
 const dialect = new PgDialect();
 
 describe("reach", () => {
   it("a principal bound to no group reaches every group and the platform's own rows; a bound one its group only", () => {
     expect(isPlatform(platform)).toBe(true);
-    expect(groupA).toEqual({ kind: "groups", groupIds: ["bg_a"] });
+    expect(groupA).toEqual({ kind: "groups", own: "bg_a", groupIds: ["bg_a"] });
     expect([reaches(platform, "bg_x"), reaches(platform, null)]).toEqual([true, true]);
     expect([reaches(groupA, "bg_a"), reaches(groupA, "bg_b"), reaches(groupA, null)]).toEqual([true, false, false]);
     expect([ownGroup(platform), ownGroup(groupA)]).toEqual([null, "bg_a"]);
-    expect(() => ownGroup(subtree)).toThrow();
+  });
+
+  it("a reseller reaches its subtree; its own group stays the one its one-group operations act on", () => {
+    expect([reaches(subtree, "bg_b"), reaches(subtree, "bg_a"), reaches(subtree, "bg_c")]).toEqual([true, true, false]);
+    expect(ownGroup(subtree)).toBe("bg_b");
+    expect(singleGroup(subtree)).toBeNull();
+    expect([singleGroup(groupA), singleGroup(platform)]).toEqual(["bg_a", null]);
+    // Unnamed: the one-group operations take the own group, the listings the whole reach; named: one of the subtree.
+    expect(resolveAccount(subtree, undefined)).toEqual({ account: "bg_b" });
+    expect(resolveAccount(subtree, "bg_a")).toEqual({ account: "bg_a" });
+    expect(resolveAccount(subtree, "bg_c")).toEqual({ outside: "bg_c" });
+    expect(resolveListing(subtree, undefined)).toEqual({ groups: ["bg_b", "bg_a"] });
+    expect(resolveListing(subtree, "bg_a")).toEqual({ groups: ["bg_a"] });
+    expect(resolveListing(subtree, "bg_c")).toEqual({ outside: "bg_c" });
+    expect(resolveListing(platform, undefined)).toEqual({ groups: null });
+    // A subtree that does not hold the own group (never read so) falls back to the own group: narrower, never wider.
+    expect(reachOf({ billingGroupId: "bg_x", reachGroupIds: ["bg_a"] })).toEqual({
+      kind: "groups",
+      own: "bg_x",
+      groupIds: ["bg_x"],
+    });
   });
 
   it("as SQL: no condition for the platform, equality for one group, IN for several", () => {

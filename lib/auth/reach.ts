@@ -3,20 +3,27 @@ import { ApiError } from "@/lib/errors/api-error";
 import type { Principal } from "./principal";
 
 /**
- * Which accounts (billing groups) a caller may touch: the one place that decides it (docs/contract.md, "Reach").
- * `platform`: every group, and the platform's own rows (billing_group_id null). `groups`: these groups only; today
- * always one, the key's or the person's organization's group. A reseller tier makes it that group's subtree: the
- * functions below are what every caller uses, so that change is made here and nowhere else.
+ * Which accounts (billing groups) a caller may touch: the one place that decides it (docs/contract.md §21, "Reach").
+ * `platform`: every group, and the platform's own rows (billing_group_id null). `groups`: the caller's own group
+ * (`own`: the key's, or the person's organization's) and its subtree of reseller tiers (every descendant by
+ * parent_id), read with the credential (Principal.reachGroupIds, lib/auth/find-key.ts).
  */
 export type PlatformReach = { readonly kind: "platform" };
-export type GroupsReach = { readonly kind: "groups"; readonly groupIds: readonly string[] };
+export type GroupsReach = { readonly kind: "groups"; readonly own: string; readonly groupIds: readonly string[] };
 export type Reach = PlatformReach | GroupsReach;
 
 const PLATFORM: Reach = { kind: "platform" };
 
-/** The reach of a key or session: a principal bound to no group (a platform key, platform staff) reaches all. */
-export function reachOf(principal: Pick<Principal, "billingGroupId">): Reach {
-  return principal.billingGroupId === null ? PLATFORM : { kind: "groups", groupIds: [principal.billingGroupId] };
+/**
+ * The reach of a key or session: a principal bound to no group (a platform key, platform staff) reaches all; a bound
+ * one its group and that group's descendants. A principal made without its subtree (reachGroupIds absent) reaches
+ * its own group only: narrower, never wider.
+ */
+export function reachOf(principal: Pick<Principal, "billingGroupId" | "reachGroupIds">): Reach {
+  const own = principal.billingGroupId;
+  if (own === null) return PLATFORM;
+  const subtree = principal.reachGroupIds;
+  return { kind: "groups", own, groupIds: subtree && subtree.includes(own) ? subtree : [own] };
 }
 
 export function isPlatform(reach: Reach): reach is PlatformReach {
@@ -29,14 +36,37 @@ export function reaches(reach: Reach, groupId: string | null): boolean {
 }
 
 /**
- * The one group a bound reach is, which the operations that work on one group (a balance, a rate lookup, a new
- * key's default group) act on; null for the platform, which has none of its own.
+ * The caller's own group, which the operations that work on one group (a balance, a rate lookup, ingest, a new key's
+ * default group) act on, even when the reach holds its subtree too; null for the platform, which has none of its own.
  */
 export function ownGroup(reach: Reach): string | null {
-  if (isPlatform(reach)) return null;
-  // A reach of several groups (a reseller's subtree) has no single group: its caller must name one.
-  if (reach.groupIds.length !== 1) throw new Error("A reach of several groups has no own group; name one.");
-  return reach.groupIds[0];
+  return isPlatform(reach) ? null : reach.own;
+}
+
+/**
+ * The one group every row of the reach is in, or null (the platform, or a reseller's subtree of several): what lets a
+ * lookup use a per-group index (list-calls' uuid filter).
+ */
+export function singleGroup(reach: Reach): string | null {
+  return isPlatform(reach) || reach.groupIds.length !== 1 ? null : reach.groupIds[0];
+}
+
+/**
+ * The accounts a listing or report reads (GET /v1/calls, /v1/usage, /v1/invoices, exports): the one `named` within
+ * reach; none named, every account of the reach (null: every group, for the platform); `outside` as resolveAccount.
+ */
+export function resolveListing(
+  reach: Reach,
+  named: string | null | undefined,
+): { groups: readonly string[] | null } | { outside: string } {
+  if (named === undefined || named === null) return { groups: isPlatform(reach) ? null : reach.groupIds };
+  return reaches(reach, named) ? { groups: [named] } : { outside: named };
+}
+
+/** The SQL condition confining `column` to a resolveListing's groups; undefined for null (every group). */
+export function groupsCondition(groups: readonly string[] | null, column: SQLWrapper): SQL | undefined {
+  if (groups === null) return undefined;
+  return groups.length === 1 ? eq(column, groups[0]) : inArray(column, [...groups]);
 }
 
 /**
@@ -44,8 +74,7 @@ export function ownGroup(reach: Reach): string | null {
  * condition), which drizzle's `and(...)` and `.where(...)` skip.
  */
 export function reachCondition(reach: Reach, column: SQLWrapper): SQL | undefined {
-  if (isPlatform(reach)) return undefined;
-  return reach.groupIds.length === 1 ? eq(column, reach.groupIds[0]) : inArray(column, [...reach.groupIds]);
+  return groupsCondition(isPlatform(reach) ? null : reach.groupIds, column);
 }
 
 /** reachCondition for a raw `sql` query: `AND <condition>`, or nothing for the platform. */
@@ -74,7 +103,10 @@ export function resolveAccount(
  * The account a request concerns: a group's caller its own (naming another answers 404), a platform caller the one
  * it names, or none (null: the caller decides whether that is allowed).
  */
-export function accountOf(principal: Pick<Principal, "billingGroupId">, named: string | undefined): string | null {
+export function accountOf(
+  principal: Pick<Principal, "billingGroupId" | "reachGroupIds">,
+  named: string | undefined,
+): string | null {
   const resolved = resolveAccount(reachOf(principal), named || undefined);
   if ("outside" in resolved)
     throw new ApiError("not_found", `No account with id ${JSON.stringify(resolved.outside.slice(0, 64))}.`);
@@ -83,7 +115,8 @@ export function accountOf(principal: Pick<Principal, "billingGroupId">, named: s
 
 /**
  * What a pagination cursor's scope hash records of the reach, so a cursor handed to one caller does not page
- * another's rows: the group ids, or "*" for every group (the value cursors have always held).
+ * another's rows: the group ids, or "*" for every group (the value cursors have always held). A reseller's cursors
+ * lapse (400 invalid_cursor) when a new account joins its subtree.
  */
 export function cursorScope(reach: Reach): string {
   return isPlatform(reach) ? "*" : [...reach.groupIds].sort().join(",");

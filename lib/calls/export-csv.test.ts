@@ -57,13 +57,24 @@ describeOnEngines("CSV export", (handle) => {
     expect(csv).not.toMatch(/buyCost|margin|supplierId|sup_x/);
   });
 
-  it("adds buy cost, exact margin and supplier for calls:read_cost", async () => {
+  it("adds buy cost, exact margin and supplier for the platform's calls:read_cost", async () => {
+    const platformCost = testPrincipal(null, ["calls:read_cost"]);
     const csv = await readAll(
-      await exportCallsCsv(handle().db, testPrincipal(groupId, ["calls:read_cost"]), { direction: "outbound" }, 3),
+      await exportCallsCsv(handle().db, platformCost, { direction: "outbound", billingGroupId: groupId }, 3),
     );
     const [header, first] = csv.split("\r\n");
     expect(header.endsWith(",buyCost,margin,supplierId")).toBe(true);
     expect(first.endsWith(",0.002,-0.000994,sup_x")).toBe(true);
+  });
+
+  it("gives a bound key's cost view (a reseller's) its own figures: none on its own calls, no supplier", async () => {
+    const csv = await readAll(
+      await exportCallsCsv(handle().db, testPrincipal(groupId, ["calls:read_cost"]), { direction: "outbound" }, 3),
+    );
+    const [header, first] = csv.split("\r\n");
+    expect(header.endsWith(",rated,buyCost,margin")).toBe(true);
+    expect(first.endsWith(",,")).toBe(true);
+    expect(csv).not.toMatch(/supplierId|sup_x|0\.002,/);
   });
 
   it("reads the first page before answering: a failing query throws instead of starting a download", async () => {

@@ -1,12 +1,19 @@
-import { canReadCost, type Principal } from "@/lib/auth/principal";
+import { costViewOf } from "@/lib/auth/cost-view";
+import type { Principal } from "@/lib/auth/principal";
 import type { Executor } from "@/lib/db/client";
 import { csvField, streamPagedCsv } from "@/lib/http/csv";
 import { listCalls, type CallFilters, type CallListing } from "./list-calls";
 import { callSchema, callWithCostSchema } from "./schemas";
 
-/** The CSV columns a principal may see: the Call schema's fields, plus the cost ones for calls:read_cost. */
+/**
+ * The CSV columns a principal may see: the Call schema's fields, plus the cost ones for calls:read_cost (without
+ * supplierId for a reseller's cost view, lib/auth/cost-view.ts).
+ */
 export function csvColumns(principal: Principal): string[] {
-  return Object.keys(canReadCost(principal) ? callWithCostSchema.shape : callSchema.shape);
+  const view = costViewOf(principal);
+  if (view.kind === "none") return Object.keys(callSchema.shape);
+  const columns = Object.keys(callWithCostSchema.shape);
+  return view.kind === "operator" ? columns : columns.filter((c) => c !== "supplierId");
 }
 
 /** The CSV lines of a page of serialised calls (serializeCall's output: the cost rule is already applied). */

@@ -1,11 +1,11 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, getTableColumns } from "drizzle-orm";
 import { ApiError } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
 import { reachCondition, reachOf } from "@/lib/auth/reach";
 import type { Executor } from "@/lib/db/client";
 import { calls } from "@/lib/db/schema";
 import type { CallDetail, CallDetailWithCost } from "./schemas";
-import { serializeCallDetail } from "./serialize-call";
+import { serializeCallDetail, tierColumns } from "./serialize-call";
 
 const MAX_BIGINT = 9_223_372_036_854_775_807n;
 
@@ -24,7 +24,11 @@ export async function getCall(
 ): Promise<CallDetail | CallDetailWithCost> {
   if (!/^\d{1,19}$/.test(id) || BigInt(id) > MAX_BIGINT) throw notFound(id);
   const where = and(eq(calls.id, BigInt(id)), reachCondition(reachOf(principal), calls.billingGroupId));
-  const [row] = await db.select().from(calls).where(where).limit(1);
+  const [row] = await db
+    .select({ ...getTableColumns(calls), ...tierColumns(principal) })
+    .from(calls)
+    .where(where)
+    .limit(1);
   if (!row) throw notFound(id);
   return serializeCallDetail(row, principal);
 }

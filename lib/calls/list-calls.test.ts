@@ -63,8 +63,8 @@ describe("serializeCall", () => {
     }
   });
 
-  it("adds cost fields for calls:read_cost, with margin = price - buyCost exactly", () => {
-    const out = serializeCallDetail(row(), principal("bg_a", ["calls:read_cost", "calls:read"]));
+  it("adds the operator's cost fields for the platform's calls:read_cost, with margin = price - buyCost exactly", () => {
+    const out = serializeCallDetail(row(), principal(null, ["calls:read_cost", "calls:read"]));
     expect(out).toMatchObject({
       price: 100.000001,
       buyCost: 300.000007,
@@ -79,6 +79,20 @@ describe("serializeCall", () => {
       answerTime: "2026-01-05T10:00:02.000Z",
       id: "7",
     });
+  });
+
+  it("gives a reseller's cost view its own tier's figures and never the operator's cost or supplier", () => {
+    const reseller = principal("bg_r", ["calls:read_cost", "calls:read"]);
+    // A customer's call: the reseller pays its parent 40.000002 for it and its child paid it 100.000001 (the price).
+    const tier = { tierCost: "40000002", tierSell: "100000001", tierRate: "5000" };
+    const out = serializeCallDetail({ ...row(), ...tier }, reseller);
+    expect(out).toMatchObject({ buyCost: 40.000002, margin: 59.999999, buyRate: 0.005 });
+    expect("supplierId" in out).toBe(false);
+    expect(JSON.stringify(out)).not.toMatch(/300\.000007|sup_1|0\.004/);
+    // Its own call (no charge of its own tier): it is the customer there, nothing to show.
+    const own = serializeCall({ ...row(), tierCost: null, tierSell: null, tierRate: null }, reseller);
+    expect(own).toMatchObject({ buyCost: null, margin: null });
+    expect("supplierId" in own).toBe(false);
   });
 });
 
@@ -139,8 +153,16 @@ describeOnEngines("listCalls", (handle) => {
     const cost = principal(null, ["calls:read_cost"]);
     const carried = await all(cost, { supplierId: carrier }, 3);
     expect(carried).toHaveLength(4);
-    expect(await all(principal(groupB, ["calls:read_cost"]), { supplierId: carrier }, 3)).toHaveLength(4);
-    expect(await all(principal(groupA, ["calls:read_cost"]), { supplierId: carrier }, 3)).toHaveLength(0);
+    expect(
+      await all(principal(null, ["calls:read_cost"]), { supplierId: carrier, billingGroupId: groupB }, 3),
+    ).toHaveLength(4);
+    expect(
+      await all(principal(null, ["calls:read_cost"]), { supplierId: carrier, billingGroupId: groupA }, 3),
+    ).toHaveLength(0);
+    // Suppliers are the operator's: a bound key's cost view (a reseller's) may not filter by one.
+    await expect(
+      listCalls(handle().db, principal(groupB, ["calls:read_cost"]), { supplierId: carrier }, { pageSize: 5 }),
+    ).rejects.toMatchObject({ code: "insufficient_scope" });
     await expect(
       listCalls(handle().db, principal(null), { supplierId: carrier }, { pageSize: 5 }),
     ).rejects.toMatchObject({

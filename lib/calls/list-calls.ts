@@ -1,13 +1,14 @@
-import { and, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { canReadOperatorCost } from "@/lib/auth/cost-view";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
-import { cursorScope, ownGroup, reachCondition, reachOf } from "@/lib/auth/reach";
+import { cursorScope, reachCondition, reachOf, singleGroup } from "@/lib/auth/reach";
 import { ApiError } from "@/lib/errors/api-error";
 import { queryTextColumn, type Executor } from "@/lib/db/client";
 import { callUuids, calls } from "@/lib/db/schema";
 import { decodeCursor, encodeCursor, scopeHash } from "./cursor";
 import type { ListCallsQuery, CallPage } from "./schemas";
-import { callJsonColumns, serializeCall } from "./serialize-call";
+import { callJsonColumns, serializeCall, tierColumns } from "./serialize-call";
 
 /** Filters of a listing, normalised: absent and empty mean the same thing. */
 export interface CallFilters {
@@ -63,8 +64,13 @@ export function callFiltersFromQuery(query: ListCallsQuery): CallFilters {
  * without calls:read_cost is refused rather than answered (an empty list would still say something).
  */
 export function assertSupplierFilterAllowed(principal: Principal, filters: Pick<CallFilters, "supplierId">): void {
-  if (filters.supplierId !== undefined && !canReadCost(principal)) {
-    throw new ApiError("insufficient_scope", "Filtering by supplier needs the scope `calls:read_cost`.");
+  if (filters.supplierId !== undefined && !canReadOperatorCost(principal)) {
+    throw new ApiError(
+      "insufficient_scope",
+      canReadCost(principal)
+        ? "Filtering by supplier is for the platform's cost view (a key not bound to a billing group)."
+        : "Filtering by supplier needs the scope `calls:read_cost`.",
+    );
   }
 }
 
@@ -157,7 +163,7 @@ function listingWhere(
   if (filters.direction) conditions.push(eq(calls.direction, filters.direction));
   // The same expression as calls_group_hangup_start_id_idx, so the index serves it.
   if (filters.hangupCause) conditions.push(sql`upper(${calls.hangupCause}) = upper(${filters.hangupCause})`);
-  conditions.push(...callMatchConditions(filters, calls, ownGroup(reach) ?? filters.billingGroupId ?? null));
+  conditions.push(...callMatchConditions(filters, calls, singleGroup(reach) ?? filters.billingGroupId ?? null));
   if (filters.billingGroupId) conditions.push(eq(calls.billingGroupId, filters.billingGroupId));
   if (cursor !== undefined) {
     const after = decodeCursor(cursor, hash);
@@ -181,7 +187,7 @@ export async function listCalls(
 ): Promise<CallListing> {
   const { where, hash } = listingWhere(principal, filters, page.cursor);
   const rows = await db
-    .select()
+    .select({ ...getTableColumns(calls), ...tierColumns(principal) })
     .from(calls)
     .where(where)
     .orderBy(desc(calls.startTime), desc(calls.id))

@@ -32,11 +32,22 @@ export const callSchema = z
   })
   .meta({ id: "Call", description: "A call record as seen by a `calls:read` key" });
 
-/** Present only for keys holding calls:read_cost; absent (not null) otherwise. */
+/**
+ * Present only for keys holding calls:read_cost; absent (not null) otherwise. A caller bound to an account (a
+ * reseller) reads its own tier's figures and never supplierId (docs/contract.md §21, "Cost view by tier").
+ */
 const costFields = {
-  buyCost: money("Buy cost, what the carrier charges; null when no supplier rate applied").nullable(),
-  margin: money("price - buyCost, exactly (may be negative); null when buyCost is null").nullable(),
-  supplierId: z.string().nullable().describe("Supplier that carried the call"),
+  buyCost: money(
+    "Buy cost: for the platform what the carrier charges (null when no supplier rate applied); for a reseller what it pays its own parent for the call (null on its own calls)",
+  ).nullable(),
+  margin: money(
+    "price - buyCost, exactly (may be negative); null when buyCost is null; a reseller's: what its customer pays it minus buyCost",
+  ).nullable(),
+  supplierId: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("Supplier that carried the call: the platform's view only, absent for a caller bound to an account"),
 };
 
 export const callWithCostSchema = callSchema
@@ -76,7 +87,12 @@ export const callDetailSchema = callSchema
 
 export const callDetailWithCostSchema = callWithCostSchema
   .extend(detailFields)
-  .extend({ buyRate: z.number().nullable().describe("Buy rate per minute of the supplier") })
+  .extend({
+    buyRate: z
+      .number()
+      .nullable()
+      .describe("Buy rate per minute: the supplier's for the platform, a reseller's own rate from its parent"),
+  })
   .meta({ id: "CallDetailWithCost", description: "One call with its full detail, as seen by a `calls:read_cost` key" });
 
 export type Call = z.infer<typeof callSchema>;

@@ -46,13 +46,13 @@ export async function spendPerDay(
   const first = addDays(today, -(days - 1));
   const month = today.slice(0, 7);
   const nextMonth = addDays(`${month}-28`, 4).slice(0, 7);
-  const group = principal.billingGroupId;
+  const groups = principal.billingGroupId === null ? null : [principal.billingGroupId];
   const read = (groupBy: "day" | "month", from: string, until: string) => {
     const range = zonedDays(from, until, timeZone);
     return readUsageSums(db, {
       groupBy,
       timeZone,
-      group,
+      groups,
       filters: { startTimeGte: range.gte, startTimeLte: range.lte },
     });
   };

@@ -32,8 +32,11 @@ export interface UsageSumsRequest {
   /** IANA zone of day/month buckets, one the database knows (the caller checks). */
   timeZone: string;
   filters: CallFilters;
-  /** The one billing group read, or null: every group (a platform key without `account`). */
-  group: string | null;
+  /**
+   * The billing groups read (one: a bound key's or the `account` named; several: a reseller's subtree), or null:
+   * every group (a platform key without `account`).
+   */
+  groups: readonly string[] | null;
 }
 
 const HOUR_MS = 3_600_000;
@@ -80,7 +83,7 @@ export function planUsage(filters: CallFilters, grainMs: number = HOUR_MS): Usag
 }
 
 /**
- * The sums of the calls of `request.group` matching `request.filters`, per `groupBy` key and currency; exact
+ * The sums of the calls of `request.groups` matching `request.filters`, per `groupBy` key and currency; exact
  * (bigint micro-units summed in SQL as numeric, read as text). Sources, chosen so a 90-day report reads
  * thousands of rollup rows, not the calls (triggers keep the rollups in step with calls in the ingest
  * transaction: lib/usage/triggers.ts):
@@ -130,7 +133,16 @@ const callsAlias = tableAlias(calls, "c");
 const aliasSql = (alias: Alias) => sql.raw(alias);
 
 const groupCondition = (report: UsageReportSpec, alias: Alias) =>
-  report.group === null ? sql`true` : sql`${aliasSql(alias)}.billing_group_id = ${report.group}`;
+  report.groups === null
+    ? sql`true`
+    : report.groups.length === 1
+      ? sql`${aliasSql(alias)}.billing_group_id = ${report.groups[0]}`
+      : sql`${aliasSql(alias)}.billing_group_id IN (${sql.join(
+          report.groups.map((g) => sql`${g}`),
+          sql`, `,
+        )})`;
+/** The one group a report reads, else null (callMatchConditions' uuid lookup). */
+const oneGroup = (report: UsageReportSpec) => (report.groups?.length === 1 ? report.groups[0] : null);
 
 function dimensionFilters(report: UsageReportSpec, alias: Alias): SQL {
   const { filters } = report;
@@ -141,7 +153,7 @@ function dimensionFilters(report: UsageReportSpec, alias: Alias): SQL {
   // is never read with this filter.
   if (filters.hangupCause) parts.push(sql`upper(${a}.hangup_cause) = upper(${filters.hangupCause})`);
   // The listing's own conditions for the filters no rollup holds (see needsCalls).
-  if (alias === "c") parts.push(...callMatchConditions(filters, callsAlias, report.group));
+  if (alias === "c") parts.push(...callMatchConditions(filters, callsAlias, oneGroup(report)));
   return parts.length ? sql.join(parts, sql` AND `) : sql`true`;
 }
 

@@ -237,6 +237,7 @@ describe("triggersOn", () => {
       "billing_groups_auto_recharge",
       "billing_groups_balance_alerts",
       "billing_groups_notify_auth",
+      "billing_groups_notify_auth_child",
     ]);
   });
 });

@@ -35,7 +35,9 @@ describe("demo on pglite", () => {
                  (SELECT count(*) FROM buy_rates)::int AS buy,
                  (SELECT count(*) FROM calls WHERE buy_cost_micros > price_micros)::int AS negative`,
     );
-    expect(counts.calls).toBe(1500);
+    // Plus the reseller tier's customer's calls (demo-tiers.ts).
+    expect(result.tiers.calls).toBe(24);
+    expect(counts.calls).toBe(1500 + result.tiers.calls);
     expect(counts.unrated).toBeGreaterThan(0);
     expect(counts.negative).toBeGreaterThan(0);
     expect(counts.sell).toBeGreaterThan(3000 * result.groups.length);
@@ -52,7 +54,7 @@ describe("demo on pglite", () => {
                  (SELECT count(*) FROM calls c WHERE c.billing_group_id = g.id AND rated AND price_micros > 0)::int AS rated
           FROM billing_groups g`,
     );
-    expect(rows).toHaveLength(result.groups.length);
+    expect(rows).toHaveLength(result.groups.length + 2); // and the reseller tier's two accounts
     for (const row of rows) {
       expect(row.balance).toBe(row.ledger);
       expect(row.debits).toBe(row.rated);

@@ -14,6 +14,7 @@ import { createSupplier } from "@/lib/rating/suppliers";
 import { addPerson } from "@/lib/people/add-person";
 import { setCostRoles } from "@/lib/people/cost-roles";
 import type { Role } from "@/lib/auth/roles";
+import { addDemoTiers, type DemoTiers } from "./demo-tiers";
 import { buildDestinations, formatRate, retailIncrement, type Destination } from "./destinations";
 import { DEMO_GROUPS, DEMO_SUPPLIERS, EUR_PER_USD, generateCalls, type DemoGroupPlan } from "./generate-calls";
 
@@ -36,7 +37,16 @@ export interface DemoResult {
   seconds: number;
   keys: { read: CreatedApiKey; cost: CreatedApiKey; platform: CreatedApiKey; ingest: CreatedApiKey };
   /** People to sign in as (README "People, organizations and roles"); passwords random, shown only here. */
-  people: { viewer: DemoPerson; billing: DemoPerson; reseller: DemoPerson; platform: DemoPerson };
+  people: {
+    viewer: DemoPerson;
+    billing: DemoPerson;
+    reseller: DemoPerson;
+    platform: DemoPerson;
+    /** The owner of a reseller tier with a customer of its own (demo-tiers.ts), with the cost view. */
+    tierReseller: DemoPerson;
+  };
+  /** A reseller tier and its customer (demo-tiers.ts): not among `groups`, whose traffic is generated. */
+  tiers: DemoTiers;
 }
 
 export interface DemoPerson {
@@ -260,11 +270,20 @@ export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoRe
     await addPerson(db, { email, name, password, role, organization });
     return { email, password, role, organization };
   };
-  const people = {
+  const basePeople = {
     viewer: await person("viewer@example.com", "Vera Viewer", "viewer", main.id),
     billing: await person("billing@example.com", "Bill Ing", "billing", main.id),
     reseller: await person("owner@example.com", "Olga Owner", "owner", main.id),
     platform: await person("staff@example.com", "Stan Staff", "admin", "platform"),
+  };
+  const tiers = await addDemoTiers(db, {
+    rates: sellCard(groups[0].plan, destinations),
+    supplierId: suppliers[0].supplier.id,
+    now,
+  });
+  const people = {
+    ...basePeople,
+    tierReseller: await person("reseller@example.com", "Rita Reseller", "owner", tiers.reseller.id),
   };
 
   return {
@@ -284,5 +303,6 @@ export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoRe
     seconds: Math.round((performance.now() - started) / 10) / 100,
     keys,
     people,
+    tiers,
   };
 }

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { readSubtree } from "@/lib/auth/find-key";
 import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
 import { csvColumns, csvRows } from "@/lib/calls/export-csv";
@@ -33,13 +34,17 @@ export const EXPORT_WORKER_DEFAULTS: ExportWorkerOptions = {
   pollMs: 1_000,
 };
 
-/** The principal the export was asked by, as far as the listing needs it: its reach and whether it sees costs. */
-function principalOf(row: ExportRow): Principal {
+/**
+ * The principal the export was asked by, as far as the listing needs it: its reach (its group's subtree as it stands
+ * when the file is written) and whether it sees costs.
+ */
+async function principalOf(db: Db, row: ExportRow): Promise<Principal> {
   const scopes: Scope[] = row.with_cost ? ["calls:read", "calls:read_cost"] : ["calls:read"];
   return {
     keyId: row.key_id,
     scopes: new Set(scopes),
     billingGroupId: row.billing_group_id,
+    ...(row.billing_group_id === null ? {} : { reachGroupIds: await readSubtree(db, row.billing_group_id) }),
     rateCardVersion: null,
     via: "api_key",
   };
@@ -88,7 +93,7 @@ async function estimateRows(db: Db, principal: Principal, filters: ExportFilters
  * lapsed and another process took the job over): this one then stops writing.
  */
 async function writeExport(db: Db, claimed: ExportRow, options: ExportWorkerOptions): Promise<boolean> {
-  const principal = principalOf(claimed);
+  const principal = await principalOf(db, claimed);
   const filters = JSON.parse(claimed.filters) as ExportFilters;
   const columns = csvColumns(principal);
   const lease = `${options.leaseMs} milliseconds`;

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Principal } from "@/lib/auth/principal";
-import { andReach, cursorScope, reachOf, resolveAccount } from "@/lib/auth/reach";
+import { andReach, cursorScope, groupsCondition, reachOf, resolveListing } from "@/lib/auth/reach";
 import { decodeKeysetCursor, encodeKeysetCursor, scopeHash } from "@/lib/http/keyset-cursor";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
@@ -174,16 +174,16 @@ export async function listInvoices(
 ): Promise<InvoiceListing> {
   const account = options.account || undefined;
   const reach = reachOf(principal);
-  const resolved = resolveAccount(reach, account);
+  const resolved = resolveListing(reach, account);
   if ("outside" in resolved) return { documents: [], hasMore: false };
-  const group = resolved.account;
+  const inGroups = groupsCondition(resolved.groups, sql.raw("billing_group_id"));
   const hash = scopeHash({ listing: "invoices", group: cursorScope(reach), account });
   const after = options.cursor ? decodeKeysetCursor(options.cursor, hash) : undefined;
   // Qualified: the select list names its text `seq` the same (ORDER BY would sort that text: "9" after "10").
   const rows = await queryRows<DocumentRow>(
     db,
     sql`SELECT ${COLUMNS} FROM invoices WHERE true
-        ${group === null ? sql`` : sql`AND billing_group_id = ${group}`}
+        ${inGroups === undefined ? sql`` : sql`AND ${inGroups}`}
         ${after ? sql`AND (invoices.issued_at, invoices.seq) < (${after.at.toISOString()}::timestamptz, ${after.id.toString()}::bigint)` : sql``}
         ORDER BY invoices.issued_at DESC, invoices.seq DESC LIMIT ${options.pageSize + 1}`,
   );

@@ -1,6 +1,7 @@
 import { asc } from "drizzle-orm";
 import { z } from "zod";
-import { canReadCost, type Principal } from "@/lib/auth/principal";
+import { canReadOperatorCost } from "@/lib/auth/cost-view";
+import type { Principal } from "@/lib/auth/principal";
 import type { Executor } from "@/lib/db/client";
 import { suppliers } from "@/lib/db/schema";
 import { microsToNumber } from "@/lib/money/micros";
@@ -28,8 +29,9 @@ const inputSchema = z.object({ destination: z.string().regex(/^\+?\d{1,32}$/) })
  * session (docs/contract.md §4), so nothing of it reaches them. Suppliers without a matching prefix are left out.
  */
 export async function lookupBuyRates(db: Executor, principal: Principal, input: unknown): Promise<BuyRatesResult> {
-  if (!canReadCost(principal))
-    return { ok: false, code: "insufficient_scope", detail: "Buy rates need the scope calls:read_cost." };
+  // The carrier's buy rates are the platform's cost view only (lib/auth/cost-view.ts): never a reseller's.
+  if (!canReadOperatorCost(principal))
+    return { ok: false, code: "insufficient_scope", detail: "Buy rates need the platform's cost view." };
   const parsed = inputSchema.safeParse(input);
   if (!parsed.success)
     return { ok: false, code: "invalid_parameter", detail: "Enter a destination of digits, optionally with +." };

@@ -8,7 +8,7 @@ import {
 } from "./call-columns";
 
 describe("call log columns per session", () => {
-  it("gives cost columns only to cost sessions and the account column only to platform sessions", () => {
+  it("gives cost columns only to cost sessions, the supplier only to the platform's, the account column to sessions of several accounts", () => {
     expect(callColumnsFor({ canReadCost: false, billingGroupId: "bg_1" })).toEqual([
       "startTime",
       "direction",
@@ -20,11 +20,16 @@ describe("call log columns per session", () => {
       "hangupCause",
       "price",
     ]);
-    expect(callColumnsFor({ canReadCost: true, billingGroupId: "bg_1" }).slice(-3)).toEqual([
+    expect(callColumnsFor({ canReadCost: true, billingGroupId: null }).slice(-3)).toEqual([
       "buyCost",
       "margin",
       "supplierId",
     ]);
+    // A reseller's cost view: its own buy cost and margin, never the operator's supplier; its subtree's accounts.
+    const reseller = callColumnsFor({ canReadCost: true, billingGroupId: "bg_1", reachesSeveral: true });
+    expect(reseller.slice(-2)).toEqual(["buyCost", "margin"]);
+    expect(reseller).not.toContain("supplierId");
+    expect(reseller.slice(0, 2)).toEqual(["startTime", "account"]);
     const platform = callColumnsFor({ canReadCost: false, billingGroupId: null });
     expect(platform.slice(0, 2)).toEqual(["startTime", "account"]);
     expect(platform).not.toContain("margin");
@@ -34,14 +39,18 @@ describe("call log columns per session", () => {
     for (const session of [
       { canReadCost: false, billingGroupId: "bg_1" },
       { canReadCost: true, billingGroupId: "bg_1" },
+      { canReadCost: true, billingGroupId: "bg_1", reachesSeveral: true },
       { canReadCost: true, billingGroupId: null },
     ]) {
       const shown = defaultCallColumns(callColumnsFor(session));
       expect(columnsWidthRem(shown)).toBeLessThanOrEqual(DESKTOP_BUDGET_REM);
       expect(shown).toContain("status");
       expect(shown).not.toContain("hangupCause");
-      if (session.canReadCost) expect(shown).toEqual(expect.arrayContaining(["margin", "supplierId"]));
-      if (session.canReadCost && session.billingGroupId) expect(shown).toContain("buyCost");
+      if (session.canReadCost) expect(shown).toContain("margin");
+      if (session.canReadCost && !session.billingGroupId) expect(shown).toContain("supplierId");
+      // A reseller's account column takes buy cost's place by default (its margin stays).
+      if (session.canReadCost && session.billingGroupId && !("reachesSeveral" in session))
+        expect(shown).toContain("buyCost");
     }
     expect(defaultCallColumns(callColumnsFor({ canReadCost: false, billingGroupId: "bg_1" }))).toContain(
       "billDuration",

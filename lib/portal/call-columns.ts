@@ -1,7 +1,7 @@
 /**
  * Which call log columns a session gets. Decided on the server from the session's scopes and
  * passed down: a session without calls:read_cost is never sent the cost columns' names at all.
- * A platform session (every account) also gets the account column. Of those, each person shows the
+ * A platform session (every account) and a reseller's (its subtree) also get the account column. Of those, each person shows the
  * ones they choose (kept in their browser); the default set fits a 1440 px screen without scrolling.
  */
 export const BASE_CALL_COLUMNS = [
@@ -21,11 +21,21 @@ export const PLATFORM_CALL_COLUMNS = ["account"] as const;
 export type CallColumnId =
   (typeof BASE_CALL_COLUMNS)[number] | (typeof COST_CALL_COLUMNS)[number] | (typeof PLATFORM_CALL_COLUMNS)[number];
 
-export function callColumnsFor(session: { canReadCost: boolean; billingGroupId: string | null }): CallColumnId[] {
+export function callColumnsFor(session: {
+  canReadCost: boolean;
+  billingGroupId: string | null;
+  canReadOperatorCost?: boolean;
+  reachesSeveral?: boolean;
+}): CallColumnId[] {
   const [startTime, ...rest] = BASE_CALL_COLUMNS;
   const base: CallColumnId[] =
-    session.billingGroupId === null ? [startTime, ...PLATFORM_CALL_COLUMNS, ...rest] : [...BASE_CALL_COLUMNS];
-  return session.canReadCost ? [...base, ...COST_CALL_COLUMNS] : base;
+    session.billingGroupId === null || session.reachesSeveral
+      ? [startTime, ...PLATFORM_CALL_COLUMNS, ...rest]
+      : [...BASE_CALL_COLUMNS];
+  if (!session.canReadCost) return base;
+  // A reseller's cost view has its own buy cost and margin, never the supplier (lib/auth/cost-view.ts).
+  const operator = session.canReadOperatorCost ?? session.billingGroupId === null;
+  return [...base, ...COST_CALL_COLUMNS.filter((c) => operator || c !== "supplierId")];
 }
 
 /** Fixed widths in rem: rows are virtualised, so columns must not resize as rows come and go. */

@@ -1,7 +1,8 @@
 import "server-only";
 import { eq } from "drizzle-orm";
 import { listAccounts } from "@/lib/billing/accounts";
-import { canReadCost, type Principal } from "@/lib/auth/principal";
+import { canReadOperatorCost } from "@/lib/auth/cost-view";
+import type { Principal } from "@/lib/auth/principal";
 import { isPlatform, reachOf, reaches } from "@/lib/auth/reach";
 import type { Executor } from "@/lib/db/client";
 import { accountNames, supplierNames } from "./account-names";
@@ -53,7 +54,7 @@ export async function callNames(
           .from(billingGroups)
           .where(eq(billingGroups.id, call.billingGroupId))
       : [],
-    canReadCost(principal) && call.supplierId
+    canReadOperatorCost(principal) && call.supplierId
       ? db.select({ id: suppliers.id, name: suppliers.name }).from(suppliers).where(eq(suppliers.id, call.supplierId))
       : [],
   ]);

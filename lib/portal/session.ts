@@ -3,6 +3,7 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
 import { findSessionPrincipal } from "@/lib/auth/find-key";
+import { canReadOperatorCost } from "@/lib/auth/cost-view";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
 import { principalCacheFor } from "@/lib/auth/principal-cache";
 import { isSecureHeaders, sessionTokenFromCookies } from "@/lib/auth/request-origin";
@@ -15,6 +16,13 @@ export interface PortalSession {
   keyId: string;
   scopes: string[];
   canReadCost: boolean;
+  /**
+   * The platform's cost view (lib/auth/cost-view.ts): suppliers, the carrier's buy rates and costs, the reports' buy
+   * cost and margin. A reseller's cost session has canReadCost (its own margins on its customers' calls) without it.
+   */
+  canReadOperatorCost: boolean;
+  /** The session reaches more accounts than its own (a reseller's subtree): the call log shows the account. */
+  reachesSeveral: boolean;
   /** null for a platform key: it picks an account instead of having one. */
   billingGroupId: string | null;
   /** A signed-in person's role (null for a key's session). */
@@ -59,6 +67,8 @@ export function toPortalSession(principal: Principal): PortalSession {
     keyId: principal.keyId,
     scopes: [...principal.scopes].sort(),
     canReadCost: canReadCost(principal),
+    canReadOperatorCost: canReadOperatorCost(principal),
+    reachesSeveral: (principal.reachGroupIds?.length ?? 1) > 1,
     billingGroupId: principal.billingGroupId,
     role: principal.role ?? null,
     canManageMembers: principal.scopes.has("members:read"),

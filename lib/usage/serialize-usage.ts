@@ -1,4 +1,5 @@
-import { canReadCost, type Principal } from "@/lib/auth/principal";
+import { canReadOperatorCost } from "@/lib/auth/cost-view";
+import type { Principal } from "@/lib/auth/principal";
 import type { UsageSums } from "@/lib/calls/usage-sums";
 import { microsToNumber } from "@/lib/money/micros";
 import type { UsageGroupBy, UsageReport, UsageRow, UsageRowWithCost, UsageTotal, UsageTotalWithCost } from "./schemas";
@@ -29,7 +30,7 @@ function figures(s: Figures, withCost: boolean) {
 
 /**
  * THE one place usage sums become the API's UsageReport: buyCost and margin are added only for
- * calls:read_cost principals, so they are absent (not null) for everyone else, in rows and totals.
+ * the platform's calls:read_cost principals, so they are absent (not null) for everyone else, in rows and totals.
  * Totals are summed in bigint per currency; amounts of different currencies are never added.
  */
 export function serializeUsage(
@@ -38,7 +39,9 @@ export function serializeUsage(
   sums: UsageSums[],
   principal: Principal,
 ): UsageReport {
-  const withCost = canReadCost(principal);
+  // The sums' buy cost and margin are the operator's (the carrier's cost): the platform's cost view only. A reseller's
+  // report has no buy cost or margin (docs/contract.md §21): its own per tier are not summed yet.
+  const withCost = canReadOperatorCost(principal);
   const totals = new Map<string, Figures>();
   for (const s of sums) {
     const t = totals.get(s.currency) ?? {

@@ -355,10 +355,13 @@ describeOnEngines("usage rollup and summarizeUsage", (handle) => {
   ];
 
   it.each(cases)("equals the sums over the calls exactly: %s", async (_name, groupBy, timeZone, filters) => {
-    for (const p of [principal(null, COST), principal(usd, COST), principal(eur, COST)]) {
-      const report = await summarizeUsage(handle().db, p, filters, { groupBy, timeZone });
-      const expected = normaliseReference(reference(all, p, filters, groupBy, timeZone));
-      if (p.billingGroupId === null) expect(expected.length).toBeGreaterThan(0);
+    // Every group, and each one named (the operator's buy cost and margin are the platform's view only).
+    for (const account of [undefined, usd, eur]) {
+      const p = principal(null, COST);
+      const named = account === undefined ? filters : { ...filters, account };
+      const report = await summarizeUsage(handle().db, p, named, { groupBy, timeZone });
+      const expected = normaliseReference(reference(all, p, named, groupBy, timeZone));
+      if (account === undefined) expect(expected.length).toBeGreaterThan(0);
       expect(normalise(report.rows)).toEqual(expected);
     }
   });
@@ -386,15 +389,20 @@ describeOnEngines("usage rollup and summarizeUsage", (handle) => {
     }
   });
 
-  it("omits buyCost and margin (absent, not null) without calls:read_cost; supplier grouping needs it", async () => {
-    const report = await summarizeUsage(handle().db, principal(null), {}, { groupBy: "day" });
-    for (const r of [...report.rows, ...report.totals]) {
-      expect("buyCost" in r).toBe(false);
-      expect("margin" in r).toBe(false);
+  it("omits buyCost and margin (absent, not null) but for the platform's calls:read_cost; supplier grouping needs it", async () => {
+    // A bound key's cost view (a reseller's) has no operator's cost in reports (docs/contract.md §21).
+    for (const p of [principal(null), principal(usd, COST)]) {
+      const report = await summarizeUsage(handle().db, p, {}, { groupBy: "day" });
+      expect(report.rows.length).toBeGreaterThan(0);
+      for (const r of [...report.rows, ...report.totals]) {
+        expect("buyCost" in r).toBe(false);
+        expect("margin" in r).toBe(false);
+      }
     }
-    await expect(summarizeUsage(handle().db, principal(usd), {}, { groupBy: "supplier" })).rejects.toMatchObject({
-      code: "insufficient_scope",
-    });
+    for (const p of [principal(usd), principal(usd, COST)])
+      await expect(summarizeUsage(handle().db, p, {}, { groupBy: "supplier" })).rejects.toMatchObject({
+        code: "insufficient_scope",
+      });
     await expect(
       summarizeUsage(handle().db, principal(usd), { supplierId: "sup_a" }, { groupBy: "day" }),
     ).rejects.toMatchObject({ code: "insufficient_scope" });
@@ -436,8 +444,8 @@ describeOnEngines("usage rollup and summarizeUsage", (handle) => {
     const rows = (await handle().db.select().from(calls)).filter((r) => r.billingGroupId === g);
     const report = await summarizeUsage(
       handle().db,
-      principal(g, COST),
-      {},
+      principal(null, COST),
+      { account: g },
       { groupBy: "day", timeZone: "Africa/Monrovia" },
     );
     expect(report.rows.map((r) => [r.key, r.calls])).toEqual([
@@ -445,7 +453,7 @@ describeOnEngines("usage rollup and summarizeUsage", (handle) => {
       ["1971-06-02", 2],
     ]);
     expect(normalise(report.rows)).toEqual(
-      normaliseReference(reference(rows, principal(g), {}, "day", "Africa/Monrovia")),
+      normaliseReference(reference(rows, principal(null, COST), { account: g }, "day", "Africa/Monrovia")),
     );
   });
 });

@@ -1,5 +1,6 @@
+import { canReadOperatorCost } from "@/lib/auth/cost-view";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
-import { reachOf, resolveAccount } from "@/lib/auth/reach";
+import { reachOf, resolveListing } from "@/lib/auth/reach";
 import { ApiError } from "@/lib/errors/api-error";
 import { callReads } from "@/lib/calls/call-store";
 import { assertSupplierFilterAllowed, callFiltersFromQuery, type CallFilters } from "@/lib/calls/list-calls";
@@ -48,13 +49,18 @@ export async function summarizeUsage(
   await requireDatabaseTimeZone(db, timeZone);
   const scope = reportScope(principal, filters);
   if (scope === "another group") return serializeUsage(groupBy, timeZone, [], principal);
-  const sums = await callReads(db).usageSums({ groupBy, timeZone, filters, group: scope.group });
+  const sums = await callReads(db).usageSums({ groupBy, timeZone, filters, groups: scope.groups });
   return serializeUsage(groupBy, timeZone, sums, principal);
 }
 
 function requireScopeForGroupBy(principal: Principal, groupBy: UsageGroupBy): void {
-  if (groupBy === "supplier" && !canReadCost(principal)) {
-    throw new ApiError("insufficient_scope", "groupBy=supplier needs the scope `calls:read_cost`.");
+  if (groupBy === "supplier" && !canReadOperatorCost(principal)) {
+    throw new ApiError(
+      "insufficient_scope",
+      canReadCost(principal)
+        ? "groupBy=supplier is for the platform's cost view (a key not bound to a billing group)."
+        : "groupBy=supplier needs the scope `calls:read_cost`.",
+    );
   }
 }
 
@@ -71,7 +77,10 @@ async function requireDatabaseTimeZone(db: Executor, timeZone: string): Promise<
  * One account, as billingGroupId of GET /v1/calls: narrows a platform key; a bound key asking for another group
  * gets an empty report (no hint whether that group exists).
  */
-function reportScope(principal: Principal, filters: UsageFilters): { group: string | null } | "another group" {
-  const resolved = resolveAccount(reachOf(principal), filters.account ?? filters.billingGroupId);
-  return "outside" in resolved ? "another group" : { group: resolved.account };
+function reportScope(
+  principal: Principal,
+  filters: UsageFilters,
+): { groups: readonly string[] | null } | "another group" {
+  const resolved = resolveListing(reachOf(principal), filters.account ?? filters.billingGroupId);
+  return "outside" in resolved ? "another group" : { groups: resolved.groups };
 }

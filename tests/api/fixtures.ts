@@ -6,6 +6,7 @@ import { seedInvoices } from "./fixtures/invoices";
 import { seedKeys, type KeyName } from "./fixtures/keys";
 import { seedPeople, type PersonName } from "./fixtures/people";
 import { SELL_RATES, seedDecks, seedRates, type SellRates } from "./fixtures/rating";
+import { seedTiers, type TierFixture } from "./fixtures/tiers";
 
 /**
  * The data every HTTP test can rely on, written through the domain functions before the server starts. Each
@@ -28,6 +29,8 @@ export interface SeededData {
   auditEvents: FixtureAuditEvent[];
   /** Sell rate cards as imported: prefix -> [rate, increment]. */
   sellRates: SellRates;
+  /** Reseller tiers (fixtures/tiers.ts): a tree of accounts with their own keys and calls. */
+  tiers: TierFixture;
 }
 
 export async function seedFixtures(db: Db): Promise<SeededData> {
@@ -40,6 +43,7 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
   await seedDecks(db, groups.decks);
   await seedInvoices(db, groups.a, groups.b);
   const calls = await readCalls(db, groups);
+  const tiers = await seedTiers(db, supplierId);
   return {
     groups: await readGroups(db, groups),
     keys,
@@ -50,5 +54,6 @@ export async function seedFixtures(db: Db): Promise<SeededData> {
     calls,
     ...CALL_WINDOW,
     sellRates: SELL_RATES,
+    tiers,
   };
 }

@@ -150,14 +150,30 @@ describe.each(apiServers())("GET /v1/usage on $engine", (server) => {
     },
   );
 
-  it.each(WITH_COST)("%s gets buyCost and margin in rows and totals, and the supplier grouping", async (key) => {
-    const res = await usage(server, key, { ...window, groupBy: "supplier" });
-    expect(res.status).toBe(200);
-    for (const r of res.body.rows) usageRowWithCostSchema.strict().parse(r);
-    for (const t of res.body.totals) usageTotalWithCostSchema.strict().parse(t);
-    expect([...new Set(res.body.rows.map((r) => r.key))]).toEqual([server.supplierId, null]);
-    expect(res.body.rows[0].label).toBe("Carrier One");
-  });
+  // The operator's buy cost and suppliers are the platform's cost view only (issue 32, docs/contract.md §21): costA and
+  // costB, bound to a group, used to get them here.
+  it.each(["platformCost"] as const)(
+    "%s gets buyCost and margin in rows and totals, and the supplier grouping",
+    async (key) => {
+      const res = await usage(server, key, { ...window, groupBy: "supplier" });
+      expect(res.status).toBe(200);
+      for (const r of res.body.rows) usageRowWithCostSchema.strict().parse(r);
+      for (const t of res.body.totals) usageTotalWithCostSchema.strict().parse(t);
+      expect([...new Set(res.body.rows.map((r) => r.key))]).toEqual([server.supplierId, null]);
+      expect(res.body.rows[0].label).toBe("Carrier One");
+    },
+  );
+
+  it.each(["costA", "costB"] as const)(
+    "%s, a bound cost key, gets no operator's buy cost or margin, and the supplier grouping is 403",
+    async (key) => {
+      const res = await usage(server, key, { ...window, groupBy: "day" });
+      expect(res.status).toBe(200);
+      expect(res.body.rows.length).toBeGreaterThan(0);
+      expect(res.text).not.toMatch(/buyCost|margin/);
+      expect((await usage(server, key, { ...window, groupBy: "supplier" })).status).toBe(403);
+    },
+  );
 
   it("a bound key sees only its group (another group's account: empty, as in /v1/calls); a platform key narrows with account", async () => {
     const own = await usage(server, "readA", { groupBy: "account" });

@@ -37,7 +37,7 @@ export default async function CallsPage({ searchParams }: { searchParams: Promis
           accounts={names.accounts}
           accountOptions={names.accountOptions?.map(({ id, name }) => ({ id, name }))}
           suppliers={names.suppliers}
-          canReadCost={session.canReadCost}
+          canReadCost={session.canReadOperatorCost}
         />
       </HydrationBoundary>
     </div>

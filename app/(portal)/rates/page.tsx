@@ -24,7 +24,7 @@ export default async function RatesPage({ searchParams }: { searchParams: Promis
           {accounts
             ? "The rate an account pays for a destination, and what a call of a given length costs."
             : "The rate your account pays for a destination, and what a call of a given length costs."}
-          {session.canReadCost ? " With each supplier's buy rate and the margin left." : null}
+          {session.canReadOperatorCost ? " With each supplier's buy rate and the margin left." : null}
         </p>
       </div>
       {accounts && accounts.length === 0 ? (
@@ -37,7 +37,7 @@ export default async function RatesPage({ searchParams }: { searchParams: Promis
           initialSeconds={seconds}
           accounts={accounts}
           initialAccount={account}
-          canReadCost={session.canReadCost}
+          canReadCost={session.canReadOperatorCost}
         />
       )}
     </div>

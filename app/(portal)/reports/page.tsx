@@ -23,15 +23,15 @@ export default async function ReportsPage({ searchParams }: { searchParams: Prom
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Reports</h1>
         <p className="text-sm text-slate-600">
-          Calls, billed minutes and {session.canReadCost ? "revenue, buy cost and margin" : "spend"}, grouped as you
-          choose; this month unless you pick other dates. Days and months are the account&apos;s own, in its time zone
-          (over every account: UTC). Unrated calls are counted but add nothing to{" "}
-          {session.canReadCost ? "revenue" : "spend"}.
+          Calls, billed minutes and {session.canReadOperatorCost ? "revenue, buy cost and margin" : "spend"}, grouped as
+          you choose; this month unless you pick other dates. Days and months are the account&apos;s own, in its time
+          zone (over every account: UTC). Unrated calls are counted but add nothing to{" "}
+          {session.canReadOperatorCost ? "revenue" : "spend"}.
         </p>
       </div>
       <Suspense>
         <UsageReport
-          canReadCost={session.canReadCost}
+          canReadCost={session.canReadOperatorCost}
           accounts={names.accountOptions}
           suppliers={names.suppliers}
           zones={zones}
