@@ -2,20 +2,18 @@ import { sql } from "drizzle-orm";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { moveBalances } from "@/lib/billing/ledger";
 import { queryRows, type Db } from "@/lib/db/client";
-import { billingGroups } from "@/lib/db/schema";
-import { newId } from "@/lib/ids/ids";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
 import type { NativeCdr } from "@/lib/ingest/schemas";
-import { MICROS_PER_UNIT } from "@/lib/money/micros";
+import { formatMicros, MICROS_PER_UNIT, parseMicros } from "@/lib/money/micros";
 import { setCostRoles } from "@/lib/people/cost-roles";
 import { importSellRates } from "@/lib/rating/import-rates";
 import type { RateRow } from "@/lib/rating/schemas";
 
 /**
- * A reseller tier in the demo (issue 32, docs/contract.md §21): a root reseller whose owner has the cost view and one
- * customer of its own, whose calls carry what the reseller pays the operator for them (call_tier_charges: 60 % of the
- * customer's price). The customer's calls are ingested as every call is (rated at its card, debited); the reseller's
- * charges are written here until ingest writes them (the tier ledger), and not debited from the reseller.
+ * A reseller tier in the demo (issue 32, docs/contract.md "Reseller tiers", §21): a root reseller whose owner has the
+ * cost view, buying from the operator at its own deck (60 % of the customer's rates), and one customer of its own. The
+ * customer's calls are ingested as every call is: rated at the customer's deck and at the reseller's, each tier
+ * debited (call_tier_charges hold the reseller's price).
  */
 export interface DemoTiers {
   reseller: { id: string; name: string };
@@ -42,17 +40,18 @@ export async function addDemoTiers(
     createdAt: since,
   });
   await setCostRoles(db, reseller.id, ["owner"]);
-  const [customer] = await db
-    .insert(billingGroups)
-    .values({
-      id: newId("bg"),
-      name: "Reseller's Customer Co",
-      currency: "USD",
-      balanceMicros: 0n,
-      parentId: reseller.id,
-      createdAt: since,
-    })
-    .returning();
+  const customer = await createBillingGroup(db, {
+    name: "Reseller's Customer Co",
+    currency: "USD",
+    parentId: reseller.id,
+    createdAt: since,
+  });
+  // What the reseller pays the operator: 60 % of its customer's rates (integer micros), its own dated deck.
+  await importSellRates(
+    db,
+    reseller.id,
+    options.rates.map((r) => ({ ...r, rate: formatMicros((parseMicros(r.rate) * 6n) / 10n) })),
+  );
   await db.transaction((tx) =>
     moveBalances(tx, [
       {
@@ -92,12 +91,6 @@ export async function addDemoTiers(
     };
   });
   await ingestCdrs(db, cdrs, { debitsAtCallEnd: true });
-  // The reseller's price from the operator: 60 % of its customer's, at 60 % of the rate (integer micros).
-  await db.execute(sql`INSERT INTO call_tier_charges (billing_group_id, start_time, call_id, tier_group_id, depth, rated,
-      matched_prefix, rate_micros, bill_duration, price_micros, rate_deck_id)
-    SELECT c.billing_group_id, c.start_time, c.id, ${reseller.id}, 1, c.rated, c.matched_prefix,
-      c.sell_rate_micros * 6 / 10, c.bill_duration, c.price_micros * 6 / 10, NULL
-    FROM calls c WHERE c.billing_group_id = ${customer.id}`);
   const [{ n }] = await queryRows<{ n: number }>(
     db,
     sql`SELECT count(*)::int AS n FROM calls WHERE billing_group_id = ${customer.id}`,

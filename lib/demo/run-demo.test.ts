@@ -51,7 +51,10 @@ describe("demo on pglite", () => {
       sql`SELECT g.id, g.balance_micros::text AS balance,
                  (SELECT COALESCE(SUM(amount_micros), 0) FROM ledger_entries l WHERE l.billing_group_id = g.id)::text AS ledger,
                  (SELECT count(*) FROM ledger_entries l WHERE l.billing_group_id = g.id AND kind = 'debit')::int AS debits,
-                 (SELECT count(*) FROM calls c WHERE c.billing_group_id = g.id AND rated AND price_micros > 0)::int AS rated
+                 ((SELECT count(*) FROM calls c WHERE c.billing_group_id = g.id AND rated AND price_micros > 0)
+                  -- A reseller is debited for its customers' calls too (its tier charges).
+                  + (SELECT count(*) FROM call_tier_charges t WHERE t.tier_group_id = g.id AND rated AND price_micros > 0)
+                 )::int AS rated
           FROM billing_groups g`,
     );
     expect(rows).toHaveLength(result.groups.length + 2); // and the reseller tier's two accounts

@@ -43,8 +43,10 @@ describeOnEngines("destination names and buy rates of the portal", (handle) => {
     expect(await nameDestinations(handle().db, testPrincipal(a), "nonsense")).toEqual({});
   });
 
-  it("lists each supplier's buy rate for cost sessions only, suppliers without the destination left out", async () => {
-    const cost = await lookupBuyRates(handle().db, testPrincipal(a, ["calls:read_cost"]), { destination: "+639171" });
+  it("lists each supplier's buy rate for the platform's cost view only, suppliers without the destination left out", async () => {
+    const cost = await lookupBuyRates(handle().db, testPrincipal(null, ["calls:read_cost"]), {
+      destination: "+639171",
+    });
     expect(cost).toEqual({
       ok: true,
       rates: [
@@ -61,8 +63,12 @@ describeOnEngines("destination names and buy rates of the portal", (handle) => {
       ok: false,
       code: "insufficient_scope",
     });
+    // An account's cost view (a reseller's) is its own tier's, never the carrier's (issue 32).
     expect(
-      await lookupBuyRates(handle().db, testPrincipal(a, ["calls:read_cost"]), { destination: "6x" }),
+      await lookupBuyRates(handle().db, testPrincipal(a, ["calls:read_cost"]), { destination: "639171" }),
+    ).toMatchObject({ ok: false, code: "insufficient_scope" });
+    expect(
+      await lookupBuyRates(handle().db, testPrincipal(null, ["calls:read_cost"]), { destination: "6x" }),
     ).toMatchObject({ ok: false, code: "invalid_parameter" });
   });
 });
