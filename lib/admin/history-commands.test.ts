@@ -60,4 +60,33 @@ describe("admin: history move", () => {
       rerated: 0,
     });
   });
+
+  it("history retain: needs HISTORY_RETENTION_MONTHS, then drops the moved months past it", async () => {
+    vi.stubEnv("HISTORY_CLICKHOUSE_URL", `${testClickHouseUrl()}/${store.database}`);
+    vi.stubEnv("HISTORY_MOVE_AFTER_MONTHS", String(MOVE_AFTER));
+    vi.stubEnv("HISTORY_RETENTION_MONTHS", "");
+    await expect(runAdminCommand(handle.db, ["history", "retain"])).rejects.toThrow(
+      /HISTORY_RETENTION_MONTHS is not set/,
+    );
+    vi.stubEnv("HISTORY_RETENTION_MONTHS", "2");
+    await expect(runAdminCommand(handle.db, ["history", "retain"])).rejects.toThrow(
+      /HISTORY_RETENTION_MONTHS must be .* at least HISTORY_MOVE_AFTER_MONTHS/,
+    );
+    vi.stubEnv("HISTORY_RETENTION_MONTHS", "3");
+    expect(await runAdminCommand(handle.db, ["history", "retain", "--now", "2031-02-01"])).toEqual({
+      now: "2031-02-01T00:00:00.000Z",
+      retentionMonths: 3,
+      keptFrom: "2030-11",
+      dropped: [],
+    });
+    expect(await runAdminCommand(handle.db, ["history", "retain"])).toEqual({
+      now: new Date(NOW).toISOString(),
+      retentionMonths: 3,
+      keptFrom: "2030-12",
+      dropped: [{ month: "2030-11", calls: "5" }],
+    });
+    expect(await queryRows(handle.db, sql`SELECT state FROM history_moves`)).toEqual([{ state: "dropped" }]);
+    // A dropped month is never moved again: nothing left to move.
+    expect(await runAdminCommand(handle.db, ["history", "move"])).toMatchObject({ months: [] });
+  });
 });

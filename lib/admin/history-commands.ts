@@ -1,10 +1,14 @@
 import { historySettings } from "@/lib/config/env";
 import { openHistoryStore } from "@/lib/history/history-store";
 import { moveMonth, moveOldMonths, type MonthOutcome } from "@/lib/history/move-month";
+import { retainMonths } from "@/lib/history/retain-months";
 import { instantFlag, UsageError, type AdminCommand } from "./command";
 
 const usage =
   "history move [--month YYYY-MM] [--now ISO]             (moves invoiced months older than HISTORY_MOVE_AFTER_MONTHS to ClickHouse: copy, verify, remove; resumable, once per month)";
+
+const retainUsage =
+  "history retain [--now ISO]                             (drops from ClickHouse every moved month older than HISTORY_RETENTION_MONTHS; rollups, ledger and invoices stay)";
 
 export const historyCommands: AdminCommand[] = [
   {
@@ -30,6 +34,30 @@ export const historyCommands: AdminCommand[] = [
           ? [await moveMonth(db, store, { ...options, month: new Date(`${month}-01T00:00:00Z`) })]
           : await moveOldMonths(db, store, options);
         return { now: now.toISOString(), months };
+      } finally {
+        await store.close();
+      }
+    },
+  },
+  {
+    name: "history retain",
+    usage: retainUsage,
+    options: { now: { type: "string" } },
+    async run(db, flags) {
+      const settings = historySettings();
+      if (!settings)
+        throw new UsageError(`HISTORY_CLICKHOUSE_URL is not set: there is no history tier\nusage: ${retainUsage}`);
+      if (settings.retentionMonths === undefined)
+        throw new UsageError(`HISTORY_RETENTION_MONTHS is not set: history is kept\nusage: ${retainUsage}`);
+      const clock = new Date();
+      const now = instantFlag(flags, "now", retainUsage) ?? clock;
+      // A later instant would drop months not yet due.
+      if (now > clock)
+        throw new UsageError(`--now must not be later than now (${clock.toISOString()})\nusage: ${retainUsage}`);
+      const store = openHistoryStore(settings);
+      try {
+        const result = await retainMonths(db, store, { retentionMonths: settings.retentionMonths, now });
+        return { now: now.toISOString(), retentionMonths: settings.retentionMonths, ...result };
       } finally {
         await store.close();
       }

@@ -106,6 +106,7 @@ describe("the OpenAPI document", () => {
         "PATCH /v1/accounts/{id}",
         "POST /v1/accounts/{id}/top-ups",
         "POST /v1/accounts/{id}/adjustments",
+        "POST /v1/accounts/{id}/erase-calls",
         "PUT /v1/accounts/{id}/auto-recharge",
         "POST /v1/accounts/{id}/rate-decks",
         "GET /v1/accounts/{id}/rate-decks",

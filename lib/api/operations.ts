@@ -5,6 +5,7 @@ import { AUTHORIZATION_OPERATIONS } from "@/lib/authorizations/operations";
 import { ACCOUNT_OPERATIONS, BALANCE_OPERATIONS } from "@/lib/billing/operations";
 import { CALL_OPERATIONS } from "@/lib/calls/operations";
 import { EXPORT_OPERATIONS } from "@/lib/exports/operations";
+import { HISTORY_OPERATIONS } from "@/lib/history/operations";
 import { INGEST_OPERATIONS } from "@/lib/ingest/operations";
 import { INVOICE_OPERATIONS } from "@/lib/invoices/operations";
 import { KEY_OPERATIONS } from "@/lib/keys/operations";
@@ -40,6 +41,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...BALANCE_OPERATIONS,
   ...RATE_OPERATIONS,
   ...ACCOUNT_OPERATIONS,
+  ...HISTORY_OPERATIONS,
   ...DECK_OPERATIONS,
   ...PAYMENT_OPERATIONS,
   ...INVOICE_OPERATIONS,

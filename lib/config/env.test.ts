@@ -43,4 +43,19 @@ describe("HISTORY_CLICKHOUSE_URL", () => {
     vi.stubEnv("HISTORY_MOVE_AFTER_MONTHS", "1.5");
     expect(() => historySettings()).toThrow(/whole number/);
   });
+
+  it("reads HISTORY_RETENTION_MONTHS: unset keeps history; a whole number at least the move age", () => {
+    vi.stubEnv("HISTORY_CLICKHOUSE_URL", "http://127.0.0.1:8123/h");
+    vi.stubEnv("HISTORY_MOVE_AFTER_MONTHS", "3");
+    vi.stubEnv("HISTORY_RETENTION_MONTHS", "");
+    expect(historySettings()?.retentionMonths).toBeUndefined();
+    vi.stubEnv("HISTORY_RETENTION_MONTHS", "24");
+    expect(historySettings()?.retentionMonths).toBe(24);
+    vi.stubEnv("HISTORY_RETENTION_MONTHS", "3");
+    expect(historySettings()?.retentionMonths).toBe(3);
+    for (const wrong of ["2", "12.5", "x"]) {
+      vi.stubEnv("HISTORY_RETENTION_MONTHS", wrong);
+      expect(() => historySettings()).toThrow(/HISTORY_RETENTION_MONTHS must be a whole number .* at least/);
+    }
+  });
 });

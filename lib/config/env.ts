@@ -342,12 +342,16 @@ export interface HistorySettings {
   database: string;
   /** A month is moved once it ended at least this many whole months before the current UTC month (default 3). */
   moveAfterMonths: number;
+  /** A moved month's ClickHouse partition is dropped once it ended this many whole months ago; undefined: kept. */
+  retentionMonths?: number;
 }
 
 /**
  * The optional history tier (README "History tier", docs/contract.md "History tier"): HISTORY_CLICKHOUSE_URL, an
  * http(s) URL of ClickHouse whose path names the database (http://127.0.0.1:8123/callbook); unset, there is no
  * history tier and nothing reads or moves calls elsewhere. HISTORY_MOVE_AFTER_MONTHS: how old a month must be.
+ * HISTORY_RETENTION_MONTHS (unset: history is kept): how old a moved month is when `history retain` drops it; at least
+ * HISTORY_MOVE_AFTER_MONTHS, so a month is never due for dropping before it may move.
  */
 export function historySettings(): HistorySettings | undefined {
   const raw = process.env.HISTORY_CLICKHOUSE_URL?.trim();
@@ -369,5 +373,11 @@ export function historySettings(): HistorySettings | undefined {
   const moveAfterMonths = intFromEnv("HISTORY_MOVE_AFTER_MONTHS", 3);
   if (!Number.isInteger(moveAfterMonths))
     throw new Error(`HISTORY_MOVE_AFTER_MONTHS must be a whole number of months, got "${moveAfterMonths}"`);
-  return { url: url.toString().replace(/\/$/, ""), database, moveAfterMonths };
+  const retention = process.env.HISTORY_RETENTION_MONTHS?.trim();
+  const retentionMonths = retention ? Number(retention) : undefined;
+  if (retentionMonths !== undefined && !(Number.isInteger(retentionMonths) && retentionMonths >= moveAfterMonths))
+    throw new Error(
+      `HISTORY_RETENTION_MONTHS must be a whole number of months, at least HISTORY_MOVE_AFTER_MONTHS (${moveAfterMonths}), got "${retention}"`,
+    );
+  return { url: url.toString().replace(/\/$/, ""), database, moveAfterMonths, retentionMonths };
 }

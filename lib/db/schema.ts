@@ -770,12 +770,13 @@ export const invoicedUntil = pgTable("invoiced_until", {
 });
 
 // The history tier's moves of UTC months from calls to ClickHouse (lib/history/move-month.ts, migration 0028): the
-// step each month reached (copying, copied, verified, removed) and the totals both stores agreed on.
+// step each month reached (copying, copied, verified, removed; dropped by retention, migration 0030) and the totals
+// both stores agreed on.
 export const historyMoves = pgTable(
   "history_moves",
   {
     month: ts("month").primaryKey(),
-    state: text("state", { enum: ["copying", "copied", "verified", "removed"] }).notNull(),
+    state: text("state", { enum: ["copying", "copied", "verified", "removed", "dropped"] }).notNull(),
     copyAttempts: integer("copy_attempts").notNull().default(0),
     copiedCalls: bigint("copied_calls", { mode: "bigint" }),
     calls: bigint("calls", { mode: "bigint" }),
@@ -786,9 +787,10 @@ export const historyMoves = pgTable(
     copiedAt: ts("copied_at"),
     verifiedAt: ts("verified_at"),
     removedAt: ts("removed_at"),
+    droppedAt: ts("dropped_at"),
   },
   (t) => [
-    check("history_moves_state", sql`${t.state} IN ('copying', 'copied', 'verified', 'removed')`),
+    check("history_moves_state", sql`${t.state} IN ('copying', 'copied', 'verified', 'removed', 'dropped')`),
     check("history_moves_month_start", sql`${t.month} = date_trunc('month', ${t.month}, 'UTC')`),
   ],
 );

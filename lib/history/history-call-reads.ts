@@ -26,7 +26,7 @@ import { callsTable, historyRowToStoredCall, openHistoryStore, type HistoryStore
 // (start_time DESC, id DESC) with the same cursor, filters and serialiser. The other reads answer from the hot store.
 
 /** The process's history store, opened on first use (one HTTP agent); undefined with the tier off. */
-function processHistoryStore(): HistoryStore | undefined {
+export function processHistoryStore(): HistoryStore | undefined {
   const settings = historySettings();
   if (!settings) return undefined;
   return processSingleton(`history-store:${settings.url}/${settings.database}`, () => openHistoryStore(settings));

@@ -16,7 +16,7 @@ import {
 // crash at any point: a copy starts over (the month's ClickHouse partition is dropped first), a verification is read
 // again, and the removal is one PostgreSQL transaction with the state change. One process per month at a time.
 
-export type MoveState = "copying" | "copied" | "verified" | "removed";
+export type MoveState = "copying" | "copied" | "verified" | "removed" | "dropped";
 /** Where the mover may be stopped (tests kill it there): after each state commits, and after a copy's first batch. */
 export type MoveStep = "started" | "batch" | "copied" | "verified" | "removed";
 
@@ -64,7 +64,7 @@ export interface MoveTotals {
 }
 
 export type MoveMonthResult =
-  | ({ month: string; state: "removed" } & MoveTotals)
+  | ({ month: string; state: "removed" | "dropped" } & MoveTotals)
   /** Another process is moving this month right now. */
   | { month: string; state: "busy" };
 
@@ -88,7 +88,8 @@ export async function moveMonth(db: Db, store: HistoryStore, options: MoveMonthO
   const step = async (s: MoveStep) => void (await options.onStep?.(s));
   const outcome = await withMonthLock(db, start, async (): Promise<MoveMonthResult> => {
     let move = await readMove(db, start);
-    if (move?.state === "removed") return { month, state: "removed", ...move.totals };
+    // Final states: a dropped month (retention, retain-months.ts) is not moved again either.
+    if (move?.state === "removed" || move?.state === "dropped") return { month, state: move.state, ...move.totals };
     const reasons = await moveRefusals(db, start, options.moveAfterMonths, options.now ?? new Date());
     if (reasons.length > 0) throw new HistoryMoveRefusedError(month, reasons);
     await ensureHistorySchema(store);
@@ -407,7 +408,7 @@ export async function moveOldMonths(
   const unfinished = await queryRows<{ at: string }>(
     db,
     sql`SELECT to_char(month AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at FROM history_moves
-        WHERE state <> 'removed'`,
+        WHERE state NOT IN ('removed', 'dropped')`,
   );
   const months = new Set(unfinished.map((m) => Date.parse(m.at)));
   if (oldest?.at) {

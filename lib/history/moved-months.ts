@@ -4,7 +4,7 @@ import { utcMonthStart } from "@/lib/db/call-partitions";
 import { queryRows, type Executor } from "@/lib/db/client";
 
 /**
- * Of these call start instants (epoch ms), the UTC months moved to the history tier (history_moves state removed), as
+ * Of these call start instants (epoch ms), the UTC months moved to the history tier (state removed, or dropped since), as
  * each month's first instant: ingest refuses a late CDR of one (docs/contract.md "History tier"). Empty without
  * HISTORY_CLICKHOUSE_URL, and without a query when every start is in the current UTC month (never moved).
  */
@@ -17,17 +17,17 @@ export async function movedMonthsOf(db: Executor, startsMs: Iterable<number>, no
   const moved = await queryRows<{ at: string }>(
     db,
     sql`SELECT to_char(month AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at FROM history_moves
-        WHERE state = 'removed' AND month IN (SELECT m::timestamptz FROM json_array_elements_text(${isos}::json) AS m)`,
+        WHERE state IN ('removed', 'dropped') AND month IN (SELECT m::timestamptz FROM json_array_elements_text(${isos}::json) AS m)`,
   );
   return new Set(moved.map((m) => Date.parse(m.at)));
 }
 
-/** The moved months (state removed) that end after `since`, as "2030-11": what a re-rating from `since` would reach. */
+/** The moved months (state removed or dropped) that end after `since`, as "2030-11": what a re-rating from `since` would reach. */
 export async function movedMonthsAfter(db: Executor, since: Date): Promise<string[]> {
   const rows = await queryRows<{ month: string }>(
     db,
     sql`SELECT to_char(month AT TIME ZONE 'UTC', 'YYYY-MM') AS month FROM history_moves
-        WHERE state = 'removed' AND month + interval '1 month' > ${since.toISOString()}::timestamptz ORDER BY 1`,
+        WHERE state IN ('removed', 'dropped') AND month + interval '1 month' > ${since.toISOString()}::timestamptz ORDER BY 1`,
   );
   return rows.map((r) => r.month);
 }
