@@ -10,6 +10,7 @@ import {
   concurrencyRefusal,
   recordRefusal,
   refusalError,
+  recordVelocity,
   spendHeadroom,
   windowRefusal,
   type LimitRefusal,
@@ -262,6 +263,7 @@ export async function authorizeCall(
           )
           SELECT ${SELECT_COLUMNS} FROM a JOIN billing_groups g ON g.id = a.billing_group_id`,
     );
+    if (limits) await recordVelocity(tx, groupId, limits, { digits, prefix: rate.prefix });
     // Admitted again: the limits told as hit are re-armed (a statement only after a hit).
     if (group.limits_hit) await rearmLimitHits(tx, groupId);
     return { created: true, authorization: toAuthorization(row) };

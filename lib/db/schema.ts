@@ -616,6 +616,37 @@ export const accountLimits = pgTable("account_limits", {
     .default(sql`'{}'`),
 });
 
+// Velocity counters (migration 0031, docs/contract.md "Limits"): what the velocity rules count, written and read
+// under the group's row lock by POST /v1/authorizations, so a check reads at most the rule's maximum of rows.
+export const velocityDestinations = pgTable(
+  "velocity_destinations",
+  {
+    billingGroupId: text("billing_group_id")
+      .notNull()
+      .references(() => billingGroups.id, { onDelete: "cascade" }),
+    digits: text("digits").notNull(),
+    lastSeen: ts("last_seen").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.billingGroupId, t.digits] }),
+    index("velocity_destinations_seen_idx").on(t.billingGroupId, t.lastSeen),
+  ],
+);
+
+export const velocityPrefixBuckets = pgTable(
+  "velocity_prefix_buckets",
+  {
+    billingGroupId: text("billing_group_id")
+      .notNull()
+      .references(() => billingGroups.id, { onDelete: "cascade" }),
+    prefix: text("prefix").notNull(),
+    // Unix seconds: one-second buckets.
+    bucket: bigint("bucket", { mode: "number" }).notNull(),
+    calls: integer("calls").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.billingGroupId, t.prefix, t.bucket] })],
+);
+
 // Authorizations a limit refused (GET /v1/authorizations/refusals): nothing was reserved for them.
 export const authorizationRefusals = pgTable(
   "authorization_refusals",
@@ -769,7 +800,7 @@ export const invoicedUntil = pgTable("invoiced_until", {
   periodEnd: ts("period_end").notNull(),
 });
 
-// The history tier's moves of UTC months from calls to ClickHouse (lib/history/move-month.ts, migration 0028): the
+// The history tier's moves of UTC months from calls to ClickHouse (lib/history/move-month.ts, migration 0031): the
 // step each month reached (copying, copied, verified, removed; dropped by retention, migration 0030) and the totals
 // both stores agreed on.
 export const historyMoves = pgTable(

@@ -76,10 +76,14 @@ export function concurrencyRefusal(limits: EffectiveLimits, active: number): Lim
 }
 
 /**
- * The rules over a sliding window of the group's authorizations (calls per second, distinct destinations, calls per
- * prefix), in one query on authorizations_created_idx. Windows end at clock_timestamp(), read after the lock, and the
- * new authorization is stamped later still (created_at = clock_timestamp() at its insert): as the lock orders them,
- * no window can ever hold more than its maximum.
+ * The rules over a sliding window (calls per second, distinct destinations, calls per prefix), in one statement whose
+ * cost does not grow with the window's content: calls per second counts the last second's authorizations
+ * (authorizations_created_idx; at most the limit's worth), the velocity rules read their counters (migration 0031,
+ * fed by recordVelocity): a destination's last admitted call, and one-second buckets of calls per prefix, of which
+ * the window sums every bucket it touches (conservative: it may count a call up to one second older than the window,
+ * never one fewer). Counters older than the longest window are deleted as they are met. Windows end at
+ * clock_timestamp(), read after the lock, and the admitted call is counted later still: as the lock orders them, no
+ * window can ever hold more than its maximum.
  */
 export async function windowRefusal(
   tx: Executor,
@@ -87,30 +91,42 @@ export async function windowRefusal(
   limits: EffectiveLimits,
   call: { digits: string; prefix: string },
 ): Promise<LimitRefusal | null> {
-  const since = (seconds: number) => sql`a.created_at > c.at - ${`${seconds} seconds`}::interval`;
+  const ago = (seconds: number) => sql`c.at - ${`${seconds} seconds`}::interval`;
   const columns: SQL[] = [];
-  if (limits.callsPerSecond !== null) columns.push(sql`count(*) FILTER (WHERE ${since(1)}) AS cps`);
+  if (limits.callsPerSecond !== null)
+    columns.push(
+      sql`(SELECT count(*) FROM authorizations a WHERE a.billing_group_id = ${groupId} AND a.created_at > ${ago(1)}) AS cps`,
+    );
   limits.distinctDestinations.forEach((rule, i) => {
     columns.push(
-      sql`count(DISTINCT ltrim(a.destination, '+')) FILTER (WHERE ${since(rule.windowSeconds)}) AS ${sql.raw(`d${i}`)}`,
-      sql`coalesce(bool_or(ltrim(a.destination, '+') = ${call.digits}) FILTER (WHERE ${since(rule.windowSeconds)}), false) AS ${sql.raw(`s${i}`)}`,
+      sql`(SELECT count(*) FROM velocity_destinations v WHERE v.billing_group_id = ${groupId}
+            AND v.last_seen > ${ago(rule.windowSeconds)}) AS ${sql.raw(`d${i}`)}`,
+      sql`EXISTS (SELECT 1 FROM velocity_destinations v WHERE v.billing_group_id = ${groupId}
+            AND v.digits = ${call.digits} AND v.last_seen > ${ago(rule.windowSeconds)}) AS ${sql.raw(`s${i}`)}`,
     );
   });
   limits.callsPerPrefix.forEach((rule, i) => {
     columns.push(
-      sql`count(*) FILTER (WHERE a.matched_prefix = ${call.prefix} AND ${since(rule.windowSeconds)}) AS ${sql.raw(`p${i}`)}`,
+      sql`(SELECT coalesce(sum(b.calls), 0) FROM velocity_prefix_buckets b WHERE b.billing_group_id = ${groupId}
+            AND b.prefix = ${call.prefix} AND b.bucket >= floor(extract(epoch FROM ${ago(rule.windowSeconds)}))) AS ${sql.raw(`p${i}`)}`,
     );
   });
-  const longest = Math.max(
-    limits.callsPerSecond === null ? 0 : 1,
-    ...limits.distinctDestinations.map((r) => r.windowSeconds),
-    ...limits.callsPerPrefix.map((r) => r.windowSeconds),
-  );
+  const ctes: SQL[] = [sql`c AS MATERIALIZED (SELECT clock_timestamp() AS at)`];
+  const destWindow = Math.max(0, ...limits.distinctDestinations.map((r) => r.windowSeconds));
+  if (destWindow > 0)
+    ctes.push(
+      sql`gone_d AS (DELETE FROM velocity_destinations v USING c WHERE v.billing_group_id = ${groupId}
+            AND v.last_seen <= ${ago(destWindow)})`,
+    );
+  const prefixWindow = Math.max(0, ...limits.callsPerPrefix.map((r) => r.windowSeconds));
+  if (prefixWindow > 0)
+    ctes.push(
+      sql`gone_p AS (DELETE FROM velocity_prefix_buckets b USING c WHERE b.billing_group_id = ${groupId}
+            AND b.bucket < floor(extract(epoch FROM ${ago(prefixWindow)})) - 1)`,
+    );
   const [row] = await queryRows<Record<string, string | number | boolean>>(
     tx,
-    sql`SELECT ${sql.join(columns, sql`, `)}
-        FROM (SELECT clock_timestamp() AS at) c
-        LEFT JOIN authorizations a ON a.billing_group_id = ${groupId} AND ${since(longest)}`,
+    sql`WITH ${sql.join(ctes, sql`, `)} SELECT ${sql.join(columns, sql`, `)} FROM c`,
   );
   const cps = limits.callsPerSecond;
   if (cps !== null && Number(row.cps) >= cps) {
@@ -148,6 +164,33 @@ export async function windowRefusal(
     }
   }
   return null;
+}
+
+/**
+ * Counts an admitted call in the velocity counters its rules read (only those on: an account counts from when its
+ * rule is on), in the admitting transaction under the group's lock: a rollback, or a killed process, counts nothing.
+ */
+export async function recordVelocity(
+  tx: Executor,
+  groupId: string,
+  limits: EffectiveLimits,
+  call: { digits: string; prefix: string },
+): Promise<void> {
+  const writes: SQL[] = [];
+  if (limits.distinctDestinations.length > 0)
+    writes.push(
+      sql`d AS (INSERT INTO velocity_destinations (billing_group_id, digits, last_seen)
+            SELECT ${groupId}, ${call.digits}, c.at FROM c
+            ON CONFLICT (billing_group_id, digits) DO UPDATE SET last_seen = excluded.last_seen)`,
+    );
+  if (limits.callsPerPrefix.length > 0)
+    writes.push(
+      sql`p AS (INSERT INTO velocity_prefix_buckets (billing_group_id, prefix, bucket, calls)
+            SELECT ${groupId}, ${call.prefix}, floor(extract(epoch FROM c.at)), 1 FROM c
+            ON CONFLICT (billing_group_id, prefix, bucket) DO UPDATE SET calls = velocity_prefix_buckets.calls + 1)`,
+    );
+  if (writes.length === 0) return;
+  await tx.execute(sql`WITH c AS MATERIALIZED (SELECT clock_timestamp() AS at), ${sql.join(writes, sql`, `)} SELECT 1`);
 }
 
 export interface SettledSpend {

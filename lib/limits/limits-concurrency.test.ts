@@ -69,13 +69,17 @@ describe("limits under concurrent authorizations on PostgreSQL (several pools)",
    * flight, so 30 transactions contend for the group's row at any moment, and none waits past the pool's 5 s connect
    * timeout on a busy machine (an app process answers such a wait 503).
    */
-  async function burst(groupId: string, n: number): Promise<(number | string)[]> {
+  async function burst(
+    groupId: string,
+    n: number,
+    destination: (i: number) => string = () => "4479",
+  ): Promise<(number | string)[]> {
     const results: (number | string)[] = new Array(n);
     let next = 0;
     const worker = async (db: DbHandle["db"]) => {
       for (let i = next++; i < n; i = next++) {
         results[i] = await outcome(
-          authorizeCall(db, bound(groupId), { uuid: uuid(), destination: "4479", maxDurationSeconds: 60 }),
+          authorizeCall(db, bound(groupId), { uuid: uuid(), destination: destination(i), maxDurationSeconds: 60 }),
         );
       }
     };
@@ -117,6 +121,22 @@ describe("limits under concurrent authorizations on PostgreSQL (several pools)",
           FROM authorizations a WHERE a.billing_group_id = ${g.id}`,
     );
     expect(Number(worst.n)).toBe(5);
+  });
+
+  it("admits exactly 7 distinct destinations and 40 calls to a prefix of 500 concurrent authorizations", async () => {
+    const g = await group({
+      distinctDestinations: { max: 7, windowSeconds: 600 },
+      callsPerPrefix: { max: 40, windowSeconds: 600 },
+    });
+    const destinations = (i: number) => `44${100 + (i % 20)}`;
+    const results = await burst(g.id, 500, destinations);
+    expect(results.filter((r) => r === 60)).toHaveLength(40);
+    expect(results.filter((r) => r === "velocity_limit")).toHaveLength(460);
+    const [admitted] = await queryRows<{ n: number | string; d: number | string }>(
+      pools[1].db,
+      sql`SELECT count(*) AS n, count(DISTINCT destination) AS d FROM authorizations WHERE billing_group_id = ${g.id}`,
+    );
+    expect({ n: Number(admitted.n), d: Number(admitted.d) }).toEqual({ n: 40, d: 7 });
   });
 
   it("never lets open reservations exceed the daily cap under 500 concurrent authorizations", async () => {

@@ -162,6 +162,17 @@ describeOnEngines("account limits at authorization", (handle) => {
     expect(await authorize(v.id, "4412")).toBe("velocity_limit"); // a fourth call to prefix 44
     const [refusal] = (await listRefusals(handle().db, principal(v.id), {}, { pageSize: 1 })).refusals;
     expect(refusal).toMatchObject({ limit: "callsPerPrefix", limitValue: "3/600s", currentValue: "3" });
+    // The window slides: once the counted calls are older than 600 s (moved back here), new ones are admitted again.
+    await handle().db.execute(
+      sql`UPDATE velocity_destinations SET last_seen = last_seen - interval '602 seconds' WHERE billing_group_id = ${v.id}`,
+    );
+    expect(await authorize(v.id, "4413")).toBe("velocity_limit"); // the prefix's buckets still hold 3
+    await handle().db.execute(
+      sql`UPDATE velocity_prefix_buckets SET bucket = bucket - 602 WHERE billing_group_id = ${v.id}`,
+    );
+    expect(await authorize(v.id, "4413")).toBe(60);
+    expect(await authorize(v.id, "4414")).toBe(60);
+    expect(await authorize(v.id, "4415")).toBe("velocity_limit");
   });
 
   it("shortens the grant to the daily cap, counting open reservations and settled calls, then refuses", async () => {
