@@ -12,6 +12,8 @@ const ALLOWED = new Map<string, string>([
   ["lib/ingest/ingest-cdrs.ts", "the writer: inserts calls and holds a replay to the call it stored"],
   ["lib/rating/rerate.ts", "the writer: re-rates calls under FOR UPDATE"],
   ["lib/demo/run-demo.ts", "whether the database is still empty before demo data is written"],
+  ["lib/demo/demo-tiers.ts", "the demo's reseller tier: its first call's date and how many calls it wrote"],
+  ["lib/history/erase-calls.ts", "the writer: erases one account's calls (audited) in both tiers"],
   // Moving a month reads the rows archiveCalls then removes (archivableCalls' predicate), to copy and verify them.
   ["lib/history/move-month.ts", "the history tier's mover: copies, sums and (through archiveCalls) removes a month"],
   // The quality windows read the last 15 minutes to 24 hours: calls a history tier (older, invoiced months) never holds.
