@@ -1,7 +1,7 @@
 import { asc, eq } from "drizzle-orm";
 import { ApiError } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
-import { ownGroup, reachCondition, reachOf, reaches } from "@/lib/auth/reach";
+import { ownGroup, reachCondition, reachOf, reaches, type Reach } from "@/lib/auth/reach";
 import type { Executor } from "@/lib/db/client";
 import { billingGroups } from "@/lib/db/schema";
 import { microsToNumber } from "@/lib/money/micros";
@@ -19,14 +19,18 @@ const accountColumns = {
 };
 type AccountRow = Pick<GroupRow, keyof typeof accountColumns>;
 
-function toAccount(row: AccountRow): Account {
+/**
+ * An account as a caller reads it. Its parent is named only within the caller's reach: a reseller's customer sees
+ * null where its reseller's id would be, as for anything out of reach (docs/contract.md §21).
+ */
+function toAccount(row: AccountRow, reach: Reach): Account {
   return {
     id: row.id,
     name: row.name,
     balance: microsToNumber(row.balanceMicros),
     currency: row.currency,
     disabled: row.disabled,
-    parentId: row.parentId,
+    parentId: row.parentId !== null && reaches(reach, row.parentId) ? row.parentId : null,
   };
 }
 
@@ -40,23 +44,25 @@ export function billingGroupRequired(endpoint: string): ApiError {
 
 /** The billing groups a key may see: a platform key every group, a bound key its own. */
 export async function listAccounts(db: Executor, principal: Principal): Promise<AccountList> {
+  const reach = reachOf(principal);
   const rows = await db
     .select(accountColumns)
     .from(billingGroups)
-    .where(reachCondition(reachOf(principal), billingGroups.id))
+    .where(reachCondition(reach, billingGroups.id))
     .orderBy(asc(billingGroups.name), asc(billingGroups.id));
-  return { accounts: rows.map(toAccount) };
+  return { accounts: rows.map((row) => toAccount(row, reach)) };
 }
 
 /** One group the key may see; 404 for unknown and for other groups alike, so existence does not leak. */
 export async function getAccount(db: Executor, principal: Principal, id: string): Promise<Account> {
   // Ids are `bg_` + base32; anything else (NUL bytes included) never reaches the database.
   const wellFormed = /^[A-Za-z0-9_-]{1,64}$/.test(id);
-  const visible = reaches(reachOf(principal), id);
+  const reach = reachOf(principal);
+  const visible = reaches(reach, id);
   const [row] =
     visible && wellFormed ? await db.select(accountColumns).from(billingGroups).where(eq(billingGroups.id, id)) : [];
   if (!row) throw new ApiError("not_found", `No account with id ${JSON.stringify(id.slice(0, 64))}.`);
-  return toAccount(row);
+  return toAccount(row, reach);
 }
 
 /** GET /v1/balances: the balance of the key's own group. */

@@ -24,7 +24,12 @@ export const accountSchema = z
     balance: z.number().describe("Current balance (at most 6 decimals)"),
     currency: z.string().describe("ISO 4217 currency code"),
     disabled: z.boolean().describe("Disabled by an operator, or balance at or below -creditLimit"),
-    parentId: z.string().nullable().describe("The account this one buys from; null: a root account (the operator's)"),
+    parentId: z
+      .string()
+      .nullable()
+      .describe(
+        "The account this one buys from; null: a root account (the operator's), or a parent outside the caller's reach",
+      ),
   })
   .meta({ id: "Account", description: "A billing group the key may see" });
 
