@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { costViewOf } from "@/lib/auth/cost-view";
 import type { Principal } from "@/lib/auth/principal";
 import { isPlatform, reachOf } from "@/lib/auth/reach";
 import { callReads, usageCallRanges, type CallReads } from "@/lib/calls/call-store";
@@ -13,7 +14,8 @@ import {
 } from "@/lib/calls/list-calls";
 import type { CallDetail, CallDetailWithCost } from "@/lib/calls/schemas";
 import type { ElsewhereSums, UsageSums, UsageSumsRequest } from "@/lib/calls/usage-sums";
-import { serializeCall, serializeCallDetail } from "@/lib/calls/serialize-call";
+import { serializeCall, serializeCallDetail, type TierFigures } from "@/lib/calls/serialize-call";
+import type { StoredCall } from "@/lib/calls/stored-call";
 import { historySettings } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors/api-error";
 import { streamPagedCsv } from "@/lib/http/csv";
@@ -21,6 +23,7 @@ import { utcMonthStart } from "@/lib/db/call-partitions";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { processSingleton } from "@/lib/runtime/process-singleton";
 import { callsTable, historyRowToStoredCall, openHistoryStore, type HistoryStore } from "./history-store";
+import { historyCallKey, historyTierFigures } from "./history-tier-charges";
 
 // The reads of calls across the boundary (docs/contract.md "History tier"): with the history tier on, GET /v1/calls
 // lists the hot table and, where its page reaches into moved months, ClickHouse's calls, merged on the same keyset
@@ -83,8 +86,21 @@ async function getAcross(
     });
     const [row] = await result.json<Record<string, unknown>>();
     if (!row) throw e;
-    return serializeCallDetail(historyRowToStoredCall(row), principal);
+    const [call] = await withTierFigures(store, principal, [historyRowToStoredCall(row)]);
+    return serializeCallDetail(call, principal);
   }
+}
+
+/** History's calls with a reseller's tier figures beside them (its cost view), as tierColumns adds them hot. */
+async function withTierFigures(
+  store: HistoryStore,
+  principal: Principal,
+  rows: StoredCall[],
+): Promise<(StoredCall & Partial<TierFigures>)[]> {
+  const view = costViewOf(principal);
+  if (view.kind !== "tier") return rows;
+  const figures = await historyTierFigures(store, view.tier, rows);
+  return rows.map((row) => ({ ...row, ...figures.get(historyCallKey(row)) }));
 }
 
 /** A ClickHouse string literal (18.16 has no query parameters): backslash and quote escaped. */
@@ -181,9 +197,8 @@ async function pageAcross(
             ORDER BY start_time DESC, id DESC LIMIT ${page.pageSize + 1}`,
     format: "JSONEachRow",
   });
-  const historyRows = (await result.json<Record<string, unknown>>()).map((raw) =>
-    serializeCall(historyRowToStoredCall(raw), principal),
-  );
+  const stored = (await result.json<Record<string, unknown>>()).map(historyRowToStoredCall);
+  const historyRows = (await withTierFigures(store, principal, stored)).map((row) => serializeCall(row, principal));
   if (historyRows.length === 0) return undefined;
   const merged = [...hotPage.page, ...historyRows].sort(newerFirst);
   const shown = merged.slice(0, page.pageSize);
