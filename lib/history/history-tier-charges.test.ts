@@ -134,7 +134,22 @@ describeOnEngines("reseller tier charges across the history tier", (handle) => {
     // C's 3 November calls have two tiers (S, R), S's one call has one (R); R's own call none.
     expect(await hotTierRows()).toBe(7);
 
-    await moveMonth(db(), store, { month: NOVEMBER, moveAfterMonths: MOVE_AFTER, now: new Date(NOW) });
+    // Stopped once copied, with a tier charge then doubled in ClickHouse: the verification sees it, the month is
+    // copied again (its tier partition dropped first), and history ends with each charge once.
+    const november = { month: NOVEMBER, moveAfterMonths: MOVE_AFTER, now: new Date(NOW) };
+    const stoppedCopied = await moveMonth(db(), store, {
+      ...november,
+      onStep: (step) => {
+        if (step === "copied") throw new Error("stopped after copying");
+      },
+    }).catch((e: unknown) => e);
+    expect(stoppedCopied).toMatchObject({ message: "stopped after copying" });
+    expect(await historyTierRows()).toBe(7);
+    await store.client.command({
+      query: `INSERT INTO ${tierChargesTable(store)} SELECT * FROM ${tierChargesTable(store)} LIMIT 1`,
+    });
+    expect(await historyTierRows()).toBe(8);
+    expect(await moveMonth(db(), store, november)).toMatchObject({ state: "removed", calls: "5" });
     expect(await hotTierRows()).toBe(0);
     expect(await historyTierRows()).toBe(7);
     expect(await everything(historyCallReads(callReads(db()), db(), store))).toEqual(before);
