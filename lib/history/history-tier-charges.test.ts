@@ -134,6 +134,17 @@ describeOnEngines("reseller tier charges across the history tier", (handle) => {
     // C's 3 November calls have two tiers (S, R), S's one call has one (R); R's own call none.
     expect(await hotTierRows()).toBe(7);
 
+    // Stopped right after the tier charges' copy (the state still copying): the next run copies both again, once.
+    const stoppedTiers = await moveMonth(db(), store, {
+      month: NOVEMBER,
+      moveAfterMonths: MOVE_AFTER,
+      now: new Date(NOW),
+      onStep: (step) => {
+        if (step === "tiers") throw new Error("stopped after the tier charges");
+      },
+    }).catch((e: unknown) => e);
+    expect(stoppedTiers).toMatchObject({ message: "stopped after the tier charges" });
+    expect(await historyTierRows()).toBe(7);
     // Stopped once copied, with a tier charge then doubled in ClickHouse: the verification sees it, the month is
     // copied again (its tier partition dropped first), and history ends with each charge once.
     const november = { month: NOVEMBER, moveAfterMonths: MOVE_AFTER, now: new Date(NOW) };

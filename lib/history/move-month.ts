@@ -18,8 +18,11 @@ import { copyTierCharges, tierChargeDifferences } from "./history-tier-charges";
 // again, and the removal is one PostgreSQL transaction with the state change. One process per month at a time.
 
 export type MoveState = "copying" | "copied" | "verified" | "removed" | "dropped";
-/** Where the mover may be stopped (tests kill it there): after each state commits, and after a copy's first batch. */
-export type MoveStep = "started" | "batch" | "copied" | "verified" | "removed";
+/**
+ * Where the mover may be stopped (tests kill it there): after each state commits, after a copy's first batch, and
+ * after the tier charges' copy (calls and tier charges in ClickHouse, the state still copying).
+ */
+export type MoveStep = "started" | "batch" | "tiers" | "copied" | "verified" | "removed";
 
 /** The month may not move (yet): each reason says why; nothing was changed. */
 export class HistoryMoveRefusedError extends Error {
@@ -109,6 +112,7 @@ export async function moveMonth(db: Db, store: HistoryStore, options: MoveMonthO
         const copied = await copyMonth(db, store, start, end, options, () => step("batch"));
         // The moved calls' reseller tier charges go with them (history-tier-charges.ts), in the same copy state.
         await copyTierCharges(db, store, start, end);
+        await step("tiers");
         await setState(db, start, "copying", "copied", sql`copied_calls = ${copied}, copied_at = now()`);
         await step("copied");
       } else if (move.state === "copied") {
