@@ -6,6 +6,7 @@ import { queryRows, type Db } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { INSTANT_RANGE_MESSAGE, isStorableInstant } from "@/lib/http/query-params";
 import { callsTable, type HistoryStore } from "./history-store";
+import { tierChargesOfAccount, tierChargesTable } from "./history-tier-charges";
 
 // Erasure of one account's calls in both tiers on request (docs/contract.md "History tier"): its calls leave
 // PostgreSQL through the archive path's trigger switch (rollups keep counting them, no invoice recheck is marked) and
@@ -105,34 +106,46 @@ export async function eraseAccountCalls(
 }
 
 /**
- * ClickHouse's side: the rows counted, then `ALTER TABLE ... DELETE` (a mutation, asynchronous) waited for until
- * system.mutations has none of the table's unfinished and no row is left; 503 past MUTATION_WAIT_MS.
+ * ClickHouse's side: the rows counted, then `ALTER TABLE ... DELETE` (a mutation, asynchronous) of the calls and of
+ * their reseller tier charges (history-tier-charges.ts), waited for until system.mutations has none of either table's
+ * unfinished and no row is left in either; 503 past MUTATION_WAIT_MS. Answers the calls erased.
  */
 async function eraseInHistory(store: HistoryStore, accountId: string, before: Date): Promise<number> {
   const where = `billing_group_id = ${text(accountId)} AND start_time < ${before.getTime()}`;
-  const count = async () => {
+  const tables = [
+    { name: "calls", qualified: callsTable(store), where },
+    { name: "call_tier_charges", qualified: tierChargesTable(store), where: tierChargesOfAccount(accountId, before) },
+  ];
+  const exists = await store.client.query({
+    query: `SELECT name FROM system.tables WHERE database = ${text(store.database)}
+            AND name IN (${tables.map((t) => text(t.name)).join(", ")})`,
+    format: "JSONEachRow",
+  });
+  const present = new Set((await exists.json<{ name: string }>()).map((t) => t.name));
+  const here = tables.filter((t) => present.has(t.name));
+  const count = async (table: (typeof tables)[number]) => {
     const result = await store.client.query({
-      query: `SELECT toString(count()) AS n FROM ${callsTable(store)} WHERE ${where}`,
+      query: `SELECT toString(count()) AS n FROM ${table.qualified} WHERE ${table.where}`,
       format: "JSONEachRow",
     });
     return Number((await result.json<{ n: string }>())[0]?.n ?? 0);
   };
-  const exists = await store.client.query({
-    query: `SELECT count() AS n FROM system.tables WHERE database = ${text(store.database)} AND name = 'calls'`,
-    format: "JSONEachRow",
-  });
-  if (Number((await exists.json<{ n: string }>())[0]?.n ?? 0) === 0) return 0;
-  const found = await count();
-  if (found === 0) return 0;
-  await store.client.command({ query: `ALTER TABLE ${callsTable(store)} DELETE WHERE ${where}` });
+  const found = await Promise.all(here.map(count));
+  if (found.every((n) => n === 0)) return 0;
+  for (const [i, table] of here.entries())
+    if (found[i] > 0)
+      await store.client.command({ query: `ALTER TABLE ${table.qualified} DELETE WHERE ${table.where}` });
+  const erased = here[0]?.name === "calls" ? found[0] : 0;
   const deadline = Date.now() + MUTATION_WAIT_MS;
   for (;;) {
     const pending = await store.client.query({
       query: `SELECT count() AS n FROM system.mutations
-              WHERE database = ${text(store.database)} AND table = 'calls' AND is_done = 0`,
+              WHERE database = ${text(store.database)} AND table IN (${here.map((t) => text(t.name)).join(", ")})
+                AND is_done = 0`,
       format: "JSONEachRow",
     });
-    if (Number((await pending.json<{ n: string }>())[0]?.n ?? 0) === 0 && (await count()) === 0) return found;
+    const left = await Promise.all(here.map(count));
+    if (Number((await pending.json<{ n: string }>())[0]?.n ?? 0) === 0 && left.every((n) => n === 0)) return erased;
     if (Date.now() > deadline)
       throw new ApiError(
         "unavailable",
