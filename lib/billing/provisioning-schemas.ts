@@ -103,6 +103,14 @@ export const balanceMovementSchema = z
     description: z.string(),
     createdAt: z.string().describe("ISO 8601"),
     account: accountDetailSchema.describe("The account after the movement"),
+    fundedBy: z
+      .object({
+        accountId: z.string().describe("The reseller whose own balance paid it"),
+        ledgerEntryId: z.string().describe("Its ledger entry (kind `adjustment`, the amount negated)"),
+        balance: z.number().describe("Its balance after the movement"),
+      })
+      .optional()
+      .describe('Present when a reseller moved the money from its own balance (docs/contract.md "Reseller tiers")'),
   })
   .meta({ id: "BalanceMovement", description: "A top-up or adjustment as written to the ledger" });
 

@@ -13,7 +13,8 @@ import type { ErrorCode } from "@/lib/errors/api-error";
 export const OPERATION_TAGS = {
   Calls: "Call detail records",
   Exports: "Background CSV exports of calls",
-  Provisioning: "Accounts and their money, rate decks and suppliers, for the platform's operators",
+  Provisioning:
+    "Accounts and their money, rate decks and suppliers: the platform's operators, and resellers within their subtree",
   Billing: "Balances, accounts and rates",
   Invoices: "Monthly invoices, credit and debit notes, their PDF and calls",
   Ingest: "Completed calls from switches",
