@@ -104,10 +104,6 @@ describe("the OpenAPI document", () => {
       [
         "POST /v1/accounts/{id}/erase-calls",
         "PUT /v1/accounts/{id}/auto-recharge",
-        "POST /v1/accounts/{id}/rate-decks",
-        "GET /v1/accounts/{id}/rate-decks",
-        "GET /v1/accounts/{id}/rate-decks/current",
-        "GET /v1/rate-decks/{id}",
         "GET /v1/suppliers",
         "POST /v1/suppliers",
         "PATCH /v1/suppliers/{id}",

@@ -21,6 +21,9 @@ export const ERROR_TABLE = {
   // A new account's parent refused (docs/contract.md "Reseller tiers"): none with that id, or another currency.
   unknown_parent: { status: 422, title: "Unknown parent account" },
   currency_mismatch: { status: 422, title: "Currency differs from the parent account's" },
+  // A child account's sell deck with rates below its parent's own (the margin guard, docs/contract.md "Reseller
+  // tiers"): nothing imported; `allowBelowCost=true` imports it anyway.
+  below_cost: { status: 422, title: "Rates below the parent's cost" },
   link_expired: { status: 410, title: "Download link expired" },
   insufficient_balance: { status: 402, title: "Insufficient balance" },
   // A reseller's top-up or adjustment of its customer that its own balance plus credit limit does not cover
