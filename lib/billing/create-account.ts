@@ -77,7 +77,14 @@ export async function createAccountAs(
   options: CreateBillingGroupOptions,
   by: ChangeContext,
 ): Promise<BillingGroup> {
-  if (isPlatform(reach)) return createAccount(db, options, by);
+  if (isPlatform(reach)) {
+    if (options.parentId == null && options.currency === undefined) {
+      throw new ApiError("invalid_request_body", "A root account names its currency.", [
+        { param: "currency", message: "a root account (no parentId) names its currency" },
+      ]);
+    }
+    return createAccount(db, options, by);
+  }
   const parentId = options.parentId ?? reach.own;
   if (!reaches(reach, parentId)) throw parentRefused(new AccountParentError(parentId, "unknown_parent"));
   if (options.openingBalanceMicros !== undefined) {
