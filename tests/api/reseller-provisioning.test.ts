@@ -273,4 +273,24 @@ describe.each(apiServers())("reseller provisioning on $engine", (server: ApiServ
     const allowed = await csv("R2", `${path}?effectiveFrom=${from}&allowBelowCost=true`, cheap);
     expect(allowed.status, allowed.text).toBe(201);
   });
+  it("lets a reseller's key make keys of its account with its provisioning scopes, and no wider", async () => {
+    const maker = await api<{ secret: string }>(server, "/v1/api-keys", {
+      key: "platformTiers",
+      body: { name: "R1 keys", scopes: [...PROVISIONING, "keys:write"], billingGroupId: ids.R1 },
+    });
+    expect(maker.status, maker.text).toBe(201);
+    const make = (scopes: string[]) =>
+      api<{ secret: string; billingGroupId: string }>(server, "/v1/api-keys", {
+        authorization: `Bearer ${maker.body.secret}`,
+        body: { name: "R1 ops", scopes },
+      });
+    const made = await make(["payments:write", "accounts:write"]);
+    expect([made.status, made.body.billingGroupId]).toEqual([201, ids.R1]);
+    const topUp = await api<BalanceMovement>(server, `/v1/accounts/${ids.C}/top-ups`, {
+      authorization: `Bearer ${made.body.secret}`,
+      body: { amount: "0.25" },
+    });
+    expect([topUp.status, topUp.body.fundedBy?.accountId]).toEqual([201, ids.R1]);
+    expect((await make(["calls:read_cost"])).status).toBe(403);
+  });
 });
