@@ -33,7 +33,8 @@ export const listAccountsOperation = defineOperation({
   path: "/v1/accounts",
   tag: "Billing",
   summary: "Billing groups the key may see",
-  description: "A platform key sees every billing group, a bound key only its own.",
+  description:
+    "A platform key sees every billing group, a bound key its own and every account below it (a reseller's subtree).",
   scope: "calls:read",
   responses: { 200: { description: "The accounts", body: accountListSchema } },
 });

@@ -293,4 +293,17 @@ describe.each(apiServers())("reseller provisioning on $engine", (server: ApiServ
     expect([topUp.status, topUp.body.fundedBy?.accountId]).toEqual([201, ids.R1]);
     expect((await make(["calls:read_cost"])).status).toBe(403);
   });
+
+  it("never hands a reseller a supplier's deck or list, whatever it names", async () => {
+    const supplierDecks = await api<{ decks: { id: string }[] }>(
+      server,
+      `/v1/suppliers/${server.supplierId}/rate-decks`,
+      { key: "platformRates" },
+    );
+    expect(supplierDecks.status).toBe(200);
+    for (const { id } of supplierDecks.body.decks)
+      expect((await ask("R1", "GET", `/v1/rate-decks/${id}`)).status).toBe(404);
+    expect((await ask("R1", "GET", "/v1/suppliers")).status).toBe(403);
+    expect((await ask("R1", "GET", `/v1/suppliers/${server.supplierId}/rate-decks`)).status).toBe(403);
+  });
 });
