@@ -172,24 +172,26 @@ async function main() {
       "content-type": "application/json",
     });
     const destination = (i: number) => `44${String((i * 48271) % 1e10).padStart(10, "0")}`;
-    const authorize = (name: string) => async (i: number) => {
-      const res = await fetch(`${base}/v1/authorizations`, {
-        method: "POST",
-        headers: headers(name),
-        body: JSON.stringify({ uuid: `${name}-${i}`, destination: destination(i), maxDurationSeconds: 600 }),
-      }).catch(() => null);
-      if (!res) return "failed" as const;
-      const text = await res.text();
-      if (res.status === 201) return "admitted" as const;
-      const code = (() => {
-        try {
-          return (JSON.parse(text) as { code?: string }).code;
-        } catch {
-          return undefined;
-        }
-      })();
-      return code && REFUSALS.has(code) ? ("refused" as const) : ("failed" as const);
-    };
+    const authorize =
+      (name: string, tag = name) =>
+      async (i: number) => {
+        const res = await fetch(`${base}/v1/authorizations`, {
+          method: "POST",
+          headers: headers(name),
+          body: JSON.stringify({ uuid: `${tag}-${i}`, destination: destination(i), maxDurationSeconds: 600 }),
+        }).catch(() => null);
+        if (!res) return "failed" as const;
+        const text = await res.text();
+        if (res.status === 201) return "admitted" as const;
+        const code = (() => {
+          try {
+            return (JSON.parse(text) as { code?: string }).code;
+          } catch {
+            return undefined;
+          }
+        })();
+        return code && REFUSALS.has(code) ? ("refused" as const) : ("failed" as const);
+      };
     const floor = () => async (): Promise<Outcome> => {
       const res = await fetch(`${base}/internal/floor?bytes=512`, {
         method: "POST",
@@ -210,7 +212,7 @@ async function main() {
     };
 
     // Warm-up: the routes' modules loaded, a rate card cached.
-    await paced(200, rate, authorize("noLimits"));
+    await paced(200, rate, authorize("noLimits", "warm"));
     await paced(200, rate, floor());
     const result: Record<string, unknown> = { engine, rate, seconds, window: windowSeconds };
     for (const name of RULES) await setLimits(name, RULE_ALONE[name]);
