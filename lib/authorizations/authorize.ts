@@ -4,24 +4,25 @@ import type { Principal } from "@/lib/auth/principal";
 import { reachOf, resolveAccount } from "@/lib/auth/reach";
 import { authorizationTtlMarginSeconds, maxCallSeconds } from "@/lib/config/env";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";
-import { checkDestination, effectiveLimits, needsWindow, parseStoredLayer } from "@/lib/limits/layers";
+import { checkDestination, effectiveLimits, parseStoredLayer } from "@/lib/limits/layers";
 import {
   activeReservations,
   concurrencyRefusal,
-  recordRefusal,
   refusalError,
-  recordVelocity,
   spendHeadroom,
+  spentOf,
+  velocityWrites,
   windowRefusal,
   type LimitRefusal,
 } from "@/lib/limits/enforce";
-import { rearmLimitHits, tellLimitHit } from "@/lib/limits/limit-hits";
+import { rearmLimitHits, recordRefusal } from "@/lib/limits/limit-hits";
 import { microsToNumber } from "@/lib/money/micros";
 import { priceCall } from "@/lib/rating/billing-math";
 import { feesOf, getRateCard, type RateMatch } from "@/lib/rating/find-rate";
 import { formatIncrement } from "@/lib/rating/schemas";
 import { maxAffordableSeconds } from "./max-duration";
 import type { Authorization, AuthorizationRequest } from "./schemas";
+import { readAuthorizeState } from "./state";
 
 // Prepaid authorizations (POST /v1/authorizations): a reservation against the balance for a call about to connect.
 // No trigger acts on `authorizations` itself, but one on calls writes it: the call's final CDR settles its
@@ -120,8 +121,9 @@ function notFoundGroup(id: string): ApiError {
  * reservation until its CDR settles it or its TTL passes. The group's row is locked (FOR UPDATE) while the
  * available amount is read and the reservation written, so concurrent authorizations on one group (any number of
  * processes) queue there and never reserve more than is available. Idempotent by (group, uuid).
- * The account's limits (lib/limits) are read in the same locked statement and enforced under the same lock, so they
- * are as exact as the balance; a refusal is recorded (GET /v1/authorizations/refusals) and nothing is reserved.
+ * The account's limits (lib/limits) are read with the lock and enforced under it, so they are as exact as the
+ * balance; a refusal is recorded (GET /v1/authorizations/refusals) and nothing is reserved. Under the lock: one round
+ * trip reads (authorize_state, lib/authorizations/state.ts), one writes, whatever rules are on.
  */
 export async function authorizeCall(
   db: Db,
@@ -142,28 +144,13 @@ export async function authorizeCall(
   const cap = Math.min(request.maxDurationSeconds ?? Number.MAX_SAFE_INTEGER, maxCallSeconds());
 
   const outcome = await db.transaction(async (tx): Promise<AuthorizeOutcome | { refused: LimitRefusal }> => {
-    // The limits' row comes with the lock: an account without limits costs no query.
-    const [group] = await queryRows<{
-      balance: string;
-      credit_limit: string;
-      disabled: boolean;
-      version: number | bigint;
-      time_zone: string;
-      operator_limits: string | null;
-      customer_limits: string | null;
-      limits_hit: boolean | null;
-    }>(
-      tx,
-      sql`SELECT g.balance_micros::text AS balance, g.credit_limit_micros::text AS credit_limit, g.disabled,
-                 g.rate_card_version AS version, g.time_zone, l.operator::text AS operator_limits,
-                 l.customer::text AS customer_limits, cardinality(l.hit) > 0 AS limits_hit
-          FROM billing_groups g LEFT JOIN account_limits l ON l.billing_group_id = g.id
-          WHERE g.id = ${groupId} FOR UPDATE OF g`,
-    );
+    // One round trip takes the lock and reads everything the checks below decide on (authorize_state, migration
+    // 0032); one more writes the authorization or the refusal. An account without limits reads no rule's counts.
+    const group = await readAuthorizeState(tx, groupId, request.uuid, digits);
     if (!group) throw notFoundGroup(groupId);
 
-    const existing = await getAuthorization(tx, groupId, request.uuid);
-    if (existing) {
+    if (group.existing) {
+      const existing = (await getAuthorization(tx, groupId, request.uuid))!;
       // `+` is ignored for matching, so `+4420` replays `4420`: only the digits must agree.
       if (existing.destination.replace(/^\+/, "") !== digits) {
         throw new ApiError("conflict", `uuid ${request.uuid} was authorized for another destination.`, [
@@ -173,25 +160,20 @@ export async function authorizeCall(
       return { created: false, authorization: existing };
     }
     // call_uuids holds every stored call's (group, uuid): its primary key answers without reading calls.
-    const [call] = await queryRows<{ id: string }>(
-      tx,
-      sql`SELECT call_id::text AS id FROM call_uuids WHERE billing_group_id = ${groupId} AND uuid = ${request.uuid}`,
-    );
-    if (call)
+    if (group.callId !== null)
       throw new ApiError(
         "conflict",
-        `The call ${request.uuid} has already ended (its CDR is stored as call ${call.id}).`,
+        `The call ${request.uuid} has already ended (its CDR is stored as call ${group.callId}).`,
         [{ param: "uuid", message: "already completed" }],
       );
 
     const limits =
-      group.operator_limits === null
+      group.operatorLimits === null
         ? null
-        : effectiveLimits(parseStoredLayer(group.operator_limits), parseStoredLayer(group.customer_limits));
+        : effectiveLimits(parseStoredLayer(group.operatorLimits), parseStoredLayer(group.customerLimits));
     const refuse = async (refusal: LimitRefusal) => {
       const refused = { uuid: request.uuid, destination: request.destination };
-      await recordRefusal(tx, groupId, refused, refusal);
-      await tellLimitHit(tx, groupId, refused, refusal, limits?.disableOnFraud);
+      await recordRefusal(tx, groupId, refused, refusal, limits?.disableOnFraud);
       return { refused: refusal };
     };
     if (limits) {
@@ -209,7 +191,7 @@ export async function authorizeCall(
         });
     }
 
-    const card = await getRateCard(tx, "sell", groupId, Number(group.version));
+    const card = await getRateCard(tx, "sell", groupId, group.rateCardVersion);
     const rate = card?.match(digits) ?? null;
     if (!rate)
       throw new ApiError("no_rate", `No prefix of ${request.destination} is in the rate card of this billing group.`);
@@ -220,18 +202,18 @@ export async function authorizeCall(
         "The billing group is disabled (by an operator, or its balance is at or below its credit limit).",
       );
     }
-    const active = await activeReservations(tx, groupId);
-    const onBalance = BigInt(group.balance) + BigInt(group.credit_limit) - active.totalMicros;
+    const active = group.active;
+    const onBalance = group.balanceMicros + group.creditLimitMicros - active.totalMicros;
     let available = onBalance;
     let spendRefusal: LimitRefusal | null = null;
+    const call = { digits, prefix: rate.prefix };
     if (limits) {
       const busy = concurrencyRefusal(limits, active.count);
       if (busy) return refuse(busy);
-      if (needsWindow(limits)) {
-        const windowed = await windowRefusal(tx, groupId, limits, { digits, prefix: rate.prefix });
-        if (windowed) return refuse(windowed);
-      }
-      const spend = await spendHeadroom(tx, groupId, group.time_zone, limits, active.totalMicros);
+      const windowed = windowRefusal(limits, group.windows, call);
+      if (windowed) return refuse(windowed);
+      const spent = group.spent && spentOf(group.spent.today, group.spent.before);
+      const spend = spendHeadroom(limits, spent, active.totalMicros);
       // The spend caps shorten the grant like the balance does; they refuse only when not one second fits them.
       if (spend && spend.headroom < available) {
         available = spend.headroom;
@@ -250,22 +232,28 @@ export async function authorizeCall(
     }
     const reserved = priceForSeconds(rate, seconds + 1);
     const ttl = `${seconds + ttlMarginSeconds()} seconds`;
+    // The admitting statement: the reservation, the velocity counters of the rules that are on, and the limits told
+    // as hit re-armed (only right after a hit), all at the one clock_timestamp() read after the lock's.
+    const alongside = [
+      ...(limits ? velocityWrites(groupId, limits, call) : []),
+      ...(group.limitsHit ? [rearmLimitHits(groupId)] : []),
+    ];
     const [row] = await queryRows<Row>(
       tx,
-      sql`WITH a AS (
+      sql`WITH c AS MATERIALIZED (SELECT clock_timestamp() AS at), a AS (
             INSERT INTO authorizations (billing_group_id, uuid, destination, from_number, matched_prefix, sell_rate_micros,
               increment_min, increment_interval, max_duration_seconds, reserved_micros, expires_at, created_at)
             SELECT ${groupId}, ${request.uuid}, ${request.destination}, ${request.from ?? null}, ${rate.prefix},
               ${rate.rateMicros.toString()}::bigint, ${rate.increment.min}, ${rate.increment.interval}, ${seconds},
               ${reserved.toString()}::bigint, c.at + ${ttl}::interval, c.at
-            FROM (SELECT clock_timestamp() AS at) c
+            FROM c
             RETURNING *
-          )
+          )${sql.join(
+            alongside.map((w) => sql`, ${w}`),
+            sql``,
+          )}
           SELECT ${SELECT_COLUMNS} FROM a JOIN billing_groups g ON g.id = a.billing_group_id`,
     );
-    if (limits) await recordVelocity(tx, groupId, limits, { digits, prefix: rate.prefix });
-    // Admitted again: the limits told as hit are re-armed (a statement only after a hit).
-    if (group.limits_hit) await rearmLimitHits(tx, groupId);
     return { created: true, authorization: toAuthorization(row) };
   });
   // Thrown after the commit, which kept the refusal's record and reserved nothing.

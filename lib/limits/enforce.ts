@@ -1,6 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
 import { queryRows, type Executor } from "@/lib/db/client";
-import { authorizationRefusals } from "@/lib/db/schema";
 import { ApiError } from "@/lib/errors/api-error";
 import { formatMicros } from "@/lib/money/micros";
 import type { EffectiveLimits } from "./layers";
@@ -24,25 +23,6 @@ export function refusalError(r: LimitRefusal): ApiError {
   return new ApiError(r.code, r.detail, [
     { param: r.limit, message: `limit ${r.limitValue}, current ${r.currentValue}` },
   ]);
-}
-
-/** Stored in the authorization's transaction, which then commits with nothing reserved. */
-export async function recordRefusal(
-  tx: Executor,
-  groupId: string,
-  call: { uuid: string; destination: string },
-  r: LimitRefusal,
-): Promise<void> {
-  await tx.insert(authorizationRefusals).values({
-    billingGroupId: groupId,
-    uuid: call.uuid,
-    destination: call.destination,
-    code: r.code,
-    limitName: r.limit,
-    limitValue: r.limitValue,
-    currentValue: r.currentValue,
-    detail: r.detail,
-  });
 }
 
 /**
@@ -75,72 +55,43 @@ export function concurrencyRefusal(limits: EffectiveLimits, active: number): Lim
   };
 }
 
+/** What authorize_state (migration 0032) counted for the window rules that are on. */
+export interface WindowCounts {
+  /** Authorizations of the last second; present when calls per second is on. */
+  cps?: number;
+  /** Per distinct-destinations rule, in EffectiveLimits' order: destinations seen (at most max + 1), this one among them. */
+  destinations: { n: number; seen: boolean }[];
+  /** Per calls-per-prefix rule, in EffectiveLimits' order: the window's calls by prefix of the dialled digits. */
+  prefixes: Record<string, number>[];
+}
+
 /**
- * The rules over a sliding window (calls per second, distinct destinations, calls per prefix), in one statement whose
- * cost does not grow with the window's content: calls per second counts the last second's authorizations
- * (authorizations_created_idx; at most the limit's worth), the velocity rules read their counters (migration 0031,
- * fed by recordVelocity): a destination's last admitted call, and one-second buckets of calls per prefix, of which
- * the window sums every bucket it touches (conservative: it may count a call up to one second older than the window,
- * never one fewer). Counters older than the longest window are deleted as they are met. Windows end at
+ * The rules over a sliding window (calls per second, distinct destinations, calls per prefix), on counts whose cost
+ * does not grow with the window's content (authorize_state, migration 0032, under the group's row lock): calls per
+ * second counts the last second's authorizations (authorizations_created_idx; at most the limit's worth), the velocity
+ * rules read their counters (migration 0031, fed by velocityWrites): a destination's last admitted call, counted no
+ * further than the rule's max + 1, and one-second buckets of calls per prefix, of which the window sums every bucket it
+ * touches (conservative: it may count a call up to one second older than the window, never one fewer). Windows end at
  * clock_timestamp(), read after the lock, and the admitted call is counted later still: as the lock orders them, no
- * window can ever hold more than its maximum.
+ * window can ever hold more than its maximum. Pure.
  */
-export async function windowRefusal(
-  tx: Executor,
-  groupId: string,
+export function windowRefusal(
   limits: EffectiveLimits,
+  counts: WindowCounts,
   call: { digits: string; prefix: string },
-): Promise<LimitRefusal | null> {
-  const ago = (seconds: number) => sql`c.at - ${`${seconds} seconds`}::interval`;
-  const columns: SQL[] = [];
-  if (limits.callsPerSecond !== null)
-    columns.push(
-      sql`(SELECT count(*) FROM authorizations a WHERE a.billing_group_id = ${groupId} AND a.created_at > ${ago(1)}) AS cps`,
-    );
-  limits.distinctDestinations.forEach((rule, i) => {
-    columns.push(
-      sql`(SELECT count(*) FROM velocity_destinations v WHERE v.billing_group_id = ${groupId}
-            AND v.last_seen > ${ago(rule.windowSeconds)}) AS ${sql.raw(`d${i}`)}`,
-      sql`EXISTS (SELECT 1 FROM velocity_destinations v WHERE v.billing_group_id = ${groupId}
-            AND v.digits = ${call.digits} AND v.last_seen > ${ago(rule.windowSeconds)}) AS ${sql.raw(`s${i}`)}`,
-    );
-  });
-  limits.callsPerPrefix.forEach((rule, i) => {
-    columns.push(
-      sql`(SELECT coalesce(sum(b.calls), 0) FROM velocity_prefix_buckets b WHERE b.billing_group_id = ${groupId}
-            AND b.prefix = ${call.prefix} AND b.bucket >= floor(extract(epoch FROM ${ago(rule.windowSeconds)}))) AS ${sql.raw(`p${i}`)}`,
-    );
-  });
-  const ctes: SQL[] = [sql`c AS MATERIALIZED (SELECT clock_timestamp() AS at)`];
-  const destWindow = Math.max(0, ...limits.distinctDestinations.map((r) => r.windowSeconds));
-  if (destWindow > 0)
-    ctes.push(
-      sql`gone_d AS (DELETE FROM velocity_destinations v USING c WHERE v.billing_group_id = ${groupId}
-            AND v.last_seen <= ${ago(destWindow)})`,
-    );
-  const prefixWindow = Math.max(0, ...limits.callsPerPrefix.map((r) => r.windowSeconds));
-  if (prefixWindow > 0)
-    ctes.push(
-      sql`gone_p AS (DELETE FROM velocity_prefix_buckets b USING c WHERE b.billing_group_id = ${groupId}
-            AND b.bucket < floor(extract(epoch FROM ${ago(prefixWindow)})) - 1)`,
-    );
-  const [row] = await queryRows<Record<string, string | number | boolean>>(
-    tx,
-    sql`WITH ${sql.join(ctes, sql`, `)} SELECT ${sql.join(columns, sql`, `)} FROM c`,
-  );
+): LimitRefusal | null {
   const cps = limits.callsPerSecond;
-  if (cps !== null && Number(row.cps) >= cps) {
+  if (cps !== null && (counts.cps ?? 0) >= cps) {
     return {
       code: "calls_per_second_limit",
       limit: "callsPerSecond",
       limitValue: String(cps),
-      currentValue: String(row.cps),
-      detail: `The account's limit of ${cps} calls per second is reached: ${row.cps} in the last second.`,
+      currentValue: String(counts.cps),
+      detail: `The account's limit of ${cps} calls per second is reached: ${counts.cps} in the last second.`,
     };
   }
   for (const [i, rule] of limits.distinctDestinations.entries()) {
-    const n = Number(row[`d${i}`]);
-    const seen = row[`s${i}`] === true || row[`s${i}`] === "t";
+    const { n, seen } = counts.destinations[i];
     if (!seen && n >= rule.max) {
       return {
         code: "velocity_limit",
@@ -152,7 +103,7 @@ export async function windowRefusal(
     }
   }
   for (const [i, rule] of limits.callsPerPrefix.entries()) {
-    const n = Number(row[`p${i}`]);
+    const n = Number(counts.prefixes[i][call.prefix] ?? 0);
     if (n >= rule.max) {
       return {
         code: "velocity_limit",
@@ -168,14 +119,14 @@ export async function windowRefusal(
 
 /**
  * Counts an admitted call in the velocity counters its rules read (only those on: an account counts from when its
- * rule is on), in the admitting transaction under the group's lock: a rollback, or a killed process, counts nothing.
+ * rule is on): CTEs of the admitting statement, which names `c` (its clock_timestamp()), under the group's lock, so a
+ * rollback, or a killed process, counts nothing.
  */
-export async function recordVelocity(
-  tx: Executor,
+export function velocityWrites(
   groupId: string,
   limits: EffectiveLimits,
   call: { digits: string; prefix: string },
-): Promise<void> {
+): SQL[] {
   const writes: SQL[] = [];
   if (limits.distinctDestinations.length > 0)
     writes.push(
@@ -189,8 +140,7 @@ export async function recordVelocity(
             SELECT ${groupId}, ${call.prefix}, floor(extract(epoch FROM c.at)), 1 FROM c
             ON CONFLICT (billing_group_id, prefix, bucket) DO UPDATE SET calls = velocity_prefix_buckets.calls + 1)`,
     );
-  if (writes.length === 0) return;
-  await tx.execute(sql`WITH c AS MATERIALIZED (SELECT clock_timestamp() AS at), ${sql.join(writes, sql`, `)} SELECT 1`);
+  return writes;
 }
 
 export interface SettledSpend {
@@ -207,43 +157,29 @@ export interface SettledSpend {
 export async function settledSpend(db: Executor, groupId: string, timeZone: string): Promise<SettledSpend> {
   const [row] = await queryRows<{ today: string; before: string }>(
     db,
-    sql`WITH b AS MATERIALIZED (
-          SELECT date_trunc('month', now(), ${timeZone}) AS m, date_trunc('day', now(), ${timeZone}) AS d
-        ), h AS MATERIALIZED (
-          SELECT m, d, date_trunc('hour', m) + CASE WHEN date_trunc('hour', m) < m THEN interval '1 hour' ELSE interval '0' END AS m_up,
-                 date_trunc('hour', d) AS d_down
-          FROM b
-        )
-        SELECT
-          (SELECT coalesce(sum(q.price_micros), 0) FROM usage_quarter q, h
-            WHERE q.billing_group_id = ${groupId} AND q.quarter >= h.d)::text AS today,
-          (SELECT CASE WHEN h.d = h.m THEN 0 ELSE
-            (SELECT coalesce(sum(u.price_micros), 0) FROM usage_hourly u
-              WHERE u.billing_group_id = ${groupId} AND u.hour >= h.m_up AND u.hour < h.d_down)
-            + (SELECT coalesce(sum(q.price_micros), 0) FROM usage_quarter q
-              WHERE q.billing_group_id = ${groupId}
-                AND ((q.quarter >= h.m AND q.quarter < h.m_up) OR (q.quarter >= h.d_down AND q.quarter < h.d)))
-           END FROM h)::text AS before`,
+    sql`SELECT today::text AS today, before::text AS before FROM settled_spend(${groupId}, ${timeZone})`,
   );
-  const today = BigInt(row.today);
-  return { todayMicros: today, monthMicros: today + BigInt(row.before) };
+  return spentOf(row.today, row.before);
+}
+
+export function spentOf(today: string, before: string): SettledSpend {
+  const todayMicros = BigInt(today);
+  return { todayMicros, monthMicros: todayMicros + BigInt(before) };
 }
 
 /**
  * What the spend caps leave for one more reservation: cap - settled - open reservations, the lower of the two; null
- * when neither is set (no query).
+ * when neither is set (authorize_state then reads no spend). Pure.
  */
-export async function spendHeadroom(
-  tx: Executor,
-  groupId: string,
-  timeZone: string,
+export function spendHeadroom(
   limits: EffectiveLimits,
+  spent: SettledSpend | null,
   openMicros: bigint,
-): Promise<{ headroom: bigint; refusal: LimitRefusal } | null> {
+): { headroom: bigint; refusal: LimitRefusal } | null {
   const daily = limits.dailySpendMicros;
   const monthly = limits.monthlySpendMicros;
   if (daily === null && monthly === null) return null;
-  const spent = await settledSpend(tx, groupId, timeZone);
+  if (spent === null) throw new Error("the settled spend was not read although a spend cap is on");
   const caps = [
     { cap: daily, used: spent.todayMicros, code: "daily_spend_limit" as const, limit: "dailySpend", per: "day" },
     {

@@ -1,7 +1,7 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { emitWebhookEvent } from "@/lib/alerts/emit-event";
 import { recordAuditEvent, type AuditActor } from "@/lib/audit/record-audit-event";
-import { queryRows, type Executor, type Tx } from "@/lib/db/client";
+import { queryRows, type Tx } from "@/lib/db/client";
 import type { LimitRefusal } from "./enforce";
 import type { RefusalCode } from "./schemas";
 
@@ -17,26 +17,36 @@ const FRAUD_CODES: ReadonlySet<RefusalCode> = new Set([
 ]);
 
 /**
- * Tells a limit's crossing once (docs/contract.md "Limits"): `limit.hit` (and `fraud.rule_hit` for a destination or
- * velocity rule) to the webhook outbox, and an audit event, in the refusal's transaction. The conditional UPDATE adds
- * the limit to the account's told set only when it is not there yet, so the next refusals of the same limit write
- * nothing more; rearmLimitHits empties the set when an authorization is admitted again. Refusals only: an admitted
- * authorization pays for this nothing unless a limit was hit before. Whether it told.
+ * A refusal by a limit, in the authorization's transaction (which then commits with nothing reserved): its record
+ * (GET /v1/authorizations/refusals), and its crossing told once (docs/contract.md "Limits"): `limit.hit` (and
+ * `fraud.rule_hit` for a destination or velocity rule) to the webhook outbox, and an audit event. One statement
+ * writes the record and adds the limit to the account's told set only when it is not there yet (a conditional
+ * UPDATE), so the next refusals of the same limit write nothing more; rearmLimitHits empties the set when an
+ * authorization is admitted again. Refusals only: an admitted authorization pays for this nothing unless a limit was
+ * hit before. Whether it told.
  */
-export async function tellLimitHit(
+export async function recordRefusal(
   tx: Tx,
   groupId: string,
   call: { uuid: string; destination: string },
   r: LimitRefusal,
   disableOnFraud = false,
 ): Promise<boolean> {
-  const added = await queryRows<{ id: string }>(
+  const [added] = await queryRows<{ told: number | string }>(
     tx,
-    sql`UPDATE account_limits SET hit = array_append(hit, ${r.limit}::text)
-        WHERE billing_group_id = ${groupId} AND NOT (${r.limit}::text = ANY (hit))
-        RETURNING billing_group_id AS id`,
+    sql`WITH r AS (
+          INSERT INTO authorization_refusals (billing_group_id, uuid, destination, code, limit_name, limit_value,
+            current_value, detail)
+          VALUES (${groupId}, ${call.uuid}, ${call.destination}, ${r.code}, ${r.limit}, ${r.limitValue},
+            ${r.currentValue}, ${r.detail})
+        ), h AS (
+          UPDATE account_limits SET hit = array_append(hit, ${r.limit}::text)
+          WHERE billing_group_id = ${groupId} AND NOT (${r.limit}::text = ANY (hit))
+          RETURNING billing_group_id
+        )
+        SELECT count(*)::int AS told FROM h`,
   );
-  if (added.length === 0) return false;
+  if (Number(added.told) === 0) return false;
   const data = {
     billingGroupId: groupId,
     code: r.code,
@@ -88,7 +98,10 @@ async function disableForFraud(tx: Tx, groupId: string, data: Record<string, unk
   });
 }
 
-/** An authorization of the account was admitted: every limit's next crossing is told again. */
-export async function rearmLimitHits(tx: Executor, groupId: string): Promise<void> {
-  await tx.execute(sql`UPDATE account_limits SET hit = '{}' WHERE billing_group_id = ${groupId}`);
+/**
+ * An authorization of the account was admitted: every limit's next crossing is told again. A CTE of the admitting
+ * statement, there only right after a hit.
+ */
+export function rearmLimitHits(groupId: string): SQL {
+  return sql`rearm AS (UPDATE account_limits SET hit = '{}' WHERE billing_group_id = ${groupId})`;
 }

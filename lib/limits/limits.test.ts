@@ -12,6 +12,7 @@ import { nativeCdrSchema } from "@/lib/ingest/schemas";
 import { importSellRates } from "@/lib/rating/import-rates";
 import { parseRateCsv } from "@/lib/rating/rate-csv";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
+import { recordingDb } from "@/lib/testing/recording-db";
 import { activeReservations } from "./enforce";
 import { listRefusals } from "./list-refusals";
 import { putLimits, readLimits } from "./manage-limits";
@@ -39,7 +40,7 @@ async function outcome(p: Promise<{ authorization: { maxDurationSeconds: number 
   }
 }
 
-describeOnEngines("account limits at authorization", (handle) => {
+describeOnEngines("account limits at authorization", (handle, engine) => {
   /** 100.00 balance; 44 at 0.60/min per second, 4490 (premium) at 6.00/min, 1 at 0.06/min. */
   async function group() {
     const g = await createBillingGroup(handle().db, {
@@ -290,5 +291,48 @@ describeOnEngines("account limits at authorization", (handle) => {
     expect(await disabled()).toEqual({ disabled: false, audited: 1 });
     await set(g.id, false, { blockedPrefixes: ["4490"], disableOnFraud: true });
     expect(await authorize(g.id, "1555")).toBe(60);
+  });
+
+  it("decides under every rule in one read and one write under the lock, its refusals in one write more", async () => {
+    const g = await group();
+    await set(g.id, false, {
+      maxConcurrentCalls: 100,
+      callsPerSecond: 100,
+      dailySpend: "50.00",
+      monthlySpend: "80.00",
+      blockedPrefixes: ["4490"],
+      allowedPrefixes: ["44"],
+      distinctDestinations: { max: 100, windowSeconds: 60 },
+      callsPerPrefix: { max: 100, windowSeconds: 60 },
+    });
+    expect(await authorize(g.id, "4477")).toBe(60); // the rate card loaded and cached (it is read without a query then)
+    const rec = await recordingDb(handle(), engine);
+    const sent = async (destination: string) => {
+      const before = rec.log.length;
+      const answer = await outcome(
+        authorizeCall(rec.db, principal(g.id), { uuid: uuid(), destination, maxDurationSeconds: 60 }),
+      );
+      // The first word of each statement; PGlite's driver logs no BEGIN/COMMIT, so neither counts.
+      const words = rec.log.slice(before).map((s) => s.query.trim().split(/\s+/)[0].toLowerCase());
+      return { answer, statements: words.filter((w) => w !== "begin" && w !== "commit") };
+    };
+    expect(await sent("4479")).toEqual({ answer: 60, statements: ["select", "with"] });
+    // A refusal's record and its crossing's mark are one statement; telling the crossing (events, audit) adds its own.
+    expect((await sent("449012")).statements.slice(0, 2)).toEqual(["select", "with"]);
+    expect(await sent("449012")).toEqual({ answer: "destination_blocked", statements: ["select", "with"] });
+    // Admitted again: the re-arm rides in the admitting statement.
+    expect(await sent("4478")).toEqual({ answer: 60, statements: ["select", "with"] });
+  });
+
+  it("counts a window's distinct destinations no further than the rule's max + 1", async () => {
+    const g = await group();
+    await set(g.id, false, { distinctDestinations: { max: 10, windowSeconds: 600 } });
+    for (let i = 0; i < 10; i++) expect(await authorize(g.id, `44${10 + i}`)).toBe(60);
+    // Lowered below what the window holds: the count stops at 4, it does not read all 10.
+    await set(g.id, false, { distinctDestinations: { max: 3, windowSeconds: 600 } });
+    expect(await authorize(g.id, "4499")).toBe("velocity_limit");
+    expect(await authorize(g.id, "4410")).toBe(60); // already called within the window
+    const [refusal] = (await listRefusals(handle().db, principal(g.id), {}, { pageSize: 1 })).refusals;
+    expect(refusal).toMatchObject({ limit: "distinctDestinations", limitValue: "3/600s", currentValue: "4" });
   });
 });

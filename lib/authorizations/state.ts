@@ -1,0 +1,78 @@
+import { sql } from "drizzle-orm";
+import { queryRows, type Tx } from "@/lib/db/client";
+import type { WindowCounts } from "@/lib/limits/enforce";
+
+// What an authorization decides on, read in one round trip under the group's row lock (authorize_state, migration
+// 0032; docs/contract.md §22 "Cost"). One group: a reseller tier's ancestors would each be read the same way.
+
+/** authorize_state's JSON: money as decimal strings of micro-units; absent keys belong to rules that are off. */
+interface StoredState {
+  balance: string;
+  creditLimit: string;
+  disabled: boolean;
+  version: number;
+  timeZone: string;
+  limitsHit: boolean;
+  operator: Record<string, unknown> | null;
+  customer: Record<string, unknown> | null;
+  existing: boolean;
+  callId: string | null;
+  activeCount?: number;
+  activeMicros?: string;
+  cps?: number;
+  destinations?: { n: number; seen: boolean }[];
+  prefixes?: Record<string, number>[];
+  spentToday?: string;
+  spentBefore?: string;
+}
+
+export interface AuthorizeState {
+  balanceMicros: bigint;
+  creditLimitMicros: bigint;
+  disabled: boolean;
+  rateCardVersion: number;
+  timeZone: string;
+  /** A limit was told as hit: the admitting statement re-arms them. */
+  limitsHit: boolean;
+  /** The stored layers (JSON text) as parseStoredLayer reads them; operator null: the account has no limits row. */
+  operatorLimits: string | null;
+  customerLimits: string | null;
+  /** The uuid is authorized already (the caller reads it: a replay). */
+  existing: boolean;
+  /** The uuid's call is stored already. */
+  callId: string | null;
+  active: { count: number; totalMicros: bigint };
+  windows: WindowCounts;
+  /** Today's and the month's earlier settled spend; null when no spend cap is on. */
+  spent: { today: string; before: string } | null;
+}
+
+/** Locks the group's row and reads its state; undefined when there is no such group. */
+export async function readAuthorizeState(
+  tx: Tx,
+  groupId: string,
+  uuid: string,
+  digits: string,
+): Promise<AuthorizeState | undefined> {
+  const [row] = await queryRows<{ s: string | null }>(
+    tx,
+    sql`SELECT authorize_state(${groupId}, ${uuid}, ${digits})::text AS s`,
+  );
+  if (!row?.s) return undefined;
+  const s = JSON.parse(row.s) as StoredState;
+  return {
+    balanceMicros: BigInt(s.balance),
+    creditLimitMicros: BigInt(s.creditLimit),
+    disabled: s.disabled,
+    rateCardVersion: Number(s.version),
+    timeZone: s.timeZone,
+    limitsHit: s.limitsHit,
+    operatorLimits: s.operator === null ? null : JSON.stringify(s.operator),
+    customerLimits: s.customer === null ? null : JSON.stringify(s.customer),
+    existing: s.existing,
+    callId: s.callId,
+    active: { count: Number(s.activeCount ?? 0), totalMicros: BigInt(s.activeMicros ?? "0") },
+    windows: { cps: s.cps, destinations: s.destinations ?? [], prefixes: s.prefixes ?? [] },
+    spent: s.spentToday === undefined ? null : { today: s.spentToday, before: s.spentBefore ?? "0" },
+  };
+}
