@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { callReads } from "@/lib/calls/call-store";
+import { readPeriodsTierUsage } from "@/lib/calls/period-tier-usage";
 import type { GroupPeriod, UsageLine } from "@/lib/calls/period-usage";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { lockGroupsForInvoicing, type GroupForInvoicing } from "./group-lock";
@@ -7,7 +8,7 @@ import { insertDocuments, type NewDocument, type NewLine } from "./insert-docume
 import { readPeriodsLedger, type PeriodLedger } from "./period-ledger";
 import { groupUsage, readCarried, roundedUsageLine, withRounding, type Carried } from "./payable-lines";
 import { taxMicros } from "./tax";
-import { issuerFields, issuerOf, readPeriodsTierUsage } from "./tier-usage";
+import { issuerFields, issuerOf } from "./tier-usage";
 
 export interface Issuer {
   name: string;
