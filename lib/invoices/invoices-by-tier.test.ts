@@ -1,3 +1,8 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBillingGroup, setBillingGroupInvoicing } from "@/lib/billing/groups";
@@ -9,7 +14,11 @@ import { importSellRates } from "@/lib/rating/import-rates";
 import { parseRateCsv } from "@/lib/rating/rate-csv";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { createTestDatabase } from "@/lib/testing/engines";
+import { testPrincipal } from "@/lib/testing/test-principal";
+import { getInvoice } from "./read-invoices";
+import { renderInvoicePdf } from "./render-pdf";
 import { runInvoices } from "./run-invoices";
+import { serializeInvoice } from "./serialize-invoice";
 
 // Invoices by tier (docs/contract.md "Reseller tiers", "Invoices by tier"): the operator invoices root accounts, each
 // reseller invoices its children in its own gapless series, and a reseller's invoice bills its tier charges.
@@ -102,6 +111,19 @@ describe("invoice runs by tier, two at once on PostgreSQL", () => {
     const byR2 = await issued(sql`billing_group_id IN (SELECT id FROM billing_groups WHERE parent_id = ${tree.r2})`);
     expect(byR2.map((i) => i.number)).toEqual(gapless(`INV-${tree.r2}`, N * 4));
     expect(new Set(byR2.map((i) => i.issuer_name))).toEqual(new Set(["Reseller Two"]));
+    // The customer's document, JSON and PDF, names its reseller as the issuer and carries the reseller's number.
+    const doc = await getInvoice(
+      a.db,
+      testPrincipal(byR2[0].billing_group_id),
+      (await queryRows<{ id: string }>(a.db, sql`SELECT id FROM invoices WHERE number = ${byR2[0].number}`))[0].id,
+    );
+    expect(serializeInvoice(doc)).toMatchObject({ number: byR2[0].number, issuer: { name: "Reseller Two" } });
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "tier-pdf-")), "c.pdf");
+    fs.writeFileSync(file, await renderInvoicePdf(doc));
+    const { stdout: text } = await promisify(execFile)("pdftotext", ["-layout", file, "-"]);
+    expect(text).toContain("Reseller Two");
+    expect(text).toContain(`No. ${byR2[0].number}`);
+    expect(text).not.toContain(ISSUER.name);
     const again = await runInvoices(b.db, { now: NOW, issuer: ISSUER });
     expect(again).toMatchObject({ invoices: 0, notes: 0 });
   }, 120_000);
