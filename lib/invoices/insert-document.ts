@@ -38,7 +38,7 @@ export interface NewDocument {
   issuerName: string;
   issuerAddress: string;
   /**
-   * The account issuing it (a reseller invoicing its child: its own number series, `INV-<its id>-000001`); null or
+   * The account issuing it (a reseller invoicing its child: its own number series, `INV-<its id, upper case>-000001`); null or
    * absent: the operator (`INV-000001`).
    */
   issuerGroupId?: string | null;
@@ -54,10 +54,20 @@ export interface NewDocument {
 
 const big = (v: bigint | undefined) => (v === undefined ? null : v.toString());
 
-/** A series' counter row and its numbers' prefix: the kind's for the operator, the kind's and issuer's for an account. */
-function seriesOf(kind: DocumentKind, issuerGroupId: string | null | undefined): { series: string; prefix: string } {
+/**
+ * A series' counter row and its numbers' prefix: the kind's for the operator (`INV`), the kind's and issuer's for an
+ * account (`INV-S12B6SKGK0DTA1EJ`: its id without `bg_`, upper case, so numbers stay unique across issuers and no
+ * screen shows an account id as text).
+ */
+export function seriesOf(
+  kind: DocumentKind,
+  issuerGroupId: string | null | undefined,
+): { series: string; prefix: string } {
   return issuerGroupId
-    ? { series: `${kind}:${issuerGroupId}`, prefix: `${NUMBER_PREFIX[kind]}-${issuerGroupId}` }
+    ? {
+        series: `${kind}:${issuerGroupId}`,
+        prefix: `${NUMBER_PREFIX[kind]}-${issuerGroupId.replace(/^bg_/, "").toUpperCase()}`,
+      }
     : { series: kind, prefix: NUMBER_PREFIX[kind] };
 }
 
