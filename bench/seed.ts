@@ -10,7 +10,7 @@ import type { RateRow } from "@/lib/rating/schemas";
 import { createSupplier } from "@/lib/rating/suppliers";
 import { destinationsFor } from "./destinations";
 import { generatePrefixes } from "./prefixes";
-import { countRollupRows, seedUsageGroup, type UsageSeeded } from "./usage";
+import { countRollupRows, seedUsageGroup, seedUsageSubtree, type UsageSeeded } from "./usage";
 
 export interface SeedSizes {
   /** Calls in the listed group. */
@@ -127,6 +127,8 @@ export async function seed(db: Db, sizes: SeedSizes, log: (line: string) => void
   }
 
   const usage = sizes.usageCalls ? await seedUsageGroup(db, sizes.usageCalls, 90, log) : undefined;
+  // A reseller's subtree of 1 000 customers sharing as many calls (issue 32).
+  const subtree = usage && sizes.usageCalls ? await seedUsageSubtree(db, sizes.usageCalls, 90, 1000, log) : undefined;
   t0 = performance.now();
   await insertListingCalls(
     db,
@@ -134,7 +136,11 @@ export async function seed(db: Db, sizes: SeedSizes, log: (line: string) => void
     others.map((g) => g.id),
     sizes,
     log,
-    usage?.insert,
+    usage &&
+      (async () => {
+        await usage.insert();
+        await subtree?.insert();
+      }),
   );
   if (usage) usage.rollupRows = await countRollupRows(db, usage.groupId);
   log(`${sizes.totalCalls} listing calls inserted in ${Math.round(performance.now() - t0)} ms`);
@@ -155,6 +161,12 @@ export async function seed(db: Db, sizes: SeedSizes, log: (line: string) => void
       costKey: usage.costKey,
       range: usage.range,
       rollupRows: usage.rollupRows,
+      subtree: subtree && {
+        resellerId: subtree.resellerId,
+        customers: subtree.customers,
+        costKey: subtree.costKey,
+        readKey: subtree.readKey,
+      },
     },
     window: {
       // The middle fifth of the data.

@@ -5,6 +5,7 @@ import {
   displayedMicros,
   expect,
   renderedRows,
+  roundedMicros,
   screenshot,
   test,
   type CallJson,
@@ -85,4 +86,39 @@ test("a reseller's call log shows its own margin on its customer's calls, not th
     expect(body, `a supplier in ${url}`).not.toMatch(/supplierId/);
     for (const s of [...SUPPLIER_NAMES, ...supplierIds]) expect(body, `${s} in ${url}`).not.toContain(s);
   }
+});
+
+test("a reseller's Reports show its revenue, buy cost and margin by customer and destination, as /v1/usage sums them", async ({
+  page,
+  signInAs,
+}) => {
+  const reseller = (readState().people as unknown as Record<string, DemoPerson>).tierReseller;
+  await signInAs(reseller);
+  type Total = { currency: string; price: number; buyCost?: number; margin?: number };
+  for (const groupBy of ["account", "destination"]) {
+    // Every day (from=&until=): the session's own /v1/usage over the same calls.
+    await page.goto(`/reports?groupBy=${groupBy}&from=&until=`);
+    const totals = page.getByTestId("report-totals");
+    await expect(totals).toBeVisible();
+    const answer = (await (await page.request.get(`/v1/usage?groupBy=${groupBy}`)).json()) as { totals: Total[] };
+    const total = answer.totals[0];
+    expect(total.buyCost, "a reseller's usage has its own buy cost").toBeGreaterThan(0);
+    const decimals = new Intl.NumberFormat("en", { style: "currency", currency: total.currency }).resolvedOptions()
+      .maximumFractionDigits!;
+    // Revenue is what its customers paid it: its buy cost plus its margin.
+    const revenue = apiMicros(total.buyCost!) + apiMicros(total.margin!);
+    expect(displayedMicros(await totals.getByTestId("report-total-price").innerText())).toBe(
+      roundedMicros(revenue, decimals),
+    );
+    expect(displayedMicros(await totals.getByTestId("report-total-margin").innerText())).toBe(
+      roundedMicros(apiMicros(total.margin!), decimals),
+    );
+    await expect(totals).toContainText("Buy cost");
+    await expect(totals).toContainText("Margin %");
+    await expect(page.getByRole("columnheader", { name: /^Margin %/ })).toBeVisible();
+    if (groupBy === "account") await expect(page.getByTestId("report-table")).toContainText("Reseller's Customer Co");
+    await screenshot(page, `reports-reseller-by-${groupBy}`);
+  }
+  // Suppliers are the operator's: no such grouping for a reseller.
+  await expect(page.getByLabel("Group by").locator("option", { hasText: "Supplier" })).toHaveCount(0);
 });

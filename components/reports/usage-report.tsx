@@ -6,6 +6,7 @@ import { rangeProblem } from "@/lib/portal/call-filters";
 import { formatAmount, formatCount, formatMinutes, formatPercent, toMicros } from "@/lib/portal/format";
 import { ALL_ACCOUNTS_ZONE, describePeriod, periodZone, type Period } from "@/lib/portal/period";
 import {
+  asTierRevenue,
   groupByCurrency,
   parseReportFilters,
   reportCsv,
@@ -33,14 +34,14 @@ import { reportItems, type Metric, type ReportItem } from "./report-items";
 import { ReportTable } from "./report-table";
 import { useUsage } from "./use-usage";
 
-const GROUPS: { id: UsageGroupBy; label: string; costOnly?: boolean; platformOnly?: boolean }[] = [
+const GROUPS: { id: UsageGroupBy; label: string; operatorOnly?: boolean; accountsOnly?: boolean }[] = [
   { id: "day", label: "Day" },
   { id: "month", label: "Month" },
   { id: "destination", label: "Destination" },
   { id: "direction", label: "Direction" },
   { id: "hangupCause", label: "Hangup cause" },
-  { id: "account", label: "Account", platformOnly: true },
-  { id: "supplier", label: "Supplier", costOnly: true },
+  { id: "account", label: "Account", accountsOnly: true },
+  { id: "supplier", label: "Supplier", operatorOnly: true },
 ];
 
 const inputClass = `mt-1 ${uiInputClass()}`;
@@ -60,13 +61,18 @@ function useToday(timeZone: string): string | undefined {
  * grouped by the rate card's name, with their prefixes (and, for cost sessions, their suppliers) one click away.
  */
 export function UsageReport({
-  canReadCost,
+  costView,
   accounts,
   suppliers = {},
   zones,
   ownAccount,
 }: {
-  canReadCost: boolean;
+  /**
+   * Whose cost figures the report shows (the API's usage cost view, lib/auth/cost-view.ts usageCostViewOf): the
+   * operator's (revenue over the carrier's cost, suppliers), a reseller's own (`tier`: revenue = what its children paid
+   * it, by customer and destination; no supplier), or none (spend only).
+   */
+  costView: "none" | "operator" | "tier";
   accounts?: AccountChoice[];
   /** Each account's time zone in the session's reach, by id. */
   zones: Record<string, string>;
@@ -76,6 +82,8 @@ export function UsageReport({
   suppliers?: Record<string, string>;
 }) {
   const id = useId();
+  const canReadCost = costView !== "none";
+  const tierView = costView === "tier";
   const router = useRouter();
   const searchParams = useSearchParams();
   // One zone for the whole screen: the account's, else (staff over every account) UTC.
@@ -85,7 +93,10 @@ export function UsageReport({
   const zoneText = periodZone(zoneName, accountZone ? "account" : "all accounts");
   const today = useToday(zoneName);
   const filters = useMemo(() => parseReportFilters(searchParams, today), [searchParams, today]);
-  const groups = GROUPS.filter((g) => (!g.costOnly || canReadCost) && (!g.platformOnly || accounts));
+  // A reseller groups by its customers (accounts of its subtree) without picking one; suppliers are the operator's.
+  const groups = GROUPS.filter(
+    (g) => (!g.operatorOnly || costView === "operator") && (!g.accountsOnly || accounts || tierView),
+  );
   const groupBy = groups.some((g) => g.id === filters.groupBy) ? filters.groupBy : "day";
   const usageQuery = reportToUsageQuery({ ...filters, groupBy }, zoneName);
   const problem = rangeProblem(filters);
@@ -110,7 +121,9 @@ export function UsageReport({
     router.replace(`/reports${reportFiltersToSearch({ ...filters, groupBy, ...patch })}`, { scroll: false });
   };
 
-  const rows = useMemo(() => (report.data?.rows ?? []) as ReportRow[], [report.data]);
+  const apiRows = useMemo(() => (report.data?.rows ?? []) as ReportRow[], [report.data]);
+  // A reseller's revenue is what its children paid it (buy cost + margin), shown in place of the calls' price.
+  const rows = useMemo(() => (tierView ? apiRows.map(asTierRevenue) : apiRows), [apiRows, tierView]);
   const groupLabel = groups.find((g) => g.id === groupBy)?.label ?? "Group";
   const timeKeys = groupBy === "day" || groupBy === "month";
   const period: Period | null = today ? describePeriod(filters, zoneText, today) : null;
@@ -120,9 +133,10 @@ export function UsageReport({
   );
   const csvHref =
     report.data && problem === null
-      ? `data:text/csv;charset=utf-8,${encodeURIComponent(reportCsv(rows, groupBy, canReadCost))}`
+      ? `data:text/csv;charset=utf-8,${encodeURIComponent(reportCsv(apiRows, groupBy, canReadCost))}`
       : null;
-  const totals = (report.data?.totals ?? []) as (UsageReportJson["totals"][number] & Partial<UsageTotalWithCost>)[];
+  const apiTotals = (report.data?.totals ?? []) as (UsageReportJson["totals"][number] & Partial<UsageTotalWithCost>)[];
+  const totals = tierView ? apiTotals.map(asTierRevenue) : apiTotals;
 
   return (
     <div className="flex flex-col gap-4">
@@ -261,7 +275,7 @@ export function UsageReport({
                   item={item}
                   usageQuery={usageQuery}
                   suppliers={suppliers}
-                  canReadCost={canReadCost}
+                  canReadCost={costView === "operator"}
                   revenueLabel={revenueLabel}
                   onClose={() => setOpenId(null)}
                 />

@@ -30,3 +30,15 @@ export function canReadOperatorCost(
 ): boolean {
   return costViewOf(principal).kind === "operator";
 }
+
+/**
+ * Whose buy cost and margin a usage report (GET /v1/usage, the portal's reports) sums: the operator's (the platform),
+ * a tier's own (a caller bound to an account with descendants: a reseller), or none (no calls:read_cost, or a customer
+ * without children, which buys from its parent and sells to nobody: no cost of its own to show).
+ */
+export function usageCostViewOf(principal: Pick<Principal, "scopes" | "billingGroupId" | "reachGroupIds">): CostView {
+  const view = costViewOf(principal);
+  if (view.kind !== "tier") return view;
+  const reach = reachOf(principal);
+  return !isPlatform(reach) && reach.groupIds.length > 1 ? view : NONE;
+}

@@ -77,8 +77,8 @@ export async function archiveCalls(db: Executor, options: ArchiveOptions): Promi
 }
 
 /**
- * Every group with a call in [from, before) that its last invoice does not cover (or that has none): what makes
- * archiveCalls refuse. One index range per group on calls' primary key.
+ * Every group with a call in [from, before) that its last invoice does not cover (or that has none), and every tier
+ * above such a call not yet invoiced for it (uninvoicedTiers): what makes archiveCalls refuse. One index range per group on calls' primary key.
  */
 export async function uninvoicedGroups(db: Executor, options: ArchiveOptions): Promise<string[]> {
   const before = options.before.toISOString();
@@ -92,5 +92,24 @@ export async function uninvoicedGroups(db: Executor, options: ArchiveOptions): P
                         AND ${from} AND (u.period_end IS NULL OR c.start_time >= u.period_end))
         ORDER BY g.id`,
   );
-  return rows.map((g) => g.id);
+  return [...new Set([...rows.map((g) => g.id), ...(await uninvoicedTiers(db, options))])].sort();
+}
+
+/**
+ * The ancestor tiers with a tier charge (call_tier_charges) on a call in [from, before) that their own last invoice
+ * does not cover: a reseller's invoice bills its tier charges, which leave with their calls (docs/contract.md "Reseller
+ * tiers", "Invoices by tier"), so their calls stay until every tier above them is invoiced too.
+ */
+async function uninvoicedTiers(db: Executor, options: ArchiveOptions): Promise<string[]> {
+  const oneGroup =
+    options.billingGroupId === undefined ? sql`true` : sql`t.billing_group_id = ${options.billingGroupId}`;
+  const from = options.from === undefined ? sql`true` : sql`t.start_time >= ${options.from.toISOString()}::timestamptz`;
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`SELECT DISTINCT t.tier_group_id AS id FROM call_tier_charges t
+        LEFT JOIN invoiced_until u ON u.billing_group_id = t.tier_group_id
+        WHERE ${oneGroup} AND ${from} AND t.start_time < ${options.before.toISOString()}::timestamptz
+          AND (u.period_end IS NULL OR t.start_time >= u.period_end)`,
+  );
+  return rows.map((r) => r.id);
 }

@@ -37,6 +37,12 @@ export interface UsageSumsRequest {
    * every group (a platform key without `account`).
    */
   groups: readonly string[] | null;
+  /**
+   * A reseller's cost view (lib/auth/cost-view.ts): buy cost and margin are this tier's own, summed over its
+   * call_tier_charges rows (what it pays its parent; what its child on the path pays it, minus that), not the
+   * carrier's. Absent: the operator's (calls.buy_cost_micros).
+   */
+  tier?: string;
 }
 
 const HOUR_MS = 3_600_000;
@@ -221,11 +227,21 @@ function rowKey(report: UsageReportSpec, alias: Alias): { key: SQL; g: SQL } {
   }
 }
 
-const CALL_SUMS = sql`count(*) AS calls, count(c.answer_time) AS answered, count(*) FILTER (WHERE NOT c.rated) AS unrated,
-    sum(c.bill_duration) AS billed, sum(c.price_micros) AS price, sum(coalesce(c.buy_cost_micros, 0)) AS buy_cost,
-    sum(c.price_micros - c.buy_cost_micros) FILTER (WHERE c.buy_cost_micros IS NOT NULL) AS margin`;
-const ROLLUP_SUMS = sql`sum(u.calls) AS calls, sum(u.answered_calls) AS answered, sum(u.unrated_calls) AS unrated,
-    sum(u.billed_seconds) AS billed, sum(u.price_micros) AS price, sum(u.buy_cost_micros) AS buy_cost, sum(u.margin_micros) AS margin`;
+const CALL_COUNTS = sql`count(*) AS calls, count(c.answer_time) AS answered, count(*) FILTER (WHERE NOT c.rated) AS unrated,
+    sum(c.bill_duration) AS billed, sum(c.price_micros) AS price`;
+const ROLLUP_COUNTS = sql`sum(u.calls) AS calls, sum(u.answered_calls) AS answered, sum(u.unrated_calls) AS unrated,
+    sum(u.billed_seconds) AS billed, sum(u.price_micros) AS price`;
+/** A tier's report takes no cost from calls or the usage rollups: its own comes from tierPart. */
+const NO_COST = sql`0::numeric AS buy_cost, 0::numeric AS margin`;
+const callSums = (report: UsageReportSpec) =>
+  sql`${CALL_COUNTS}, ${
+    report.tier
+      ? NO_COST
+      : sql`sum(coalesce(c.buy_cost_micros, 0)) AS buy_cost,
+    sum(c.price_micros - c.buy_cost_micros) FILTER (WHERE c.buy_cost_micros IS NOT NULL) AS margin`
+  }`;
+const rollupSums = (report: UsageReportSpec) =>
+  sql`${ROLLUP_COUNTS}, ${report.tier ? NO_COST : sql`sum(u.buy_cost_micros) AS buy_cost, sum(u.margin_micros) AS margin`}`;
 const FIGURES = sql`calls, answered, unrated, billed, price, buy_cost, margin`;
 
 const range = (column: SQL, r: { gte?: Date; lte?: Date }) =>
@@ -245,14 +261,38 @@ function usageSources(report: UsageReportSpec, plan: UsagePlan): UsageSources {
     if (report.isTime) timeRollupSources(report, plan.rollup, sources);
     else sources.parts.push(dimensionRollupPart(report, plan.rollup));
   }
+  if (report.tier) sources.parts.push(tierPart(report, report.tier));
   return sources;
+}
+
+/**
+ * A tier's buy cost and margin over the report's calls (docs/contract.md "Reseller tiers", "Usage by tier"): its own
+ * call_tier_charges rows (index on tier + start time), each beside its call (for the key and the filters) and the
+ * charge of the tier below it on the path (depth - 1), or the call's price when the call's account is its child. The
+ * tier's own calls have no row of its own: no cost there, as on the call's JSON. Counts come from the other parts.
+ * The child's charge is a subquery run only for depth > 1 (a LEFT JOIN probed it for every row: 3 s instead of 0.8 s
+ * over 200k charges, EXPLAIN ANALYZE). No rollup yet: docs/contract.md "Reseller tiers" says what it costs.
+ */
+function tierPart(report: UsageReportSpec, tier: string): SQL {
+  const c = rowKey(report, "c");
+  const { startTimeGte: gte, startTimeLte: lte } = report.filters;
+  return sql`SELECT ${c.key} AS key, ${c.g} AS g, c.currency, 0::bigint AS calls, 0::bigint AS answered, 0::bigint AS unrated,
+      0::numeric AS billed, 0::numeric AS price, sum(t.price_micros) AS buy_cost,
+      sum(CASE WHEN t.depth = 1 THEN c.price_micros
+        ELSE (SELECT s.price_micros FROM call_tier_charges s WHERE s.billing_group_id = t.billing_group_id
+          AND s.start_time = t.start_time AND s.call_id = t.call_id AND s.depth = t.depth - 1) END - t.price_micros) AS margin
+    FROM call_tier_charges t
+    JOIN calls c ON c.billing_group_id = t.billing_group_id AND c.start_time = t.start_time AND c.id = t.call_id
+    WHERE t.tier_group_id = ${tier} AND ${groupCondition(report, "c")} AND ${range(sql`t.start_time`, { gte, lte })}
+      AND ${dimensionFilters(report, "c")}
+    GROUP BY 1, 2, 3`;
 }
 
 /** The instants read from calls: one grouped SELECT per range. */
 function callRangeParts(report: UsageReportSpec, ranges: UsagePlan["callRanges"]): SQL[] {
   const c = rowKey(report, "c");
   return ranges.map(
-    (r) => sql`SELECT ${c.key} AS key, ${c.g} AS g, c.currency, ${CALL_SUMS}
+    (r) => sql`SELECT ${c.key} AS key, ${c.g} AS g, c.currency, ${callSums(report)}
       FROM calls c WHERE ${groupCondition(report, "c")} AND ${range(sql`c.start_time`, r)} AND ${dimensionFilters(report, "c")}
       GROUP BY 1, 2, 3`,
   );
@@ -269,7 +309,7 @@ function rollupWhere(report: UsageReportSpec, rollup: NonNullable<UsagePlan["rol
 /** direction, hangupCause, account (usage_hourly) and destination, supplier (usage_daily): one grouped SELECT. */
 function dimensionRollupPart(report: UsageReportSpec, rollup: NonNullable<UsagePlan["rollup"]>): SQL {
   const u = rowKey(report, "u");
-  return sql`SELECT ${u.key} AS key, ${u.g} AS g, u.currency, ${ROLLUP_SUMS}
+  return sql`SELECT ${u.key} AS key, ${u.g} AS g, u.currency, ${rollupSums(report)}
         FROM ${sql.raw(report.daily ? "usage_daily" : "usage_hourly")} u WHERE ${rollupWhere(report, rollup)} GROUP BY 1, 2, 3`;
 }
 
@@ -287,14 +327,14 @@ function timeRollupSources(
   const cut = (t: SQL, length: string) =>
     sql`${timeKey(report, sql`${t} + interval '${sql.raw(length)}' - interval '1 microsecond'`)} <> ${timeKey(report, t)}`;
   sources.ctes.push(
-    sql`hourly AS MATERIALIZED (SELECT u.hour AS t, u.currency, ${ROLLUP_SUMS} FROM usage_hourly u WHERE ${rollupWhere(report, rollup)} GROUP BY 1, 2)`,
+    sql`hourly AS MATERIALIZED (SELECT u.hour AS t, u.currency, ${rollupSums(report)} FROM usage_hourly u WHERE ${rollupWhere(report, rollup)} GROUP BY 1, 2)`,
     sql`hourly_keyed AS MATERIALIZED (SELECT hourly.*, ${timeKey(report, sql`hourly.t`)} AS key, ${cut(sql`hourly.t`, "1 hour")} AS cut FROM hourly)`,
     // LATERAL: one index range per cut hour (or quarter). As a plain join the planner, which cannot know the cut
     // set is small or empty, sorted the whole calls table instead (2.7 s at 1M calls, EXPLAIN ANALYZE).
     sql`quarterly AS MATERIALIZED (
           SELECT x.* FROM (SELECT DISTINCT t FROM hourly_keyed WHERE cut) AS h
           CROSS JOIN LATERAL (
-            SELECT u.quarter AS t, u.currency, ${ROLLUP_SUMS} FROM usage_quarter u
+            SELECT u.quarter AS t, u.currency, ${rollupSums(report)} FROM usage_quarter u
             WHERE ${groupCondition(report, "u")} AND u.quarter >= h.t AND u.quarter < h.t + interval '1 hour' AND ${dimensionFilters(report, "u")}
             GROUP BY 1, 2
           ) AS x)`,
@@ -305,7 +345,7 @@ function timeRollupSources(
     sql`SELECT key, NULL::text AS g, currency, ${FIGURES} FROM quarterly_keyed WHERE NOT cut`,
     sql`SELECT x.* FROM (SELECT DISTINCT t FROM quarterly_keyed WHERE cut) AS q
         CROSS JOIN LATERAL (
-          SELECT ${c.key} AS key, NULL::text AS g, c.currency, ${CALL_SUMS} FROM calls c
+          SELECT ${c.key} AS key, NULL::text AS g, c.currency, ${callSums(report)} FROM calls c
           WHERE ${groupCondition(report, "c")} AND c.start_time >= q.t AND c.start_time < q.t + interval '15 minutes' AND ${dimensionFilters(report, "c")}
           GROUP BY 1, 2, 3
         ) AS x`,
@@ -334,7 +374,9 @@ function elsewherePart(report: UsageReportSpec, rows: readonly ElsewhereSums[]):
     buy_cost: r.buyCost,
     margin: r.margin,
   }));
-  return sql`SELECT ${c.key} AS key, ${c.g} AS g, c.currency, c.calls, c.answered, c.unrated, c.billed, c.price, c.buy_cost, c.margin
+  // Another store's cost is the operator's (the calls' buy cost): never a tier's, whose own comes from tierPart.
+  const cost = report.tier ? sql`0::numeric AS buy_cost, 0::numeric AS margin` : sql`c.buy_cost, c.margin`;
+  return sql`SELECT ${c.key} AS key, ${c.g} AS g, c.currency, c.calls, c.answered, c.unrated, c.billed, c.price, ${cost}
     FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS c(start_time timestamptz, matched_prefix text,
       direction text, hangup_cause text, billing_group_id text, supplier_id text, currency text, calls numeric,
       answered numeric, unrated numeric, billed numeric, price numeric, buy_cost numeric, margin numeric)`;

@@ -82,6 +82,7 @@ describeOnEngines("archiving calls", (handle) => {
   const NOV_END = Date.parse("2030-12-01T05:00:00Z");
   const NOW = Date.parse("2030-12-01T07:00:00Z");
   let group: BillingGroup;
+  let resellerId: string;
   let serial = 0;
   const call = (startMs: number, minutes: number) =>
     answeredCdr({
@@ -131,6 +132,10 @@ describeOnEngines("archiving calls", (handle) => {
     vi.setSystemTime(new Date(NOW));
     // A reseller's customer: its calls carry a tier charge (docs/contract.md "Reseller tiers"), archived with them.
     const reseller = await createBillingGroup(db(), { name: "Archive reseller", currency: "USD" });
+    resellerId = reseller.id;
+    // Invoiced for the same months as its customer (its tier charges are billed on its own invoice).
+    await setBillingGroupInvoicing(db(), reseller.id, { timeZone: "America/New_York" });
+    await db().execute(sql`UPDATE billing_groups SET created_at = '2030-10-15T12:00:00Z' WHERE id = ${reseller.id}`);
     await importSellRates(db(), reseller.id, parseRateCsv("prefix,rate,increment\n1,0.5,60/60\n"), undefined, {
       effectiveFrom: new Date("2025-01-01T00:00:00Z"),
     });
@@ -161,7 +166,8 @@ describeOnEngines("archiving calls", (handle) => {
   it("refuses calls of a period not yet invoiced, and removes nothing", async () => {
     const error = await archiveCalls(db(), { before: new Date(NOW) }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ArchiveRefusedError);
-    expect((error as ArchiveRefusedError).groupIds).toEqual([group.id]);
+    // The customer's December, and its reseller's December (the December call's tier charge) with it.
+    expect((error as ArchiveRefusedError).groupIds).toEqual([group.id, resellerId].sort());
     expect(await hotCalls()).toEqual(["archive-0", "archive-1", "archive-2", "archive-3"]);
   });
 

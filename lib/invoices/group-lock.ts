@@ -11,6 +11,9 @@ export interface GroupForInvoicing {
   timeZone: string;
   billingMode: "prepaid" | "postpaid";
   taxRatePpm: number;
+  /** The account that invoices this one (docs/contract.md "Reseller tiers"): its parent; null: the operator. */
+  parentId: string | null;
+  parentName: string | null;
 }
 
 /**
@@ -33,8 +36,8 @@ export async function lockGroupsForInvoicing(
   const rows = await queryRows<GroupForInvoicing>(
     tx,
     sql`SELECT g.id, g.name, g.currency, g.time_zone AS "timeZone", g.billing_mode AS "billingMode",
-               g.tax_rate_ppm AS "taxRatePpm"
-        FROM billing_groups g WHERE g.id IN (SELECT json_array_elements_text(${ids}::json))`,
+               g.tax_rate_ppm AS "taxRatePpm", g.parent_id AS "parentId", p.name AS "parentName"
+        FROM billing_groups g LEFT JOIN billing_groups p ON p.id = g.parent_id WHERE g.id IN (SELECT json_array_elements_text(${ids}::json))`,
   );
   return new Map(rows.map((g) => [g.id, { ...g, taxRatePpm: Number(g.taxRatePpm) }]));
 }

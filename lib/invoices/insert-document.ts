@@ -37,6 +37,11 @@ export interface NewDocument {
   customerName: string;
   issuerName: string;
   issuerAddress: string;
+  /**
+   * The account issuing it (a reseller invoicing its child: its own number series, `INV-<its id, upper case>-000001`); null or
+   * absent: the operator (`INV-000001`).
+   */
+  issuerGroupId?: string | null;
   subtotalMicros: bigint;
   taxMicros: bigint;
   totalMicros: bigint;
@@ -50,7 +55,25 @@ export interface NewDocument {
 const big = (v: bigint | undefined) => (v === undefined ? null : v.toString());
 
 /**
- * Issues documents of one kind in one statement: draws the next numbers of their series (the counter row is locked
+ * A series' counter row and its numbers' prefix: the kind's for the operator (`INV`), the kind's and issuer's for an
+ * account (`INV-S12B6SKGK0DTA1EJ`: its id without `bg_`, upper case, so numbers stay unique across issuers and no
+ * screen shows an account id as text).
+ */
+export function seriesOf(
+  kind: DocumentKind,
+  issuerGroupId: string | null | undefined,
+): { series: string; prefix: string } {
+  return issuerGroupId
+    ? {
+        series: `${kind}:${issuerGroupId}`,
+        prefix: `${NUMBER_PREFIX[kind]}-${issuerGroupId.replace(/^bg_/, "").toUpperCase()}`,
+      }
+    : { series: kind, prefix: NUMBER_PREFIX[kind] };
+}
+
+/**
+ * Issues documents of one kind, one statement per series (the operator's, each issuing account's, in the series'
+ * order, so concurrent runs lock counters in one order): draws the next numbers of their series (the counter row is locked
  * until the transaction commits, so numbers are gapless and in commit order: a rolled-back issue gives its numbers
  * back), in the order given, and inserts the documents and their lines. issued_at is the time of the insert, under the
  * counter's lock (not the transaction's start), so a series' issue times follow its numbers. Call it last in the issuing transaction: the
@@ -64,7 +87,22 @@ export async function insertDocuments(
   if (docs.length === 0) return [];
   if (docs.some((d) => d.kind !== kind)) throw new RangeError("one series per statement");
   const ids = docs.map(() => newId("inv"));
-  const issued = await insertNumbered(tx, kind, ids, docs);
+  const bySeries = new Map<string, number[]>();
+  for (const [i, doc] of docs.entries()) {
+    const { series } = seriesOf(kind, doc.issuerGroupId);
+    bySeries.set(series, [...(bySeries.get(series) ?? []), i]);
+  }
+  const issued: { id: string; number: string }[] = new Array(docs.length);
+  for (const series of [...bySeries.keys()].sort()) {
+    const at = bySeries.get(series)!;
+    const numbered = await insertNumbered(
+      tx,
+      kind,
+      at.map((i) => ids[i]),
+      at.map((i) => docs[i]),
+    );
+    for (const [n, i] of at.entries()) issued[i] = numbered[n];
+  }
   await auditIssued(tx, kind, docs, issued);
   // The owner and billing members hear of each document once it commits (lib/mail/outbox.ts).
   await enqueueDocumentMails(
@@ -125,7 +163,10 @@ function linesJson(ids: readonly string[], docs: readonly NewDocument[]): string
   );
 }
 
-/** The one statement: draws the series' next numbers and inserts the documents and their lines. Ids in order. */
+/**
+ * The one statement: draws the series' next numbers and inserts the documents and their lines. Ids in order. Every
+ * document is of one series (kind and issuer).
+ */
 async function insertNumbered(
   tx: Executor,
   kind: DocumentKind,
@@ -134,10 +175,11 @@ async function insertNumbered(
 ): Promise<{ id: string; number: string }[]> {
   const documents = documentsJson(ids, docs);
   const lines = linesJson(ids, docs);
+  const { series, prefix } = seriesOf(kind, docs[0].issuerGroupId);
   const rows = await queryRows<{ id: string; number: string }>(
     tx,
     sql`WITH counter AS (
-          INSERT INTO document_counters AS c (series, last_number) VALUES (${kind}, ${docs.length})
+          INSERT INTO document_counters AS c (series, last_number) VALUES (${series}, ${docs.length})
           ON CONFLICT (series) DO UPDATE SET last_number = c.last_number + ${docs.length}
           RETURNING last_number - ${docs.length} AS before
         ), inserted AS (
@@ -145,7 +187,7 @@ async function insertNumbered(
             billing_mode, tax_rate_ppm, currency, customer_name, issuer_name, issuer_address, subtotal_micros, tax_micros,
             total_micros, remainder_micros, opening_balance_micros, topups_micros, adjustments_micros, debits_micros,
             closing_balance_micros, issued_at)
-          SELECT x.id, ${kind}, ${NUMBER_PREFIX[kind]} || '-' || lpad((counter.before + x.n)::text, 6, '0'), x.g, x.inv,
+          SELECT x.id, ${kind}, ${prefix} || '-' || lpad((counter.before + x.n)::text, 6, '0'), x.g, x.inv,
             x.s, x.e, x.tz, x.mode, x.rate, x.cur, x.cust, x.iname, x.iaddr, x.sub, x.tax, x.tot, x.r, x.o, x.t, x.a, x.d, x.c,
             clock_timestamp()
           FROM counter, json_to_recordset(${documents}::json) AS x(id text, n int, g text, inv text, s timestamptz,

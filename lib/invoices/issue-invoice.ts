@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { callReads } from "@/lib/calls/call-store";
+import { readPeriodsTierUsage } from "@/lib/calls/period-tier-usage";
 import type { GroupPeriod, UsageLine } from "@/lib/calls/period-usage";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { lockGroupsForInvoicing, type GroupForInvoicing } from "./group-lock";
@@ -7,6 +8,7 @@ import { insertDocuments, type NewDocument, type NewLine } from "./insert-docume
 import { readPeriodsLedger, type PeriodLedger } from "./period-ledger";
 import { groupUsage, readCarried, roundedUsageLine, withRounding, type Carried } from "./payable-lines";
 import { taxMicros } from "./tax";
+import { issuerFields, issuerOf } from "./tier-usage";
 
 export interface Issuer {
   name: string;
@@ -15,7 +17,7 @@ export interface Issuer {
 
 /**
  * Issues each group's invoice for its period [start, end) unless it exists (docs/contract.md §10): usage lines from
- * the rollups, the period's balance from the ledger, tax on the subtotal. One transaction for the batch (at most one
+ * the rollups (and a reseller's tier charges: lib/invoices/tier-usage.ts), the period's balance from the ledger, tax on the subtotal. One transaction for the batch (at most one
  * period per group), under the groups' locks; the unique key (group, period start) would refuse a second invoice
  * anyway. Returns the numbers issued.
  */
@@ -30,6 +32,8 @@ export async function issueInvoices(db: Db, periods: readonly GroupPeriod[], iss
     const due = periods.filter((p) => groups.has(p.groupId) && !issued.has(p.groupId));
     if (due.length === 0) return [];
     const usage = await callReads(tx).periodsUsage(due);
+    // A reseller also owes its parent (or the operator) its tier charges for its subtree's calls.
+    const tierUsage = await readPeriodsTierUsage(tx, due);
     const carried = await readCarried(
       tx,
       due.map((p) => p.groupId),
@@ -45,7 +49,7 @@ export async function issueInvoices(db: Db, periods: readonly GroupPeriod[], iss
       invoiceDocument(
         p,
         groups.get(p.groupId)!,
-        usage.get(p.groupId) ?? [],
+        [...(usage.get(p.groupId) ?? []), ...(tierUsage.get(p.groupId) ?? [])],
         carried.get(p.groupId)!,
         ledgers.get(p.groupId)!,
         issuer,
@@ -85,7 +89,10 @@ async function readAdjoiningInvoices(
   return { issued, previous };
 }
 
-/** One group's invoice for its period: payable usage lines, tax, and the period's balance with its ledger lines. */
+/**
+ * One group's invoice for its period: payable usage lines, tax, and the period's balance with its ledger lines. Issued
+ * by the group's parent when it has one (its name, its own number series), else by the operator.
+ */
 function invoiceDocument(
   p: GroupPeriod,
   group: GroupForInvoicing,
@@ -118,8 +125,7 @@ function invoiceDocument(
     taxRatePpm: group.taxRatePpm,
     currency: group.currency,
     customerName: group.name,
-    issuerName: issuer.name,
-    issuerAddress: issuer.address,
+    ...issuerFields(issuerOf(group, issuer)),
     subtotalMicros: subtotal,
     taxMicros: tax,
     totalMicros: subtotal + tax,

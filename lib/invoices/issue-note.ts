@@ -7,6 +7,7 @@ import { insertDocument, type NewLine } from "./insert-document";
 import type { Issuer } from "./issue-invoice";
 import { groupUsage, readCarried, usageKey, withRounding, type ExactUsage } from "./payable-lines";
 import { taxMicros } from "./tax";
+import { isResoldLine, issuerFields, issuerOf } from "./tier-usage";
 
 interface Invoiced {
   direction: "inbound" | "outbound";
@@ -34,7 +35,11 @@ export async function issueNoteIfChanged(db: Db, invoiceId: string, issuer: Issu
     if (!group) return null;
     // The invoice and its notes so far (read under the group's lock: another process's note is committed and seen).
     const sums = await readIssuedSums(tx, invoiceId);
-    const before = await readInvoicedUsage(tx, invoiceId);
+    // A reseller's lines of tier charges are billed as issued: a note compares the group's own calls only (its
+    // subtree's calls mark their own accounts, and archiving removes tier charges: docs/contract.md "Reseller tiers").
+    const before = new Map(
+      [...(await readInvoicedUsage(tx, invoiceId))].filter(([, l]) => !isResoldLine(l.description)),
+    );
     const now = groupUsage(await callReads(tx).periodUsage(invoice.groupId, invoice.start, invoice.end));
     const { usage, exact } = usageChanges(now, before, sums.currency);
     if (usage.length === 0) return null;
@@ -54,8 +59,7 @@ export async function issueNoteIfChanged(db: Db, invoiceId: string, issuer: Issu
       taxRatePpm: sums.rate,
       currency: sums.currency,
       customerName: group.name,
-      issuerName: issuer.name,
-      issuerAddress: issuer.address,
+      ...issuerFields(issuerOf(group, issuer)),
       subtotalMicros: difference,
       taxMicros: tax,
       totalMicros: total,

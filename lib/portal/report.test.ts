@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  asTierRevenue,
   groupByCurrency,
   groupDestinationsByName,
   parseReportFilters,
@@ -132,5 +133,19 @@ describe("report figures per currency and per destination name", () => {
     });
     expect(parseReportFilters(new URLSearchParams("from=&until="), "2026-11-24")).toEqual({ groupBy: "day" });
     expect(reportFiltersToSearch({ groupBy: "month" })).toBe("?groupBy=month&from=&until=");
+  });
+});
+
+describe("a reseller's revenue on its report", () => {
+  it("is what its children paid it (buy cost + margin, exact), not its customers' calls' price", () => {
+    const row = { key: "bg_c", price: 3.000003, buyCost: 0.700001, margin: 1.300001 };
+    expect(asTierRevenue(row)).toEqual({ ...row, price: 2.000002 });
+    // Decimals a float sum would get wrong.
+    expect(asTierRevenue({ price: 0, buyCost: 0.1, margin: 0.2 }).price).toBe(0.3);
+    expect(asTierRevenue({ price: 1, buyCost: 0.000001, margin: -0.000002 }).price).toBe(-0.000001);
+  });
+  it("leaves figures without cost as they are", () => {
+    const row = { price: 5 };
+    expect(asTierRevenue(row)).toBe(row);
   });
 });

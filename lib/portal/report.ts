@@ -175,3 +175,14 @@ export function groupDestinationsByName(rows: ReportRow[]): DestinationGroup[] {
     };
   });
 }
+
+/**
+ * A reseller's report figures (docs/contract.md "Reseller tiers", "Usage by tier"): its revenue on a row is what its
+ * children paid it, buyCost + margin, exactly (micros), not the calls' price, which below a sub-reseller is what a
+ * customer paid that sub-reseller. Its own calls (where it is the customer) bring no revenue. Rows or totals without
+ * cost figures are returned as they are.
+ */
+export function asTierRevenue<T extends { price: number; buyCost?: number; margin?: number }>(row: T): T {
+  if (row.buyCost === undefined || row.margin === undefined) return row;
+  return { ...row, price: microsToNumber(parseMicros(row.buyCost) + parseMicros(row.margin)) };
+}

@@ -35,9 +35,11 @@ const usageFigures = {
 
 /** Present only for keys holding calls:read_cost; absent (not null) otherwise. */
 const usageCostFigures = {
-  buyCost: money("Sum of the buy cost of the calls that have one"),
+  buyCost: money(
+    "Sum of the buy cost of the calls that have one: the carrier's for the platform, the caller's own tier charges for a reseller",
+  ),
   margin: money(
-    "Sum of `price - buyCost` over the calls that have a buy cost (exactly the sum of the calls' `margin`)",
+    "Sum of the calls' `margin` (the platform: `price - buyCost`; a reseller: what its children pay it minus its buyCost)",
   ),
 };
 

@@ -1,4 +1,4 @@
-import { canReadOperatorCost } from "@/lib/auth/cost-view";
+import { usageCostViewOf } from "@/lib/auth/cost-view";
 import type { Principal } from "@/lib/auth/principal";
 import type { UsageSums } from "@/lib/calls/usage-sums";
 import { microsToNumber } from "@/lib/money/micros";
@@ -30,7 +30,7 @@ function figures(s: Figures, withCost: boolean) {
 
 /**
  * THE one place usage sums become the API's UsageReport: buyCost and margin are added only for
- * the platform's calls:read_cost principals, so they are absent (not null) for everyone else, in rows and totals.
+ * calls:read_cost principals of the platform or of a reseller (an account with children), so they are absent (not null) for everyone else, in rows and totals.
  * Totals are summed in bigint per currency; amounts of different currencies are never added.
  */
 export function serializeUsage(
@@ -39,9 +39,9 @@ export function serializeUsage(
   sums: UsageSums[],
   principal: Principal,
 ): UsageReport {
-  // The sums' buy cost and margin are the operator's (the carrier's cost): the platform's cost view only. A reseller's
-  // report has no buy cost or margin (docs/contract.md §21): its own per tier are not summed yet.
-  const withCost = canReadOperatorCost(principal);
+  // The sums' buy cost and margin are the operator's for the platform, a reseller's own tier's for a reseller
+  // (readUsageSums' `tier`), none for a customer without children (docs/contract.md §21, "Usage by tier").
+  const withCost = usageCostViewOf(principal).kind !== "none";
   const totals = new Map<string, Figures>();
   for (const s of sums) {
     const t = totals.get(s.currency) ?? {

@@ -1,4 +1,4 @@
-import { canReadOperatorCost } from "@/lib/auth/cost-view";
+import { canReadOperatorCost, usageCostViewOf } from "@/lib/auth/cost-view";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
 import { reachOf, resolveListing } from "@/lib/auth/reach";
 import { ApiError } from "@/lib/errors/api-error";
@@ -52,7 +52,9 @@ export async function summarizeUsage(
   await requireDatabaseTimeZone(db, timeZone);
   const scope = reportScope(principal, filters);
   if (scope === "another group") return serializeUsage(groupBy, timeZone, [], principal);
-  const sums = await reads.usageSums({ groupBy, timeZone, filters, groups: scope.groups });
+  const view = usageCostViewOf(principal);
+  const tier = view.kind === "tier" ? view.tier : undefined;
+  const sums = await reads.usageSums({ groupBy, timeZone, filters, groups: scope.groups, tier });
   return serializeUsage(groupBy, timeZone, sums, principal);
 }
 

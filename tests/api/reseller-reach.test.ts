@@ -160,6 +160,29 @@ describe.each(apiServers())("reseller reach on $engine", (server: ApiServer) => 
     expect(read.text).not.toMatch(/buyCost|margin|buyRate|supplierId/);
   });
 
+  it("sums each tier's own buy cost and margin in GET /v1/usage, as its calls show them", async () => {
+    type Row = { key: string; price: number; buyCost?: number; margin?: number };
+    const usage = async (key: TierKeyName, groupBy: string) =>
+      (await ask(server, key, `/v1/usage${query({ groupBy, ...month })}`)).body as { rows: Row[]; totals: Row[] };
+    const r1 = await usage("r1Cost", "account");
+    const figures = (rows: Row[], tier: TierName) => {
+      const row = rows.find((r) => r.key === groups[tier])!;
+      return [row.buyCost, row.margin];
+    };
+    // The calls' own figures (the test above): summed, its own calls count no cost.
+    expect(figures(r1.rows, "c")).toEqual([0.700001, 1.300001]);
+    expect(figures(r1.rows, "r2")).toEqual([4.000004, 1.499996]);
+    expect(figures(r1.rows, "r1")).toEqual([0, 0]);
+    expect([r1.totals[0].buyCost, r1.totals[0].margin]).toEqual([4.700005, 2.799997]);
+    const r2 = await usage("r2Cost", "destination");
+    expect([r2.totals[0].buyCost, r2.totals[0].margin]).toEqual([2.000002, 1.000001]);
+    // A customer (no children) has no cost of its own to show: the fields are absent.
+    const c = await usage("cCost", "account");
+    expect(c.rows).toHaveLength(1);
+    expect(c.rows[0]).not.toHaveProperty("buyCost");
+    expect(c.totals[0]).not.toHaveProperty("margin");
+  });
+
   it("refuses the supplier filter and grouping to a bound cost key: suppliers are the operator's", async () => {
     for (const path of ["/v1/calls", "/v1/calls/export", "/v1/usage"]) {
       const refused = await ask(server, "r1Cost", `${path}${query({ supplierId: server.supplierId })}`);
