@@ -3,6 +3,7 @@ import { beforeAll, expect, it } from "vitest";
 import type { Principal } from "@/lib/auth/principal";
 import type { Scope } from "@/lib/auth/scopes";
 import { createBillingGroup } from "@/lib/billing/groups";
+import { readUsageSums } from "@/lib/calls/usage-sums";
 import { queryRows } from "@/lib/db/client";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
 import { nativeCdrSchema } from "@/lib/ingest/schemas";
@@ -161,5 +162,36 @@ describeOnEngines("usage by tier: a reseller's buy cost and margin are its own",
     expect(customer.rows).toHaveLength(1);
     expect(customer.rows[0]).not.toHaveProperty("buyCost");
     expect(customer.totals[0]).not.toHaveProperty("margin");
+  });
+
+  it("takes no cost from another store's sums (the history tier's carry the carrier's) into a tier's report", async () => {
+    // What the history tier hands over for a partial hour of a moved month: counts, price and the carrier's cost.
+    const moved = {
+      startTime: null,
+      matchedPrefix: "44",
+      direction: "outbound",
+      hangupCause: null,
+      billingGroupId: ids.c,
+      supplierId: null,
+      currency: "EUR",
+      calls: "3",
+      answered: "3",
+      unrated: "0",
+      billed: "180",
+      price: "77000",
+      buyCost: "999999",
+      margin: "-922999",
+    };
+    const request = {
+      groupBy: "account" as const,
+      timeZone: "UTC",
+      filters: { startTimeGte: new Date("2030-01-01T00:00:00Z") },
+      groups: [ids.r1, ids.r2, ids.c, ids.k],
+    };
+    const [tierRow] = await readUsageSums(db(), { ...request, tier: ids.r1 }, [moved]);
+    expect(tierRow).toMatchObject({ key: ids.c, calls: 3n, priceMicros: 77000n, buyCostMicros: 0n, marginMicros: 0n });
+    // The platform's report takes the carrier's cost as it is.
+    const [platformRow] = await readUsageSums(db(), request, [moved]);
+    expect(platformRow).toMatchObject({ key: ids.c, buyCostMicros: 999999n, marginMicros: -922999n });
   });
 });
