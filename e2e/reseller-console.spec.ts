@@ -99,6 +99,7 @@ test("a reseller's console: its subtree only, a new customer topped up from its 
   const amount = topUp.getByLabel(/^Amount/);
   await expect(amount).toHaveAttribute("aria-invalid", "true");
   await expect(topUp).toContainText("More than you have");
+  await expect(topUp.getByRole("alert")).toHaveText(/more than your balance plus your credit limit/);
   const shownAvailable = await topUp.getByText(/More than you have/).innerText();
   expect(displayedMicros(shownAvailable.replace(/^[^$]*/, ""))).toBe(roundedMicros(available, 2));
   expect(apiMicros((await ownBalance()).balance)).toBe(apiMicros(after.balance));

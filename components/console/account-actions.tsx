@@ -146,6 +146,12 @@ export function BalanceForm({
             {change.pending ? "Saving…" : title}
           </Button>
           <Feedback problem={insufficient ? null : change.problem} done={change.done} id={`${id}-feedback`} />
+          {/* The refusal is said under the amount; announced here too, as the other refusals are. */}
+          {insufficient ? (
+            <p role="alert" className="sr-only">
+              Refused: the amount is more than your balance plus your credit limit. Nothing moved.
+            </p>
+          ) : null}
         </div>
       </form>
     </Card>
