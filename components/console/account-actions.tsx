@@ -56,8 +56,25 @@ function Feedback({ problem, done, id }: { problem: ProvisioningProblem | null; 
   );
 }
 
-/** Top-up (positive) or adjustment (signed, with its reason): decimal text, exact to 6 decimals on the server. */
-export function BalanceForm({ account, kind }: { account: AccountDetail; kind: "topup" | "adjustment" }) {
+/** What a reseller may still move to its customers: its balance plus its credit limit (the API's test), never below 0. */
+function availableOf(funder: AccountDetail): bigint {
+  const available = toMicros(funder.balance) + toMicros(funder.creditLimit);
+  return available < 0n ? 0n : available;
+}
+
+/**
+ * Top-up (positive) or adjustment (signed, with its reason): decimal text, exact to 6 decimals on the server. With a
+ * `funder` (a reseller's console) the money comes from the reseller's own balance, and a 402 says how much it has.
+ */
+export function BalanceForm({
+  account,
+  kind,
+  funder = null,
+}: {
+  account: AccountDetail;
+  kind: "topup" | "adjustment";
+  funder?: AccountDetail | null;
+}) {
   const id = useId();
   const change = useChange();
   const [amount, setAmount] = useState("");
@@ -77,11 +94,20 @@ export function BalanceForm({ account, kind }: { account: AccountDetail; kind: "
       return `${kind === "topup" ? "Topped up" : "Adjusted by"} ${formatPrice(toMicros(moved.amount), currency)}: the balance is ${formatAmount(toMicros(moved.account.balance), currency)}.`;
     });
   };
-  const amountError = change.problem?.fields.amount;
+  const insufficient = funder !== null && change.problem?.code === "insufficient_funds";
+  const amountError = insufficient
+    ? `More than you have: ${formatAmount(availableOf(funder), funder.currency)} available (your balance plus your credit limit). Nothing moved. Top up your own account, or move less.`
+    : change.problem?.fields.amount;
   const reasonError = change.problem?.fields.description;
   return (
     <Card aria-labelledby={`${id}-title`}>
       <CardTitle id={`${id}-title`}>{title}</CardTitle>
+      {funder ? (
+        <p className="mt-1 text-sm text-slate-600" data-testid={`${kind}-funder`}>
+          {kind === "topup" ? "Comes out of" : "A positive amount comes out of, a negative one goes back to"} your own
+          balance ({funder.name}): {formatAmount(availableOf(funder), funder.currency)} available.
+        </p>
+      ) : null}
       <form onSubmit={submit} className="mt-3 flex flex-col gap-3" data-testid={`${kind}-form`}>
         <Field
           id={`${id}-amount`}
@@ -119,7 +145,13 @@ export function BalanceForm({ account, kind }: { account: AccountDetail; kind: "
           <Button type="submit" variant="primary" disabled={change.pending}>
             {change.pending ? "Saving…" : title}
           </Button>
-          <Feedback problem={change.problem} done={change.done} id={`${id}-feedback`} />
+          <Feedback problem={insufficient ? null : change.problem} done={change.done} id={`${id}-feedback`} />
+          {/* The refusal is said under the amount; announced here too, as the other refusals are. */}
+          {insufficient ? (
+            <p role="alert" className="sr-only">
+              Refused: the amount is more than your balance plus your credit limit. Nothing moved.
+            </p>
+          ) : null}
         </div>
       </form>
     </Card>
@@ -332,6 +364,99 @@ export function NewAccountForm({ currencies }: { currencies: readonly CurrencyCh
         <div className="flex items-center gap-3">
           <Button type="submit" variant="primary" disabled={change.pending}>
             {change.pending ? "Creating…" : "Create account"}
+          </Button>
+          <Feedback problem={change.problem} done={change.done} id={`${id}-feedback`} />
+        </div>
+      </form>
+    </Card>
+  );
+}
+
+/**
+ * A reseller's new customer: a name, where it goes (its own account or a sub-reseller's), an optional credit limit.
+ * The currency is the reseller's (a child is in its parent's); no accountcode (the operator's switch routes by it) nor
+ * opening balance (money from nowhere): the API refuses both for a reseller, so the form does not offer them.
+ */
+export function NewCustomerForm({
+  currency,
+  parents,
+}: {
+  currency: string;
+  parents: readonly { id: string; name: string }[];
+}) {
+  const id = useId();
+  const router = useRouter();
+  const change = useChange();
+  const [values, setValues] = useState({ name: "", parentId: parents[0]?.id ?? "", creditLimit: "" });
+  const set = (field: keyof typeof values) => (e: { target: { value: string } }) =>
+    setValues((v) => ({ ...v, [field]: e.target.value }));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void change.run(async (idempotencyKey) => {
+      const body = Object.fromEntries(Object.entries(values).filter(([, v]) => v.trim() !== ""));
+      const created = await sendProvisioning<AccountDetail>("POST", "/v1/accounts", body, idempotencyKey);
+      router.push(`/console/accounts/${encodeURIComponent(created.id)}`);
+      return `Created ${created.name}.`;
+    });
+  };
+  const errorOf = (name: string) => change.problem?.fields[name];
+  const input = (name: "name" | "creditLimit", label: string, extra: { required?: boolean; decimal?: boolean }) => {
+    const inputId = `${id}-${name}`;
+    const error = errorOf(name);
+    return (
+      <Field id={inputId} label={label}>
+        <input
+          id={inputId}
+          name={name}
+          value={values[name]}
+          onChange={set(name)}
+          required={extra.required}
+          inputMode={extra.decimal ? "decimal" : undefined}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? fieldErrorId(inputId) : undefined}
+          className={inputClass({ invalid: Boolean(error) })}
+        />
+        {error ? <FieldError id={fieldErrorId(inputId)}>{error}</FieldError> : null}
+      </Field>
+    );
+  };
+  const parentError = errorOf("parentId");
+  return (
+    <Card aria-labelledby={`${id}-title`} className="max-w-xl">
+      <CardTitle id={`${id}-title`}>New customer</CardTitle>
+      <form onSubmit={submit} className="mt-3 flex flex-col gap-3" data-testid="new-account-form">
+        {input("name", "Name", { required: true })}
+        {parents.length > 1 ? (
+          <Field id={`${id}-parentId`} label="Customer of">
+            <select
+              id={`${id}-parentId`}
+              name="parentId"
+              value={values.parentId}
+              onChange={set("parentId")}
+              aria-invalid={parentError ? true : undefined}
+              aria-describedby={parentError ? fieldErrorId(`${id}-parentId`) : undefined}
+              className={inputClass({ invalid: Boolean(parentError) })}
+            >
+              {parents.map((p, i) => (
+                <option key={p.id} value={p.id}>
+                  {i === 0 ? `${p.name} (you)` : p.name}
+                </option>
+              ))}
+            </select>
+            {parentError ? <FieldError id={fieldErrorId(`${id}-parentId`)}>{parentError}</FieldError> : null}
+          </Field>
+        ) : null}
+        <p className="text-sm text-slate-700" data-testid="new-customer-currency">
+          Currency: {currency} (your own: a customer is billed in its provider&apos;s currency).
+        </p>
+        {input("creditLimit", `Credit limit in ${currency} (optional)`, { decimal: true })}
+        <p className="text-xs text-slate-600">
+          A customer takes calls while its balance is above its credit limit: it starts at zero, so with no credit limit
+          it starts disabled until you top it up from your own balance.
+        </p>
+        <div className="flex items-center gap-3">
+          <Button type="submit" variant="primary" disabled={change.pending}>
+            {change.pending ? "Creating…" : "Create customer"}
           </Button>
           <Feedback problem={change.problem} done={change.done} id={`${id}-feedback`} />
         </div>

@@ -6,6 +6,8 @@ export class ProvisioningProblem extends Error {
     readonly status: number,
     message: string,
     readonly fields: Record<string, string>,
+    /** The problem's code (`insufficient_funds`), when the answer had one. */
+    readonly code: string | null = null,
   ) {
     super(message);
   }
@@ -31,14 +33,20 @@ export async function sendProvisioning<T>(
   if (response.ok) return (await response.json()) as T;
   let detail = `The server answered ${response.status}.`;
   const fields: Record<string, string> = {};
+  let code: string | null = null;
   try {
-    const problem = (await response.json()) as { detail?: string; errors?: { param: string; message: string }[] };
+    const problem = (await response.json()) as {
+      code?: string;
+      detail?: string;
+      errors?: { param: string; message: string }[];
+    };
     detail = problem.detail ?? detail;
+    code = typeof problem.code === "string" ? problem.code : null;
     for (const e of problem.errors ?? []) fields[e.param] = e.message;
   } catch {
     // not a problem body: keep the generic message
   }
-  throw new ProvisioningProblem(response.status, detail, fields);
+  throw new ProvisioningProblem(response.status, detail, fields, code);
 }
 
 /** A fresh Idempotency-Key for the next change a form makes. */

@@ -99,7 +99,13 @@ export function ApiKeysManager({
             onRetry={() => list.refetch()}
           />
         ) : (
-          <div className="overflow-x-auto">
+          // Focusable so a keyboard can scroll it on a phone even when no row holds a control (no keys yet).
+          <div
+            className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-brand-700"
+            tabIndex={0}
+            role="region"
+            aria-label="Keys table"
+          >
             <table className="w-full text-left text-sm" data-testid="api-keys">
               <thead className="border-y border-slate-200 bg-slate-50 text-xs text-slate-600">
                 <tr>

@@ -64,6 +64,19 @@ describeOnEngines("accounts overview", (handle, engine) => {
     });
   });
 
+  it("lists only the given accounts (a reseller's reach), searched and counted within them; none for an empty reach", async () => {
+    const db = handle().db;
+    const groupIds = ["bg_ov00042", "bg_ov00007", "bg_wild"];
+    const all = await listAccountsOverview(db, { groupIds, now: NOW });
+    expect(all.total).toBe(3);
+    expect(all.rows.map((r) => r.id)).toEqual(["bg_wild", "bg_ov00007", "bg_ov00042"]);
+    const searched = await listAccountsOverview(db, { groupIds, search: "ov-", now: NOW });
+    expect(searched.rows.map((r) => r.id)).toEqual(["bg_ov00007", "bg_ov00042"]);
+    // Past the last page the count is still the reach's, not every account's.
+    expect((await listAccountsOverview(db, { groupIds, offset: 10, now: NOW })).total).toBe(3);
+    expect(await listAccountsOverview(db, { groupIds: [], now: NOW })).toEqual({ rows: [], total: 0 });
+  });
+
   it("pages through every account in sort order without overlap or gap", async () => {
     const seen: string[] = [];
     for (let offset = 0; ; offset += 500) {

@@ -21,6 +21,8 @@ export interface OverviewQuery {
   descending?: boolean;
   offset?: number;
   limit?: number;
+  /** The accounts listed (a reseller's subtree, its reach); absent: every account (the platform's console). */
+  groupIds?: readonly string[];
   /** The instant "today" and "this month" are taken at (tests). */
   now?: Date;
 }
@@ -118,11 +120,21 @@ export function overviewStatement(query: OverviewQuery) {
   const limit = Math.min(Math.max(query.limit ?? 100, 1), OVERVIEW_MAX_LIMIT);
   const offset = Math.max(query.offset ?? 0, 0);
   const search = query.search?.trim() ?? "";
-  const where =
-    search === ""
-      ? sql``
-      : sql`WHERE g.name ILIKE ${likePattern(search)} OR g.accountcode ILIKE ${likePattern(search)}
-              OR g.id LIKE ${`${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`;
+  const conditions: SQL[] = [];
+  if (search !== "")
+    conditions.push(sql`(g.name ILIKE ${likePattern(search)} OR g.accountcode ILIKE ${likePattern(search)}
+              OR g.id LIKE ${`${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`})`);
+  // A reseller's console lists its reach only (an empty reach lists nothing, never everything).
+  if (query.groupIds !== undefined)
+    conditions.push(
+      query.groupIds.length === 0
+        ? sql`false`
+        : sql`g.id IN (${sql.join(
+            query.groupIds.map((id) => sql`${id}`),
+            sql`, `,
+          )})`,
+    );
+  const where = conditions.length === 0 ? sql`` : sql`WHERE ${sql.join(conditions, sql` AND `)}`;
   const direction = query.descending ? sql.raw("DESC") : sql.raw("ASC");
   const orderBy = sql.raw(ORDER[query.sort ?? "name"]);
   const statement = sql`WITH ${spendStatement(now)}

@@ -44,6 +44,8 @@ export interface DemoResult {
     platform: DemoPerson;
     /** The owner of a reseller tier with a customer of its own (demo-tiers.ts), with the cost view. */
     tierReseller: DemoPerson;
+    /** The owner of the reseller's customer (no children): no console. */
+    tierCustomer: DemoPerson;
   };
   /** A reseller tier and its customer (demo-tiers.ts): not among `groups`, whose traffic is generated. */
   tiers: DemoTiers;
@@ -284,6 +286,7 @@ export async function runDemo(db: Db, options: DemoOptions = {}): Promise<DemoRe
   const people = {
     ...basePeople,
     tierReseller: await person("reseller@example.com", "Rita Reseller", "owner", tiers.reseller.id),
+    tierCustomer: await person("tier-customer@example.com", "Cora Customer", "owner", tiers.customer.id),
   };
 
   return {

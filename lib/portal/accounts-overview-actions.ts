@@ -36,15 +36,20 @@ export interface OverviewPageView {
 }
 
 /**
- * A page of the operator console's accounts overview (lib/billing/accounts-overview.ts), for platform staff with
- * accounts:write only: anyone else gets null, as if there were nothing (the page itself answers 404 to them).
+ * A page of the console's accounts overview (lib/billing/accounts-overview.ts) for a session holding accounts:write:
+ * platform staff see every account, a reseller's owner or admin its reach (its own account and its subtree). Anyone
+ * else gets null, as if there were nothing (the page itself answers 404 to them).
  */
 export async function loadAccountsOverview(input: z.input<typeof inputSchema>): Promise<OverviewPageView | null> {
   const principal = await getPortalPrincipal();
-  if (!principal || !isPlatform(reachOf(principal)) || !principal.scopes.has("accounts:write")) return null;
+  if (!principal || !principal.scopes.has("accounts:write")) return null;
   const parsed = inputSchema.safeParse(input);
   if (!parsed.success) return null;
-  const page = await listAccountsOverview(await getDb(), parsed.data);
+  const reach = reachOf(principal);
+  const page = await listAccountsOverview(await getDb(), {
+    ...parsed.data,
+    ...(isPlatform(reach) ? {} : { groupIds: reach.groupIds }),
+  });
   return {
     ...page,
     rows: page.rows.map((r) => ({

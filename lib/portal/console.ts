@@ -1,31 +1,86 @@
 import "server-only";
-import { isPlatform, reachOf } from "@/lib/auth/reach";
+import { sql } from "drizzle-orm";
+import { isPlatform, provisions, reachOf, reaches, type Reach } from "@/lib/auth/reach";
 import { notFound } from "next/navigation";
 import { toAccountDetail } from "@/lib/billing/account-detail";
 import { getBillingGroup } from "@/lib/billing/groups";
 import type { AccountDetail } from "@/lib/billing/provisioning-schemas";
-import { getDb } from "@/lib/db/client";
+import { getDb, queryRows } from "@/lib/db/client";
 import { requirePortalSession, type PortalSession } from "./session";
 import { ACCOUNT_CURRENCIES } from "@/lib/money/iso-4217";
 
-/** Whether a session sees the operator console: platform staff holding accounts:write (the platform's owners, admins). */
-export function isConsoleSession(session: Pick<PortalSession, "billingGroupId" | "scopes">): boolean {
-  return isPlatform(reachOf(session)) && session.scopes.includes("accounts:write");
+/**
+ * Whether a session sees the console: one holding accounts:write. The platform's owners and admins (every account),
+ * and a reseller's (its subtree: roles give the scope to a reseller's owners and admins only, docs/contract.md §14).
+ * What each may change is the API's decision (requireProvisioningOf), not the console's.
+ */
+export function isConsoleSession(session: Pick<PortalSession, "scopes">): boolean {
+  return session.scopes.includes("accounts:write");
 }
 
-/** The console's pages: the signed-in staff session, else sign-in (no session) or 404 (anyone else). */
+/** A reseller's console (not the platform's): its own account and subtree, no operator-only controls. */
+export function isResellerConsole(session: Pick<PortalSession, "billingGroupId">): boolean {
+  return !isPlatform(reachOf(session));
+}
+
+/** The console's pages: the signed-in session, else sign-in (no session) or 404 (anyone without accounts:write). */
 export async function requireConsoleSession(returnTo: string): Promise<PortalSession> {
   const { session } = await requirePortalSession(returnTo);
   if (!isConsoleSession(session)) notFound();
   return session;
 }
 
-/** One account as the console's account page shows it; 404 for an unknown or malformed id. */
-export async function consoleAccount(id: string): Promise<AccountDetail> {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) notFound();
+/** The reach the console's pages read with (the principal's: a reseller's subtree comes with it). */
+export async function requireConsoleReach(returnTo: string): Promise<{ session: PortalSession; reach: Reach }> {
+  const { session, principal } = await requirePortalSession(returnTo);
+  if (!isConsoleSession(session)) notFound();
+  return { session, reach: reachOf(principal) };
+}
+
+/**
+ * One account as the console's account page shows it, and whether the session may change it (the same test as the
+ * API's, `provisions`: a reseller's own account is read-only to it). 404 for an unknown or malformed id, or one
+ * outside the session's reach (as absent).
+ */
+export async function consoleAccount(
+  reach: Reach,
+  id: string,
+): Promise<{ account: AccountDetail; provisionable: boolean }> {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id) || !reaches(reach, id)) notFound();
   const group = await getBillingGroup(await getDb(), id);
   if (!group) notFound();
-  return toAccountDetail(group);
+  const account = toAccountDetail(group);
+  // Outside its reach, a bound caller's parent is not named (docs/contract.md §21).
+  if (!isPlatform(reach) && id === reach.own) account.parentId = null;
+  return { account, provisionable: provisions(reach, id) };
+}
+
+/** The reseller's own account (the one its top-ups draw on). */
+export async function ownConsoleAccount(reach: Reach): Promise<AccountDetail | null> {
+  if (isPlatform(reach)) return null;
+  const group = await getBillingGroup(await getDb(), reach.own);
+  if (!group) return null;
+  return { ...toAccountDetail(group), parentId: null };
+}
+
+/**
+ * Where a reseller may put a new customer: its own account, or a descendant that has customers of its own (a
+ * sub-reseller). The API decides the same (parentId within the subtree); this is the form's choice.
+ */
+export async function parentChoices(reach: Reach): Promise<{ id: string; name: string }[]> {
+  if (isPlatform(reach)) return [];
+  const ids = sql.join(
+    reach.groupIds.map((g) => sql`${g}`),
+    sql`, `,
+  );
+  const rows = await queryRows<{ id: string; name: string }>(
+    await getDb(),
+    sql`SELECT g.id, g.name FROM billing_groups g
+        WHERE g.id IN (${ids})
+          AND (g.id = ${reach.own} OR EXISTS (SELECT 1 FROM billing_groups c WHERE c.parent_id = g.id))
+        ORDER BY g.id = ${reach.own} DESC, lower(g.name), g.id`,
+  );
+  return rows;
 }
 
 /** The currencies a new account may take, with their English names: computed here so server and browser agree. */

@@ -28,8 +28,8 @@ export const PORTAL_PAGES = {
   invoice: { path: "/invoices/[id]", label: "Invoice", scope: "invoices:read" },
   apiKeys: { path: "/api-keys", label: "API keys", scope: "keys:read", nav: true },
   audit: { path: "/audit", label: "Audit log", scope: "audit:read", nav: true },
-  // The operator console: the platform's owners and admins (platform sessions alone hold accounts:write); its pages
-  // are guarded by requireConsoleSession (lib/portal/console.ts).
+  // The console: the platform's owners and admins, and a reseller's on its subtree (the sessions holding accounts:write);
+  // its pages are guarded by requireConsoleSession (lib/portal/console.ts).
   consoleAccounts: { path: "/console/accounts", label: "Accounts", scope: "accounts:write", nav: true },
   alerts: { path: "/alerts", label: "Alerts", scope: "alerts:write", nav: true },
   rateDecks: { path: "/rate-decks", label: "Rate decks", scope: "rates:write", nav: true },

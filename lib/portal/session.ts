@@ -3,7 +3,6 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
 import { findSessionPrincipal } from "@/lib/auth/find-key";
-import { PROVISIONING_SCOPES } from "@/lib/auth/roles";
 import { canReadOperatorCost } from "@/lib/auth/cost-view";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
 import { principalCacheFor } from "@/lib/auth/principal-cache";
@@ -63,13 +62,17 @@ export const getSignedInPrincipal = cache(async (): Promise<Principal | null> =>
   return principal && (canUsePortal(principal) || principal.twoFactorRequired) ? principal : null;
 });
 
+/** The provisioning scope whose portal pages (rate decks, supplier decks) only a platform session opens. */
+const PORTAL_PLATFORM_ONLY_SCOPE = "rates:write";
+
 export function toPortalSession(principal: Principal): PortalSession {
   return {
     keyId: principal.keyId,
-    // The portal's provisioning pages (the console, rate decks) are the operator's until the reseller's own exist: a
-    // reseller's owner holds the scopes for /v1 (its subtree), but its pages and links do not open on them.
+    // A reseller's owner or admin keeps accounts:write and payments:write: the console opens on its subtree
+    // (lib/portal/console.ts). The rate-deck pages are still the operator's (supplier decks), so rates:write stays out
+    // of a bound session here while /v1 takes it.
     scopes: [...principal.scopes]
-      .filter((s) => principal.billingGroupId === null || !PROVISIONING_SCOPES.includes(s))
+      .filter((s) => principal.billingGroupId === null || s !== PORTAL_PLATFORM_ONLY_SCOPE)
       .sort(),
     canReadCost: canReadCost(principal),
     canReadOperatorCost: canReadOperatorCost(principal),

@@ -3,15 +3,17 @@ import Link from "next/link";
 import { BalanceForm, CreditLimitForm, DisableToggle } from "@/components/console/account-actions";
 import { AccountSummary } from "@/components/console/account-summary";
 import { ApiKeysManager } from "@/components/keys/api-keys-manager";
-import { consoleAccount, requireConsoleSession } from "@/lib/portal/console";
+import { consoleAccount, ownConsoleAccount, requireConsoleReach } from "@/lib/portal/console";
 
 export const metadata: Metadata = { title: "Account" };
 
 /** One account in the operator console: its details, money, credit limit, status and API keys; links to its decks and alerts. */
 export default async function ConsoleAccountPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const session = await requireConsoleSession(`/console/accounts/${encodeURIComponent(id)}`);
-  const account = await consoleAccount(id);
+  const { session, reach } = await requireConsoleReach(`/console/accounts/${encodeURIComponent(id)}`);
+  const { account, provisionable } = await consoleAccount(reach, id);
+  // A reseller's top-ups and adjustments move its own money (docs/contract.md "Reseller tiers").
+  const funder = await ownConsoleAccount(reach);
   const carried = `?account=${encodeURIComponent(account.id)}`;
   return (
     <div className="flex flex-col gap-4">
@@ -46,12 +48,19 @@ export default async function ConsoleAccountPage({ params }: { params: Promise<{
         </nav>
       </div>
       <AccountSummary account={account} />
-      <div className="grid gap-4 lg:grid-cols-2">
-        <BalanceForm account={account} kind="topup" />
-        <BalanceForm account={account} kind="adjustment" />
-        <CreditLimitForm key={account.creditLimit} account={account} />
-        <DisableToggle account={account} />
-      </div>
+      {provisionable ? (
+        <div className="grid gap-4 lg:grid-cols-2">
+          <BalanceForm account={account} kind="topup" funder={funder} />
+          <BalanceForm account={account} kind="adjustment" funder={funder} />
+          <CreditLimitForm key={account.creditLimit} account={account} />
+          <DisableToggle account={account} />
+        </div>
+      ) : (
+        <p className="text-sm text-slate-600" data-testid="own-account-note">
+          This is your own account: your provider tops it up and sets its credit limit. Your customers&apos; top-ups
+          come out of its balance.
+        </p>
+      )}
       <section aria-labelledby="account-keys" className="flex flex-col gap-2">
         <h2 id="account-keys" className="text-lg font-semibold">
           API keys of this account
