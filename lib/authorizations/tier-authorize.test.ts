@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { expect, it } from "vitest";
 import { ApiError } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
+import { getBalance } from "@/lib/billing/accounts";
 import { createBillingGroup, setBillingGroupDisabledByOperator } from "@/lib/billing/groups";
 import { queryRows } from "@/lib/db/client";
 import { importSellRates } from "@/lib/rating/import-rates";
@@ -73,8 +74,14 @@ describeOnEngines("authorizations in a reseller tree", (handle) => {
     expect((await attempt(db, t.otherCustomer)).code).toBe("granted");
     expect((await attempt(db, t.other)).code).toBe("granted");
 
+    // The customer's balance says its provider is on hold (a yes or no, no figures); a root account has no such field.
+    expect(await getBalance(db, bound(t.subCustomer))).toMatchObject({ disabled: false, providerOnHold: true });
+    expect(await getBalance(db, bound(t.otherCustomer))).toMatchObject({ providerOnHold: false });
+    expect(await getBalance(db, bound(t.reseller))).not.toHaveProperty("providerOnHold");
+
     await setBillingGroupDisabledByOperator(db, t.reseller, false);
     for (const id of [t.customer, t.sub, t.subCustomer]) expect((await attempt(db, id)).code).toBe("granted");
+    expect(await getBalance(db, bound(t.subCustomer))).toMatchObject({ providerOnHold: false });
   });
 
   it("a reseller at its credit limit stops its subtree, nearest blocking tier named first", async () => {
