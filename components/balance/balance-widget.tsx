@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import type { Account, Balance } from "@/lib/billing/schemas";
-import { LOW_BALANCE_MICROS, balanceStatus } from "@/lib/portal/balance-status";
+import { LOW_BALANCE_MICROS, PROVIDER_HOLD_TEXT, balanceStatus } from "@/lib/portal/balance-status";
 import { howToPayText, type HowToPay } from "@/lib/portal/how-to-pay";
 import { formatAmount, toMicros } from "@/lib/portal/format";
 import { accountKey, balanceKey } from "@/lib/portal/query-keys";
@@ -65,6 +65,7 @@ function OwnBalance({ name, pay }: { name?: string; pay: HowToPay | null }) {
           balance={balance.data.balance}
           currency={balance.data.currency}
           disabled={balance.data.disabled}
+          providerOnHold={balance.data.providerOnHold ?? false}
           caption={{ id: balance.data.billingGroupId, name }}
           pay={pay}
         />
@@ -106,17 +107,19 @@ function BalanceFigure({
   balance,
   currency,
   disabled,
+  providerOnHold = false,
   caption,
   pay = null,
 }: {
   balance: number;
   currency: string;
   disabled: boolean;
+  providerOnHold?: boolean;
   caption: { id: string; name?: string };
   pay?: HowToPay | null;
 }) {
   const micros = toMicros(balance);
-  const status = balanceStatus(micros, disabled);
+  const status = balanceStatus(micros, disabled, providerOnHold);
   return (
     <div className="mt-2">
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
@@ -128,9 +131,15 @@ function BalanceFigure({
         </p>
         <span className="text-sm font-medium text-slate-600">{currency}</span>
         <span
-          className={`rounded-full px-2 py-0.5 text-xs font-medium ${status === "disabled" ? "bg-red-100 text-red-800" : status === "low" ? "bg-amber-100 text-amber-800" : "bg-emerald-50 text-emerald-700"}`}
+          className={`rounded-full px-2 py-0.5 text-xs font-medium ${status === "disabled" || status === "held" ? "bg-red-100 text-red-800" : status === "low" ? "bg-amber-100 text-amber-800" : "bg-emerald-50 text-emerald-700"}`}
         >
-          {status === "disabled" ? "Disabled" : status === "low" ? "Low balance" : "Active"}
+          {status === "disabled"
+            ? "Disabled"
+            : status === "held"
+              ? "Calls paused"
+              : status === "low"
+                ? "Low balance"
+                : "Active"}
         </span>
       </div>
       {caption.name ? (
@@ -149,13 +158,15 @@ function BalanceFigure({
               ? `Top up to enable it again${pay.contact ? `, or contact ${pay.contact}` : ""}.`
               : howToPayText(pay)}
         </ErrorState>
+      ) : status === "held" ? (
+        <ErrorState className="mt-3">{PROVIDER_HOLD_TEXT}</ErrorState>
       ) : status === "low" ? (
         <ErrorState className="mt-3" tone="warning">
           The balance is below {formatAmount(LOW_BALANCE_MICROS, currency)}. Top up soon to keep calls flowing.
           {pay && pay.kind !== "card" ? ` ${howToPayText(pay)}` : null}
         </ErrorState>
       ) : null}
-      {status !== "ok" && pay?.kind === "card" ? (
+      {(status === "disabled" || status === "low") && pay?.kind === "card" ? (
         // The payments card's form, below this card: the button takes the customer straight to its amount.
         <a href="#topup-amount" className={`${primaryButtonClass({ compact: true })} mt-2 inline-block`}>
           Top up

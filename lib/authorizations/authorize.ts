@@ -22,7 +22,13 @@ import { feesOf, getRateCard, type RateMatch } from "@/lib/rating/find-rate";
 import { formatIncrement } from "@/lib/rating/schemas";
 import { maxAffordableSeconds } from "./max-duration";
 import type { Authorization, AuthorizationRequest } from "./schemas";
-import { readAuthorizeState } from "./state";
+import { readAuthorizeState, type BlockingTier } from "./state";
+
+const tierReason: Record<BlockingTier["reason"], string> = {
+  operator: "is disabled by the operator",
+  credit_limit: "is at its credit limit",
+  reserved: "has no headroom left (balance + credit limit, less its open reservations)",
+};
 
 // Prepaid authorizations (POST /v1/authorizations): a reservation against the balance for a call about to connect.
 // No trigger acts on `authorizations` itself, but one on calls writes it: the call's final CDR settles its
@@ -200,6 +206,18 @@ export async function authorizeCall(
       throw new ApiError(
         "insufficient_balance",
         "The billing group is disabled (by an operator, or its balance is at or below its credit limit).",
+      );
+    }
+    // A reseller above the account that cannot pay for calls stops its whole subtree (docs "Reseller tiers").
+    const [blocker] = group.blockedBy;
+    if (blocker) {
+      throw new ApiError(
+        "insufficient_balance",
+        `The reseller account ${blocker.id} that this account buys through ${tierReason[blocker.reason]}.`,
+        group.blockedBy.map((t) => ({
+          param: "billingGroupId",
+          message: `the reseller account ${t.id} that this account buys through ${tierReason[t.reason]}`,
+        })),
       );
     }
     const active = group.active;

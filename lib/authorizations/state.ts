@@ -3,7 +3,7 @@ import { queryRows, type Tx } from "@/lib/db/client";
 import type { WindowCounts } from "@/lib/limits/enforce";
 
 // What an authorization decides on, read in one round trip under the group's row lock (authorize_state, migration
-// 0032; docs/contract.md §22 "Cost"). One group: a reseller tier's ancestors would each be read the same way.
+// 0032, extended by 0033; docs/contract.md §22 "Cost"). The account's row is locked; its ancestors are read, not locked.
 
 /** authorize_state's JSON: money as decimal strings of micro-units; absent keys belong to rules that are off. */
 interface StoredState {
@@ -24,6 +24,13 @@ interface StoredState {
   prefixes?: Record<string, number>[];
   spentToday?: string;
   spentBefore?: string;
+  blockedBy?: BlockingTier[];
+}
+
+/** An ancestor that stops the account's calls: disabled by the operator, at its credit limit, or fully reserved. */
+export interface BlockingTier {
+  id: string;
+  reason: "operator" | "credit_limit" | "reserved";
 }
 
 export interface AuthorizeState {
@@ -45,6 +52,8 @@ export interface AuthorizeState {
   windows: WindowCounts;
   /** Today's and the month's earlier settled spend; null when no spend cap is on. */
   spent: { today: string; before: string } | null;
+  /** Ancestors blocking the account's calls, nearest first; empty for a root account or a clear tree. */
+  blockedBy: BlockingTier[];
 }
 
 /** Locks the group's row and reads its state; undefined when there is no such group. */
@@ -74,5 +83,6 @@ export async function readAuthorizeState(
     active: { count: Number(s.activeCount ?? 0), totalMicros: BigInt(s.activeMicros ?? "0") },
     windows: { cps: s.cps, destinations: s.destinations ?? [], prefixes: s.prefixes ?? [] },
     spent: s.spentToday === undefined ? null : { today: s.spentToday, before: s.spentBefore ?? "0" },
+    blockedBy: s.blockedBy ?? [],
   };
 }

@@ -1,8 +1,8 @@
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { ApiError } from "@/lib/errors/api-error";
 import type { Principal } from "@/lib/auth/principal";
 import { ownGroup, reachCondition, reachOf, reaches, type Reach } from "@/lib/auth/reach";
-import type { Executor } from "@/lib/db/client";
+import { queryRows, type Executor } from "@/lib/db/client";
 import { billingGroups } from "@/lib/db/schema";
 import { microsToNumber } from "@/lib/money/micros";
 import type { Account, AccountList, Balance } from "./schemas";
@@ -77,5 +77,27 @@ export async function getBalance(db: Executor, principal: Principal): Promise<Ba
     balance: microsToNumber(row.balanceMicros),
     currency: row.currency,
     disabled: row.disabled,
+    // Only a yes or no: the tier's id and figures are its own (§21). A root account reads nothing more and has none.
+    ...(row.parentId !== null ? { providerOnHold: await ancestorOnHold(db, row.parentId) } : {}),
   };
+}
+
+/**
+ * Whether an ancestor from `parentId` up is disabled or without headroom: the conditions under which authorize_state
+ * (migration 0033) refuses the subtree's authorizations, read the same way (no lock).
+ */
+async function ancestorOnHold(db: Executor, parentId: string): Promise<boolean> {
+  const [r] = await queryRows<{ held: boolean }>(
+    db,
+    sql`WITH RECURSIVE up AS (
+          SELECT p.id, p.parent_id FROM billing_groups p WHERE p.id = ${parentId}
+          UNION ALL
+          SELECT p.id, p.parent_id FROM billing_groups p JOIN up ON p.id = up.parent_id
+        )
+        SELECT EXISTS (SELECT 1 FROM up JOIN billing_groups g ON g.id = up.id
+          WHERE g.disabled OR g.balance_micros + g.credit_limit_micros <= (SELECT coalesce(sum(a.reserved_micros), 0)
+            FROM authorizations a WHERE a.billing_group_id = up.id AND a.settled_at IS NULL AND a.expires_at > now())
+        ) AS held`,
+  );
+  return r?.held === true;
 }

@@ -14,6 +14,10 @@ export const balanceSchema = z
     balance: z.number().describe("Current balance (at most 6 decimals)"),
     currency: z.string().describe("ISO 4217 currency code"),
     disabled: z.boolean().describe("Disabled by an operator, or balance at or below -creditLimit"),
+    providerOnHold: z
+      .boolean()
+      .optional()
+      .describe("A reseller account above this one is disabled or without headroom: its calls are refused"),
   })
   .meta({ id: "Balance" });
 

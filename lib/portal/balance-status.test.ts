@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LOW_BALANCE_MICROS, accountStatusText, balanceStatus } from "./balance-status";
+import { LOW_BALANCE_MICROS, PROVIDER_HOLD_TEXT, accountStatusText, balanceStatus } from "./balance-status";
 
 describe("balance status", () => {
   it("warns below the threshold, to the micro", () => {
@@ -10,6 +10,15 @@ describe("balance status", () => {
 
   it("reports a disabled group as disabled whatever its balance", () => {
     expect(balanceStatus(1_000_000_000n, true)).toBe("disabled");
+  });
+
+  it("says calls are paused when a provider above the account is on hold, without its figures", () => {
+    expect(balanceStatus(1_000_000_000n, false, true)).toBe("held");
+    expect(balanceStatus(LOW_BALANCE_MICROS - 1n, false, true)).toBe("held");
+    // The account's own disabling is what it can act on: said first.
+    expect(balanceStatus(0n, true, true)).toBe("disabled");
+    expect(PROVIDER_HOLD_TEXT).toBe("Calls are paused: your provider's account is on hold. Contact your provider.");
+    expect(PROVIDER_HOLD_TEXT).not.toMatch(/bg_|\d/);
   });
 });
 

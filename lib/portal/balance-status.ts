@@ -1,11 +1,15 @@
 /** Below this (in the group's currency) the portal warns that the balance is running low. */
 export const LOW_BALANCE_MICROS = 10_000_000n;
 
-export type BalanceStatus = "disabled" | "low" | "ok";
+export type BalanceStatus = "disabled" | "held" | "low" | "ok";
 
-/** Disabled wins (calls are refused), then low; exact micros, no float comparison. */
-export function balanceStatus(balanceMicros: bigint, disabled: boolean): BalanceStatus {
+/**
+ * The account's own disabling wins (the customer can act on it), then a provider above it on hold (`heldByProvider`:
+ * a reseller tier disabled or without headroom refuses the subtree's calls), then low; exact micros, no float.
+ */
+export function balanceStatus(balanceMicros: bigint, disabled: boolean, heldByProvider = false): BalanceStatus {
   if (disabled) return "disabled";
+  if (heldByProvider) return "held";
   return balanceMicros < LOW_BALANCE_MICROS ? "low" : "ok";
 }
 
@@ -22,3 +26,6 @@ export function accountStatusText(
     return form === "short" ? "Disabled: at credit limit" : "Disabled: the balance is at the credit limit";
   return "Enabled";
 }
+
+/** What a customer is told when a reseller above it blocks its calls: never the reseller's id or figures (§21). */
+export const PROVIDER_HOLD_TEXT = "Calls are paused: your provider's account is on hold. Contact your provider.";
