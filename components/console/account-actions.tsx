@@ -96,7 +96,7 @@ export function BalanceForm({
   };
   const insufficient = funder !== null && change.problem?.code === "insufficient_funds";
   const amountError = insufficient
-    ? `More than you have: ${formatAmount(availableOf(funder), funder.currency)} available (your balance plus your credit limit). Nothing moved. Top up your own account, or move less.`
+    ? `More than you have: ${formatPrice(availableOf(funder), funder.currency)} available (your balance plus your credit limit). Nothing moved. Top up your own account, or move less.`
     : change.problem?.fields.amount;
   const reasonError = change.problem?.fields.description;
   return (
@@ -105,7 +105,7 @@ export function BalanceForm({
       {funder ? (
         <p className="mt-1 text-sm text-slate-600" data-testid={`${kind}-funder`}>
           {kind === "topup" ? "Comes out of" : "A positive amount comes out of, a negative one goes back to"} your own
-          balance ({funder.name}): {formatAmount(availableOf(funder), funder.currency)} available.
+          balance ({funder.name}): {formatPrice(availableOf(funder), funder.currency)} available.
         </p>
       ) : null}
       <form onSubmit={submit} className="mt-3 flex flex-col gap-3" data-testid={`${kind}-form`}>
