@@ -5,7 +5,7 @@ import { uninvoicedGroups } from "@/lib/calls/archive-calls";
 import { queryRows, type Db } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { INSTANT_RANGE_MESSAGE, isStorableInstant } from "@/lib/http/query-params";
-import { callsTable, type HistoryStore } from "./history-store";
+import { callsTable, localCallsName, onEveryShard, type HistoryStore } from "./history-store";
 
 // Erasure of one account's calls in both tiers on request (docs/contract.md "History tier"): its calls leave
 // PostgreSQL through the archive path's trigger switch (rollups keep counting them, no invoice recheck is marked) and
@@ -124,15 +124,21 @@ async function eraseInHistory(store: HistoryStore, accountId: string, before: Da
   if (Number((await exists.json<{ n: string }>())[0]?.n ?? 0) === 0) return 0;
   const found = await count();
   if (found === 0) return 0;
-  await store.client.command({ query: `ALTER TABLE ${callsTable(store)} DELETE WHERE ${where}` });
-  const deadline = Date.now() + MUTATION_WAIT_MS;
-  for (;;) {
-    const pending = await store.client.query({
+  // A mutation is of a MergeTree: with a cluster, of calls_local on each shard (a Distributed table has none).
+  await onEveryShard(store, (table) => `ALTER TABLE ${table} DELETE WHERE ${where}`);
+  const unfinished = async (shard: HistoryStore["client"]) => {
+    const pending = await shard.query({
       query: `SELECT count() AS n FROM system.mutations
-              WHERE database = ${text(store.database)} AND table = 'calls' AND is_done = 0`,
+              WHERE database = ${text(store.database)} AND table = ${text(localCallsName(store))} AND is_done = 0`,
       format: "JSONEachRow",
     });
-    if (Number((await pending.json<{ n: string }>())[0]?.n ?? 0) === 0 && (await count()) === 0) return found;
+    return Number((await pending.json<{ n: string }>())[0]?.n ?? 0);
+  };
+  const deadline = Date.now() + MUTATION_WAIT_MS;
+  for (;;) {
+    let pending = 0;
+    for (const shard of store.shards) pending += await unfinished(shard);
+    if (pending === 0 && (await count()) === 0) return found;
     if (Date.now() > deadline)
       throw new ApiError(
         "unavailable",

@@ -5,7 +5,9 @@ import { isEmbedded, queryRows, type Db, type Executor } from "@/lib/db/client";
 import type { ProgressReporter } from "@/lib/runtime/progress";
 import {
   callsTable,
+  dropMonthPartition,
   ensureHistorySchema,
+  insertSettings,
   HISTORY_CALL_COLUMNS,
   monthPartition,
   type HistoryStore,
@@ -271,7 +273,7 @@ async function copyMonth(
   const phase = `copying ${monthLabel(start)}`;
   await db.execute(sql`UPDATE history_moves SET copy_attempts = copy_attempts + 1
                        WHERE month = ${start.toISOString()}::timestamptz`);
-  await store.client.command({ query: `ALTER TABLE ${callsTable(store)} DROP PARTITION ${monthPartition(start)}` });
+  await dropMonthPartition(store, start);
   const { cut, where } = monthCalls(start, end);
   const [{ n }] = await queryRows<{ n: string }>(
     db,
@@ -291,7 +293,12 @@ async function copyMonth(
           ORDER BY c.start_time, c.id LIMIT ${batchSize}`,
     );
     if (rows.length === 0) break;
-    await store.client.insert({ table: callsTable(store), format: "JSONEachRow", values: rows });
+    await store.client.insert({
+      table: callsTable(store),
+      format: "JSONEachRow",
+      values: rows,
+      clickhouse_settings: insertSettings(store),
+    });
     copied += rows.length;
     const last = rows[rows.length - 1];
     after = { ms: String(last.start_time), id: String(last.id) };

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { utcMonthStart } from "@/lib/db/call-partitions";
 import { queryRows, type Executor } from "@/lib/db/client";
-import { callsTable, ensureHistorySchema, monthPartition, type HistoryStore } from "./history-store";
+import { dropMonthPartition, ensureHistorySchema, type HistoryStore } from "./history-store";
 import { monthLabel } from "./move-month";
 
 // History retention (docs/contract.md "History tier"): a moved month older than HISTORY_RETENTION_MONTHS leaves
@@ -36,7 +36,7 @@ export async function retainMonths(
   if (due.length > 0) await ensureHistorySchema(store);
   for (const month of due) {
     const start = new Date(month.at);
-    await store.client.command({ query: `ALTER TABLE ${callsTable(store)} DROP PARTITION ${monthPartition(start)}` });
+    await dropMonthPartition(store, start);
     const marked = await queryRows(
       db,
       sql`UPDATE history_moves SET state = 'dropped', dropped_at = now()
