@@ -25,6 +25,7 @@ import { machineInfo } from "./machine";
 import { printTable, type Figure } from "./report";
 import { seed } from "./seed";
 import { usageLatency } from "./usage";
+import { historyBench, historyFigures } from "./history";
 import { invoicePdfBench, invoiceRunBench } from "./invoices";
 import { addScreenPerson, firstScreen, type ScreenPerson } from "./first-screen";
 import { BenchServer, buildProduction, ROOT } from "./server";
@@ -495,6 +496,10 @@ async function main(): Promise<void> {
       "usage-calls": { type: "string" },
       "invoice-groups": { type: "string" },
       "screen-runs": { type: "string" },
+      // Case 33 (--only history, not in the default run: it loads 100 M calls into ClickHouse, kept for the next run).
+      "history-calls": { type: "string", default: "100000000" },
+      "history-groups": { type: "string", default: "2000" },
+      "move-calls": { type: "string", default: "1000000" },
     },
   });
   const sizes = { ...(values.quick ? QUICK : FULL) };
@@ -586,6 +591,21 @@ async function main(): Promise<void> {
       figures.push(...r.figures);
       detail[engine] = r.detail;
     }
+  }
+  if (only.has("history")) {
+    const r = await historyBench(
+      {
+        calls: Number(values["history-calls"]),
+        groups: Number(values["history-groups"]),
+        moveCalls: Number(values["move-calls"]),
+        samples: values.quick ? 15 : 30,
+        deepPages: 100,
+        reuseBuild: values["reuse-build"]!,
+      },
+      log,
+    );
+    detail.history = r;
+    figures.push(...historyFigures(r));
   }
   if (only.has("authorize")) {
     for (const engine of engines) {
