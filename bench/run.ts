@@ -25,7 +25,7 @@ import { machineInfo } from "./machine";
 import { printTable, type Figure } from "./report";
 import { seed } from "./seed";
 import { usageLatency } from "./usage";
-import { historyBench, historyFigures } from "./history";
+import { historyBench, historyFigures, moveBench, moveFigures } from "./history";
 import { invoicePdfBench, invoiceRunBench } from "./invoices";
 import { addScreenPerson, firstScreen, type ScreenPerson } from "./first-screen";
 import { BenchServer, buildProduction, ROOT } from "./server";
@@ -592,14 +592,19 @@ async function main(): Promise<void> {
       detail[engine] = r.detail;
     }
   }
-  if (only.has("history")) {
+  if (only.has("history") && Number(values["move-calls"]) > 0 && values["history-calls"] === "0") {
+    // --history-calls 0: the move alone.
+    const move = await moveBench(Number(values["move-calls"]), log);
+    detail.historyMove = move;
+    figures.push(...moveFigures(move));
+  } else if (only.has("history")) {
     const r = await historyBench(
       {
         calls: Number(values["history-calls"]),
         groups: Number(values["history-groups"]),
         moveCalls: Number(values["move-calls"]),
-        samples: values.quick ? 15 : 30,
-        deepPages: 100,
+        samples: values.quick ? 10 : 20,
+        deepPages: 20,
         reuseBuild: values["reuse-build"]!,
       },
       log,
