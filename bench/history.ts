@@ -425,7 +425,7 @@ export async function historyBench(options: HistoryOptions, log: (l: string) => 
       pages.push({ label: `${who}, ${deepPages * 100} rows deep`, timing: await timeGets(deep, key, samples, 1) });
     }
     log("  GET /v1/calls/export, March 2025, one group (bg_h100)");
-    let started = performance.now();
+    const started = performance.now();
     const response = await fetch(`${base}/v1/calls/export?${march}`, {
       headers: { authorization: `Bearer ${mid.key}` },
     });
