@@ -286,12 +286,12 @@ async function copyMonth(
                        WHERE month = ${start.toISOString()}::timestamptz`);
   await dropMonthPartition(store, start);
   const { cut, where } = monthCalls(start, end);
-  const [{ n }] = await queryRows<{ n: string }>(
+  // The total (for progress only) is counted while the first batch is read.
+  const counting = queryRows<{ n: string }>(
     db,
     sql`WITH ${cut} SELECT count(*)::text AS n FROM calls c, invoiced_until u WHERE ${where}`,
-  );
-  const total = Number(n);
-  options.progress?.({ phase, done: 0, total });
+  ).then(([{ n }]) => Number(n));
+  counting.catch(() => undefined);
   // A batch is the next `batchSize` calls of the month on (start_time, id), read through the (start_time, id) index,
   // of which the archivable ones are copied: each batch reads its own range, not the rest of the month (a LIMIT over
   // the archivable join sorted the month's remaining calls for every batch). Keys travel as PostgreSQL's text.
@@ -320,6 +320,8 @@ async function copyMonth(
   };
   let copied = 0;
   let batch = await read();
+  const total = await counting;
+  options.progress?.({ phase, done: 0, total });
   for (;;) {
     // The next batch's read runs while this one is inserted (it needs only this one's last key).
     const next = batch.scanned === batchSize ? read({ at: batch.at!, id: batch.id! }) : undefined;
@@ -358,7 +360,8 @@ async function verifyMonth(
   progress?.({ phase: `verifying ${monthLabel(start)}`, done: 0 });
   const { cut, where } = monthCalls(start, end);
   type Sums = { g: string; day: string; n: string; price: string; buy: string; secs: string; ids: string };
-  const inPostgres = await queryRows<Sums>(
+  // Both stores' sums at once: PostgreSQL's scan and ClickHouse's are independent.
+  const postgresSums = queryRows<Sums>(
     db,
     sql`WITH ${cut} SELECT c.billing_group_id AS g, to_char(c.start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
                count(*)::text AS n, sum(c.price_micros)::text AS price,
@@ -366,6 +369,7 @@ async function verifyMonth(
                sum(c.id)::text AS ids
         FROM calls c, invoiced_until u WHERE ${where} GROUP BY 1, 2`,
   );
+  postgresSums.catch(() => undefined);
   const result = await store.client.query({
     query: `SELECT billing_group_id AS g, intDiv(start_time, 86400000) AS d, toString(count()) AS n,
                    toString(sum(price_micros)) AS price, toString(sum(ifNull(buy_cost_micros, 0))) AS buy,
@@ -379,6 +383,7 @@ async function verifyMonth(
     ...r,
     day: new Date(Number(r.d) * 86_400_000).toISOString().slice(0, 10),
   }));
+  const inPostgres = await postgresSums;
   const sums = (rows: Sums[]): DaySums =>
     new Map(rows.map((r) => [`${r.g} ${r.day}`, [r.n, r.price, r.buy, r.secs, r.ids].join(" ")]));
   const [pg, ch] = [sums(inPostgres), sums(inHistory)];
