@@ -47,6 +47,7 @@ async function runImport(
     const outcome = await uploadDeck(db, side, ownerId, rows, {
       effectiveFrom,
       dryRun: flags["dry-run"] === true,
+      allowBelowCost: flags["allow-below-cost"] === true,
       by: BY_CLI,
       progress: (done, total) => progress({ phase: "importing rates", done, total }),
     });
@@ -68,7 +69,7 @@ async function runImport(
 }
 
 const COLUMNS_HELP = "header prefix,rate,increment[,description][,connectFee][,minCharge]";
-const ratesUsage = `rates import --group ID --file rates.csv [--effective-from ISO] [--dry-run]  (${COLUMNS_HELP}; adds a dated deck, history stays; --dry-run prints the diff and margin warnings, writes nothing)`;
+const ratesUsage = `rates import --group ID --file rates.csv [--effective-from ISO] [--dry-run] [--allow-below-cost]  (${COLUMNS_HELP}; adds a dated deck, history stays; --dry-run prints the diff and margin warnings, writes nothing; a child account's rates below its parent's own are refused without --allow-below-cost)`;
 const supplierUsage = "suppliers create --name N [--gateway G]";
 const buyUsage =
   "suppliers rates import --supplier ID --file buy.csv [--effective-from ISO] [--dry-run]  (same columns and rules)";
@@ -76,6 +77,7 @@ const importOptions = {
   file: { type: "string" },
   "effective-from": { type: "string" },
   "dry-run": { type: "boolean" },
+  "allow-below-cost": { type: "boolean" },
 } as const;
 
 export const ratingCommands: AdminCommand[] = [

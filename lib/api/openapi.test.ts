@@ -102,16 +102,8 @@ describe("the OpenAPI document", () => {
         if (op["x-platform-only"] !== undefined) marked.push(`${method.toUpperCase()} ${path}`);
     expect(marked.sort()).toEqual(
       [
-        "POST /v1/accounts",
-        "PATCH /v1/accounts/{id}",
-        "POST /v1/accounts/{id}/top-ups",
-        "POST /v1/accounts/{id}/adjustments",
         "POST /v1/accounts/{id}/erase-calls",
         "PUT /v1/accounts/{id}/auto-recharge",
-        "POST /v1/accounts/{id}/rate-decks",
-        "GET /v1/accounts/{id}/rate-decks",
-        "GET /v1/accounts/{id}/rate-decks/current",
-        "GET /v1/rate-decks/{id}",
         "GET /v1/suppliers",
         "POST /v1/suppliers",
         "PATCH /v1/suppliers/{id}",
@@ -120,7 +112,9 @@ describe("the OpenAPI document", () => {
         "GET /v1/suppliers/{id}/rate-decks/current",
       ].sort(),
     );
-    expect(doc.paths["/v1/accounts"].post["x-platform-only"]).toBe(true);
+    // A reseller provisions its subtree (docs/contract.md "Reseller tiers"): decided by the operation, not marked.
+    expect(doc.paths["/v1/accounts"].post["x-platform-only"]).toBeUndefined();
+    expect(doc.paths["/v1/suppliers"].post["x-platform-only"]).toBe(true);
     expect(buildDocument([getThing]).paths["/v1/things/{id}"].get["x-platform-only"]).toBeUndefined();
   });
 

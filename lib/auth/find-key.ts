@@ -160,7 +160,12 @@ async function findPersonPrincipal(db: Executor, sessionId: string): Promise<Pri
     keyLabel: row.email,
     scopes: row.two_factor_required
       ? new Set<never>()
-      : scopesOfRole(row.role, { platform: row.platform, costRoles: row.cost_roles ?? [] }),
+      : scopesOfRole(row.role, {
+          platform: row.platform,
+          costRoles: row.cost_roles ?? [],
+          // Its subtree holds more than itself: it resells, and provisions those accounts (§21).
+          reseller: !row.platform && (row.reach?.length ?? 0) > 1,
+        }),
     billingGroupId: row.platform ? null : row.billing_group_id,
     ...(!row.platform && row.reach ? { reachGroupIds: Object.freeze(row.reach) } : {}),
     rateCardVersion: row.rate_card_version === null ? null : Number(row.rate_card_version),

@@ -12,7 +12,9 @@ import {
   reachCondition,
   reachOf,
   reaches,
+  provisions,
   requirePlatform,
+  requireProvisioningOf,
   resolveAccount,
   resolveListing,
   singleGroup,
@@ -97,6 +99,27 @@ describe("reach", () => {
       }
       expect(refused).toBeInstanceOf(ApiError);
       expect(refused).toMatchObject({ code: "insufficient_scope", status: 403, detail: PLATFORM_ONLY_REFUSALS[kind] });
+    }
+  });
+  it("provisions: the platform any account, a reseller its strict descendants (own: 403, outside: 404)", () => {
+    const codeOf = (reach: Reach, target: string) => {
+      try {
+        requireProvisioningOf(reach, target, "top up");
+        return "ok";
+      } catch (error) {
+        return (error as ApiError).code;
+      }
+    };
+    // bg_b resells to bg_a; bg_c is elsewhere.
+    expect(["bg_a", "bg_b", "bg_c"].map((t) => codeOf(platform, t))).toEqual(["ok", "ok", "ok"]);
+    expect(["bg_a", "bg_b", "bg_c"].map((t) => codeOf(subtree, t))).toEqual(["ok", "insufficient_scope", "not_found"]);
+    // A customer without children provisions nothing, itself included.
+    expect(["bg_a", "bg_b"].map((t) => codeOf(groupA, t))).toEqual(["insufficient_scope", "not_found"]);
+    expect(["bg_a", "bg_b", "bg_c"].map((t) => provisions(subtree, t))).toEqual([true, false, false]);
+    try {
+      requireProvisioningOf(subtree, "bg_b", "top up");
+    } catch (error) {
+      expect((error as ApiError).detail).toMatch(/may top up its customers' accounts, not its own/);
     }
   });
 });

@@ -137,3 +137,27 @@ export type PlatformOnly = keyof typeof PLATFORM_ONLY_REFUSALS;
 export function requirePlatform(reach: Reach, refusal: PlatformOnly): void {
   if (!isPlatform(reach)) throw new ApiError("insufficient_scope", PLATFORM_ONLY_REFUSALS[refusal]);
 }
+
+/**
+ * Who provisions an account (docs/contract.md "Reseller tiers", §21): the platform any account; a caller bound to a
+ * group only the strict descendants of its own account (a reseller's customers and theirs). Its own account answers
+ * 403 `insufficient_scope` (a reseller does not top up, re-price or raise the limit of itself: its parent does); an
+ * account outside its subtree answers 404, as if absent. `what` words the 403 ("top up", "change").
+ */
+export function requireProvisioningOf(reach: Reach, targetGroupId: string, what = "provision"): void {
+  if (isPlatform(reach)) return;
+  if (targetGroupId === reach.own) {
+    throw new ApiError(
+      "insufficient_scope",
+      `A reseller may ${what} its customers' accounts, not its own: the account above it (or the operator) does.`,
+    );
+  }
+  if (!reach.groupIds.includes(targetGroupId)) {
+    throw new ApiError("not_found", `No account with id ${JSON.stringify(targetGroupId.slice(0, 64))}.`);
+  }
+}
+
+/** Whether the reach provisions this account (requireProvisioningOf would let it through). */
+export function provisions(reach: Reach, targetGroupId: string): boolean {
+  return isPlatform(reach) || (targetGroupId !== reach.own && reach.groupIds.includes(targetGroupId));
+}

@@ -37,14 +37,18 @@ describe("role -> scopes", () => {
       expect(scopesOfRole(role, { platform: true, costRoles: [] }).has("calls:read_cost")).toBe(true);
   });
 
-  it("provisioning scopes only for the platform's owners and admins, never for a customer's", () => {
+  it("provisioning scopes for the owners and admins of the platform and of a reseller, never a customer's", () => {
     const provisioning = ["accounts:write", "payments:write", "rates:write"] as const;
     const staff = { platform: true, costRoles: [] };
+    const reseller = { platform: false, costRoles: [], reseller: true };
     for (const role of ROLES) {
       const expected = role === "owner" || role === "admin";
       for (const s of provisioning) {
         expect(scopesOfRole(role, staff).has(s), `${role} ${s}`).toBe(expected);
+        expect(scopesOfRole(role, reseller).has(s), `reseller ${role} ${s}`).toBe(expected);
+        // A customer without children: none, whatever its cost roles.
         expect(scopesOfRole(role, { platform: false, costRoles: [...ROLES] }).has(s)).toBe(false);
+        expect(scopesOfRole(role, { platform: false, costRoles: [], reseller: false }).has(s)).toBe(false);
       }
     }
   });

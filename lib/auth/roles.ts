@@ -38,8 +38,11 @@ const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
   viewer: ["calls:read"],
 };
 
-/** What the operator's own owners and admins add: they run the business from the console (docs/contract.md §14). */
-const PLATFORM_STAFF_SCOPES: readonly Scope[] = ["accounts:write", "payments:write", "rates:write"];
+/**
+ * What the operator's own owners and admins add: they run the business from the console (docs/contract.md §14); and
+ * a reseller's owners and admins, for the accounts below their own (lib/auth/reach.ts requireProvisioningOf, §21).
+ */
+export const PROVISIONING_SCOPES: readonly Scope[] = ["accounts:write", "payments:write", "rates:write"];
 const PROVISIONING_ROLES: readonly Role[] = ["owner", "admin"];
 
 export interface RoleContext {
@@ -47,18 +50,22 @@ export interface RoleContext {
   platform: boolean;
   /** The roles the operator let see cost and margin in this member's group (billing_groups.cost_roles). */
   costRoles: readonly string[];
+  /** The member's group has accounts below it (a reseller, docs/contract.md "Reseller tiers"). */
+  reseller?: boolean;
 }
 
 /**
  * The scopes of a role: calls:read_cost only for platform staff and the roles enabled on a reseller's group; the
- * provisioning scopes only for the platform's owners and admins; and what those imply, as for a key.
+ * provisioning scopes only for the owners and admins of the platform and of a reseller (a group with children, who
+ * provision those alone); and what those imply, as for a key. A customer without children gets none of them.
  */
 export function scopesOfRole(role: string, context: RoleContext): Set<Scope> {
   const parsed = roleSchema.safeParse(role);
   if (!parsed.success) return new Set();
   const granted: Scope[] = [...ROLE_SCOPES[parsed.data]];
   if (context.platform || context.costRoles.includes(parsed.data)) granted.push("calls:read_cost");
-  if (context.platform && PROVISIONING_ROLES.includes(parsed.data)) granted.push(...PLATFORM_STAFF_SCOPES);
+  if ((context.platform || context.reseller) && PROVISIONING_ROLES.includes(parsed.data))
+    granted.push(...PROVISIONING_SCOPES);
   // The implications a key's scopes get (calls:read -> invoices:read, alerts:write -> alerts:read, docs/contract.md
   // §2), from the same function: a role's list without them left every person unable to read an invoice (issue 28).
   return effectiveScopes(granted);

@@ -12,9 +12,9 @@ export interface ChangeContext {
 }
 
 /**
- * The change context of a provisioning request. Billing groups and their money are the platform's to manage: their
- * operations are declared `platformOnly` (apiRoute refuses a key bound to a group before the handler runs); checked
- * again here, as the handler's own guard.
+ * The change context of a platform-only request (auto-recharge, erasing calls): those operations are declared
+ * `platformOnly` (apiRoute refuses a key bound to a group before the handler runs); checked again here, as the
+ * handler's own guard. Provisioning an account (a reseller's too) decides with requireProvisioningOf instead.
  */
 export function platformChangeContext(principal: Principal, request: Request): ChangeContext {
   requirePlatform(reachOf(principal), "provisioning");

@@ -1,4 +1,5 @@
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
+import { isPlatform, reaches, type Reach } from "@/lib/auth/reach";
 import type { Db } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/db/errors";
 import { ApiError } from "@/lib/errors/api-error";
@@ -10,6 +11,13 @@ import { AccountParentError, createBillingGroup, type BillingGroup, type CreateB
 export function accountcodeTaken(accountcode: string | null | undefined): ApiError {
   return new ApiError("conflict", `The accountcode ${JSON.stringify(accountcode)} belongs to another account.`, [
     { param: "accountcode", message: "already used by another account" },
+  ]);
+}
+
+/** 403: accountcodes route the operator's switch's CDRs, so only the platform sets them. */
+export function accountcodeIsTheOperators(): ApiError {
+  return new ApiError("insufficient_scope", "Only the operator sets an accountcode: its switch routes CDRs by it.", [
+    { param: "accountcode", message: "set by the operator only" },
   ]);
 }
 
@@ -55,4 +63,35 @@ export async function createAccount(
     if (isUniqueViolation(error, "billing_groups_accountcode_key")) throw accountcodeTaken(options.accountcode);
     throw error;
   }
+}
+
+/**
+ * POST /v1/accounts as the caller may make it (docs/contract.md "Reseller tiers"): the platform any account; a reseller
+ * a customer within its subtree: `parentId` defaults to its own account, one outside its subtree answers 422
+ * `unknown_parent` as an absent one does, the currency is the parent's (hence its own). No `openingBalance` (money
+ * from nowhere: it tops the new account up from its own balance instead) and no accountcode (the operator's).
+ */
+export async function createAccountAs(
+  db: Db,
+  reach: Reach,
+  options: CreateBillingGroupOptions,
+  by: ChangeContext,
+): Promise<BillingGroup> {
+  if (isPlatform(reach)) {
+    if (options.parentId == null && options.currency === undefined) {
+      throw new ApiError("invalid_request_body", "A root account names its currency.", [
+        { param: "currency", message: "a root account (no parentId) names its currency" },
+      ]);
+    }
+    return createAccount(db, options, by);
+  }
+  const parentId = options.parentId ?? reach.own;
+  if (!reaches(reach, parentId)) throw parentRefused(new AccountParentError(parentId, "unknown_parent"));
+  if (options.openingBalanceMicros !== undefined) {
+    throw new ApiError("invalid_request_body", "A reseller funds a new account with a top-up from its own balance.", [
+      { param: "openingBalance", message: "only the operator opens an account with a balance; top it up instead" },
+    ]);
+  }
+  if (options.accountcode !== undefined) throw accountcodeIsTheOperators();
+  return createAccount(db, { ...options, parentId }, by);
 }

@@ -131,17 +131,22 @@ export interface MovedBalances {
   entries: WrittenEntry[];
 }
 
-/** A balance refused the movement: no such group, or (withinBound) the sum would pass the bound of balances. */
+/**
+ * A balance refused the movement: no such group, (withinBound) the sum would pass the bound of balances, or
+ * (withinCredit) a debit the group's balance plus credit limit does not cover.
+ */
 export class BalanceRefusedError extends RangeError {
   override readonly name = "BalanceRefusedError";
   constructor(
     readonly billingGroupId: string,
-    readonly reason: "unknown_group" | "past_bound",
+    readonly reason: "unknown_group" | "past_bound" | "insufficient_funds",
   ) {
     super(
       reason === "unknown_group"
         ? `no billing group ${JSON.stringify(billingGroupId)}`
-        : `the movement would take the balance of ${billingGroupId} past its bound`,
+        : reason === "past_bound"
+          ? `the movement would take the balance of ${billingGroupId} past its bound`
+          : `the balance and credit limit of ${billingGroupId} do not cover the movement`,
     );
   }
 }
@@ -152,13 +157,15 @@ export class BalanceRefusedError extends RangeError {
  * (no read-modify-write in JS, so concurrent movements all count; the same lock order everywhere, so concurrent
  * multi-group batches cannot deadlock), then the entries are written in one statement. Call debits (callDebits)
  * were written by the caller's insert; only their balances move here. `withinBound`: a sum that would take a balance
- * past the bound of balances (balance-bound.ts) is refused. Throws BalanceRefusedError (the transaction should roll
+ * past the bound of balances (balance-bound.ts) is refused. `withinCredit`: these groups' debits must leave the
+ * balance at or above minus the credit limit (a reseller paying its customer's top-up), checked in the same UPDATE, so
+ * concurrent movements under the row lock never pass it. Throws BalanceRefusedError (the transaction should roll
  * back). Answers the new balances and the written entries.
  */
 export async function moveBalances(
   tx: Executor,
   movement: readonly LedgerEntry[] | WrittenCallDebits,
-  options: { withinBound?: boolean } = {},
+  options: { withinBound?: boolean; withinCredit?: readonly string[] } = {},
 ): Promise<MovedBalances> {
   const totals = new Map<string, bigint>();
   const add = (groupId: string, amount: bigint) => totals.set(groupId, (totals.get(groupId) ?? 0n) + amount);
@@ -172,12 +179,20 @@ export async function moveBalances(
     const amount = totals.get(groupId)!;
     if (amount === 0n) continue;
     const bound = options.withinBound ? sql` AND ${keepsBalanceInBound(sql`balance_micros`, amount)}` : sql``;
+    const credit =
+      amount < 0n && options.withinCredit?.includes(groupId)
+        ? sql` AND balance_micros + credit_limit_micros >= ${(-amount).toString()}::bigint`
+        : sql``;
+    // PostgreSQL re-reads the WHERE on the row a concurrent UPDATE left, so the conditions hold under concurrency.
     const [moved] = await queryRows<{ balance: string }>(
       tx,
       sql`UPDATE billing_groups SET balance_micros = balance_micros + ${amount.toString()}::bigint
-          WHERE id = ${groupId}${bound} RETURNING balance_micros::text AS balance`,
+          WHERE id = ${groupId}${bound}${credit} RETURNING balance_micros::text AS balance`,
     );
-    if (!moved) throw new BalanceRefusedError(groupId, await refusalOf(tx, groupId, options.withinBound ?? false));
+    if (!moved) {
+      const reason = await refusalOf(tx, groupId, options.withinBound ?? false, amount);
+      throw new BalanceRefusedError(groupId, reason);
+    }
     balances.set(groupId, BigInt(moved.balance));
   }
   if ("writtenBy" in movement) return { balances, entries: [] };
@@ -186,9 +201,17 @@ export async function moveBalances(
   return { balances, entries };
 }
 
-/** Why an UPDATE moved no row: the group is unknown, or (only when bounded) the bound refused it. */
-async function refusalOf(tx: Executor, groupId: string, bounded: boolean): Promise<BalanceRefusedError["reason"]> {
-  if (!bounded) return "unknown_group";
-  const [exists] = await queryRows(tx, sql`SELECT 1 FROM billing_groups WHERE id = ${groupId}`);
-  return exists ? "past_bound" : "unknown_group";
+/** Why an UPDATE moved no row: the group is unknown, the bound refused it (when bounded), else its credit. */
+async function refusalOf(
+  tx: Executor,
+  groupId: string,
+  bounded: boolean,
+  amount: bigint,
+): Promise<BalanceRefusedError["reason"]> {
+  const [row] = await queryRows<{ in_bound: boolean }>(
+    tx,
+    sql`SELECT ${keepsBalanceInBound(sql`balance_micros`, amount)} AS in_bound FROM billing_groups WHERE id = ${groupId}`,
+  );
+  if (!row) return "unknown_group";
+  return bounded && !row.in_bound ? "past_bound" : "insufficient_funds";
 }

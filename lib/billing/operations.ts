@@ -33,7 +33,8 @@ export const listAccountsOperation = defineOperation({
   path: "/v1/accounts",
   tag: "Billing",
   summary: "Billing groups the key may see",
-  description: "A platform key sees every billing group, a bound key only its own.",
+  description:
+    "A platform key sees every billing group, a bound key its own and every account below it (a reseller's subtree).",
   scope: "calls:read",
   responses: { 200: { description: "The accounts", body: accountListSchema } },
 });
@@ -50,9 +51,11 @@ export const getAccountOperation = defineOperation({
   responses: { 200: { description: "The account", body: accountSchema } },
 });
 
-// ---- provisioning (platform keys; README "Provisioning") ----
+// ---- provisioning (the platform; a reseller within its subtree: README "Provisioning") ----
 
-const PLATFORM_ONLY = "Platform keys only: a key bound to a billing group answers 403 `insufficient_scope`.";
+const RESELLER =
+  "A platform caller provisions any account; a caller bound to a reseller only the accounts below its own " +
+  '(its own answers 403 `insufficient_scope`, another\'s 404; docs/contract.md "Reseller tiers").';
 const accountId = z.object({ id: idSchema("bg", "Billing group id") });
 
 export const createAccountOperation = defineOperation({
@@ -64,9 +67,11 @@ export const createAccountOperation = defineOperation({
   description:
     'Creates a billing group. Money is a decimal string (`"25.00"`), exact to 6 decimals; an `openingBalance` is ' +
     `a ledger entry of kind \`opening\`. A \`parentId\` makes it a reseller's customer, in the parent's currency ` +
-    `(docs/contract.md "Reseller tiers"). Recorded in the audit log (\`account.created\`). ${PLATFORM_ONLY}`,
+    `(docs/contract.md "Reseller tiers"). Recorded in the audit log (\`account.created\`). A reseller's caller ` +
+    "creates customers within its subtree: `parentId` defaults to its own account (one outside answers 422 " +
+    "`unknown_parent`), in its currency, without `openingBalance` (it tops the account up from its own balance) " +
+    "or `accountcode` (the operator's).",
   scope: "accounts:write",
-  platformOnly: "provisioning",
   idempotent: true,
   body: createAccountBodySchema,
   responses: { 201: { description: "The account", body: accountDetailSchema } },
@@ -81,10 +86,9 @@ export const updateAccountOperation = defineOperation({
   summary: "Change an account",
   description:
     "Changes the name, credit limit, accountcode (409 `conflict` naming it when another account has it) or the " +
-    "operator's `disabled` flag; absent fields stay. Recorded in the audit log (`account.updated`, before and after). " +
-    PLATFORM_ONLY,
+    "`disabled` flag; absent fields stay. Recorded in the audit log (`account.updated`, before and after). " +
+    `${RESELLER} A reseller does not set an accountcode (403 naming it).`,
   scope: "accounts:write",
-  platformOnly: "provisioning",
   idempotent: true,
   params: accountId,
   body: updateAccountBodySchema,
@@ -101,14 +105,15 @@ export const topUpAccountOperation = defineOperation({
   description:
     "Adds a positive amount (decimal string) to the balance: a ledger entry of kind `topup` and the audit event " +
     "`account.topped_up`, in one transaction. A top-up back above the credit limit enables the account again, " +
-    `unless an operator disabled it. Send an \`Idempotency-Key\`: a retry then never tops up twice. ${PLATFORM_ONLY}`,
+    `unless an operator disabled it. Send an \`Idempotency-Key\`: a retry then never tops up twice. ${RESELLER} ` +
+    "A reseller's top-up comes from its own balance (an `adjustment` entry of the amount negated, `fundedBy`), in " +
+    "the same transaction: 402 `insufficient_funds` when its balance plus credit limit does not cover it.",
   scope: "payments:write",
-  platformOnly: "provisioning",
   idempotent: true,
   params: accountId,
   body: topUpBodySchema,
   responses: { 201: { description: "The ledger entry and the account after it", body: balanceMovementSchema } },
-  errors: ["invalid_request_body", "payload_too_large"],
+  errors: ["invalid_request_body", "insufficient_funds", "payload_too_large"],
 });
 
 export const adjustAccountOperation = defineOperation({
@@ -119,14 +124,14 @@ export const adjustAccountOperation = defineOperation({
   summary: "Adjust an account's balance",
   description:
     "A signed, non-zero correction (decimal string) with its reason: a ledger entry of kind `adjustment` and the " +
-    `audit event \`account.adjusted\`, in one transaction. ${PLATFORM_ONLY}`,
+    `audit event \`account.adjusted\`, in one transaction. ${RESELLER} A reseller's adjustment moves the amount ` +
+    "from (or, negative, back to) its own balance, as its top-up does (402 `insufficient_funds`).",
   scope: "payments:write",
-  platformOnly: "provisioning",
   idempotent: true,
   params: accountId,
   body: adjustmentBodySchema,
   responses: { 201: { description: "The ledger entry and the account after it", body: balanceMovementSchema } },
-  errors: ["invalid_request_body", "payload_too_large"],
+  errors: ["invalid_request_body", "insufficient_funds", "payload_too_large"],
 });
 
 /**

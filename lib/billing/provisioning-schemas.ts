@@ -41,14 +41,11 @@ export const createAccountBodySchema = z
     parentId: idSchema("bg", "Billing group id")
       .optional()
       .describe(
-        "The account this one buys from (a reseller); absent: a root account, buying from the operator. Fixed for " +
-          "the account's life; an unknown one answers 422 `unknown_parent`",
+        "The account this one buys from (a reseller); absent: a root account, buying from the operator (a " +
+          "reseller's caller: its own account). Fixed for the account's life; an unknown one answers 422 `unknown_parent`",
       ),
   })
-  .refine((body) => body.currency !== undefined || body.parentId !== undefined, {
-    message: "a root account (no parentId) names its currency",
-    path: ["currency"],
-  })
+  // A root account names its currency: checked by createAccountAs, where a reseller's absent parentId is its own.
   .meta({ id: "CreateAccountRequest", description: "A new billing group (account)" });
 
 export const updateAccountBodySchema = z
@@ -103,6 +100,14 @@ export const balanceMovementSchema = z
     description: z.string(),
     createdAt: z.string().describe("ISO 8601"),
     account: accountDetailSchema.describe("The account after the movement"),
+    fundedBy: z
+      .object({
+        accountId: z.string().describe("The reseller whose own balance paid it"),
+        ledgerEntryId: z.string().describe("Its ledger entry (kind `adjustment`, the amount negated)"),
+        balance: z.number().describe("Its balance after the movement"),
+      })
+      .optional()
+      .describe('Present when a reseller moved the money from its own balance (docs/contract.md "Reseller tiers")'),
   })
   .meta({ id: "BalanceMovement", description: "A top-up or adjustment as written to the ledger" });
 

@@ -34,7 +34,9 @@ export const accountSchema = z
   .meta({ id: "Account", description: "A billing group the key may see" });
 
 export const accountListSchema = z
-  .object({ accounts: z.array(accountSchema).describe("Platform key: every group; bound key: its own") })
+  .object({
+    accounts: z.array(accountSchema).describe("Platform key: every group; bound key: its own and its subtree's"),
+  })
   .meta({ id: "AccountList" });
 
 export type Balance = z.infer<typeof balanceSchema>;

@@ -1,12 +1,13 @@
 import { eq } from "drizzle-orm";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
+import { isPlatform, requireProvisioningOf, type Reach } from "@/lib/auth/reach";
 import type { Db } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/db/errors";
 import { billingGroups } from "@/lib/db/schema";
 import { ApiError } from "@/lib/errors/api-error";
 import { toAccountDetail } from "./account-detail";
 import type { ChangeContext } from "./change-context";
-import { accountcodeTaken } from "./create-account";
+import { accountcodeIsTheOperators, accountcodeTaken } from "./create-account";
 import type { BillingGroup } from "./groups";
 
 export interface AccountChanges {
@@ -57,4 +58,21 @@ export async function updateAccount(
     if (isUniqueViolation(error, "billing_groups_accountcode_key")) throw accountcodeTaken(changes.accountcode);
     throw error;
   }
+}
+
+/**
+ * PATCH /v1/accounts/{id} as the caller may make it: the platform any account; a reseller its subtree's customers
+ * (requireProvisioningOf), their name, credit limit and disabled flag, not the accountcode (the operator's switch
+ * routes CDRs by it: 403 naming it).
+ */
+export async function updateAccountAs(
+  db: Db,
+  reach: Reach,
+  accountId: string,
+  changes: AccountChanges,
+  by: ChangeContext,
+): Promise<BillingGroup> {
+  requireProvisioningOf(reach, accountId, "change");
+  if (!isPlatform(reach) && changes.accountcode !== undefined) throw accountcodeIsTheOperators();
+  return updateAccount(db, accountId, changes, by);
 }

@@ -13,7 +13,10 @@ import {
 import { readPeriodUsage, readPeriodsUsage, type GroupPeriod, type UsageLine } from "./period-usage";
 import type { CallDetail, CallDetailWithCost } from "./schemas";
 import { spendPerDay, type SpendOptions, type SpendSeries } from "./spend-per-day";
-import { readUsageSums, type UsageSums, type UsageSumsRequest } from "./usage-sums";
+import { readUsageSums, type ElsewhereSums, type UsageSums, type UsageSumsRequest } from "./usage-sums";
+
+/** The ranges of start_time a usage report reads from calls (not a rollup): what another store adds to usageSums. */
+export { usageCallRanges } from "./usage-sums";
 
 /**
  * The questions asked of stored calls, whichever store answers them. Every reader of calls outside lib/calls asks
@@ -34,8 +37,11 @@ export interface CallReads {
   periodsUsage(periods: readonly GroupPeriod[]): Promise<Map<string, UsageLine[]>>;
   /** periodsUsage of one group's period [start, end). */
   periodUsage(groupId: string, start: Date, end: Date): Promise<UsageLine[]>;
-  /** GET /v1/usage's sums: the calls matching the filters, per groupBy key and currency. */
-  usageSums(request: UsageSumsRequest): Promise<UsageSums[]>;
+  /**
+   * GET /v1/usage's sums: the calls matching the filters, per groupBy key and currency. `elsewhere`: another store's
+   * calls of the report's call ranges (usageCallRanges), already summed, added to the hot calls' (the history tier).
+   */
+  usageSums(request: UsageSumsRequest, elsewhere?: readonly ElsewhereSums[]): Promise<UsageSums[]>;
   /** Sell-side spend per day of a zone (the account's) over the last days, and this month's (the portal's dashboard). */
   spendPerDay(principal: Pick<Principal, "billingGroupId">, options?: SpendOptions): Promise<SpendSeries[]>;
 }
@@ -52,7 +58,7 @@ export function callReads(db: Executor): CallReads {
     exportCsv: (principal, filters, pageSize) => exportCallsCsv(db, principal, filters, pageSize),
     periodsUsage: (periods) => readPeriodsUsage(db, periods),
     periodUsage: (groupId, start, end) => readPeriodUsage(db, groupId, start, end),
-    usageSums: (request) => readUsageSums(db, request),
+    usageSums: (request, elsewhere) => readUsageSums(db, request, elsewhere),
     spendPerDay: (principal, options) => spendPerDay(db, principal, options),
   };
 }

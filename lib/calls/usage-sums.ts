@@ -97,10 +97,47 @@ export function planUsage(filters: CallFilters, grainMs: number = HOUR_MS): Usag
  * - any `to`, `toPrefix`, `from`, `id`, `uuid` or `supplierId` filter: calls only (slow path; the indexes of
  *   GET /v1/calls).
  */
-export async function readUsageSums(db: Executor, request: UsageSumsRequest): Promise<UsageSums[]> {
+export async function readUsageSums(
+  db: Executor,
+  request: UsageSumsRequest,
+  elsewhere: readonly ElsewhereSums[] = [],
+): Promise<UsageSums[]> {
   const report = usageReport(request);
-  const rows = await runUsageQuery(db, usageQuery(report, usageSources(report, readPlan(report))));
+  const sources = usageSources(report, readPlan(report));
+  if (elsewhere.length > 0) sources.parts.push(elsewherePart(report, elsewhere));
+  const rows = await runUsageQuery(db, usageQuery(report, sources));
   return rows.map(toUsageSums);
+}
+
+/**
+ * The ranges of start_time a report reads from calls (every other instant is a rollup's): another store of calls (the
+ * history tier) sums its own calls of these ranges and hands them to readUsageSums as `elsewhere`.
+ */
+export function usageCallRanges(request: UsageSumsRequest): UsagePlan["callRanges"] {
+  return readPlan(usageReport(request)).callRanges;
+}
+
+/**
+ * Sums of calls held by another store, within usageCallRanges and matching the report's groups and filters, grouped
+ * by the raw columns a report keys on (the others null): `startTime` the start of the call's 15 minutes (day and
+ * month; every zone's offset is a whole number of quarters, so a quarter's calls share their local day), then
+ * matched prefix, direction, hangup cause (as stored), group, supplier, currency. Figures as decimal text.
+ */
+export interface ElsewhereSums {
+  startTime: string | null;
+  matchedPrefix: string | null;
+  direction: string | null;
+  hangupCause: string | null;
+  billingGroupId: string;
+  supplierId: string | null;
+  currency: string;
+  calls: string;
+  answered: string;
+  unrated: string;
+  billed: string;
+  price: string;
+  buyCost: string;
+  margin: string;
 }
 
 /** One report being built: the request, resolved once, that every step below reads. */
@@ -273,6 +310,34 @@ function timeRollupSources(
           GROUP BY 1, 2, 3
         ) AS x`,
   );
+}
+
+/**
+ * The sums of another store's calls as one more part, keyed by the same expressions as a calls part (rowKey over a
+ * record set aliased `c`), so keys, labels and zones are this database's. One parameter (JSON), whatever its size.
+ */
+function elsewherePart(report: UsageReportSpec, rows: readonly ElsewhereSums[]): SQL {
+  const c = rowKey(report, "c");
+  const records = rows.map((r) => ({
+    start_time: r.startTime,
+    matched_prefix: r.matchedPrefix,
+    direction: r.direction,
+    hangup_cause: r.hangupCause,
+    billing_group_id: r.billingGroupId,
+    supplier_id: r.supplierId,
+    currency: r.currency,
+    calls: r.calls,
+    answered: r.answered,
+    unrated: r.unrated,
+    billed: r.billed,
+    price: r.price,
+    buy_cost: r.buyCost,
+    margin: r.margin,
+  }));
+  return sql`SELECT ${c.key} AS key, ${c.g} AS g, c.currency, c.calls, c.answered, c.unrated, c.billed, c.price, c.buy_cost, c.margin
+    FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS c(start_time timestamptz, matched_prefix text,
+      direction text, hangup_cause text, billing_group_id text, supplier_id text, currency text, calls numeric,
+      answered numeric, unrated numeric, billed numeric, price numeric, buy_cost numeric, margin numeric)`;
 }
 
 // ---- the report's query, its run and its rows ----

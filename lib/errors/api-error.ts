@@ -21,8 +21,14 @@ export const ERROR_TABLE = {
   // A new account's parent refused (docs/contract.md "Reseller tiers"): none with that id, or another currency.
   unknown_parent: { status: 422, title: "Unknown parent account" },
   currency_mismatch: { status: 422, title: "Currency differs from the parent account's" },
+  // A child account's sell deck with rates below its parent's own (the margin guard, docs/contract.md "Reseller
+  // tiers"): nothing imported; `allowBelowCost=true` imports it anyway.
+  below_cost: { status: 422, title: "Rates below the parent's cost" },
   link_expired: { status: 410, title: "Download link expired" },
   insufficient_balance: { status: 402, title: "Insufficient balance" },
+  // A reseller's top-up or adjustment of its customer that its own balance plus credit limit does not cover
+  // (docs/contract.md "Reseller tiers"): nothing moved.
+  insufficient_funds: { status: 402, title: "Insufficient funds" },
   // An authorization a limit of the account refused (lib/limits, docs/contract.md "Limits"): nothing was reserved.
   daily_spend_limit: { status: 402, title: "Daily spend limit reached" },
   monthly_spend_limit: { status: 402, title: "Monthly spend limit reached" },

@@ -5,7 +5,8 @@ import { uninvoicedGroups } from "@/lib/calls/archive-calls";
 import { queryRows, type Db } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { INSTANT_RANGE_MESSAGE, isStorableInstant } from "@/lib/http/query-params";
-import { callsTable, localCallsName, onEveryShard, type HistoryStore } from "./history-store";
+import { callsTable, localName, onEveryShard, type HistoryStore } from "./history-store";
+import { tierChargesOfAccount, tierChargesTable } from "./history-tier-charges";
 
 // Erasure of one account's calls in both tiers on request (docs/contract.md "History tier"): its calls leave
 // PostgreSQL through the archive path's trigger switch (rollups keep counting them, no invoice recheck is marked) and
@@ -105,40 +106,51 @@ export async function eraseAccountCalls(
 }
 
 /**
- * ClickHouse's side: the rows counted, then `ALTER TABLE ... DELETE` (a mutation, asynchronous) waited for until
- * system.mutations has none of the table's unfinished and no row is left; 503 past MUTATION_WAIT_MS.
+ * ClickHouse's side: the rows counted, then `ALTER TABLE ... DELETE` (a mutation, asynchronous) of the calls and of
+ * their reseller tier charges (history-tier-charges.ts), waited for until system.mutations has none of either table's
+ * unfinished and no row is left in either; 503 past MUTATION_WAIT_MS. Answers the calls erased.
  */
 async function eraseInHistory(store: HistoryStore, accountId: string, before: Date): Promise<number> {
   const where = `billing_group_id = ${text(accountId)} AND start_time < ${before.getTime()}`;
-  const count = async () => {
+  const tables = [
+    { name: "calls", qualified: callsTable(store), where },
+    { name: "call_tier_charges", qualified: tierChargesTable(store), where: tierChargesOfAccount(accountId, before) },
+  ];
+  const exists = await store.client.query({
+    query: `SELECT name FROM system.tables WHERE database = ${text(store.database)}
+            AND name IN (${tables.map((t) => text(t.name)).join(", ")})`,
+    format: "JSONEachRow",
+  });
+  const present = new Set((await exists.json<{ name: string }>()).map((t) => t.name));
+  const here = tables.filter((t) => present.has(t.name));
+  const count = async (table: (typeof tables)[number]) => {
     const result = await store.client.query({
-      query: `SELECT toString(count()) AS n FROM ${callsTable(store)} WHERE ${where}`,
+      query: `SELECT toString(count()) AS n FROM ${table.qualified} WHERE ${table.where}`,
       format: "JSONEachRow",
     });
     return Number((await result.json<{ n: string }>())[0]?.n ?? 0);
   };
-  const exists = await store.client.query({
-    query: `SELECT count() AS n FROM system.tables WHERE database = ${text(store.database)} AND name = 'calls'`,
-    format: "JSONEachRow",
-  });
-  if (Number((await exists.json<{ n: string }>())[0]?.n ?? 0) === 0) return 0;
-  const found = await count();
-  if (found === 0) return 0;
-  // A mutation is of a MergeTree: with a cluster, of calls_local on each shard (a Distributed table has none).
-  await onEveryShard(store, (table) => `ALTER TABLE ${table} DELETE WHERE ${where}`);
-  const unfinished = async (shard: HistoryStore["client"]) => {
-    const pending = await shard.query({
-      query: `SELECT count() AS n FROM system.mutations
-              WHERE database = ${text(store.database)} AND table = ${text(localCallsName(store))} AND is_done = 0`,
-      format: "JSONEachRow",
-    });
-    return Number((await pending.json<{ n: string }>())[0]?.n ?? 0);
-  };
+  const found = await Promise.all(here.map(count));
+  if (found.every((n) => n === 0)) return 0;
+  // A mutation is of a MergeTree: with a cluster, of each table's _local on every shard (a Distributed table has none).
+  for (const [i, table] of here.entries())
+    if (found[i] > 0)
+      await onEveryShard(store, (local) => `ALTER TABLE ${local} DELETE WHERE ${table.where}`, table.name);
+  const erased = here[0]?.name === "calls" ? found[0] : 0;
+  const locals = here.map((t) => text(localName(store, t.name))).join(", ");
   const deadline = Date.now() + MUTATION_WAIT_MS;
   for (;;) {
     let pending = 0;
-    for (const shard of store.shards) pending += await unfinished(shard);
-    if (pending === 0 && (await count()) === 0) return found;
+    for (const shard of store.shards) {
+      const unfinished = await shard.query({
+        query: `SELECT count() AS n FROM system.mutations
+                WHERE database = ${text(store.database)} AND table IN (${locals}) AND is_done = 0`,
+        format: "JSONEachRow",
+      });
+      pending += Number((await unfinished.json<{ n: string }>())[0]?.n ?? 0);
+    }
+    const left = await Promise.all(here.map(count));
+    if (pending === 0 && left.every((n) => n === 0)) return erased;
     if (Date.now() > deadline)
       throw new ApiError(
         "unavailable",

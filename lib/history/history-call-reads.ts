@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
+import { costViewOf } from "@/lib/auth/cost-view";
 import type { Principal } from "@/lib/auth/principal";
 import { isPlatform, reachOf } from "@/lib/auth/reach";
-import { callReads, type CallReads } from "@/lib/calls/call-store";
+import { callReads, usageCallRanges, type CallReads } from "@/lib/calls/call-store";
 import { decodeCursor, encodeCursor } from "@/lib/calls/cursor";
 import { csvColumns, csvRows } from "@/lib/calls/export-csv";
 import {
@@ -12,7 +13,9 @@ import {
   type PageRequest,
 } from "@/lib/calls/list-calls";
 import type { CallDetail, CallDetailWithCost } from "@/lib/calls/schemas";
-import { serializeCall, serializeCallDetail } from "@/lib/calls/serialize-call";
+import type { ElsewhereSums, UsageSums, UsageSumsRequest } from "@/lib/calls/usage-sums";
+import { serializeCall, serializeCallDetail, type TierFigures } from "@/lib/calls/serialize-call";
+import type { StoredCall } from "@/lib/calls/stored-call";
 import { historySettings } from "@/lib/config/env";
 import { ApiError } from "@/lib/errors/api-error";
 import { streamPagedCsv } from "@/lib/http/csv";
@@ -20,10 +23,13 @@ import { utcMonthStart } from "@/lib/db/call-partitions";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { processSingleton } from "@/lib/runtime/process-singleton";
 import { callsTable, historyRowToStoredCall, openHistoryStore, type HistoryStore } from "./history-store";
+import { historyCallKey, historyTierFigures } from "./history-tier-charges";
 
 // The reads of calls across the boundary (docs/contract.md "History tier"): with the history tier on, GET /v1/calls
 // lists the hot table and, where its page reaches into moved months, ClickHouse's calls, merged on the same keyset
-// (start_time DESC, id DESC) with the same cursor, filters and serialiser. The other reads answer from the hot store.
+// (start_time DESC, id DESC) with the same cursor, filters and serialiser; GET /v1/usage's calls parts (the partial
+// hours or days at a range's ends, or the whole range for filters no rollup holds) add history's calls of the same
+// ranges. The other reads answer from the hot store.
 
 /** The process's history store, opened on first use (one HTTP agent); undefined with the tier off. */
 export function processHistoryStore(): HistoryStore | undefined {
@@ -45,6 +51,7 @@ export function historyCallReads(hot: CallReads, db: Executor, store: HistorySto
     listCallsJson: (principal, filters, page) => listAcross(hot, db, store, principal, filters, page),
     getCall: (principal, id) => getAcross(hot, db, store, principal, id),
     exportPage: (principal, filters, page) => exportPageAcross(hot, db, store, principal, filters, page),
+    usageSums: (request) => usageSumsAcross(hot, db, store, request),
     // exportCallsCsv's stream, paging through the export pages across both stores.
     exportCsv: async (principal, filters, pageSize = 1000) => {
       const columns = csvColumns(principal);
@@ -79,8 +86,21 @@ async function getAcross(
     });
     const [row] = await result.json<Record<string, unknown>>();
     if (!row) throw e;
-    return serializeCallDetail(historyRowToStoredCall(row), principal);
+    const [call] = await withTierFigures(store, principal, [historyRowToStoredCall(row)]);
+    return serializeCallDetail(call, principal);
   }
+}
+
+/** History's calls with a reseller's tier figures beside them (its cost view), as tierColumns adds them hot. */
+async function withTierFigures(
+  store: HistoryStore,
+  principal: Principal,
+  rows: StoredCall[],
+): Promise<(StoredCall & Partial<TierFigures>)[]> {
+  const view = costViewOf(principal);
+  if (view.kind !== "tier") return rows;
+  const figures = await historyTierFigures(store, view.tier, rows);
+  return rows.map((row) => ({ ...row, ...figures.get(historyCallKey(row)) }));
 }
 
 /** A ClickHouse string literal (18.16 has no query parameters): backslash and quote escaped. */
@@ -89,9 +109,18 @@ const MAX_BIGINT = 9_223_372_036_854_775_807n;
 
 /** listingWhere's conditions (lib/calls/list-calls.ts) over ClickHouse's calls, with the same meaning. */
 function historyWhere(principal: Principal, filters: CallFilters, after?: { ms: number; id: bigint }): string {
-  const c: string[] = [];
   const reach = reachOf(principal);
-  if (!isPlatform(reach)) c.push(`billing_group_id IN (${reach.groupIds.map(text).join(", ")})`);
+  return historyConditions(isPlatform(reach) ? null : reach.groupIds, filters, after);
+}
+
+/** historyWhere within `groups` (null: every group) instead of a principal's reach. */
+function historyConditions(
+  groups: readonly string[] | null,
+  filters: CallFilters,
+  after?: { ms: number; id: bigint },
+): string {
+  const c: string[] = [];
+  if (groups !== null) c.push(groups.length === 0 ? "0" : `billing_group_id IN (${groups.map(text).join(", ")})`);
   if (filters.billingGroupId) c.push(`billing_group_id = ${text(filters.billingGroupId)}`);
   if (filters.startTimeGte) c.push(`start_time >= ${filters.startTimeGte.getTime()}`);
   if (filters.startTimeLte) c.push(`start_time <= ${filters.startTimeLte.getTime()}`);
@@ -168,9 +197,8 @@ async function pageAcross(
             ORDER BY start_time DESC, id DESC LIMIT ${page.pageSize + 1}`,
     format: "JSONEachRow",
   });
-  const historyRows = (await result.json<Record<string, unknown>>()).map((raw) =>
-    serializeCall(historyRowToStoredCall(raw), principal),
-  );
+  const stored = (await result.json<Record<string, unknown>>()).map(historyRowToStoredCall);
+  const historyRows = (await withTierFigures(store, principal, stored)).map((row) => serializeCall(row, principal));
   if (historyRows.length === 0) return undefined;
   const merged = [...hotPage.page, ...historyRows].sort(newerFirst);
   const shown = merged.slice(0, page.pageSize);
@@ -212,4 +240,77 @@ async function exportPageAcross(
 ): Promise<CallListing> {
   const hotPage = await hot.exportPage(principal, filters, page);
   return (await pageAcross(db, store, principal, filters, page, hotPage)) ?? hotPage;
+}
+
+/** ClickHouse's raw column a report keys on (usage-sums.ts rowKey reads it): the quarter for day and month. */
+const USAGE_KEY_COLUMN: Record<UsageSumsRequest["groupBy"], string | undefined> = {
+  day: "intDiv(start_time, 900000) * 900000 AS quarter",
+  month: "intDiv(start_time, 900000) * 900000 AS quarter",
+  destination: "matched_prefix",
+  direction: "direction",
+  hangupCause: "hangup_cause",
+  account: undefined,
+  supplier: "supplier_id",
+};
+
+/**
+ * GET /v1/usage across the boundary: the rollups keep counting moved calls, so only the instants a report reads from
+ * calls (usageCallRanges) need history's calls too: summed in ClickHouse within the removed months, the same groups
+ * and filters, grouped by the report's raw key column, and added to the hot report's parts (readUsageSums' elsewhere).
+ */
+async function usageSumsAcross(
+  hot: CallReads,
+  db: Executor,
+  store: HistoryStore,
+  request: UsageSumsRequest,
+): Promise<UsageSums[]> {
+  const moved = await movedMonths(db);
+  const ranges = usageCallRanges(request).filter(
+    (r) => moved && (r.gte?.getTime() ?? -Infinity) < moved.end && (r.lte?.getTime() ?? Infinity) >= moved.first,
+  );
+  if (!moved || ranges.length === 0) return hot.usageSums(request);
+  const within = ranges
+    .map(
+      (r) =>
+        `(${r.gte ? `start_time >= ${r.gte.getTime()}` : "1"} AND ${r.lte ? `start_time <= ${r.lte.getTime()}` : "1"})`,
+    )
+    .join(" OR ");
+  // The report's groups are its scope; billingGroupId and the range are not filters here (usage-sums.ts neither).
+  const filters: CallFilters = {
+    ...request.filters,
+    billingGroupId: undefined,
+    startTimeGte: undefined,
+    startTimeLte: undefined,
+  };
+  const key = USAGE_KEY_COLUMN[request.groupBy];
+  const result = await store.client.query({
+    query: `SELECT billing_group_id, currency${key ? `, ${key}` : ""},
+              toString(count()) AS calls, toString(count(answer_time)) AS answered, toString(countIf(rated = 0)) AS unrated,
+              toString(sum(bill_duration)) AS billed, toString(sum(price_micros)) AS price,
+              toString(sum(ifNull(buy_cost_micros, 0))) AS buy_cost,
+              toString(sumIf(price_micros - assumeNotNull(buy_cost_micros), isNotNull(buy_cost_micros))) AS margin
+            FROM ${callsTable(store)}
+            WHERE ${moved.only} AND (${within}) AND ${historyConditions(request.groups, filters)}
+            GROUP BY billing_group_id, currency${key ? `, ${key.split(" AS ").at(-1)}` : ""}`,
+    format: "JSONEachRow",
+  });
+  type Row = Record<string, string | number | null>;
+  const str = (v: string | number | null | undefined) => (v === null || v === undefined ? null : String(v));
+  const elsewhere: ElsewhereSums[] = (await result.json<Row>()).map((r) => ({
+    startTime: r.quarter === undefined ? null : new Date(Number(r.quarter)).toISOString(),
+    matchedPrefix: str(r.matched_prefix),
+    direction: str(r.direction),
+    hangupCause: str(r.hangup_cause),
+    billingGroupId: String(r.billing_group_id),
+    supplierId: str(r.supplier_id),
+    currency: String(r.currency),
+    calls: String(r.calls),
+    answered: String(r.answered),
+    unrated: String(r.unrated),
+    billed: String(r.billed),
+    price: String(r.price),
+    buyCost: String(r.buy_cost),
+    margin: String(r.margin),
+  }));
+  return hot.usageSums(request, elsewhere);
 }

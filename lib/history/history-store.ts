@@ -86,45 +86,59 @@ export const HISTORY_CALL_COLUMNS: readonly { name: string; type: string; instan
 
 /** The table every read and insert names: the MergeTree, or with a cluster the Distributed table over the shards. */
 export const callsTable = (store: HistoryStore) => `${store.database}.calls`;
-/** The table holding the rows on each server of `shards`: where partitions are dropped and mutations run. */
-export const localCallsTable = (store: HistoryStore) => `${store.database}.${localCallsName(store)}`;
+/** A UTC month's partition of history's calls (toYYYYMM of its first instant: 202611). */
+export const monthPartition = (month: Date) => month.getUTCFullYear() * 100 + month.getUTCMonth() + 1;
+
+/** A history table's name on each server of `shards`, where its rows are: `calls_local` with a cluster, else `calls`. */
+export const localName = (store: HistoryStore, table: string) => (store.cluster ? `${table}_local` : table);
+/** The calls' local table, qualified (partitions are dropped and mutations run there). */
+export const localCallsTable = (store: HistoryStore) => `${store.database}.${localName(store, "calls")}`;
 /** The name alone (system.mutations and system.tables name tables without their database). */
-export const localCallsName = (store: HistoryStore) => (store.cluster ? "calls_local" : "calls");
+export const localCallsName = (store: HistoryStore) => localName(store, "calls");
 
 /**
- * Settings of every insert into callsTable: with a cluster, the Distributed table writes to the shards before it
- * answers (insert_distributed_sync), so the verification that follows a copy reads what was inserted.
+ * Settings of every insert into a history table: with a cluster, the Distributed table writes to the shards before
+ * it answers (insert_distributed_sync), so the verification that follows a copy reads what was inserted.
  */
 export const insertSettings = (store: HistoryStore) =>
   store.cluster ? { insert_distributed_sync: 1 as const } : ({} as Record<string, never>);
 
-/** Runs one statement on the local table of every shard (`table` is localCallsTable), one server after another. */
-export async function onEveryShard(store: HistoryStore, statement: (table: string) => string): Promise<void> {
-  for (const shard of store.shards) await shard.command({ query: statement(localCallsTable(store)) });
+/**
+ * Runs one statement on a history table's local table on every shard (`local`: qualified), one server after another:
+ * what a Distributed table refuses (partition operations, mutations). `table` defaults to calls.
+ */
+export async function onEveryShard(
+  store: HistoryStore,
+  statement: (local: string) => string,
+  table = "calls",
+): Promise<void> {
+  for (const shard of store.shards)
+    await shard.command({ query: statement(`${store.database}.${localName(store, table)}`) });
 }
 
-/** Drops a UTC month's partition on every shard (nothing when absent). */
-export async function dropMonthPartition(store: HistoryStore, month: Date): Promise<void> {
-  await onEveryShard(store, (table) => `ALTER TABLE ${table} DROP PARTITION ${monthPartition(month)}`);
+/** Drops a UTC month's partition of a history table (calls unless named) on every shard: nothing when absent. */
+export async function dropMonthPartition(store: HistoryStore, month: Date, table = "calls"): Promise<void> {
+  await onEveryShard(store, (local) => `ALTER TABLE ${local} DROP PARTITION ${monthPartition(month)}`, table);
 }
-
-/** A UTC month's partition of history's calls (toYYYYMM of its first instant: 202611). */
-export const monthPartition = (month: Date) => month.getUTCFullYear() * 100 + month.getUTCMonth() + 1;
 
 /**
- * Creates the history database and its calls table when absent: MergeTree, one partition per UTC month, sorted by
- * (billing_group_id, start_time, id) as PostgreSQL's primary key, so a group's calls of a month read as one range.
- * With a cluster: that MergeTree as calls_local on every server of it, and on each of them and on the entry server a
- * Distributed calls sharded by cityHash64(billing_group_id), so a group's calls are on one shard. Created server by
- * server, not ON CLUSTER (distributed DDL needs Keeper; 18.16 without it refuses).
+ * Creates a history table `table` (columns and `ENGINE = MergeTree ...` clause given) when absent. Without a cluster:
+ * that table. With one: `${table}_local` with that engine on every server, and `table` as a Distributed table over
+ * them sharded by cityHash64(billing_group_id) on each server and on the entry server, so a group's rows of every
+ * history table are on one shard. Server by server, not ON CLUSTER (distributed DDL needs Keeper; 18.16 without it
+ * refuses); the servers listed must be as many as the cluster's in system.clusters.
  */
-export async function ensureHistorySchema(store: HistoryStore): Promise<void> {
-  const columns = HISTORY_CALL_COLUMNS.map((c) => `${c.name} ${c.type}`).join(", ");
-  const mergeTree = `(${columns}) ENGINE = MergeTree PARTITION BY toYYYYMM(toDateTime(intDiv(start_time, 1000), 'UTC'))
-            ORDER BY (billing_group_id, start_time, id)`;
+export async function ensureShardedTable(
+  store: HistoryStore,
+  table: string,
+  columns: string,
+  mergeTree: string,
+): Promise<void> {
   if (!store.cluster) {
     await store.client.command({ query: `CREATE DATABASE IF NOT EXISTS ${store.database}` });
-    await store.client.command({ query: `CREATE TABLE IF NOT EXISTS ${callsTable(store)} ${mergeTree}` });
+    await store.client.command({
+      query: `CREATE TABLE IF NOT EXISTS ${store.database}.${table} (${columns}) ${mergeTree}`,
+    });
     return;
   }
   const cluster = store.cluster;
@@ -138,14 +152,31 @@ export async function ensureHistorySchema(store: HistoryStore): Promise<void> {
     throw new Error(
       `history cluster ${cluster} has ${n} servers in remote_servers, HISTORY_CLICKHOUSE_SERVERS lists ${store.shards.length}`,
     );
-  const distributed = `(${columns}) ENGINE = Distributed(${cluster}, ${store.database}, calls_local, cityHash64(billing_group_id))`;
+  const local = localName(store, table);
+  const distributed = `(${columns}) ENGINE = Distributed(${cluster}, ${store.database}, ${local}, cityHash64(billing_group_id))`;
   for (const shard of store.shards) {
     await shard.command({ query: `CREATE DATABASE IF NOT EXISTS ${store.database}` });
-    await shard.command({ query: `CREATE TABLE IF NOT EXISTS ${localCallsTable(store)} ${mergeTree}` });
-    await shard.command({ query: `CREATE TABLE IF NOT EXISTS ${callsTable(store)} ${distributed}` });
+    await shard.command({ query: `CREATE TABLE IF NOT EXISTS ${store.database}.${local} (${columns}) ${mergeTree}` });
+    await shard.command({ query: `CREATE TABLE IF NOT EXISTS ${store.database}.${table} ${distributed}` });
   }
   await store.client.command({ query: `CREATE DATABASE IF NOT EXISTS ${store.database}` });
-  await store.client.command({ query: `CREATE TABLE IF NOT EXISTS ${callsTable(store)} ${distributed}` });
+  await store.client.command({ query: `CREATE TABLE IF NOT EXISTS ${store.database}.${table} ${distributed}` });
+}
+
+/**
+ * Creates the history database and its calls table when absent: MergeTree, one partition per UTC month, sorted by
+ * (billing_group_id, start_time, id) as PostgreSQL's primary key, so a group's calls of a month read as one range.
+ * With a cluster: calls_local and a Distributed calls (ensureShardedTable).
+ */
+export async function ensureHistorySchema(store: HistoryStore): Promise<void> {
+  const columns = HISTORY_CALL_COLUMNS.map((c) => `${c.name} ${c.type}`).join(", ");
+  await ensureShardedTable(
+    store,
+    "calls",
+    columns,
+    `ENGINE = MergeTree PARTITION BY toYYYYMM(toDateTime(intDiv(start_time, 1000), 'UTC'))
+     ORDER BY (billing_group_id, start_time, id)`,
+  );
 }
 
 /** A calls row of history as ClickHouse answers it in JSON (Int64 as strings), decoded as PostgreSQL's calls row is. */

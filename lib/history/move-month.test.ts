@@ -217,6 +217,7 @@ describe("moving a month, killed at any step, on postgres", () => {
   const STATE_AFTER: Record<MoveStep, string> = {
     started: "copying",
     batch: "copying",
+    tiers: "copying",
     copied: "copied",
     verified: "verified",
     removed: "removed",

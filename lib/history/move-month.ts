@@ -13,6 +13,7 @@ import {
   monthPartition,
   type HistoryStore,
 } from "./history-store";
+import { copyTierCharges, tierChargeDifferences } from "./history-tier-charges";
 
 // Moving a UTC month of calls to the history tier, exactly once (docs/contract.md "History tier"): a state machine
 // recorded in history_moves (migration 0028). copying -> copied -> verified -> removed, each step resumable after a
@@ -20,8 +21,11 @@ import {
 // again, and the removal is one PostgreSQL transaction with the state change. One process per month at a time.
 
 export type MoveState = "copying" | "copied" | "verified" | "removed" | "dropped";
-/** Where the mover may be stopped (tests kill it there): after each state commits, and after a copy's first batch. */
-export type MoveStep = "started" | "batch" | "copied" | "verified" | "removed";
+/**
+ * Where the mover may be stopped (tests kill it there): after each state commits, after a copy's first batch, and
+ * after the tier charges' copy (calls and tier charges in ClickHouse, the state still copying).
+ */
+export type MoveStep = "started" | "batch" | "tiers" | "copied" | "verified" | "removed";
 
 /** The month may not move (yet): each reason says why; nothing was changed. */
 export class HistoryMoveRefusedError extends Error {
@@ -109,10 +113,15 @@ export async function moveMonth(db: Db, store: HistoryStore, options: MoveMonthO
       if (move.state === "copying") {
         copies += 1;
         const copied = await copyMonth(db, store, start, end, options, () => step("batch"));
+        // The moved calls' reseller tier charges go with them (history-tier-charges.ts), in the same copy state.
+        await copyTierCharges(db, store, start, end);
+        await step("tiers");
         await setState(db, start, "copying", "copied", sql`copied_calls = ${copied}, copied_at = now()`);
         await step("copied");
       } else if (move.state === "copied") {
-        const verified = await verifyMonth(db, store, start, end, options.progress);
+        const checked = await verifyMonth(db, store, start, end, options.progress);
+        const tiers = "differences" in checked ? [] : await tierChargeDifferences(db, store, start, end);
+        const verified = tiers.length > 0 ? { differences: tiers } : checked;
         if ("differences" in verified) {
           await setState(db, start, "copied", "copying", sql`copied_calls = NULL, copied_at = NULL`);
           if (copies >= MAX_COPIES_PER_RUN) throw new HistoryVerifyError(month, verified.differences);
@@ -129,8 +138,8 @@ export async function moveMonth(db: Db, store: HistoryStore, options: MoveMonthO
         );
         await step("verified");
       } else if (move.state === "verified") {
-        if (!(await removeMonth(db, start, end, move.totals))) {
-          // Calls of the month changed since the verification (a late CDR, a re-rating): copy them again.
+        if (!(await removeMonth(db, store, start, end, move.totals))) {
+          // Calls (or their tier charges) changed since the verification (a late CDR, a re-rating): copy again.
           await setState(
             db,
             start,
@@ -403,9 +412,16 @@ async function verifyMonth(
 /**
  * Removes the verified calls from PostgreSQL through archiveCalls and marks the move removed, in one REPEATABLE READ
  * transaction: its totals read and the archive's DELETE see one snapshot, so what is removed is what was verified.
- * False (nothing changed) when the month's calls no longer add up to the verified totals.
+ * False (nothing changed) when the month's calls no longer add up to the verified totals, or their tier charges in
+ * that snapshot differ from history's (read again: ClickHouse's copy does not change under the month's lock).
  */
-async function removeMonth(db: Db, start: Date, end: Date, verified: MoveTotals): Promise<boolean> {
+async function removeMonth(
+  db: Db,
+  store: HistoryStore,
+  start: Date,
+  end: Date,
+  verified: MoveTotals,
+): Promise<boolean> {
   const { cut, where } = monthCalls(start, end);
   return db.transaction(
     async (tx) => {
@@ -422,6 +438,8 @@ async function removeMonth(db: Db, start: Date, end: Date, verified: MoveTotals)
         now.buy === verified.buyCostMicros &&
         now.seconds === verified.billedSeconds;
       if (!same) return false;
+      // The tier charges the DELETE takes with the calls are still history's copy (a tier re-rated since: copy again).
+      if ((await tierChargeDifferences(tx, store, start, end)).length > 0) return false;
       const removed = await archiveCalls(tx, { from: start, before: end });
       if (String(removed) !== verified.calls)
         throw new Error(`history move of ${monthLabel(start)}: removed ${removed} calls, verified ${verified.calls}`);

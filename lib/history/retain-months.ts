@@ -3,6 +3,7 @@ import { utcMonthStart } from "@/lib/db/call-partitions";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { dropMonthPartition, ensureHistorySchema, type HistoryStore } from "./history-store";
 import { monthLabel } from "./move-month";
+import { dropTierChargesMonth, ensureTierChargesSchema } from "./history-tier-charges";
 
 // History retention (docs/contract.md "History tier"): a moved month older than HISTORY_RETENTION_MONTHS leaves
 // ClickHouse whole (its partition dropped) and its history_moves row becomes `dropped`, so reads stop asking for it.
@@ -33,10 +34,15 @@ export async function retainMonths(
         ORDER BY month`,
   );
   const dropped: RetainResult["dropped"] = [];
-  if (due.length > 0) await ensureHistorySchema(store);
+  if (due.length > 0) {
+    await ensureHistorySchema(store);
+    await ensureTierChargesSchema(store);
+  }
   for (const month of due) {
     const start = new Date(month.at);
     await dropMonthPartition(store, start);
+    // Its calls' reseller tier charges with them (history-tier-charges.ts).
+    await dropTierChargesMonth(store, start);
     const marked = await queryRows(
       db,
       sql`UPDATE history_moves SET state = 'dropped', dropped_at = now()

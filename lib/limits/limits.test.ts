@@ -136,6 +136,26 @@ describeOnEngines("account limits at authorization", (handle) => {
     expect(events.map((e) => e.layer)).toEqual(["operator", "customer"]);
   });
 
+  it("lets a reseller write its customer's operator layer, which the customer may only tighten", async () => {
+    const reseller = await group();
+    const child = await createBillingGroup(handle().db, { name: "Child", parentId: reseller.id });
+    const resellerKey: Principal = {
+      ...principal(reseller.id),
+      keyId: "key_reseller",
+      reachGroupIds: [reseller.id, child.id],
+    };
+    const body = (limits: Record<string, unknown>) => limitsBodySchema.parse(limits);
+    const written = await putLimits(handle().db, resellerKey, body({ billingGroupId: child.id, dailySpend: "3" }), by);
+    expect([written.operator.dailySpend, written.customer.dailySpend]).toEqual([3, null]);
+    // Its own account: the customer's layer, as for any account's own caller.
+    const own = await putLimits(handle().db, resellerKey, body({ maxConcurrentCalls: 4 }), by);
+    expect([own.operator.maxConcurrentCalls, own.customer.maxConcurrentCalls]).toEqual([null, 4]);
+    // The customer cannot lift its reseller's limit.
+    await expect(putLimits(handle().db, principal(child.id), body({ dailySpend: "9" }), by)).rejects.toMatchObject({
+      code: "invalid_request_body",
+    });
+  });
+
   it("caps calls per second and the velocity rules over sliding windows", async () => {
     const g = await group();
     await set(g.id, false, { callsPerSecond: 3 });

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
 import type { Principal } from "@/lib/auth/principal";
-import { accountOf, isPlatform, reachOf } from "@/lib/auth/reach";
+import { accountOf, provisions, reachOf } from "@/lib/auth/reach";
 import type { ChangeContext } from "@/lib/billing/change-context";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
@@ -10,8 +10,9 @@ import { activeReservations, settledSpend } from "./enforce";
 import { layerAnswer, layerFromBody, loosenings, parseStoredLayer, storedLayer, type LimitLayer } from "./layers";
 import type { Limits, LimitsBody } from "./schemas";
 
-// GET/PUT /v1/limits: an account's two layers of limits. A platform caller (platform key, platform staff) writes the
-// operator's layer, a caller bound to the account (its owners and admins, keys with limits:write) the customer's.
+// GET/PUT /v1/limits: an account's two layers of limits. Whoever provisions the account (requireProvisioningOf,
+// lib/auth/reach.ts: the platform, or a reseller above it) writes the operator's layer; a caller bound to the account
+// itself (its owners and admins, keys with limits:write) the customer's.
 
 interface GroupRow {
   currency: string;
@@ -62,14 +63,15 @@ export async function readLimits(db: Executor, principal: Principal, account: st
 }
 
 /**
- * PUT: replaces the caller's layer (the operator's for a platform caller, else the customer's), audited as
+ * PUT: replaces the caller's layer (the operator's for the platform or a reseller above the account, the customer's
+ * for the account's own caller; docs/contract.md "Reseller tiers"), audited as
  * `limits.updated` with the layer before and after, in one transaction holding the group's row lock (the one every
  * authorization takes). A customer's number above the operator's is refused (422), not stored.
  */
 export async function putLimits(db: Db, principal: Principal, body: LimitsBody, by: ChangeContext): Promise<Limits> {
   const groupId = accountOf(principal, body.billingGroupId);
   if (groupId === null) throw accountRequired("billingGroupId", "invalid_request_body");
-  const layerName = isPlatform(reachOf(principal)) ? "operator" : "customer";
+  const layerName = provisions(reachOf(principal), groupId) ? "operator" : "customer";
   const layer = layerFromBody(body);
   return db.transaction(async (tx) => {
     const row = await groupRow(tx, groupId, true);

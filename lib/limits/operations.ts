@@ -9,8 +9,9 @@ import {
 
 const LAYERS =
   "An account has two layers of limits, each enforced in full by `POST /v1/authorizations` (docs/contract.md " +
-  "\"Limits\"): the operator's, set by a platform caller, and the customer's, set by the account's owners and admins " +
-  "(or a key of the account with `limits:write`), which may only tighten the operator's.";
+  '"Limits"): the operator\'s, set by a platform caller or by a reseller above the account (for its customers), and ' +
+  "the customer's, set by the account's owners and admins (or a key of the account with `limits:write`), which may " +
+  "only tighten the operator's.";
 
 export const getLimitsOperation = defineOperation({
   operationId: "getLimits",

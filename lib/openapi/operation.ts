@@ -13,7 +13,8 @@ import type { ErrorCode } from "@/lib/errors/api-error";
 export const OPERATION_TAGS = {
   Calls: "Call detail records",
   Exports: "Background CSV exports of calls",
-  Provisioning: "Accounts and their money, rate decks and suppliers, for the platform's operators",
+  Provisioning:
+    "Accounts and their money, rate decks and suppliers: the platform's operators, and resellers within their subtree",
   Billing: "Balances, accounts and rates",
   Invoices: "Monthly invoices, credit and debit notes, their PDF and calls",
   Ingest: "Completed calls from switches",
@@ -54,9 +55,10 @@ export interface Operation<
   /** The scope the key must hold; null for the one public operation (the document itself, not behind apiRoute). */
   scope: S;
   /**
-   * The platform's own operation (provisioning, rate decks, suppliers): apiRoute refuses a caller bound to a billing
-   * group with 403 `insufficient_scope` and the refusal's words (lib/auth/reach.ts), whatever its scopes; the
-   * document marks it `x-platform-only: true`.
+   * The platform's own operation (suppliers and buy decks, auto-recharge, erasing calls): apiRoute refuses a caller
+   * bound to a billing group with 403 `insufficient_scope` and the refusal's words (lib/auth/reach.ts), whatever its
+   * scopes; the document marks it `x-platform-only: true`. The provisioning of accounts is not: a reseller provisions
+   * its subtree, decided per account by requireProvisioningOf.
    */
   platformOnly?: PlatformOnly;
   /** Path parameters, checked by apiRoute (a mismatch answers 404 `not_found`). */

@@ -94,6 +94,29 @@ describeOnEngines("people", (handle) => {
     expect([...principal.scopes].sort()).toEqual(["calls:read", "invoices:read"]);
   });
 
+  it("a reseller's owner holds the provisioning scopes, for its subtree; a customer's owner never", async () => {
+    const reseller = (await createBillingGroup(db, { name: "Resells", currency: "USD" })).id;
+    const customer = (await createBillingGroup(db, { name: "Buys", parentId: reseller })).id;
+    const provisioning = ["accounts:write", "payments:write", "rates:write"];
+    for (const [organization, expected] of [
+      [reseller, true],
+      [customer, false],
+    ] as const) {
+      const owner = await addPerson(db, {
+        email: email(`owner-${organization}`),
+        name: "O",
+        password: PASSWORD,
+        role: "owner",
+        organization,
+      });
+      const { principal } = await signedIn(owner.email);
+      expect(
+        provisioning.map((s) => principal.scopes.has(s as never)),
+        organization,
+      ).toEqual(provisioning.map(() => expected));
+    }
+  });
+
   it("a wrong password and an unknown email get one answer", async () => {
     const person = await addPerson(db, {
       email: email("p"),

@@ -4,8 +4,6 @@ import type { Principal } from "@/lib/auth/principal";
 import { getAccount, getBalance } from "@/lib/billing/accounts";
 import { getAccountOperation, getBalanceOperation } from "@/lib/billing/operations";
 import type { Account, Balance } from "@/lib/billing/schemas";
-import { callPageJson } from "@/lib/calls/call-page";
-import { callReads } from "@/lib/calls/call-store";
 import { listCallsOperation } from "@/lib/calls/operations";
 import { listCallsQuerySchema, type CallPage } from "@/lib/calls/schemas";
 import { publicBaseUrl } from "@/lib/config/env";
@@ -16,6 +14,7 @@ import { pageOrigin } from "@/lib/http/next-page-link";
 import { queryObject } from "@/lib/http/query-params";
 import { assertOperationAllowed } from "@/lib/openapi/operation-allowed";
 import { parseCallFilters } from "./call-filters";
+import { portalCallPage } from "./portal-call-reads";
 import type { PageSearchParams } from "./page-guard";
 import {
   accountKey,
@@ -65,8 +64,8 @@ export function callPageAt(principal: Principal, path: string): Promise<CallPage
   return asTheApiAnswers(listCallsOperation, principal, async () => {
     const query = listCallsQuerySchema.safeParse(queryObject(new URL(path, "http://portal.invalid").searchParams));
     if (!query.success) throw new ApiError("invalid_parameter", "One or more query parameters are invalid.");
-    const reads = callReads(await readDbFor(await getDb(), principal.billingGroupId));
-    return JSON.parse(await callPageJson(reads, principal, query.data, await requestOrigin())) as CallPage;
+    const db = await readDbFor(await getDb(), principal.billingGroupId);
+    return portalCallPage(db, principal, query.data, await requestOrigin());
   });
 }
 

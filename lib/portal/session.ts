@@ -3,6 +3,7 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
 import { findSessionPrincipal } from "@/lib/auth/find-key";
+import { PROVISIONING_SCOPES } from "@/lib/auth/roles";
 import { canReadOperatorCost } from "@/lib/auth/cost-view";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
 import { principalCacheFor } from "@/lib/auth/principal-cache";
@@ -65,7 +66,11 @@ export const getSignedInPrincipal = cache(async (): Promise<Principal | null> =>
 export function toPortalSession(principal: Principal): PortalSession {
   return {
     keyId: principal.keyId,
-    scopes: [...principal.scopes].sort(),
+    // The portal's provisioning pages (the console, rate decks) are the operator's until the reseller's own exist: a
+    // reseller's owner holds the scopes for /v1 (its subtree), but its pages and links do not open on them.
+    scopes: [...principal.scopes]
+      .filter((s) => principal.billingGroupId === null || !PROVISIONING_SCOPES.includes(s))
+      .sort(),
     canReadCost: canReadCost(principal),
     canReadOperatorCost: canReadOperatorCost(principal),
     reachesSeveral: (principal.reachGroupIds?.length ?? 1) > 1,

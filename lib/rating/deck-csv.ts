@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { isPlatform, reachOf, reaches, type Reach } from "@/lib/auth/reach";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { csvField, streamPagedCsv } from "@/lib/http/csv";
@@ -8,6 +9,7 @@ import { ownerColumn, ownerTable, type CardSide } from "./find-rate";
 /** The columns `rates import` reads, so a downloaded deck imports again as it is. */
 const HEADER = ["prefix", "rate", "increment", "description", "connectFee", "minCharge"] as const;
 const PAGE = 5_000;
+const PLATFORM_REACH = reachOf({ billingGroupId: null });
 
 export interface DeckFile {
   body: ReadableStream<Uint8Array>;
@@ -26,8 +28,12 @@ interface RateLine {
 
 const fee = (micros: string | null) => (micros === null ? "" : formatMicros(BigInt(micros)));
 
-/** A deck as CSV (GET /v1/rate-decks/{id}), streamed by prefix pages; 404 for an unknown id. */
-export async function deckCsv(db: Executor, deckId: string): Promise<DeckFile> {
+/**
+ * A deck as CSV (GET /v1/rate-decks/{id}), streamed by prefix pages; 404 for an unknown id, and for a deck the reach
+ * does not read: a bound caller (a reseller) reads the sell decks of its own account and its subtree only, never a
+ * supplier's (docs/contract.md "Reseller tiers").
+ */
+export async function deckCsv(db: Executor, deckId: string, reach: Reach = PLATFORM_REACH): Promise<DeckFile> {
   if (!/^\d{1,18}$/.test(deckId))
     throw new ApiError("not_found", `No rate deck ${JSON.stringify(deckId.slice(0, 64))}.`);
   const [deck] = await queryRows<{ side: CardSide; owner: string; from_ms: string }>(
@@ -36,7 +42,8 @@ export async function deckCsv(db: Executor, deckId: string): Promise<DeckFile> {
           coalesce(billing_group_id, supplier_id) AS owner, (extract(epoch FROM effective_from) * 1000)::bigint::text AS from_ms
         FROM rate_decks WHERE id = ${deckId}::bigint`,
   );
-  if (!deck) throw new ApiError("not_found", `No rate deck ${JSON.stringify(deckId)}.`);
+  if (!deck || (!isPlatform(reach) && (deck.side !== "sell" || !reaches(reach, deck.owner))))
+    throw new ApiError("not_found", `No rate deck ${JSON.stringify(deckId)}.`);
   const table = deck.side === "sell" ? sql`sell_rates` : sql`buy_rates`;
   const body = await streamPagedCsv(
     HEADER,

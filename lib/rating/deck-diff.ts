@@ -41,6 +41,38 @@ export interface MarginWarning {
 export interface DiffOptions {
   /** Also warn when the margin is under this many basis points (1/100 %) of the sell rate. Default 0: cost only. */
   minMarginBps?: number;
+  /**
+   * Compare with the suppliers' buy decks (the operator's costs: marginWarnings). Default true; false for a reseller,
+   * who never sees the operator's costs (docs/contract.md §21): its warnings are parentCosts'.
+   */
+  supplierWarnings?: boolean;
+}
+
+/**
+ * A child account's sell deck against its parent's own deck in force then, per prefix (docs/contract.md "Reseller
+ * tiers", the margin guard): what the parent pays its own parent for the calls its customer pays it this rate for.
+ */
+export interface ParentCost {
+  prefix: string;
+  sellRate: string;
+  /** The parent deck's longest prefix matching the sell prefix; null when the parent's deck does not price it. */
+  buyPrefix: string | null;
+  buyRate: string | null;
+  marginPercent: string | null;
+  /** `below_cost`: sell < buy (an import is refused without allowBelowCost); `unpriced`: the parent's deck has none. */
+  status: "below_cost" | "low_margin" | "unpriced" | "ok";
+}
+
+export interface ParentCosts {
+  /** The parent account (the reseller whose margin this is). */
+  accountId: string;
+  /** Its deck in force at the new deck's effective-from; null: none (every prefix unpriced). */
+  deckId: number | null;
+  belowCost: number;
+  lowMargin: number;
+  unpriced: number;
+  /** At most MAX_WARNINGS: below cost first, then unpriced, low margin, ok; each by prefix. */
+  rates: ParentCost[];
 }
 
 /** What `rates import --dry-run` prints: the new deck against the card in force when it takes effect. */
@@ -66,9 +98,69 @@ export interface DeckDiff {
    * reads first, never cut off by the thousands on unchanged rates); this is how many there are.
    */
   marginWarningCount: number;
+  /** A child account's sell deck: its rates against its parent's own deck (null for a root account, a buy deck). */
+  parentCosts: ParentCosts | null;
 }
 
 const MAX_WARNINGS = 1000;
+const STATUS_ORDER: Record<ParentCost["status"], number> = { below_cost: 0, unpriced: 1, low_margin: 2, ok: 3 };
+
+/** The account's parent, or null for a root account (or an unknown one: the import answers that). */
+async function parentOf(db: Executor, groupId: string): Promise<string | null> {
+  const [row] = await queryRows<{ parent_id: string | null }>(
+    db,
+    sql`SELECT parent_id FROM billing_groups WHERE id = ${groupId}`,
+  );
+  return row?.parent_id ?? null;
+}
+
+/**
+ * A sell deck (its rows, effective at `atMs`) against the parent's deck in force then; null for a root account.
+ * Pure reads. Exact: rates compared in micro-units.
+ */
+export async function parentCostsOf(
+  db: Executor,
+  ownerId: string,
+  rows: RateRow[],
+  atMs: number,
+  minMarginBps = 0,
+): Promise<ParentCosts | null> {
+  const parentId = await parentOf(db, ownerId);
+  if (parentId === null) return null;
+  const parentCard = await getRateCard(db, "sell", parentId, null, atMs);
+  const minBps = BigInt(Math.max(0, Math.trunc(minMarginBps)));
+  const out: ParentCosts = {
+    accountId: parentId,
+    deckId: parentCard?.deckId ?? null,
+    belowCost: 0,
+    lowMargin: 0,
+    unpriced: 0,
+    rates: [],
+  };
+  const all: ParentCost[] = [];
+  for (const row of rows) {
+    const sell = parseMicros(row.rate);
+    const b = parentCard?.match(row.prefix) ?? null;
+    let status: ParentCost["status"] = "ok";
+    if (!b) status = "unpriced";
+    else if (sell < b.rateMicros) status = "below_cost";
+    else if ((sell - b.rateMicros) * 10_000n < minBps * sell) status = "low_margin";
+    if (status === "below_cost") out.belowCost++;
+    else if (status === "unpriced") out.unpriced++;
+    else if (status === "low_margin") out.lowMargin++;
+    all.push({
+      prefix: row.prefix,
+      sellRate: formatMicros(sell),
+      buyPrefix: b?.prefix ?? null,
+      buyRate: b ? formatMicros(b.rateMicros) : null,
+      marginPercent: b ? marginPercent(sell, b.rateMicros) : null,
+      status,
+    });
+  }
+  all.sort((x, y) => STATUS_ORDER[x.status] - STATUS_ORDER[y.status] || (x.prefix < y.prefix ? -1 : 1));
+  out.rates = all.slice(0, MAX_WARNINGS);
+  return out;
+}
 
 /** (sell - buy) / sell as a percent with 2 decimals (truncated), exact in bigint. */
 function marginPercent(sell: bigint, buy: bigint): string | null {
@@ -157,6 +249,7 @@ export async function diffDeck(
     unchanged: 0,
     marginWarnings: [],
     marginWarningCount: 0,
+    parentCosts: side === "sell" ? await parentCostsOf(db, ownerId, rows, atMs, options.minMarginBps) : null,
   };
   const old = new Map<string, RateTerms>();
   if (current) for (const m of current.entries()) old.set(m.prefix, termsOf(m));
@@ -178,8 +271,9 @@ export async function diffDeck(
   const touched = touchedPrefixes(diff);
   const onChanges: MarginWarning[] = [];
   const others: MarginWarning[] = [];
-  const sellCards = side === "sell" ? [next] : await cardsInForce(db, "sell", atMs);
-  const buyCards = side === "buy" ? [next] : await cardsInForce(db, "buy", atMs);
+  const suppliers = options.supplierWarnings ?? true;
+  const sellCards = !suppliers ? [] : side === "sell" ? [next] : await cardsInForce(db, "sell", atMs);
+  const buyCards = !suppliers ? [] : side === "buy" ? [next] : await cardsInForce(db, "buy", atMs);
   for (const sell of sellCards) {
     for (const s of sell.entries()) {
       for (const buy of buyCards) {

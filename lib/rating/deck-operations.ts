@@ -13,11 +13,15 @@ import {
   updateSupplierBodySchema,
 } from "./schemas";
 
-// The /v1 operations on rate decks and suppliers (docs/contract.md §17; README "Provisioning"). Platform keys and
-// staff sessions only; `rates:write` both changes and reads them (buy decks are the platform's costs).
+// The /v1 operations on rate decks and suppliers (docs/contract.md §17; README "Provisioning"). `rates:write` both
+// changes and reads them. Suppliers and their buy decks: platform keys and staff sessions only (the operator's costs).
+// An account's sell decks: also a reseller's, within its subtree (docs/contract.md "Reseller tiers").
 
 const PLATFORM_ONLY =
   "Platform keys and staff sessions only: a key bound to a billing group answers 403 `insufficient_scope`.";
+const RESELLER_READS =
+  "A caller bound to a reseller reads its own account's decks (what it pays) and its subtree's; another account's " +
+  "answer 404.";
 const accountId = z.object({ id: idSchema("bg", "Billing group id") });
 const supplierId = z.object({ id: idSchema("sup", "Supplier id (`sup_...`)") });
 const deckId = z.object({ id: serialIdSchema("Rate deck id (from a listing or an import)") });
@@ -35,7 +39,7 @@ const csvFile = {
   contentType: "text/csv",
 };
 
-const uploadDescription = (owner: string, extra: string) =>
+const uploadDescription = (owner: string, extra: string, who: string) =>
   `Uploads a ${owner} rate deck as \`text/csv\` (the same format as the admin CLI's import). It takes effect at ` +
   "`effectiveFrom` (query; default now, or 1970-01-01 for the first deck); decks are history and never replaced " +
   "(409 `conflict` naming `effectiveFrom` when one takes effect at that instant). `dryRun=true` answers the diff " +
@@ -43,7 +47,7 @@ const uploadDescription = (owner: string, extra: string) =>
   `margin warnings (sell below the buy rate of a supplier's longest matching prefix, or under \`minMargin\` %), ${extra}` +
   "and writes nothing. Otherwise the deck is imported in one transaction with the audit event `rate_deck.imported`. " +
   "A bad line answers 422 naming the line and the field. Send an `Idempotency-Key`: a retry imports once. " +
-  PLATFORM_ONLY;
+  who;
 
 export const uploadSellDeckOperation = defineOperation({
   operationId: "uploadSellDeck",
@@ -51,9 +55,16 @@ export const uploadSellDeckOperation = defineOperation({
   path: "/v1/accounts/{id}/rate-decks",
   tag: "Provisioning",
   summary: "Upload a billing group's sell deck",
-  description: uploadDescription("billing group's (sell)", "against every supplier's buy deck in force then, "),
+  description: uploadDescription(
+    "billing group's (sell)",
+    "against every supplier's buy deck in force then (platform callers only), ",
+    "A child account's deck is also checked against its parent's own deck in force then (`parentCosts`: per " +
+      "prefix the parent's rate, below cost, unpriced): an import with a rate below the parent's answers 422 " +
+      "`below_cost` naming the prefixes, unless `allowBelowCost=true`. The platform uploads any account's deck; a " +
+      "caller bound to a reseller its subtree's customers' only (its own account 403 `insufficient_scope`, another " +
+      "404), and its dry run never shows the suppliers' rates.",
+  ),
   scope: "rates:write",
-  platformOnly: "rating",
   idempotent: true,
   params: accountId,
   query: deckUploadQuerySchema,
@@ -63,7 +74,7 @@ export const uploadSellDeckOperation = defineOperation({
     200: { description: "Dry run: the diff and margin warnings", body: deckDiffSchema },
     201: { description: "The deck imported", body: deckImportSchema },
   },
-  errors: ["invalid_request_body", "conflict", "payload_too_large"],
+  errors: ["invalid_request_body", "below_cost", "conflict", "payload_too_large"],
 });
 
 export const listSellDecksOperation = defineOperation({
@@ -74,9 +85,8 @@ export const listSellDecksOperation = defineOperation({
   summary: "A billing group's decks and their history",
   description:
     "Every deck of the group, newest effective-from first: when it takes effect, when and by whom it was imported, " +
-    `its size and status (scheduled, in force, superseded). Paged like \`GET /v1/calls\`. ${PLATFORM_ONLY}`,
+    `its size and status (scheduled, in force, superseded). Paged like \`GET /v1/calls\`. ${RESELLER_READS}`,
   scope: "rates:write",
-  platformOnly: "rating",
   params: accountId,
   query: deckListQuerySchema,
   responses: { 200: { description: "A page of decks", body: deckPageSchema } },
@@ -89,9 +99,8 @@ export const downloadSellDeckInForceOperation = defineOperation({
   path: "/v1/accounts/{id}/rate-decks/current",
   tag: "Provisioning",
   summary: "Download the group's deck in force now",
-  description: `The sell deck rating calls that start now, as CSV (404 when the group has none). ${PLATFORM_ONLY}`,
+  description: `The sell deck rating calls that start now, as CSV (404 when the group has none). ${RESELLER_READS}`,
   scope: "rates:write",
-  platformOnly: "rating",
   params: accountId,
   responses: { 200: csvFile },
 });
@@ -102,9 +111,10 @@ export const downloadRateDeckOperation = defineOperation({
   path: "/v1/rate-decks/{id}",
   tag: "Provisioning",
   summary: "Download a deck",
-  description: `Any deck (sell or buy, in force or history) as CSV, by its id. ${PLATFORM_ONLY}`,
+  description:
+    "Any deck (sell or buy, in force or history) as CSV, by its id. A caller bound to a reseller: the sell decks of " +
+    "its own account and its subtree only (any other id answers 404).",
   scope: "rates:write",
-  platformOnly: "rating",
   params: deckId,
   responses: { 200: csvFile },
 });
@@ -160,7 +170,7 @@ export const uploadBuyDeckOperation = defineOperation({
   path: "/v1/suppliers/{id}/rate-decks",
   tag: "Provisioning",
   summary: "Upload a supplier's buy deck",
-  description: uploadDescription("supplier's (buy)", "for every group's sell deck in force then, "),
+  description: uploadDescription("supplier's (buy)", "for every group's sell deck in force then, ", PLATFORM_ONLY),
   scope: "rates:write",
   platformOnly: "rating",
   idempotent: true,

@@ -1,6 +1,6 @@
 import { auditActorOf } from "@/lib/audit/actor";
 import type { Principal } from "@/lib/auth/principal";
-import { reachOf, requirePlatform } from "@/lib/auth/reach";
+import { isPlatform, reachOf, reaches, requirePlatform, requireProvisioningOf } from "@/lib/auth/reach";
 import { clientAddress } from "@/lib/auth/request-origin";
 import type { ChangeContext } from "@/lib/billing/change-context";
 import type { Db } from "@/lib/db/client";
@@ -15,12 +15,21 @@ import { deckUploadJson, parseDeckCsv, uploadDeck } from "./upload-deck";
 // route file stays a line or two.
 
 /**
- * Rate decks and suppliers are the platform's: their operations are declared `platformOnly` (a key or session bound
- * to a billing group answers 403 even with `rates:write`); checked again here, as the handler's own guard.
+ * Suppliers and their buy decks are the platform's: their operations are declared `platformOnly` (a key or session
+ * bound to a billing group answers 403 even with `rates:write`); checked again here, as the handler's own guard.
  */
 export function platformRatingContext(principal: Principal, request: Request): ChangeContext {
   requirePlatform(reachOf(principal), "rating");
   return { actor: auditActorOf(principal), address: clientAddress(request.headers) };
+}
+
+/**
+ * An account's sell decks, read (its history, the deck in force): the platform any account's; a bound caller (a
+ * reseller) its own (what it pays its parent: its buy deck) and its subtree's; another account answers 404.
+ */
+export function requireSellDeckReader(principal: Principal, accountId: string): void {
+  if (!reaches(reachOf(principal), accountId))
+    throw new ApiError("not_found", `No billing group with id ${JSON.stringify(accountId.slice(0, 64))}.`);
 }
 
 const CSV_TYPES = new Set(["text/csv", "text/plain", "application/csv"]);
@@ -45,12 +54,20 @@ export async function deckUploadResponse(
   ownerId: string,
   query: DeckUploadQuery,
 ): Promise<Response> {
-  const by = platformRatingContext(principal, request);
+  const reach = reachOf(principal);
+  // A sell deck: the platform any account's, a reseller its customers' (not its own: its parent prices it); a buy
+  // deck: the platform's alone.
+  if (side === "sell") requireProvisioningOf(reach, ownerId, "re-price");
+  else requirePlatform(reach, "rating");
+  const by = { actor: auditActorOf(principal), address: clientAddress(request.headers) };
   const rows = await readDeckBody(request);
   const outcome = await uploadDeck(db, side, ownerId, rows, {
     effectiveFrom: query.effectiveFrom === undefined ? undefined : new Date(query.effectiveFrom),
     dryRun: query.dryRun,
     minMarginBps: marginBasisPoints(query.minMargin),
+    // The suppliers' decks are the operator's costs: a reseller's dry run compares with its own deck only.
+    supplierWarnings: isPlatform(reach),
+    allowBelowCost: query.allowBelowCost,
     by,
   });
   const body = deckUploadJson(outcome);

@@ -110,6 +110,14 @@ export const deckUploadQuerySchema = z.object({
     .regex(/^\d{1,3}(\.\d{1,2})?$/, "must be a percentage such as 10 or 12.5 (at most 2 decimals)")
     .optional()
     .describe("Dry run: also warn where (sell - buy) / sell is under this percentage (default: only sell < buy)"),
+  allowBelowCost: z
+    .enum(["true", "false"], { error: "must be true or false" })
+    .optional()
+    .transform((v) => v === "true")
+    .describe(
+      "A child account's sell deck: import it even where a rate is below its parent's own (otherwise 422 `below_cost` " +
+        "naming the prefixes)",
+    ),
 });
 export type DeckUploadQuery = z.output<typeof deckUploadQuerySchema>;
 
@@ -159,6 +167,28 @@ export const deckDiffSchema = z
       )
       .describe("At most 1000; marginWarningCount says how many there are"),
     marginWarningCount: z.number().int(),
+    parentCosts: z
+      .object({
+        accountId: z.string().describe("The parent account: the reseller whose margin this is"),
+        deckId: z.string().nullable().describe("Its deck in force at effectiveFrom; null: none"),
+        belowCost: z.number().int().describe("Rates below the parent's (an import answers 422 `below_cost`)"),
+        lowMargin: z.number().int().describe("Rates under `minMargin` over the parent's"),
+        unpriced: z.number().int().describe("Prefixes the parent's deck does not price"),
+        rates: z
+          .array(
+            z.object({
+              prefix: z.string(),
+              sellRate: z.number(),
+              buyPrefix: z.string().nullable().describe("The parent deck's longest prefix matching; null: none"),
+              buyRate: z.number().nullable().describe("What the parent pays per minute; null: unpriced"),
+              marginPercent: z.number().nullable(),
+              status: z.enum(["below_cost", "low_margin", "unpriced", "ok"]),
+            }),
+          )
+          .describe("Every rate of the deck (at most 1000): below cost first, then unpriced, low margin, ok"),
+      })
+      .nullable()
+      .describe("A child account's sell deck against its parent's own deck (the margin guard); null otherwise"),
   })
   .meta({ id: "RateDeckDiff", description: "What an upload would change, and the margin guard; nothing written" });
 export type DeckDiffJson = z.infer<typeof deckDiffSchema>;

@@ -1,15 +1,17 @@
 import type { ChangeContext } from "@/lib/billing/change-context";
 import type { Db } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
-import { diffDeck, type DeckDiff, type RateTerms } from "./deck-diff";
+import { diffDeck, parentCostsOf, type DeckDiff, type ParentCosts, type RateTerms } from "./deck-diff";
 import type { CardSide } from "./find-rate";
 import {
   importBuyRates,
   importSellRates,
+  ownerHasDeck,
   RateCardOwnerNotFoundError,
   RateDeckExistsError,
   type RateImportResult,
 } from "./import-rates";
+import { FIRST_DECK_FROM_MS } from "./deck-review";
 import { parseRateCsv, RateCsvError } from "./rate-csv";
 import type { DeckDiffJson, DeckImportJson, RateRow, RateTermsJson } from "./schemas";
 
@@ -23,6 +25,13 @@ export interface DeckUploadOptions {
   dryRun?: boolean;
   /** Dry run: also warn under this margin, in basis points. */
   minMarginBps?: number;
+  /** Dry run: compare with the suppliers' decks (the operator's costs); false for a reseller (DiffOptions). */
+  supplierWarnings?: boolean;
+  /**
+   * Import a child account's deck even where a rate is below its parent's own (the margin guard: refused with 422
+   * `below_cost` naming the prefixes otherwise).
+   */
+  allowBelowCost?: boolean;
   by: ChangeContext;
   progress?: (done: number, total: number) => void;
 }
@@ -57,8 +66,15 @@ export async function uploadDeck(
     if (options.dryRun) {
       const diff = await diffDeck(db, side, ownerId, rows, options.effectiveFrom, {
         minMarginBps: options.minMarginBps,
+        supplierWarnings: options.supplierWarnings,
       });
       return { dryRun: true, diff };
+    }
+    if (side === "sell" && !options.allowBelowCost) {
+      // The margin guard: the parent's deck in force when this one starts (the import's own default instant).
+      const at = options.effectiveFrom ?? (await defaultEffectiveFrom(db, ownerId));
+      const costs = await parentCostsOf(db, ownerId, rows, at.getTime());
+      if (costs && costs.belowCost > 0) throw belowCost(costs);
     }
     const importOptions = { effectiveFrom: options.effectiveFrom, by: options.by };
     const result =
@@ -80,6 +96,25 @@ export async function uploadDeck(
     }
     throw e;
   }
+}
+
+/** Where an owner's next deck starts when no instant is given: now, or the epoch for its first (as the import). */
+async function defaultEffectiveFrom(db: Db, ownerId: string): Promise<Date> {
+  return (await ownerHasDeck(db, "sell", ownerId)) ? new Date() : new Date(FIRST_DECK_FROM_MS);
+}
+
+/** 422 `below_cost`: rates under the parent's own, each prefix named (the first 100). */
+function belowCost(costs: ParentCosts): ApiError {
+  const below = costs.rates.filter((r) => r.status === "below_cost");
+  return new ApiError(
+    "below_cost",
+    `${costs.belowCost} rate(s) are below what ${costs.accountId} pays for them (its own deck); nothing was imported. ` +
+      "Raise them, or send allowBelowCost=true to import at a loss.",
+    below.slice(0, 100).map((r) => ({
+      param: `prefix ${r.prefix}`,
+      message: `sell ${r.sellRate} below the buy rate ${r.buyRate} (prefix ${r.buyPrefix})`,
+    })),
+  );
 }
 
 const money = (text: string | null) => (text === null ? null : Number(text));
@@ -129,5 +164,15 @@ export function deckUploadJson(outcome: DeckUploadOutcome): DeckDiffJson | DeckI
       marginPercent: w.marginPercent === null ? null : Number(w.marginPercent),
     })),
     marginWarningCount: d.marginWarningCount,
+    parentCosts: d.parentCosts && {
+      ...d.parentCosts,
+      deckId: d.parentCosts.deckId === null ? null : String(d.parentCosts.deckId),
+      rates: d.parentCosts.rates.map((r) => ({
+        ...r,
+        sellRate: Number(r.sellRate),
+        buyRate: r.buyRate === null ? null : Number(r.buyRate),
+        marginPercent: r.marginPercent === null ? null : Number(r.marginPercent),
+      })),
+    },
   };
 }

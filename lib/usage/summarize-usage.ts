@@ -2,11 +2,12 @@ import { canReadOperatorCost } from "@/lib/auth/cost-view";
 import { canReadCost, type Principal } from "@/lib/auth/principal";
 import { reachOf, resolveListing } from "@/lib/auth/reach";
 import { ApiError } from "@/lib/errors/api-error";
-import { callReads } from "@/lib/calls/call-store";
+import type { CallReads } from "@/lib/calls/call-store";
 import { assertSupplierFilterAllowed, callFiltersFromQuery, type CallFilters } from "@/lib/calls/list-calls";
 import { DEFAULT_PAGE_SIZE } from "@/lib/calls/schemas";
 import type { Executor } from "@/lib/db/client";
 import { isDatabaseTimeZone } from "@/lib/db/time-zones";
+import { callReadsWithHistory } from "@/lib/history/history-call-reads";
 import type { UsageGroupBy, UsageQuery, UsageReport } from "./schemas";
 import { serializeUsage } from "./serialize-usage";
 
@@ -33,7 +34,8 @@ export interface UsageOptions {
 
 /**
  * Usage of the calls the principal may see, matching `filters`, grouped by `options.groupBy`; exact. The sums are
- * the calls' store's (CallReads.usageSums: rollups for whole buckets, calls for the rest; lib/calls/usage-sums.ts).
+ * the calls' store's (CallReads.usageSums: rollups for whole buckets, calls for the rest; lib/calls/usage-sums.ts),
+ * with the history tier on across the boundary (its moved calls of the partial buckets too).
  * Throws ApiError insufficient_scope for groupBy=supplier or a supplierId filter without calls:read_cost.
  */
 export async function summarizeUsage(
@@ -41,6 +43,7 @@ export async function summarizeUsage(
   principal: Principal,
   filters: UsageFilters,
   options: UsageOptions,
+  reads: CallReads = callReadsWithHistory(db),
 ): Promise<UsageReport> {
   const { groupBy } = options;
   const timeZone = options.timeZone ?? "UTC";
@@ -49,7 +52,7 @@ export async function summarizeUsage(
   await requireDatabaseTimeZone(db, timeZone);
   const scope = reportScope(principal, filters);
   if (scope === "another group") return serializeUsage(groupBy, timeZone, [], principal);
-  const sums = await callReads(db).usageSums({ groupBy, timeZone, filters, groups: scope.groups });
+  const sums = await reads.usageSums({ groupBy, timeZone, filters, groups: scope.groups });
   return serializeUsage(groupBy, timeZone, sums, principal);
 }
 

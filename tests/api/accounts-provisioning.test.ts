@@ -149,7 +149,7 @@ describe.each(apiServers())("provisioning on $engine", (server) => {
     expect(list.body.accounts.filter((a) => a.name === body.name)).toHaveLength(1);
   });
 
-  it("needs the scope, and a platform key", async () => {
+  it("needs the scope, and a platform key or an account below the caller's", async () => {
     const account = await newAccount();
     const topUp = { amount: "1" };
     const cases: [KeyName, string, string, unknown][] = [
@@ -157,7 +157,7 @@ describe.each(apiServers())("provisioning on $engine", (server) => {
       ["platformAccounts", "POST", `/v1/accounts/${account.id}/top-ups`, topUp],
       ["platformAccounts", "POST", `/v1/accounts/${account.id}/adjustments`, { amount: "1", description: "x" }],
       ["readA", "PATCH", `/v1/accounts/${account.id}`, { name: "Mine now" }],
-      ["boundProvision", "POST", "/v1/accounts", { name: "X", currency: "USD" }],
+      // A bound key provisions only the accounts below its own (docs/contract.md "Reseller tiers"): c has none.
       ["boundProvision", "PATCH", `/v1/accounts/${server.groups.c.id}`, { creditLimit: "1000" }],
       ["boundProvision", "POST", `/v1/accounts/${server.groups.c.id}/top-ups`, topUp],
     ];
@@ -166,6 +166,13 @@ describe.each(apiServers())("provisioning on $engine", (server) => {
       expect(res.status, `${key} ${method} ${path}`).toBe(403);
       expect(res.body.code).toBe("insufficient_scope");
     }
+    const outside = { name: "X", parentId: server.groups.a.id };
+    const underA = await send<Problem>(server, "boundProvision", "POST", "/v1/accounts", outside);
+    expect([underA.status, underA.body.code]).toEqual([422, "unknown_parent"]);
+    const ofA = await send<Problem>(server, "boundProvision", "PATCH", `/v1/accounts/${server.groups.a.id}`, {
+      name: "Mine",
+    });
+    expect(ofA.status).toBe(404);
     expect((await send(server, "platformAccounts", "PATCH", `/v1/accounts/${account.id}`, { name: "Ok" })).status).toBe(
       200,
     );

@@ -213,11 +213,12 @@ describe.each(apiServers())("rate decks on $engine", (server) => {
     expect((await api<DeckPage>(server, path, { key: "platformRates" })).body.decks).toEqual([]);
   });
 
-  it("answers 403 to keys bound to a group (even with rates:write), to keys without the scope and to customers' sessions", async () => {
+  it("answers 403 to keys without the scope and to customers' sessions; a bound key reads its own decks, imports none", async () => {
     const a = server.groups.a.id;
     const c = server.groups.c.id;
     for (const key of ["boundRates", "platformProvision", "platformCost", "costA"] as const) {
       for (const group of [a, c]) {
+        if (key === "boundRates") continue;
         const res = await upload<Problem>(server, `/v1/accounts/${group}/rate-decks?dryRun=true`, DECK_1, { key });
         expect(res.status, `${key} ${res.text}`).toBe(403);
         expect(res.body.code).toBe("insufficient_scope");
@@ -228,9 +229,18 @@ describe.each(apiServers())("rate decks on $engine", (server) => {
       expect((await api(server, `/v1/suppliers/${server.supplierId}/rate-decks`, { key })).status, key).toBe(403);
       expect((await api(server, "/v1/suppliers", { key, body: { name: "Sneaky" } })).status, key).toBe(403);
     }
-    // The bound key's 403 says why: decks are the platform's, even its own group's.
+    // A key bound to c (a customer: no accounts below it, docs/contract.md "Reseller tiers"): its own decks read (what
+    // it pays), never re-priced by itself (403 saying why); another account's are absent (404).
     const own = await upload<Problem>(server, `/v1/accounts/${c}/rate-decks`, DECK_1, { key: "boundRates" });
-    expect(own.body.detail).toMatch(/platform/);
+    expect([own.status, own.body.code]).toEqual([403, "insufficient_scope"]);
+    expect(own.body.detail).toMatch(/not its own/);
+    expect((await api(server, `/v1/accounts/${c}/rate-decks`, { key: "boundRates" })).status).toBe(200);
+    const other = await upload<Problem>(server, `/v1/accounts/${a}/rate-decks?dryRun=true`, DECK_1, {
+      key: "boundRates",
+    });
+    expect(other.status).toBe(404);
+    expect((await api(server, `/v1/accounts/${a}/rate-decks`, { key: "boundRates" })).status).toBe(404);
+    expect((await api(server, `/v1/accounts/${a}/rate-decks/current`, { key: "boundRates" })).status).toBe(404);
 
     const owner = await signedIn(server, "127.0.3.1", server.people.ownerA);
     const asOwner = await upload<Problem>(server, `/v1/accounts/${a}/rate-decks?dryRun=true`, DECK_1, {

@@ -3,10 +3,10 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { CallDetailBody } from "@/components/calls/call-detail-dialog";
 import { ApiError } from "@/lib/errors/api-error";
-import { callReads } from "@/lib/calls/call-store";
 import { getDb } from "@/lib/db/client";
 import { nameDestinations } from "@/lib/portal/destination-names";
 import { callNames } from "@/lib/portal/names";
+import { portalCall } from "@/lib/portal/portal-call-reads";
 import { Card } from "@/components/ui/card";
 import { requirePortalSession } from "@/lib/portal/session";
 
@@ -17,13 +17,12 @@ export default async function CallPage({ params }: { params: Promise<{ id: strin
   const { id } = await params;
   const { principal } = await requirePortalSession(`/calls/${encodeURIComponent(id)}`);
   const db = await getDb();
-  // The one serialiser decides the fields: no cost fields for a session without calls:read_cost.
-  const call = await callReads(db)
-    .getCall(principal, id)
-    .catch((e: unknown) => {
-      if (e instanceof ApiError && e.code === "not_found") notFound();
-      throw e;
-    });
+  // The one serialiser decides the fields: no cost fields for a session without calls:read_cost. A moved month's
+  // call is read from the history tier, as GET /v1/calls/{id} reads it.
+  const call = await portalCall(db, principal, id).catch((e: unknown) => {
+    if (e instanceof ApiError && e.code === "not_found") notFound();
+    throw e;
+  });
   const [names, destinations] = await Promise.all([
     callNames(db, principal, {
       billingGroupId: call.billingGroupId,

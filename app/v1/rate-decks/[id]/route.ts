@@ -1,9 +1,9 @@
 import { apiRoute } from "@/lib/api/handler";
+import { reachOf } from "@/lib/auth/reach";
 import { deckCsv, deckFileResponse } from "@/lib/rating/deck-csv";
 import { downloadRateDeckOperation } from "@/lib/rating/deck-operations";
-import { platformRatingContext } from "@/lib/rating/deck-request";
 
-export const GET = apiRoute(downloadRateDeckOperation, async ({ db, principal, request, params }) => {
-  platformRatingContext(principal, request);
-  return deckFileResponse(await deckCsv(db, params.id));
-});
+// Any deck for the platform; a reseller's own and its subtree's sell decks (404 otherwise).
+export const GET = apiRoute(downloadRateDeckOperation, async ({ db, principal, params }) =>
+  deckFileResponse(await deckCsv(db, params.id, reachOf(principal))),
+);
