@@ -25,6 +25,7 @@ import { machineInfo } from "./machine";
 import { printTable, type Figure } from "./report";
 import { seed } from "./seed";
 import { usageLatency } from "./usage";
+import { historyBench, historyFigures, moveBench, moveFigures } from "./history";
 import { invoicePdfBench, invoiceRunBench } from "./invoices";
 import { addScreenPerson, firstScreen, type ScreenPerson } from "./first-screen";
 import { BenchServer, buildProduction, ROOT } from "./server";
@@ -518,6 +519,10 @@ async function main(): Promise<void> {
       "usage-calls": { type: "string" },
       "invoice-groups": { type: "string" },
       "screen-runs": { type: "string" },
+      // Case 33 (--only history, not in the default run: it loads 100 M calls into ClickHouse, kept for the next run).
+      "history-calls": { type: "string", default: "100000000" },
+      "history-groups": { type: "string", default: "2000" },
+      "move-calls": { type: "string", default: "1000000" },
     },
   });
   const sizes = { ...(values.quick ? QUICK : FULL) };
@@ -620,6 +625,26 @@ async function main(): Promise<void> {
       figures.push(...r.figures);
       detail[engine] = r.detail;
     }
+  }
+  if (only.has("history") && Number(values["move-calls"]) > 0 && values["history-calls"] === "0") {
+    // --history-calls 0: the move alone.
+    const move = await moveBench(Number(values["move-calls"]), log);
+    detail.historyMove = move;
+    figures.push(...moveFigures(move));
+  } else if (only.has("history")) {
+    const r = await historyBench(
+      {
+        calls: Number(values["history-calls"]),
+        groups: Number(values["history-groups"]),
+        moveCalls: Number(values["move-calls"]),
+        samples: values.quick ? 10 : 20,
+        deepPages: 20,
+        reuseBuild: values["reuse-build"]!,
+      },
+      log,
+    );
+    detail.history = r;
+    figures.push(...historyFigures(r));
   }
   if (only.has("authorize")) {
     for (const engine of engines) {

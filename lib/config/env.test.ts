@@ -44,6 +44,24 @@ describe("HISTORY_CLICKHOUSE_URL", () => {
     expect(() => historySettings()).toThrow(/whole number/);
   });
 
+  it("reads HISTORY_CLICKHOUSE_CLUSTER with the HTTP endpoint of every server of it", () => {
+    vi.stubEnv("HISTORY_CLICKHOUSE_URL", "http://127.0.0.1:8124/h");
+    vi.stubEnv("HISTORY_CLICKHOUSE_CLUSTER", "");
+    expect(historySettings()?.cluster).toBeUndefined();
+    vi.stubEnv("HISTORY_CLICKHOUSE_CLUSTER", "calls_cluster");
+    vi.stubEnv("HISTORY_CLICKHOUSE_SERVERS", " http://127.0.0.1:8124, http://127.0.0.1:8125/x ");
+    expect(historySettings()?.cluster).toEqual({
+      name: "calls_cluster",
+      serverUrls: ["http://127.0.0.1:8124", "http://127.0.0.1:8125"],
+    });
+    vi.stubEnv("HISTORY_CLICKHOUSE_SERVERS", "");
+    expect(() => historySettings()).toThrow(/needs HISTORY_CLICKHOUSE_SERVERS/);
+    vi.stubEnv("HISTORY_CLICKHOUSE_SERVERS", "127.0.0.1:9000");
+    expect(() => historySettings()).toThrow(/must list http\(s\) URLs/);
+    vi.stubEnv("HISTORY_CLICKHOUSE_CLUSTER", "a-b");
+    expect(() => historySettings()).toThrow(/must name a cluster/);
+  });
+
   it("reads HISTORY_RETENTION_MONTHS: unset keeps history; a whole number at least the move age", () => {
     vi.stubEnv("HISTORY_CLICKHOUSE_URL", "http://127.0.0.1:8123/h");
     vi.stubEnv("HISTORY_MOVE_AFTER_MONTHS", "3");

@@ -344,6 +344,11 @@ export interface HistorySettings {
   moveAfterMonths: number;
   /** A moved month's ClickHouse partition is dropped once it ended this many whole months ago; undefined: kept. */
   retentionMonths?: number;
+  /**
+   * A ClickHouse cluster (HISTORY_CLICKHOUSE_CLUSTER, its name in remote_servers) and the HTTP endpoint of every server
+   * holding a shard's calls_local (HISTORY_CLICKHOUSE_SERVERS): calls is then a Distributed table over them.
+   */
+  cluster?: { name: string; serverUrls: string[] };
 }
 
 /**
@@ -379,5 +384,45 @@ export function historySettings(): HistorySettings | undefined {
     throw new Error(
       `HISTORY_RETENTION_MONTHS must be a whole number of months, at least HISTORY_MOVE_AFTER_MONTHS (${moveAfterMonths}), got "${retention}"`,
     );
-  return { url: url.toString().replace(/\/$/, ""), database, moveAfterMonths, retentionMonths };
+  const cluster = historyCluster();
+  return {
+    url: url.toString().replace(/\/$/, ""),
+    database,
+    moveAfterMonths,
+    retentionMonths,
+    ...(cluster ? { cluster } : {}),
+  };
+}
+
+/**
+ * HISTORY_CLICKHOUSE_CLUSTER (a cluster of the servers' remote_servers) with HISTORY_CLICKHOUSE_SERVERS, the comma-
+ * separated HTTP endpoints of every server of it: the store creates calls_local on each (no ON CLUSTER: that needs
+ * Keeper, docs/contract.md "History tier") and a Distributed calls over them.
+ */
+function historyCluster(): HistorySettings["cluster"] {
+  const name = process.env.HISTORY_CLICKHOUSE_CLUSTER?.trim();
+  if (!name) return undefined;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    throw new Error(`HISTORY_CLICKHOUSE_CLUSTER must name a cluster (letters, digits, _), got "${name}"`);
+  const raw = (process.env.HISTORY_CLICKHOUSE_SERVERS ?? "")
+    .split(",")
+    .map((u) => u.trim())
+    .filter(Boolean);
+  const serverUrls = raw.map((u) => {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(u);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:"))
+      throw new Error(`HISTORY_CLICKHOUSE_SERVERS must list http(s) URLs, got "${u}"`);
+    parsed.pathname = "/";
+    return parsed.toString().replace(/\/$/, "");
+  });
+  if (serverUrls.length === 0)
+    throw new Error(
+      "HISTORY_CLICKHOUSE_CLUSTER needs HISTORY_CLICKHOUSE_SERVERS: the HTTP endpoint of every server of the cluster",
+    );
+  return { name, serverUrls };
 }

@@ -5,7 +5,7 @@ import { uninvoicedGroups } from "@/lib/calls/archive-calls";
 import { queryRows, type Db } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { INSTANT_RANGE_MESSAGE, isStorableInstant } from "@/lib/http/query-params";
-import { callsTable, type HistoryStore } from "./history-store";
+import { callsTable, localName, onEveryShard, type HistoryStore } from "./history-store";
 import { tierChargesOfAccount, tierChargesTable } from "./history-tier-charges";
 
 // Erasure of one account's calls in both tiers on request (docs/contract.md "History tier"): its calls leave
@@ -132,20 +132,25 @@ async function eraseInHistory(store: HistoryStore, accountId: string, before: Da
   };
   const found = await Promise.all(here.map(count));
   if (found.every((n) => n === 0)) return 0;
+  // A mutation is of a MergeTree: with a cluster, of each table's _local on every shard (a Distributed table has none).
   for (const [i, table] of here.entries())
     if (found[i] > 0)
-      await store.client.command({ query: `ALTER TABLE ${table.qualified} DELETE WHERE ${table.where}` });
+      await onEveryShard(store, (local) => `ALTER TABLE ${local} DELETE WHERE ${table.where}`, table.name);
   const erased = here[0]?.name === "calls" ? found[0] : 0;
+  const locals = here.map((t) => text(localName(store, t.name))).join(", ");
   const deadline = Date.now() + MUTATION_WAIT_MS;
   for (;;) {
-    const pending = await store.client.query({
-      query: `SELECT count() AS n FROM system.mutations
-              WHERE database = ${text(store.database)} AND table IN (${here.map((t) => text(t.name)).join(", ")})
-                AND is_done = 0`,
-      format: "JSONEachRow",
-    });
+    let pending = 0;
+    for (const shard of store.shards) {
+      const unfinished = await shard.query({
+        query: `SELECT count() AS n FROM system.mutations
+                WHERE database = ${text(store.database)} AND table IN (${locals}) AND is_done = 0`,
+        format: "JSONEachRow",
+      });
+      pending += Number((await unfinished.json<{ n: string }>())[0]?.n ?? 0);
+    }
     const left = await Promise.all(here.map(count));
-    if (Number((await pending.json<{ n: string }>())[0]?.n ?? 0) === 0 && left.every((n) => n === 0)) return erased;
+    if (pending === 0 && left.every((n) => n === 0)) return erased;
     if (Date.now() > deadline)
       throw new ApiError(
         "unavailable",

@@ -8,24 +8,45 @@ import { calls } from "@/lib/db/schema";
 // releases after it, so only SQL both accept: no DateTime64 (instants are Int64 epoch milliseconds, UTC), no Nullable
 // in the sorting key, MergeTree partitions dropped with ALTER TABLE ... DROP PARTITION (docs/contract.md "History tier").
 
-/** An open history store: the client and the database its tables are in (every statement names it). */
+/**
+ * An open history store: the client and the database its tables are in (every statement names it). With a cluster,
+ * `calls` is a Distributed table and each shard's rows are in `calls_local` on its server (`shards`, one client
+ * each); without one, `shards` is the one client and `calls` is the MergeTree itself.
+ */
 export interface HistoryStore {
   client: ClickHouseClient;
   database: string;
+  /** The cluster's name in remote_servers; undefined on a single server. */
+  cluster?: string;
+  /** A client per server that holds a part of the calls (partitions are dropped and mutations run there). */
+  shards: ClickHouseClient[];
   close(): Promise<void>;
 }
 
-export function openHistoryStore(settings: Pick<HistorySettings, "url" | "database">): HistoryStore {
+function openClient(url: string): ClickHouseClient {
   // The client's own log stays quiet: errors are thrown. No keep-alive: ClickHouse closes an idle connection after
   // its keep_alive_timeout (3 s), and a request sent on one it just closed fails with "socket hang up" (seen in
   // the tests); a connection per request costs little next to a batch of calls or a listing's query.
-  const client = createClient({
-    url: settings.url,
+  return createClient({
+    url,
     request_timeout: 300_000,
     keep_alive: { enabled: false },
     log: { level: ClickHouseLogLevel.OFF },
   });
-  return { client, database: settings.database, close: () => client.close() };
+}
+
+export function openHistoryStore(settings: Pick<HistorySettings, "url" | "database" | "cluster">): HistoryStore {
+  const client = openClient(settings.url);
+  const shards = settings.cluster ? settings.cluster.serverUrls.map(openClient) : [client];
+  return {
+    client,
+    database: settings.database,
+    cluster: settings.cluster?.name,
+    shards,
+    close: async () => {
+      await Promise.all([client, ...(settings.cluster ? shards : [])].map((c) => c.close()));
+    },
+  };
 }
 
 type CallColumn = ReturnType<typeof getTableColumns<typeof calls>>[keyof typeof calls.$inferSelect];
@@ -63,23 +84,99 @@ export const HISTORY_CALL_COLUMNS: readonly { name: string; type: string; instan
     int8: column.columnType === "PgBigInt64" || column.columnType === "PgBigInt53",
   }));
 
+/** The table every read and insert names: the MergeTree, or with a cluster the Distributed table over the shards. */
 export const callsTable = (store: HistoryStore) => `${store.database}.calls`;
-
 /** A UTC month's partition of history's calls (toYYYYMM of its first instant: 202611). */
 export const monthPartition = (month: Date) => month.getUTCFullYear() * 100 + month.getUTCMonth() + 1;
+
+/** A history table's name on each server of `shards`, where its rows are: `calls_local` with a cluster, else `calls`. */
+export const localName = (store: HistoryStore, table: string) => (store.cluster ? `${table}_local` : table);
+/** The calls' local table, qualified (partitions are dropped and mutations run there). */
+export const localCallsTable = (store: HistoryStore) => `${store.database}.${localName(store, "calls")}`;
+/** The name alone (system.mutations and system.tables name tables without their database). */
+export const localCallsName = (store: HistoryStore) => localName(store, "calls");
+
+/**
+ * Settings of every insert into a history table: with a cluster, the Distributed table writes to the shards before
+ * it answers (insert_distributed_sync), so the verification that follows a copy reads what was inserted.
+ */
+export const insertSettings = (store: HistoryStore) =>
+  store.cluster ? { insert_distributed_sync: 1 as const } : ({} as Record<string, never>);
+
+/**
+ * Runs one statement on a history table's local table on every shard (`local`: qualified), one server after another:
+ * what a Distributed table refuses (partition operations, mutations). `table` defaults to calls.
+ */
+export async function onEveryShard(
+  store: HistoryStore,
+  statement: (local: string) => string,
+  table = "calls",
+): Promise<void> {
+  for (const shard of store.shards)
+    await shard.command({ query: statement(`${store.database}.${localName(store, table)}`) });
+}
+
+/** Drops a UTC month's partition of a history table (calls unless named) on every shard: nothing when absent. */
+export async function dropMonthPartition(store: HistoryStore, month: Date, table = "calls"): Promise<void> {
+  await onEveryShard(store, (local) => `ALTER TABLE ${local} DROP PARTITION ${monthPartition(month)}`, table);
+}
+
+/**
+ * Creates a history table `table` (columns and `ENGINE = MergeTree ...` clause given) when absent. Without a cluster:
+ * that table. With one: `${table}_local` with that engine on every server, and `table` as a Distributed table over
+ * them sharded by cityHash64(billing_group_id) on each server and on the entry server, so a group's rows of every
+ * history table are on one shard. Server by server, not ON CLUSTER (distributed DDL needs Keeper; 18.16 without it
+ * refuses); the servers listed must be as many as the cluster's in system.clusters.
+ */
+export async function ensureShardedTable(
+  store: HistoryStore,
+  table: string,
+  columns: string,
+  mergeTree: string,
+): Promise<void> {
+  if (!store.cluster) {
+    await store.client.command({ query: `CREATE DATABASE IF NOT EXISTS ${store.database}` });
+    await store.client.command({
+      query: `CREATE TABLE IF NOT EXISTS ${store.database}.${table} (${columns}) ${mergeTree}`,
+    });
+    return;
+  }
+  const cluster = store.cluster;
+  const [{ n }] = await (
+    await store.client.query({
+      query: `SELECT toString(count()) AS n FROM system.clusters WHERE cluster = '${cluster}'`,
+      format: "JSONEachRow",
+    })
+  ).json<{ n: string }>();
+  if (Number(n) !== store.shards.length)
+    throw new Error(
+      `history cluster ${cluster} has ${n} servers in remote_servers, HISTORY_CLICKHOUSE_SERVERS lists ${store.shards.length}`,
+    );
+  const local = localName(store, table);
+  const distributed = `(${columns}) ENGINE = Distributed(${cluster}, ${store.database}, ${local}, cityHash64(billing_group_id))`;
+  for (const shard of store.shards) {
+    await shard.command({ query: `CREATE DATABASE IF NOT EXISTS ${store.database}` });
+    await shard.command({ query: `CREATE TABLE IF NOT EXISTS ${store.database}.${local} (${columns}) ${mergeTree}` });
+    await shard.command({ query: `CREATE TABLE IF NOT EXISTS ${store.database}.${table} ${distributed}` });
+  }
+  await store.client.command({ query: `CREATE DATABASE IF NOT EXISTS ${store.database}` });
+  await store.client.command({ query: `CREATE TABLE IF NOT EXISTS ${store.database}.${table} ${distributed}` });
+}
 
 /**
  * Creates the history database and its calls table when absent: MergeTree, one partition per UTC month, sorted by
  * (billing_group_id, start_time, id) as PostgreSQL's primary key, so a group's calls of a month read as one range.
+ * With a cluster: calls_local and a Distributed calls (ensureShardedTable).
  */
 export async function ensureHistorySchema(store: HistoryStore): Promise<void> {
-  await store.client.command({ query: `CREATE DATABASE IF NOT EXISTS ${store.database}` });
   const columns = HISTORY_CALL_COLUMNS.map((c) => `${c.name} ${c.type}`).join(", ");
-  await store.client.command({
-    query: `CREATE TABLE IF NOT EXISTS ${callsTable(store)} (${columns})
-            ENGINE = MergeTree PARTITION BY toYYYYMM(toDateTime(intDiv(start_time, 1000), 'UTC'))
-            ORDER BY (billing_group_id, start_time, id)`,
-  });
+  await ensureShardedTable(
+    store,
+    "calls",
+    columns,
+    `ENGINE = MergeTree PARTITION BY toYYYYMM(toDateTime(intDiv(start_time, 1000), 'UTC'))
+     ORDER BY (billing_group_id, start_time, id)`,
+  );
 }
 
 /** A calls row of history as ClickHouse answers it in JSON (Int64 as strings), decoded as PostgreSQL's calls row is. */

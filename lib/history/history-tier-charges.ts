@@ -4,7 +4,7 @@ import type { StoredCall } from "@/lib/calls/stored-call";
 import type { TierFigures } from "@/lib/calls/serialize-call";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { callTierCharges } from "@/lib/db/schema";
-import { monthPartition, type HistoryStore } from "./history-store";
+import { dropMonthPartition, ensureShardedTable, insertSettings, type HistoryStore } from "./history-store";
 
 // A moved month's reseller tier charges (docs/contract.md "History tier", "Reseller tiers"): call_tier_charges rows of
 // the month's moved calls go to ClickHouse with them (a table with PostgreSQL's columns, partitioned by the call's start
@@ -52,20 +52,20 @@ export const tierChargesTable = (store: HistoryStore) => `${store.database}.call
  * calls), sorted as PostgreSQL's primary key, so a page's calls' charges read as a few ranges.
  */
 export async function ensureTierChargesSchema(store: HistoryStore): Promise<void> {
-  await store.client.command({ query: `CREATE DATABASE IF NOT EXISTS ${store.database}` });
   const columns = TIER_COLUMNS.map((c) => `${c.name} ${c.type}`).join(", ");
-  await store.client.command({
-    query: `CREATE TABLE IF NOT EXISTS ${tierChargesTable(store)} (${columns})
-            ENGINE = MergeTree PARTITION BY toYYYYMM(toDateTime(intDiv(start_time, 1000), 'UTC'))
-            ORDER BY (billing_group_id, start_time, call_id, tier_group_id)`,
-  });
+  // With a cluster, sharded as calls by the call's billing group: a call's charges are on its shard.
+  await ensureShardedTable(
+    store,
+    "call_tier_charges",
+    columns,
+    `ENGINE = MergeTree PARTITION BY toYYYYMM(toDateTime(intDiv(start_time, 1000), 'UTC'))
+     ORDER BY (billing_group_id, start_time, call_id, tier_group_id)`,
+  );
 }
 
-/** Drops a month's tier charges from history (a fresh copy, retention): an absent partition is no error. */
+/** Drops a month's tier charges from history (a fresh copy, retention), on every shard: an absent partition is no error. */
 export async function dropTierChargesMonth(store: HistoryStore, start: Date): Promise<void> {
-  await store.client.command({
-    query: `ALTER TABLE ${tierChargesTable(store)} DROP PARTITION ${monthPartition(start)}`,
-  });
+  await dropMonthPartition(store, start, "call_tier_charges");
 }
 
 /** The copy's select list over `t`: ClickHouse's names, int8 as text, instants as epoch milliseconds, booleans 0/1. */
@@ -113,7 +113,12 @@ export async function copyTierCharges(db: Executor, store: HistoryStore, start: 
           ORDER BY t.start_time, t.call_id, t.tier_group_id LIMIT ${BATCH}`,
     );
     if (rows.length === 0) break;
-    await store.client.insert({ table: tierChargesTable(store), format: "JSONEachRow", values: rows });
+    await store.client.insert({
+      table: tierChargesTable(store),
+      format: "JSONEachRow",
+      values: rows,
+      clickhouse_settings: insertSettings(store),
+    });
     copied += rows.length;
     const last = rows[rows.length - 1];
     after = { ms: String(last.start_time), id: String(last.call_id), tier: String(last.tier_group_id) };

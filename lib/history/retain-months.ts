@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { utcMonthStart } from "@/lib/db/call-partitions";
 import { queryRows, type Executor } from "@/lib/db/client";
-import { callsTable, ensureHistorySchema, monthPartition, type HistoryStore } from "./history-store";
+import { dropMonthPartition, ensureHistorySchema, type HistoryStore } from "./history-store";
 import { monthLabel } from "./move-month";
 import { dropTierChargesMonth, ensureTierChargesSchema } from "./history-tier-charges";
 
@@ -40,7 +40,7 @@ export async function retainMonths(
   }
   for (const month of due) {
     const start = new Date(month.at);
-    await store.client.command({ query: `ALTER TABLE ${callsTable(store)} DROP PARTITION ${monthPartition(start)}` });
+    await dropMonthPartition(store, start);
     // Its calls' reseller tier charges with them (history-tier-charges.ts).
     await dropTierChargesMonth(store, start);
     const marked = await queryRows(
