@@ -187,9 +187,11 @@ async function pageAcross(
   const lower = filters.startTimeGte?.getTime() ?? -Infinity;
   // No moved month within what the page may still show.
   if (upper <= span.first || lower >= span.end) return undefined;
-  // A full hot page that ends after every moved month is the page: history's calls all come after it.
+  // A full hot page with more behind it that ends after every moved month is the page: history's calls all come
+  // after it, and its cursor leads there. Without more hot calls, history is asked so the page's cursor does.
   const lastHot = hotPage.page.at(-1);
-  if (hotPage.page.length === page.pageSize && lastHot && Date.parse(lastHot.startTime) >= span.end) return undefined;
+  if (hotPage.hasMore && hotPage.page.length === page.pageSize && lastHot && Date.parse(lastHot.startTime) >= span.end)
+    return undefined;
   const result = await store.client.query({
     query: `SELECT * FROM ${callsTable(store)}
             WHERE ${span.only}

@@ -176,19 +176,15 @@ describeIfServer("the history tier on two shards", () => {
       expect(await answers(historyCallReads(callReads(db()), db(), store))).toEqual(before);
     });
 
-    // Found by this test (2026-11-28), in history-call-reads.ts pageAcross: a full hot page that is the hot store's
-    // last (hasMore false) and ends after every moved month is answered alone, with no cursor, so the listing stops
-    // there although the moved months have calls. Here 36 hot calls in pages of 4: the CSV ends after November.
-    // Fixed by also requiring hotPage.hasMore for that shortcut; then this test fails and `it.fails` turns red.
-    it.fails(
-      "continues into the moved months after a full last hot page (known bug, left to history-reads)",
-      async () => {
-        const reads = historyCallReads(callReads(db()), db(), store);
-        const csv = async (pageSize: number) =>
-          new Response(await reads.exportCsv(testPrincipal(null), {}, pageSize)).text();
-        expect(await csv(4)).toEqual(await csv(5));
-      },
-    );
+    // Found by this test (2026-11-28), in history-call-reads.ts pageAcross: a full hot page that was the hot store's
+    // last (hasMore false) and ended after every moved month was answered alone, with no cursor, so the listing stopped
+    // there although the moved months have calls. Here 36 hot calls in pages of 4: the CSV ended after November.
+    it("continues into the moved months after a full last hot page", async () => {
+      const reads = historyCallReads(callReads(db()), db(), store);
+      const csv = async (pageSize: number) =>
+        new Response(await reads.exportCsv(testPrincipal(null), {}, pageSize)).text();
+      expect(await csv(4)).toEqual(await csv(5));
+    });
 
     it("drops a month and erases an account's calls on every shard", async () => {
       // Retention drops September's partition on each shard; erasure's mutation reaches each shard's calls_local.
