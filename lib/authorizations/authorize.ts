@@ -271,7 +271,9 @@ export async function authorizeCall(
     // Reservations at every tier (docs "Reseller tiers"): each ancestor rated at its own deck, as ingest will debit it;
     // the grant is the longest every tier's headroom covers. A tier without a rate for the call holds nothing.
     let seconds = onBalanceSeconds;
-    const held = (await tierRates(tx, group.tiers, digits)).flatMap(({ tier, rate: r }) => (r ? [{ tier, rate: r }] : []));
+    const held = (await tierRates(tx, group.tiers, digits)).flatMap(({ tier, rate: r }) =>
+      r ? [{ tier, rate: r }] : [],
+    );
     for (const { tier, rate: r } of held) {
       const fits = maxAffordableSeconds((s) => priceForSeconds(r, s), tier.headroomMicros, seconds);
       if (fits === 0) {

@@ -24,12 +24,7 @@ let seq = 0;
 const uuid = () => `tier-${process.pid}-${++seq}`;
 
 /** The call's outcome: "granted", or the refusal's code and what it names. */
-async function attempt(
-  db: Parameters<typeof authorizeCall>[0],
-  groupId: string,
-  maxDurationSeconds = 60,
-  id = uuid(),
-) {
+async function attempt(db: Parameters<typeof authorizeCall>[0], groupId: string, maxDurationSeconds = 60, id = uuid()) {
   try {
     // A minute: a reseller's own call must not reserve the headroom its subtree is tested against.
     const granted = await authorizeCall(db, bound(groupId), { uuid: id, destination: "+4479000", maxDurationSeconds });
@@ -132,7 +127,12 @@ describeOnEngines("authorizations in a reseller tree", (handle) => {
   });
 
   /** An account of its own figures: `rate` per minute (1/1 increments) is what it pays its parent for a call to 44. */
-  async function priced(parentId: string | null, rate: string, openingBalanceMicros: bigint, creditLimitMicros: bigint) {
+  async function priced(
+    parentId: string | null,
+    rate: string,
+    openingBalanceMicros: bigint,
+    creditLimitMicros: bigint,
+  ) {
     const g = await createBillingGroup(handle().db, {
       name: "Tier",
       currency: "USD",
