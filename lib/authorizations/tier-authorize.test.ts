@@ -199,6 +199,11 @@ describeOnEngines("authorizations in a reseller tree", (handle) => {
       endTime: new Date(start.getTime() + 30_000).toISOString(),
     });
     await ingestCdrs(db, [cdr], { restrictToBillingGroupId: customer });
+    const [left] = await queryRows<{ n: number | string }>(
+      db,
+      sql`SELECT count(*) AS n FROM authorization_tier_holds WHERE uuid = ${first}`,
+    );
+    expect(Number(left.n)).toBe(0);
     const after = await books([reseller, sub, customer]);
     for (const b of after.values()) expect(b.balance).toBe(b.ledger);
     expect([after.get(customer)!.balance, after.get(sub)!.balance, after.get(reseller)!.balance]).toEqual([
@@ -213,7 +218,11 @@ describeOnEngines("authorizations in a reseller tree", (handle) => {
     expect(await attempt(db, customer, 3600, second)).toMatchObject({ code: "granted", seconds: 30 });
     expect((await attempt(db, customer)).code).toBe("insufficient_balance");
     // Expired, it holds nothing any more at any tier.
+    // Expiry as time would bring it: the authorization's expires_at and its holds' copy pass together.
     await db.execute(sql`UPDATE authorizations SET expires_at = now() - interval '1 second' WHERE uuid = ${second}`);
+    await db.execute(
+      sql`UPDATE authorization_tier_holds SET expires_at = now() - interval '1 second' WHERE uuid = ${second}`,
+    );
     expect(await attempt(db, customer, 3600)).toMatchObject({ code: "granted", seconds: 30 });
   });
 

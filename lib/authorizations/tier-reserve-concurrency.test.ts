@@ -99,9 +99,13 @@ describe("reservations at every tier under concurrent authorizations on PostgreS
     expect(await openAt(reseller)).toBe(1_525_000n);
 
     // Expired, the grants hold nothing at any tier: five more, and again exactly five.
+    // As time would: the authorizations' expires_at and their holds' copy pass together.
     await pools[2].db.execute(
       sql`UPDATE authorizations SET expires_at = now() - interval '1 second'
           WHERE billing_group_id IN (${one}, ${two}, ${reseller})`,
+    );
+    await pools[2].db.execute(
+      sql`UPDATE authorization_tier_holds SET expires_at = now() - interval '1 second' WHERE tier_group_id = ${reseller}`,
     );
     expect(await openAt(reseller)).toBe(0n);
     const again = await burst(groups, 60);

@@ -1,7 +1,7 @@
 -- Reservations at every tier (issue 32 item 2, docs/contract.md "Reseller tiers"): an authorization of an account
 -- with ancestors also holds, at each ancestor, that ancestor's price of the granted call at its own deck (what ingest
 -- will debit it: call_tier_charges). A hold counts against its tier while its authorization is open (not settled,
--- not expired): the CDR's settlement and the expiry free every tier's hold with the account's own reservation.
+-- not expired): the CDR's settlement deletes them and the expiry ends them with the account's own reservation.
 -- expires_at is the authorization's, copied so a tier's open holds are read by (tier, expires_at) without its history.
 CREATE TABLE "authorization_tier_holds" (
 	"tier_group_id" text NOT NULL,
@@ -16,13 +16,27 @@ CREATE TABLE "authorization_tier_holds" (
 ALTER TABLE "authorization_tier_holds" ADD CONSTRAINT "authorization_tier_holds_authorization_fk" FOREIGN KEY ("billing_group_id","uuid") REFERENCES "public"."authorizations"("billing_group_id","uuid") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "authorization_tier_holds" ADD CONSTRAINT "authorization_tier_holds_tier_group_id_billing_groups_id_fk" FOREIGN KEY ("tier_group_id") REFERENCES "public"."billing_groups"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "authorization_tier_holds_tier_idx" ON "authorization_tier_holds" USING btree ("tier_group_id","expires_at");--> statement-breakpoint
--- The open holds of a tier's subtree at it: those whose authorization still counts (not settled, not expired; the
--- hold's own expires_at only narrows the index scan to the open ones).
+-- The open holds of a tier's subtree at it: not expired (the authorization's expires_at, copied), not settled (the
+-- settlement deletes them, below). No join to authorizations: a tier's sum reads only its open holds by the index
+-- (a join per hold cost a lookup each, and a plan on stale statistics a scan of every open authorization per hold).
 CREATE FUNCTION tier_held(p_tier text) RETURNS bigint LANGUAGE sql STABLE AS $$
   SELECT coalesce(sum(h.reserved_micros), 0)::bigint FROM authorization_tier_holds h
-    JOIN authorizations a ON a.billing_group_id = h.billing_group_id AND a.uuid = h.uuid
-    WHERE h.tier_group_id = p_tier AND h.expires_at > now() AND a.settled_at IS NULL AND a.expires_at > now()
+    WHERE h.tier_group_id = p_tier AND h.expires_at > now()
 $$;
+--> statement-breakpoint
+-- The CDR's settlement (0007) also frees the settled authorizations' holds at every tier, in the ingest's transaction;
+-- still skipped at once while no reservation is open.
+CREATE OR REPLACE FUNCTION authorizations_settle_on_call_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM authorizations WHERE settled_at IS NULL) THEN
+    UPDATE authorizations a SET settled_at = now(), call_id = n.id
+    FROM new_calls n
+    WHERE a.billing_group_id = n.billing_group_id AND a.uuid = n.uuid AND a.settled_at IS NULL;
+    DELETE FROM authorization_tier_holds h USING new_calls n
+    WHERE h.billing_group_id = n.billing_group_id AND h.uuid = n.uuid;
+  END IF;
+  RETURN NULL;
+END $$;
 --> statement-breakpoint
 -- The one copy of "what blocks a tier" (authorize_state below and GET /v1/balances providerOnHold): every ancestor
 -- from p_parent up, nearest first, with its rate_card_version, its headroom (balance + credit limit, less its own
