@@ -1,6 +1,7 @@
 // `npx tsx bench/authorize-profile.ts [--engine postgres|pglite] [--n 2000]`
 // Where an authorization's time goes (issue 31 item 5): in process, no HTTP, on a fresh database, `authorizeCall` in a
-// sequential loop for one account, without limits and with every rule on (none binding): the statements each one
+// sequential loop for one account, without limits, with every rule on (none binding), and (issue 32) without limits
+// for a customer two tiers down (reseller > sub-reseller > customer: held at every tier): the statements each one
 // sends (a recording Drizzle logger, so BEGIN/COMMIT are not counted) and its p50/p99. Prints one JSON object. Not a test.
 import { parseArgs } from "node:util";
 import { authorizeCall } from "@/lib/authorizations/authorize";
@@ -35,12 +36,23 @@ async function main() {
   try {
     const rec = await recordingDb(handle, engine);
     const result: Record<string, unknown> = { engine, n };
-    for (const [phase, limits] of [
-      ["noLimits", null],
-      ["everyRule", EVERY_RULE],
+    for (const [phase, limits, depth] of [
+      ["noLimits", null, 0],
+      ["everyRule", EVERY_RULE, 0],
+      ["twoTiersUp", null, 2],
     ] as const) {
-      const g = await createBillingGroup(handle.db, { name: phase, currency: "EUR", openingBalanceMicros: 10n ** 15n });
-      await importSellRates(handle.db, g.id, [{ prefix: "44", rate: "0.01", increment: { min: 60, interval: 60 } }]);
+      let parentId: string | null = null;
+      let g!: Awaited<ReturnType<typeof createBillingGroup>>;
+      for (let level = 0; level <= depth; level++) {
+        g = await createBillingGroup(handle.db, {
+          name: phase,
+          currency: "EUR",
+          openingBalanceMicros: 10n ** 15n,
+          parentId,
+        });
+        await importSellRates(handle.db, g.id, [{ prefix: "44", rate: "0.01", increment: { min: 60, interval: 60 } }]);
+        parentId = g.id;
+      }
       const principal: Principal = {
         keyId: "key_bench",
         scopes: new Set(["cdrs:write", "limits:write", "calls:read"]),

@@ -22,7 +22,7 @@ import { feesOf, getRateCard, type RateMatch } from "@/lib/rating/find-rate";
 import { formatIncrement } from "@/lib/rating/schemas";
 import { maxAffordableSeconds } from "./max-duration";
 import type { Authorization, AuthorizationRequest } from "./schemas";
-import { readAuthorizeState, type BlockingTier } from "./state";
+import { readAuthorizeState, type AncestorTier, type BlockingTier } from "./state";
 
 const tierReason: Record<BlockingTier["reason"], string> = {
   operator: "is disabled by the operator",
@@ -42,6 +42,28 @@ function ttlMarginSeconds(): number {
 /** The price ingest would charge for `seconds` answered on this rate: the rating's own arithmetic, fees included. */
 function priceForSeconds(rate: RateMatch, seconds: number): bigint {
   return priceCall(rate.rateMicros, rate.increment, seconds, feesOf(rate)).micros;
+}
+
+/** An ancestor's rate for the call at its own deck in force (as ingest rates call_tier_charges); null: unrated there. */
+interface TierRate {
+  tier: AncestorTier;
+  rate: RateMatch | null;
+}
+
+async function tierRates(tx: Executor, tiers: AncestorTier[], digits: string): Promise<TierRate[]> {
+  const rates: TierRate[] = [];
+  for (const tier of tiers) {
+    const card = await getRateCard(tx, "sell", tier.id, tier.rateCardVersion);
+    rates.push({ tier, rate: card?.match(digits) ?? null });
+  }
+  return rates;
+}
+
+/** The tiers' holds of the admitted authorization: a CTE of the admitting statement, which names `a` (its row). */
+function tierHoldsWrite(holds: { tier: string; depth: number; reserved: string }[]) {
+  return sql`h AS (INSERT INTO authorization_tier_holds (tier_group_id, billing_group_id, uuid, depth, reserved_micros, expires_at)
+      SELECT x.tier, a.billing_group_id, a.uuid, x.depth, x.reserved, a.expires_at
+      FROM a, json_to_recordset(${JSON.stringify(holds)}::json) AS x(tier text, depth smallint, reserved bigint))`;
 }
 
 interface Row {
@@ -221,7 +243,8 @@ export async function authorizeCall(
       );
     }
     const active = group.active;
-    const onBalance = group.balanceMicros + group.creditLimitMicros - active.totalMicros;
+    // Its subtree's holds at the account (a reseller's own call) use its balance as its own reservations do.
+    const onBalance = group.balanceMicros + group.creditLimitMicros - active.totalMicros - group.heldMicros;
     let available = onBalance;
     let spendRefusal: LimitRefusal | null = null;
     const call = { digits, prefix: rate.prefix };
@@ -238,21 +261,45 @@ export async function authorizeCall(
         spendRefusal = spend.refusal;
       }
     }
-    const seconds = maxAffordableSeconds((s) => priceForSeconds(rate, s), available, cap);
-    if (seconds === 0) {
-      // The balance alone would grant a second: the spend cap is what refuses.
-      if (spendRefusal && maxAffordableSeconds((s) => priceForSeconds(rate, s), onBalance, cap) > 0)
-        return refuse(spendRefusal);
+    const own = (s: number) => priceForSeconds(rate, s);
+    const onBalanceSeconds = maxAffordableSeconds(own, onBalance, cap);
+    if (onBalanceSeconds === 0)
       throw new ApiError(
         "insufficient_balance",
         `The available balance (balance + credit limit - active reservations) does not cover one second to ${request.destination}.`,
       );
+    // Reservations at every tier (docs "Reseller tiers"): each ancestor rated at its own deck, as ingest will debit it;
+    // the grant is the longest every tier's headroom covers. A tier without a rate for the call holds nothing.
+    let seconds = onBalanceSeconds;
+    const held = (await tierRates(tx, group.tiers, digits)).flatMap(({ tier, rate: r }) =>
+      r ? [{ tier, rate: r }] : [],
+    );
+    for (const { tier, rate: r } of held) {
+      const fits = maxAffordableSeconds((s) => priceForSeconds(r, s), tier.headroomMicros, seconds);
+      if (fits === 0) {
+        const reason = `the reseller account ${tier.id} that this account buys through has not enough headroom left for one second of this call`;
+        throw new ApiError("insufficient_balance", `${reason[0].toUpperCase()}${reason.slice(1)}.`, [
+          { param: "billingGroupId", message: reason },
+        ]);
+      }
+      seconds = fits;
+    }
+    // The balance and every tier would grant a second: the spend cap is what refuses.
+    if (spendRefusal) {
+      seconds = maxAffordableSeconds(own, available, seconds);
+      if (seconds === 0) return refuse(spendRefusal);
     }
     const reserved = priceForSeconds(rate, seconds + 1);
+    const holds = held.map(({ tier, rate: r }) => ({
+      tier: tier.id,
+      depth: tier.depth,
+      reserved: priceForSeconds(r, seconds + 1).toString(),
+    }));
     const ttl = `${seconds + ttlMarginSeconds()} seconds`;
     // The admitting statement: the reservation, the velocity counters of the rules that are on, and the limits told
     // as hit re-armed (only right after a hit), all at the one clock_timestamp() read after the lock's.
     const alongside = [
+      ...(holds.length > 0 ? [tierHoldsWrite(holds)] : []),
       ...(limits ? velocityWrites(groupId, limits, call) : []),
       ...(group.limitsHit ? [rearmLimitHits(groupId)] : []),
     ];

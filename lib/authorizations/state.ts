@@ -3,7 +3,8 @@ import { queryRows, type Tx } from "@/lib/db/client";
 import type { WindowCounts } from "@/lib/limits/enforce";
 
 // What an authorization decides on, read in one round trip under the group's row lock (authorize_state, migration
-// 0032, extended by 0033; docs/contract.md §22 "Cost"). The account's row is locked; its ancestors are read, not locked.
+// 0032, extended by 0033 and 0034; docs/contract.md §22 "Cost"). The account's row is locked, and the tier lock of it
+// and of every ancestor (0034), so the holds at each tier are exact; the ancestors' rows are read, not locked.
 
 /** authorize_state's JSON: money as decimal strings of micro-units; absent keys belong to rules that are off. */
 interface StoredState {
@@ -19,18 +20,37 @@ interface StoredState {
   callId: string | null;
   activeCount?: number;
   activeMicros?: string;
+  heldMicros?: string;
   cps?: number;
   destinations?: { n: number; seen: boolean }[];
   prefixes?: Record<string, number>[];
   spentToday?: string;
   spentBefore?: string;
-  blockedBy?: BlockingTier[];
+  tiers?: StoredTier[];
+}
+
+interface StoredTier {
+  id: string;
+  depth: number;
+  version: number;
+  headroom: string;
+  reason: BlockingTier["reason"] | null;
 }
 
 /** An ancestor that stops the account's calls: disabled by the operator, at its credit limit, or fully reserved. */
 export interface BlockingTier {
   id: string;
   reason: "operator" | "credit_limit" | "reserved";
+}
+
+/** An ancestor of the account (ancestor_tiers, migration 0034): what it may still hold for the call. */
+export interface AncestorTier {
+  id: string;
+  /** 1 = the account's parent. */
+  depth: number;
+  rateCardVersion: number;
+  /** Balance + credit limit, less its own open reservations and its subtree's open holds at it. */
+  headroomMicros: bigint;
 }
 
 export interface AuthorizeState {
@@ -49,11 +69,15 @@ export interface AuthorizeState {
   /** The uuid's call is stored already. */
   callId: string | null;
   active: { count: number; totalMicros: bigint };
+  /** The open holds of the account's subtree at it (0 for an account without children): they use its balance too. */
+  heldMicros: bigint;
   windows: WindowCounts;
   /** Today's and the month's earlier settled spend; null when no spend cap is on. */
   spent: { today: string; before: string } | null;
   /** Ancestors blocking the account's calls, nearest first; empty for a root account or a clear tree. */
   blockedBy: BlockingTier[];
+  /** Every ancestor, nearest first; empty for a root account. */
+  tiers: AncestorTier[];
 }
 
 /** Locks the group's row and reads its state; undefined when there is no such group. */
@@ -83,6 +107,13 @@ export async function readAuthorizeState(
     active: { count: Number(s.activeCount ?? 0), totalMicros: BigInt(s.activeMicros ?? "0") },
     windows: { cps: s.cps, destinations: s.destinations ?? [], prefixes: s.prefixes ?? [] },
     spent: s.spentToday === undefined ? null : { today: s.spentToday, before: s.spentBefore ?? "0" },
-    blockedBy: s.blockedBy ?? [],
+    heldMicros: BigInt(s.heldMicros ?? "0"),
+    blockedBy: (s.tiers ?? []).flatMap((t) => (t.reason === null ? [] : [{ id: t.id, reason: t.reason }])),
+    tiers: (s.tiers ?? []).map((t) => ({
+      id: t.id,
+      depth: Number(t.depth),
+      rateCardVersion: Number(t.version),
+      headroomMicros: BigInt(t.headroom),
+    })),
   };
 }

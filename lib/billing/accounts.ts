@@ -83,21 +83,14 @@ export async function getBalance(db: Executor, principal: Principal): Promise<Ba
 }
 
 /**
- * Whether an ancestor from `parentId` up is disabled or without headroom: the conditions under which authorize_state
- * (migration 0033) refuses the subtree's authorizations, read the same way (no lock).
+ * Whether an ancestor from `parentId` up blocks the account's calls: ancestor_tiers (migration 0034), the one copy of
+ * the condition authorize_state refuses on, read without locks.
  */
 async function ancestorOnHold(db: Executor, parentId: string): Promise<boolean> {
   const [r] = await queryRows<{ held: boolean }>(
     db,
-    sql`WITH RECURSIVE up AS (
-          SELECT p.id, p.parent_id FROM billing_groups p WHERE p.id = ${parentId}
-          UNION ALL
-          SELECT p.id, p.parent_id FROM billing_groups p JOIN up ON p.id = up.parent_id
-        )
-        SELECT EXISTS (SELECT 1 FROM up JOIN billing_groups g ON g.id = up.id
-          WHERE g.disabled OR g.balance_micros + g.credit_limit_micros <= (SELECT coalesce(sum(a.reserved_micros), 0)
-            FROM authorizations a WHERE a.billing_group_id = up.id AND a.settled_at IS NULL AND a.expires_at > now())
-        ) AS held`,
+    sql`SELECT EXISTS (SELECT 1 FROM jsonb_array_elements(ancestor_tiers(${parentId})) t
+          WHERE t->>'reason' IS NOT NULL) AS held`,
   );
   return r?.held === true;
 }

@@ -600,6 +600,31 @@ export const authorizations = pgTable(
   ],
 );
 
+// Reservations at every tier (migration 0034, docs/contract.md "Reseller tiers"): what an authorization of an account
+// with ancestors holds at each ancestor (its price of the call at its own deck) while the authorization is open.
+export const authorizationTierHolds = pgTable(
+  "authorization_tier_holds",
+  {
+    tierGroupId: text("tier_group_id")
+      .notNull()
+      .references(() => billingGroups.id, { onDelete: "cascade" }),
+    billingGroupId: text("billing_group_id").notNull(),
+    uuid: text("uuid").notNull(),
+    depth: smallint("depth").notNull(),
+    reservedMicros: micros("reserved_micros").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ name: "authorization_tier_holds_pkey", columns: [t.billingGroupId, t.uuid, t.tierGroupId] }),
+    foreignKey({
+      name: "authorization_tier_holds_authorization_fk",
+      columns: [t.billingGroupId, t.uuid],
+      foreignColumns: [authorizations.billingGroupId, authorizations.uuid],
+    }).onDelete("cascade"),
+    index("authorization_tier_holds_tier_idx").on(t.tierGroupId, t.expiresAt),
+  ],
+);
+
 // Real-time limits (lib/limits, docs/contract.md "Limits"): the operator's layer and the customer's (which only
 // tightens), each a JSON document of lib/limits/schemas.ts; POST /v1/authorizations reads the row with the group's lock.
 export const accountLimits = pgTable("account_limits", {
