@@ -1,14 +1,8 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import type { Principal } from "@/lib/auth/principal";
-import { createBillingGroup, setBillingGroupInvoicing } from "@/lib/billing/groups";
 import { callReads, type CallReads } from "@/lib/calls/call-store";
-import { queryRows, type Db } from "@/lib/db/client";
-import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
-import { answeredCdr } from "@/lib/ingest/testing/answered-cdr";
-import { runInvoices } from "@/lib/invoices/run-invoices";
-import { importSellRates } from "@/lib/rating/import-rates";
-import { parseRateCsv } from "@/lib/rating/rate-csv";
+import { queryRows } from "@/lib/db/client";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { MOVE_AFTER, NOVEMBER, NOW, seedTiers } from "@/lib/testing/history-months";
 import { testPrincipal } from "@/lib/testing/test-principal";
