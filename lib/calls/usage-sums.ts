@@ -43,6 +43,13 @@ export interface UsageSumsRequest {
    * carrier's. Absent: the operator's (calls.buy_cost_micros).
    */
   tier?: string;
+  /**
+   * `groups` are exactly this account and every descendant of it (a reseller's whole reach, no account named): whole
+   * buckets are then read from its own usage rollups plus its tier rollups (tier_usage_hourly/quarter/daily, migration
+   * 0035), which hold the whole subtree's figures by tier, instead of each descendant's rows (docs/contract.md
+   * "Reseller tiers", "Usage by tier"). A report by account keeps the per-account rows (the tier rollups have none).
+   */
+  subtree?: string;
 }
 
 const HOUR_MS = 3_600_000;
@@ -152,12 +159,22 @@ interface UsageReportSpec extends UsageSumsRequest {
   daily: boolean;
   /** day and month: keyed by the local day or month of `timeZone`. */
   isTime: boolean;
+  /** The subtree's root whose tier rollups answer the whole buckets (see UsageSumsRequest.subtree), if they can. */
+  bySubtree?: string;
 }
 
 function usageReport(request: UsageSumsRequest): UsageReportSpec {
   const { groupBy } = request;
   const daily = groupBy === "destination" || groupBy === "supplier";
-  return { ...request, daily, isTime: groupBy === "day" || groupBy === "month" };
+  // The tier rollups have no account or supplier, and hold the subtree root's own cost view only.
+  const subtreeCan =
+    groupBy !== "account" && groupBy !== "supplier" && (!request.tier || request.tier === request.subtree);
+  return {
+    ...request,
+    daily,
+    isTime: groupBy === "day" || groupBy === "month",
+    bySubtree: subtreeCan ? request.subtree : undefined,
+  };
 }
 
 /** Which instants the rollup answers and which the calls (see planUsage). */
@@ -176,7 +193,7 @@ const callsAlias = tableAlias(calls, "c");
 const aliasSql = (alias: Alias) => sql.raw(alias);
 
 const groupCondition = (report: UsageReportSpec, alias: Alias) =>
-  report.groups === null
+  report.groups === null || (alias === "u" && report.bySubtree)
     ? sql`true`
     : report.groups.length === 1
       ? sql`${aliasSql(alias)}.billing_group_id = ${report.groups[0]}`
@@ -240,8 +257,38 @@ const callSums = (report: UsageReportSpec) =>
       : sql`sum(coalesce(c.buy_cost_micros, 0)) AS buy_cost,
     sum(c.price_micros - c.buy_cost_micros) FILTER (WHERE c.buy_cost_micros IS NOT NULL) AS margin`
   }`;
+/** A subtree's rollup rows carry the tier's own cost already (rollupSource); a tier's other rows none. */
 const rollupSums = (report: UsageReportSpec) =>
-  sql`${ROLLUP_COUNTS}, ${report.tier ? NO_COST : sql`sum(u.buy_cost_micros) AS buy_cost, sum(u.margin_micros) AS margin`}`;
+  sql`${ROLLUP_COUNTS}, ${report.tier && !report.bySubtree ? NO_COST : sql`sum(u.buy_cost_micros) AS buy_cost, sum(u.margin_micros) AS margin`}`;
+
+type Grain = "hourly" | "quarter" | "daily";
+const GRAIN_COLUMNS: Record<Grain, string> = {
+  hourly: "hour, direction, hangup_cause",
+  quarter: "quarter, direction, hangup_cause",
+  daily: "day, direction, matched_prefix",
+};
+
+/**
+ * The rollup a part reads, aliased u: usage_<grain>, or for a subtree (report.bySubtree) its root's own rows there
+ * (no cost of its own on its own calls) beside its tier rows in tier_usage_<grain> (every descendant's calls, the
+ * root's cost and margin on them), both as the root's (so destination labels are the root's deck's). Without a cost
+ * view the tier's cost is left out.
+ */
+function rollupSource(report: UsageReportSpec, grain: Grain): SQL {
+  const root = report.bySubtree;
+  if (!root) return sql.raw(`usage_${grain} u`);
+  const columns = sql.raw(`${GRAIN_COLUMNS[grain]}, ${grain === "daily" ? "NULL::text AS supplier_id, " : ""}currency,
+      calls, answered_calls, unrated_calls, billed_seconds, price_micros`);
+  const cost = report.tier
+    ? sql`buy_cost_micros, margin_micros`
+    : sql`0::bigint AS buy_cost_micros, 0::bigint AS margin_micros`;
+  const own =
+    grain === "daily" ? sql.raw("day, direction, matched_prefix, supplier_id") : sql.raw(GRAIN_COLUMNS[grain]);
+  return sql`(SELECT billing_group_id, ${own}, currency, calls, answered_calls, unrated_calls, billed_seconds, price_micros,
+        0::bigint AS buy_cost_micros, 0::bigint AS margin_micros FROM ${sql.raw(`usage_${grain}`)} WHERE billing_group_id = ${root}
+      UNION ALL
+      SELECT tier_group_id AS billing_group_id, ${columns}, ${cost} FROM ${sql.raw(`tier_usage_${grain}`)} WHERE tier_group_id = ${root}) u`;
+}
 const FIGURES = sql`calls, answered, unrated, billed, price, buy_cost, margin`;
 
 const range = (column: SQL, r: { gte?: Date; lte?: Date }) =>
@@ -261,7 +308,11 @@ function usageSources(report: UsageReportSpec, plan: UsagePlan): UsageSources {
     if (report.isTime) timeRollupSources(report, plan.rollup, sources);
     else sources.parts.push(dimensionRollupPart(report, plan.rollup));
   }
-  if (report.tier) sources.parts.push(tierPart(report, report.tier));
+  // A subtree's tier cost of whole buckets is in its rollup rows; the rest (every instant, when no rollup) per call.
+  const tierRanges = report.bySubtree
+    ? plan.callRanges
+    : [{ gte: report.filters.startTimeGte, lte: report.filters.startTimeLte }];
+  if (report.tier) sources.parts.push(...tierRanges.map((r) => tierPart(report, report.tier!, r)));
   return sources;
 }
 
@@ -271,11 +322,12 @@ function usageSources(report: UsageReportSpec, plan: UsagePlan): UsageSources {
  * charge of the tier below it on the path (depth - 1), or the call's price when the call's account is its child. The
  * tier's own calls have no row of its own: no cost there, as on the call's JSON. Counts come from the other parts.
  * The child's charge is a subquery run only for depth > 1 (a LEFT JOIN probed it for every row: 3 s instead of 0.8 s
- * over 200k charges, EXPLAIN ANALYZE). No rollup yet: docs/contract.md "Reseller tiers" says what it costs.
+ * over 200k charges, EXPLAIN ANALYZE). Read over `r`: the ragged ends of a subtree's report (its whole buckets are the
+ * tier rollups'), or the whole range of a report by account or of one named account.
  */
-function tierPart(report: UsageReportSpec, tier: string): SQL {
+function tierPart(report: UsageReportSpec, tier: string, r: { gte?: Date; lte?: Date }): SQL {
   const c = rowKey(report, "c");
-  const { startTimeGte: gte, startTimeLte: lte } = report.filters;
+  const { gte, lte } = r;
   return sql`SELECT ${c.key} AS key, ${c.g} AS g, c.currency, 0::bigint AS calls, 0::bigint AS answered, 0::bigint AS unrated,
       0::numeric AS billed, 0::numeric AS price, sum(t.price_micros) AS buy_cost,
       sum(CASE WHEN t.depth = 1 THEN c.price_micros
@@ -310,7 +362,7 @@ function rollupWhere(report: UsageReportSpec, rollup: NonNullable<UsagePlan["rol
 function dimensionRollupPart(report: UsageReportSpec, rollup: NonNullable<UsagePlan["rollup"]>): SQL {
   const u = rowKey(report, "u");
   return sql`SELECT ${u.key} AS key, ${u.g} AS g, u.currency, ${rollupSums(report)}
-        FROM ${sql.raw(report.daily ? "usage_daily" : "usage_hourly")} u WHERE ${rollupWhere(report, rollup)} GROUP BY 1, 2, 3`;
+        FROM ${rollupSource(report, report.daily ? "daily" : "hourly")} WHERE ${rollupWhere(report, rollup)} GROUP BY 1, 2, 3`;
 }
 
 /**
@@ -327,14 +379,14 @@ function timeRollupSources(
   const cut = (t: SQL, length: string) =>
     sql`${timeKey(report, sql`${t} + interval '${sql.raw(length)}' - interval '1 microsecond'`)} <> ${timeKey(report, t)}`;
   sources.ctes.push(
-    sql`hourly AS MATERIALIZED (SELECT u.hour AS t, u.currency, ${rollupSums(report)} FROM usage_hourly u WHERE ${rollupWhere(report, rollup)} GROUP BY 1, 2)`,
+    sql`hourly AS MATERIALIZED (SELECT u.hour AS t, u.currency, ${rollupSums(report)} FROM ${rollupSource(report, "hourly")} WHERE ${rollupWhere(report, rollup)} GROUP BY 1, 2)`,
     sql`hourly_keyed AS MATERIALIZED (SELECT hourly.*, ${timeKey(report, sql`hourly.t`)} AS key, ${cut(sql`hourly.t`, "1 hour")} AS cut FROM hourly)`,
     // LATERAL: one index range per cut hour (or quarter). As a plain join the planner, which cannot know the cut
     // set is small or empty, sorted the whole calls table instead (2.7 s at 1M calls, EXPLAIN ANALYZE).
     sql`quarterly AS MATERIALIZED (
           SELECT x.* FROM (SELECT DISTINCT t FROM hourly_keyed WHERE cut) AS h
           CROSS JOIN LATERAL (
-            SELECT u.quarter AS t, u.currency, ${rollupSums(report)} FROM usage_quarter u
+            SELECT u.quarter AS t, u.currency, ${rollupSums(report)} FROM ${rollupSource(report, "quarter")}
             WHERE ${groupCondition(report, "u")} AND u.quarter >= h.t AND u.quarter < h.t + interval '1 hour' AND ${dimensionFilters(report, "u")}
             GROUP BY 1, 2
           ) AS x)`,

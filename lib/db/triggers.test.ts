@@ -229,6 +229,7 @@ describe("triggersOn", () => {
       "calls_invoice_marks_insert",
       "calls_invoice_marks_update",
       "calls_settle_authorizations",
+      "calls_tier_usage_update",
       "calls_usage_rollups_delete",
       "calls_usage_rollups_insert",
       "calls_usage_rollups_truncate",

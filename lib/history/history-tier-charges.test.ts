@@ -1,16 +1,10 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import type { Principal } from "@/lib/auth/principal";
-import { createBillingGroup, setBillingGroupInvoicing } from "@/lib/billing/groups";
 import { callReads, type CallReads } from "@/lib/calls/call-store";
-import { queryRows, type Db } from "@/lib/db/client";
-import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
-import { answeredCdr } from "@/lib/ingest/testing/answered-cdr";
-import { runInvoices } from "@/lib/invoices/run-invoices";
-import { importSellRates } from "@/lib/rating/import-rates";
-import { parseRateCsv } from "@/lib/rating/rate-csv";
+import { queryRows } from "@/lib/db/client";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
-import { ISSUER, MOVE_AFTER, NOVEMBER, NOW } from "@/lib/testing/history-months";
+import { MOVE_AFTER, NOVEMBER, NOW, seedTiers } from "@/lib/testing/history-months";
 import { testPrincipal } from "@/lib/testing/test-principal";
 import { eraseAccountCalls } from "./erase-calls";
 import { historyCallReads } from "./history-call-reads";
@@ -24,44 +18,6 @@ import { openTestHistoryStore } from "./testing/history-test-store";
 // buyRate) of a moved call answers as it did hot; retention and erasure take the tier rows with the calls.
 
 const by = { actor: { type: "api_key" as const, id: "key_test", label: "test" }, address: "127.0.0.1" };
-
-/** A reseller R > sub-reseller S > customer C, each with its own deck; calls of each in November and one in December. */
-async function seedTiers(db: Db): Promise<{ r: string; s: string; c: string }> {
-  const ids: string[] = [];
-  for (const [name, rate] of [
-    ["Reseller", "0.4"],
-    ["Sub", "0.7"],
-    ["Customer", "1.25"],
-  ] as const) {
-    const group = await createBillingGroup(db, {
-      name,
-      ...(ids.length === 0 ? { currency: "USD" } : { parentId: ids.at(-1) }),
-    });
-    await setBillingGroupInvoicing(db, group.id, { timeZone: "UTC" });
-    await db.execute(sql`UPDATE billing_groups SET created_at = '2030-10-05T12:00:00Z' WHERE id = ${group.id}`);
-    await importSellRates(db, group.id, parseRateCsv(`prefix,rate,increment\n1,${rate},1/1\n`), undefined, {
-      effectiveFrom: new Date("2025-01-01T00:00:00Z"),
-    });
-    ids.push(group.id);
-  }
-  const [r, s, c] = ids;
-  const at: [string, string, number][] = [
-    [c, "2030-11-03T10:07:00Z", 127],
-    [c, "2030-11-03T10:52:30.250Z", 61],
-    [s, "2030-11-10T08:00:00Z", 95],
-    [r, "2030-11-12T09:00:00Z", 33],
-    [c, "2030-11-30T23:59:59.500Z", 7],
-    [c, "2030-12-05T12:00:00Z", 44],
-  ];
-  await ingestCdrs(
-    db,
-    at.map(([g, start, seconds], i) =>
-      answeredCdr({ uuid: `tier-${i}`, billingGroupId: g, startMs: Date.parse(start), seconds, to: "12125550100" }),
-    ),
-  );
-  await runInvoices(db, { now: new Date(NOW), issuer: ISSUER });
-  return { r, s, c };
-}
 
 describeOnEngines("reseller tier charges across the history tier", (handle) => {
   const db = () => handle().db;

@@ -52,3 +52,44 @@ export async function seed(db: Db): Promise<{ cutDayUuid: string; groupIds: stri
   await runInvoices(db, { now: new Date(NOW), issuer: ISSUER });
   return { cutDayUuid: "move-3", groupIds: groups };
 }
+
+/**
+ * A reseller R > sub-reseller S > customer C (lib/history/history-tier-charges.test.ts, lib/usage/tier-usage-rollups
+ * .test.ts), each with its own deck; calls of each in November 2030 and one in December, invoiced as seed's.
+ */
+export async function seedTiers(db: Db): Promise<{ r: string; s: string; c: string }> {
+  const ids: string[] = [];
+  for (const [name, rate] of [
+    ["Reseller", "0.4"],
+    ["Sub", "0.7"],
+    ["Customer", "1.25"],
+  ] as const) {
+    const group = await createBillingGroup(db, {
+      name,
+      ...(ids.length === 0 ? { currency: "USD" } : { parentId: ids.at(-1) }),
+    });
+    await setBillingGroupInvoicing(db, group.id, { timeZone: "UTC" });
+    await db.execute(sql`UPDATE billing_groups SET created_at = '2030-10-05T12:00:00Z' WHERE id = ${group.id}`);
+    await importSellRates(db, group.id, parseRateCsv(`prefix,rate,increment\n1,${rate},1/1\n`), undefined, {
+      effectiveFrom: new Date("2025-01-01T00:00:00Z"),
+    });
+    ids.push(group.id);
+  }
+  const [r, s, c] = ids;
+  const at: [string, string, number][] = [
+    [c, "2030-11-03T10:07:00Z", 127],
+    [c, "2030-11-03T10:52:30.250Z", 61],
+    [s, "2030-11-10T08:00:00Z", 95],
+    [r, "2030-11-12T09:00:00Z", 33],
+    [c, "2030-11-30T23:59:59.500Z", 7],
+    [c, "2030-12-05T12:00:00Z", 44],
+  ];
+  await ingestCdrs(
+    db,
+    at.map(([g, start, seconds], i) =>
+      answeredCdr({ uuid: `tier-${i}`, billingGroupId: g, startMs: Date.parse(start), seconds, to: "12125550100" }),
+    ),
+  );
+  await runInvoices(db, { now: new Date(NOW), issuer: ISSUER });
+  return { r, s, c };
+}

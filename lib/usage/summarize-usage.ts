@@ -54,7 +54,8 @@ export async function summarizeUsage(
   if (scope === "another group") return serializeUsage(groupBy, timeZone, [], principal);
   const view = usageCostViewOf(principal);
   const tier = view.kind === "tier" ? view.tier : undefined;
-  const sums = await reads.usageSums({ groupBy, timeZone, filters, groups: scope.groups, tier });
+  const subtree = subtreeOf(principal, filters);
+  const sums = await reads.usageSums({ groupBy, timeZone, filters, groups: scope.groups, tier, subtree });
   return serializeUsage(groupBy, timeZone, sums, principal);
 }
 
@@ -76,6 +77,15 @@ async function requireDatabaseTimeZone(db: Executor, timeZone: string): Promise<
       { param: "timeZone", message: "is not a time zone the database knows (pg_timezone_names)" },
     ]);
   }
+}
+
+/** The reseller whose whole subtree the report reads (its reach, no account named): its tier rollups answer. */
+function subtreeOf(principal: Principal, filters: UsageFilters): string | undefined {
+  const reach = reachOf(principal);
+  const named = filters.account ?? filters.billingGroupId;
+  return reach.kind === "groups" && reach.groupIds.length > 1 && (named === undefined || named === null)
+    ? reach.own
+    : undefined;
 }
 
 /**

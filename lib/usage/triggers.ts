@@ -9,6 +9,7 @@ import type { TriggerDeclaration } from "@/lib/db/triggers";
 // table in 0008); lib/db/triggers.test.ts checks them.
 
 const fn = (name: string) => ({ name, migration: "0005_usage_rollups.sql" });
+const TIER = "0035_tier_usage_rollups.sql";
 
 export const USAGE_TRIGGERS: TriggerDeclaration[] = [
   {
@@ -42,5 +43,38 @@ export const USAGE_TRIGGERS: TriggerDeclaration[] = [
       "CREATE TRIGGER calls_usage_rollups_truncate AFTER TRUNCATE ON public.calls FOR EACH STATEMENT EXECUTE FUNCTION usage_rollups_on_truncate()",
     migration: "0008_partition_calls.sql",
     functions: [fn("usage_rollups_on_truncate")],
+  },
+  // The tier rollups (tier_usage_hourly/quarter/daily, migration 0035): a reseller's subtree by tier, from its
+  // call_tier_charges rows and their calls; a re-rated call moves them too. Skipped while archiving, as above.
+  ...[
+    ["call_tier_charges_usage_insert", "INSERT", "REFERENCING NEW TABLE AS new_charges ", "tier_usage_on_insert"],
+    [
+      "call_tier_charges_usage_update",
+      "UPDATE",
+      "REFERENCING OLD TABLE AS old_charges NEW TABLE AS new_charges ",
+      "tier_usage_on_update",
+    ],
+    ["call_tier_charges_usage_delete", "DELETE", "REFERENCING OLD TABLE AS old_charges ", "tier_usage_on_delete"],
+    ["call_tier_charges_usage_truncate", "TRUNCATE", "", "tier_usage_on_truncate"],
+  ].map(([name, event, transition, fnName]) => ({
+    name,
+    table: "call_tier_charges",
+    definition: `CREATE TRIGGER ${name} AFTER ${event} ON public.call_tier_charges ${transition}FOR EACH STATEMENT EXECUTE FUNCTION ${fnName}()`,
+    migration: TIER,
+    functions: [
+      { name: fnName, migration: TIER },
+      ...(event === "TRUNCATE" ? [] : [{ name: "tier_usage_apply", migration: TIER }]),
+    ],
+  })),
+  {
+    name: "calls_tier_usage_update",
+    table: "calls",
+    definition:
+      "CREATE TRIGGER calls_tier_usage_update AFTER UPDATE ON public.calls REFERENCING OLD TABLE AS old_calls NEW TABLE AS new_calls FOR EACH STATEMENT EXECUTE FUNCTION tier_usage_on_calls_update()",
+    migration: TIER,
+    functions: [
+      { name: "tier_usage_on_calls_update", migration: TIER },
+      { name: "tier_usage_apply", migration: TIER },
+    ],
   },
 ];
