@@ -118,12 +118,24 @@ test("one date format, the zone named, and a switch between the viewer's zone an
   await expect(cell).toHaveText(inZone("UTC"));
   await screenshot(page, "call-log-utc");
 
-  // Persisted: the dashboard and a reload show UTC too, in the same format.
+  // The dashboard has one zone, its account's (the demo's is UTC), whatever the switch: its days and its latest calls'
+  // times are both in it, and it says so (docs/contract.md "Periods on screens").
   await page.goto("/");
+  // The choice persists (the switch still says UTC after the page load).
+  await expect(page.getByTestId("tz-switch").getByRole("button", { name: "UTC" })).toHaveAttribute(
+    "aria-pressed",
+    "true",
+  );
+  await expect(page.getByTestId("screen-zone")).toContainText("UTC (the account's time zone)");
   await expect(page.getByTestId("latest-calls").locator("th").first()).toHaveText(/\(UTC\)/i);
   await expect(page.getByTestId("latest-calls").locator("tbody tr").first()).toContainText(inZone("UTC"));
   await page.getByTestId("tz-switch").getByRole("button", { name: "Local" }).click();
-  await expect(page.getByTestId("latest-calls").locator("tbody tr").first()).toContainText(inZone("America/New_York"));
+  await expect(page.getByTestId("tz-switch").getByRole("button", { name: "Local" })).toHaveAttribute(
+    "aria-pressed",
+    "true",
+  );
+  await expect(page.getByTestId("latest-calls").locator("th").first()).toHaveText(/\(UTC\)/i);
+  await expect(page.getByTestId("latest-calls").locator("tbody tr").first()).toContainText(inZone("UTC"));
 
   // The detail names the zone for each time.
   await page.goto(`/calls/${first.id}`);

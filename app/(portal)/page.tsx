@@ -3,6 +3,7 @@ import { HydrationBoundary } from "@tanstack/react-query";
 import { answeredQueries } from "@/components/api/answered-queries";
 import { BalanceWidget } from "@/components/balance/balance-widget";
 import { LatestCalls } from "@/components/dashboard/latest-calls";
+import { ScreenZone } from "@/components/dashboard/screen-zone";
 import { HowToPayCard } from "@/components/payments/how-to-pay-card";
 import { PaymentsCard } from "@/components/payments/payments-card";
 import { SpendChart } from "@/components/dashboard/spend-chart";
@@ -60,6 +61,7 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
     <HydrationBoundary state={answeredQueries(firstScreen)}>
       <div className="flex flex-col gap-6">
         <h1 className="text-2xl font-semibold tracking-tight">Dashboard</h1>
+        <ScreenZone zoneText={zoneText} />
         <div className="grid gap-6 lg:grid-cols-[minmax(0,22rem)_1fr]">
           <div className="flex flex-col gap-6">
             <BalanceWidget accounts={options} selected={selected} ownName={ownName} pay={pay} />
@@ -86,7 +88,7 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
             />
           </Card>
         </div>
-        <LatestCalls account={options ? (selected ?? undefined) : undefined} />
+        <LatestCalls account={options ? (selected ?? undefined) : undefined} timeZone={timeZone} />
       </div>
     </HydrationBoundary>
   );

@@ -8,7 +8,7 @@ import { latestCallsKey, latestCallsPath } from "@/lib/portal/query-keys";
 import { apiGet } from "../api/api-client";
 import { DirectionBadge, PhoneNumber, Price, StatusBadge, listedCallStatus } from "../calls/call-columns";
 import { useDestinationNames } from "../calls/use-destination-names";
-import { Time, useTimeZone } from "../portal/time-zone";
+import { Time } from "../portal/time-zone";
 import { Card, CardTitle } from "@/components/ui/card";
 import { LoadError } from "@/components/ui/load-error";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -18,16 +18,16 @@ const EMPTY: CallPage["calls"] = [];
 /**
  * The newest calls (of the chosen account, for a platform session), from the same GET /v1/calls the call log pages
  * through: a table from `sm` up, a card per call on a phone (so the price stays in view, as in the call log). The
- * dashboard's server render fills them in (lib/portal/first-screen.ts).
+ * dashboard's server render fills them in (lib/portal/first-screen.ts). Times are in `timeZone`, the zone the
+ * dashboard's days are cut in (the account's), not the header's Local/UTC choice: one zone per screen.
  */
-export function LatestCalls({ account }: { account?: string }) {
+export function LatestCalls({ account, timeZone }: { account?: string; timeZone: string }) {
   const page = useQuery({
     queryKey: latestCallsKey(account),
     queryFn: ({ signal }) => apiGet<CallPage>(latestCallsPath(account), signal),
   });
   const calls = page.data?.calls ?? EMPTY;
   const nameOf = useDestinationNames([calls], `latest-${account ?? ""}-${calls[0]?.id ?? ""}`);
-  const zone = useTimeZone();
   return (
     <Card padding="none" aria-labelledby="latest-title">
       <div className="flex items-center justify-between px-5 pt-4">
@@ -66,7 +66,7 @@ export function LatestCalls({ account }: { account?: string }) {
                 </div>
                 <div className="flex items-center justify-between gap-2 text-xs text-slate-600">
                   <span className="tabular-nums">
-                    <Time iso={c.startTime} /> {zone.short}
+                    <Time iso={c.startTime} timeZone={timeZone} /> {timeZone}
                   </span>
                   <span className="flex items-center gap-2">
                     <StatusBadge status={listedCallStatus(c)} />
@@ -81,7 +81,7 @@ export function LatestCalls({ account }: { account?: string }) {
               <thead>
                 <tr className="border-b border-slate-200 text-left text-xs uppercase tracking-wide text-slate-600">
                   <th scope="col" className="px-5 py-2 font-semibold">
-                    Start time ({zone.short})
+                    Start time ({timeZone})
                   </th>
                   <th scope="col" className="px-3 py-2 font-semibold">
                     Direction
@@ -104,7 +104,7 @@ export function LatestCalls({ account }: { account?: string }) {
                 {calls.map((c) => (
                   <tr key={c.id} className="border-b border-slate-100 last:border-0">
                     <td className="whitespace-nowrap px-5 py-2 tabular-nums">
-                      <Time iso={c.startTime} />
+                      <Time iso={c.startTime} timeZone={timeZone} />
                     </td>
                     <td className="px-3 py-2">
                       <DirectionBadge direction={c.direction} />

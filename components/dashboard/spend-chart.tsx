@@ -72,7 +72,13 @@ export function SpendChart({
                 {s.days.map((d) => {
                   const label = `${DAY_LABEL.format(new Date(`${d.day}T00:00:00Z`))}: ${formatAmount(d.spendMicros, s.currency)} over ${d.calls} ${d.calls === 1 ? "call" : "calls"}`;
                   return (
-                    <li key={d.day} className="group relative flex h-full flex-1 items-end" title={label}>
+                    <li
+                      key={d.day}
+                      className="group relative flex h-full flex-1 items-end"
+                      title={label}
+                      data-testid="spend-day"
+                      data-day={d.day}
+                    >
                       <span className="sr-only">{label}</span>
                       <div
                         aria-hidden

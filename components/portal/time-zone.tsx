@@ -56,12 +56,17 @@ export function useTimeZone(): ZoneInfo {
   return { mode: "local", timeZone: undefined, name: timeZoneName(), short: shortTimeZoneName() };
 }
 
-/** An instant in the portal's one format, in the chosen zone; the machine-readable value stays UTC. */
-export function Time({ iso }: { iso: string }) {
-  const zone = useTimeZone();
+/**
+ * An instant in the portal's one format, in the chosen zone, or in `timeZone` when the screen has one zone of its own
+ * (the dashboard: the account's); the machine-readable value stays UTC.
+ */
+export function Time({ iso, timeZone }: { iso: string; timeZone?: string }) {
+  const chosen = useTimeZone();
+  const zone = timeZone ?? chosen.timeZone;
+  const text = formatDateTime(iso, { timeZone: zone });
   return (
-    <time dateTime={iso} title={`${formatDateTime(iso, { timeZone: zone.timeZone })} ${zone.name}`}>
-      {formatDateTime(iso, { timeZone: zone.timeZone })}
+    <time dateTime={iso} title={`${text} ${timeZone ?? chosen.name}`}>
+      {text}
     </time>
   );
 }

@@ -94,6 +94,32 @@ describeOnEngines("periods on screens", (handle) => {
     }
   });
 
+  it("gives this month in the zone mid-month: a call late on the previous month's last evening is not in it, one just after midnight is", async () => {
+    const db = handle().db;
+    const other = (await createBillingGroup(db, { name: "Pune", currency: "USD" })).id;
+    await setBillingGroupInvoicing(db, other, { timeZone: ZONE });
+    const now = new Date("2026-11-28T13:50:00Z"); // 19:20 on 28 Nov in Kolkata
+    const at = async (startIso: string, priceMicros: bigint) =>
+      db.execute(sql`INSERT INTO calls (uuid, billing_group_id, direction, from_number, to_number, start_time,
+          end_time, duration, bill_duration, currency, rated, price_micros)
+        VALUES (${crypto.randomUUID()}, ${other}, 'outbound', '100', '4420', ${startIso}::timestamptz,
+          ${startIso}::timestamptz, 10, 10, 'USD', true, ${priceMicros})`);
+    await at("2026-10-31T18:05:00Z", 1_000_000n); // 23:35 on 31 Oct local: October
+    await at("2026-10-31T19:00:00Z", 20_000_000n); // 00:30 on 1 Nov local
+    await at("2026-10-31T23:30:00Z", 300_000_000n); // 05:00 on 1 Nov local
+    await at("2026-11-28T13:48:00Z", 4_000_000_000n); // today
+    const principal = testPrincipal(other);
+    const usage = await summarizeUsage(db, principal, {}, { groupBy: "month", timeZone: ZONE });
+    expect(usage.rows.map((r) => [r.key, parseMicros(r.price)])).toEqual([
+      ["2026-10", 1_000_000n],
+      ["2026-11", 4_320_000_000n],
+    ]);
+    const [series] = await callReads(db).spendPerDay(principal, { now, timeZone: ZONE });
+    expect(series.month.spendMicros).toBe(4_320_000_000n);
+    const [row] = (await listAccountsOverview(db, { search: "Pune", now })).rows;
+    expect([row.todaySpendMicros, row.monthSpendMicros]).toEqual([4_000_000_000n, 4_320_000_000n]);
+  });
+
   it("keeps an account in UTC on UTC days and months", async () => {
     const db = handle().db;
     await setBillingGroupInvoicing(db, group, { timeZone: "UTC" });
