@@ -46,7 +46,9 @@ describeOnEngines("history pages read keys first", (handle) => {
       query: `SELECT * FROM ${callsTable(store)} WHERE ${where} ORDER BY start_time DESC, id DESC`,
       format: "JSONEachRow",
     });
-    return (await result.json<Record<string, unknown>>()).map((r) => serializeCall(historyRowToStoredCall(r), principal));
+    return (await result.json<Record<string, unknown>>()).map((r) =>
+      serializeCall(historyRowToStoredCall(r), principal),
+    );
   }
 
   it.each<[string, Principal, CallFilters, string]>([
