@@ -143,6 +143,46 @@ describeOnEngines("moving a month to the history tier", (handle) => {
   });
 });
 
+// A month none of whose calls stays (no cut day holds one): its partition is emptied whole.
+describeOnEngines("moving a whole month to the history tier", (handle) => {
+  const db = () => handle().db;
+  let store: Awaited<ReturnType<typeof openTestHistoryStore>>;
+
+  beforeAll(async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date(NOW));
+    store = await openTestHistoryStore();
+    await seed(db());
+  });
+  afterAll(async () => {
+    vi.useRealTimers();
+    await store?.drop();
+  });
+
+  it("empties a month whose every call moved by TRUNCATE of its partition, billing untouched", async () => {
+    // December: one call of the UTC group, on no cut day (New York's cut days there hold no call).
+    const before = await billed(db());
+    const december = sql`start_time >= '2030-12-01T00:00:00Z' AND start_time < '2031-01-01T00:00:00Z'`;
+    const calls = await pgCalls(db(), december);
+    expect(calls).toHaveLength(1);
+    const fileNode = async () =>
+      (await queryRows<{ f: string }>(db(), sql`SELECT pg_relation_filenode('calls_p203012')::text AS f`))[0].f;
+    const node = await fileNode();
+    const result = await moveMonth(db(), store, {
+      month: new Date("2030-12-01Z"),
+      moveAfterMonths: 2,
+      now: new Date(NOW),
+    });
+    expect(result).toMatchObject({ month: "2030-12", state: "removed", calls: "1" });
+    expect(await pgCalls(db(), december)).toEqual([]);
+    // A TRUNCATE gives the partition a new file; a row DELETE would have kept it.
+    expect(await fileNode()).not.toBe(node);
+    expect((await historyCalls(store)).filter((c) => c.startTime >= new Date("2030-12-01Z"))).toEqual(calls);
+    expect(await billed(db())).toEqual(before);
+    expect(await runInvoices(db(), { now: new Date(NOW), issuer: ISSUER })).toMatchObject({ invoices: 0, notes: 0 });
+  });
+});
+
 // kill -9 at each step, then a rerun; and two movers at once. PostgreSQL only: the movers are processes of their own.
 describe("moving a month, killed at any step, on postgres", () => {
   const ROOT = path.resolve(__dirname, "../..");
