@@ -193,7 +193,16 @@ async function pageAcross(
   if (hotPage.hasMore && hotPage.page.length === page.pageSize && lastHot && Date.parse(lastHot.startTime) >= span.end)
     return undefined;
   const where = `${span.only} AND ${historyWhere(principal, filters, after && { ms: after.startTime.getTime(), id: after.id })}`;
-  const stored = (await pageRowsByKeys(store, where, page.pageSize + 1)).map(historyRowToStoredCall);
+  // The instants the page's calls may have: below the cursor's (its own instant too, for smaller ids) and the filters'.
+  const instants = {
+    below: Math.min(
+      after ? after.startTime.getTime() + 1 : Infinity,
+      (filters.startTimeLte?.getTime() ?? Infinity) + 1,
+      span.end,
+    ),
+    from: Math.max(lower, span.first),
+  };
+  const stored = (await pageRowsByKeys(store, where, page.pageSize + 1, instants)).map(historyRowToStoredCall);
   const historyRows = (await withTierFigures(store, principal, stored)).map((row) => serializeCall(row, principal));
   if (historyRows.length === 0) return undefined;
   const merged = [...hotPage.page, ...historyRows].sort(newerFirst);
@@ -210,20 +219,36 @@ async function pageAcross(
 
 type PageKey = { billing_group_id: string; start_time: string; id: string };
 
+/** The first window of a page's key read, ms: an hour before its newest possible instant; each next one 8x wider. */
+const FIRST_WINDOW_MS = 3_600_000;
+
 /**
- * The first `limit` calls matching `where` on (start_time DESC, id DESC), keys first: 18.16 cannot read its sorting
- * key in order, so `SELECT * ... ORDER BY ... LIMIT` reads every column of every matching row and sorts them. Sorting
- * only the sort key's columns (and what `where` reads), then reading the page's whole rows by those keys (a few
- * granules each, through the primary key), reads 5-15x less (docs/scale-out.md "What 10 billion calls cost").
+ * The first `limit` calls matching `where` on (start_time DESC, id DESC), whose instants are in [from, below), keys
+ * first: 18.16 cannot read its sorting key in order, so `SELECT * ... ORDER BY ... LIMIT` reads every column of every
+ * matching row and sorts them. Here only the sort key's columns (and what `where` reads) are sorted, within a window
+ * of the newest instants first (an hour, then 8x wider until `limit` keys are found or the window holds [from,
+ * below): every call outside a window is older than every call in it), so the primary key (billing_group_id,
+ * start_time, id) reads a few granules; then the page's whole rows are read by those keys.
  */
-async function pageRowsByKeys(store: HistoryStore, where: string, limit: number): Promise<Record<string, unknown>[]> {
-  const keys = await (
-    await store.client.query({
-      query: `SELECT billing_group_id, start_time, id FROM ${callsTable(store)} WHERE ${where}
-              ORDER BY start_time DESC, id DESC LIMIT ${limit}`,
-      format: "JSONEachRow",
-    })
-  ).json<PageKey>();
+async function pageRowsByKeys(
+  store: HistoryStore,
+  where: string,
+  limit: number,
+  instants: { below: number; from: number },
+): Promise<Record<string, unknown>[]> {
+  let keys: PageKey[] = [];
+  for (let width = FIRST_WINDOW_MS; ; width *= 8) {
+    const whole = instants.below - width <= instants.from;
+    const window = whole ? "" : ` AND start_time >= ${instants.below - width}`;
+    keys = await (
+      await store.client.query({
+        query: `SELECT billing_group_id, start_time, id FROM ${callsTable(store)} WHERE ${where}${window}
+                ORDER BY start_time DESC, id DESC LIMIT ${limit}`,
+        format: "JSONEachRow",
+      })
+    ).json<PageKey>();
+    if (whole || keys.length === limit) break;
+  }
   if (keys.length === 0) return [];
   const groups = [...new Set(keys.map((k) => k.billing_group_id))];
   const times = keys.map((k) => Number(k.start_time));
