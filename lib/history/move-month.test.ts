@@ -13,7 +13,7 @@ import { callsTable, historyRowToStoredCall, type HistoryStore } from "./history
 import { HistoryMoveRefusedError, moveMonth, moveRefusals, type MoveStep } from "./move-month";
 import type { MoveChildArgs } from "./testing/move-child";
 import { openTestHistoryStore, testClickHouseUrl } from "./testing/history-test-store";
-import { ISSUER, MOVE_AFTER, NOVEMBER, NOW, seed } from "@/lib/testing/history-months";
+import { billedRows, ISSUER, MOVE_AFTER, NOVEMBER, NOW, seed } from "@/lib/testing/history-months";
 
 // The history tier's move of a month (docs/contract.md "History tier"): November 2030 moves, its calls identical in
 // ClickHouse and gone from PostgreSQL, with rollups, ledger and invoices as they were; a move killed at any step
@@ -31,19 +31,7 @@ const historyCalls = async (store: HistoryStore): Promise<StoredCall[]> => {
   return (await result.json<Record<string, unknown>>()).map(historyRowToStoredCall);
 };
 
-/** What a move must leave as it was: rollups, ledger, invoices, recheck marks, uuid claims. */
-const billed = (db: Db) =>
-  queryRows<{ t: string; row: string }>(
-    db,
-    sql`SELECT 'hourly' AS t, row_to_json(u)::text AS row FROM usage_hourly u
-        UNION ALL SELECT 'quarter', row_to_json(u)::text FROM usage_quarter u
-        UNION ALL SELECT 'daily', row_to_json(u)::text FROM usage_daily u
-        UNION ALL SELECT 'ledger', row_to_json(l)::text FROM ledger_entries l
-        UNION ALL SELECT 'invoice', row_to_json(i)::text FROM invoices i
-        UNION ALL SELECT 'mark', row_to_json(m)::text FROM invoice_recheck_marks m
-        UNION ALL SELECT 'uuid', row_to_json(c)::text FROM call_uuids c
-        ORDER BY 1, 2`,
-  );
+const billed = (db: Db) => billedRows(db);
 
 const inNovember = sql`start_time >= '2030-11-01T00:00:00Z' AND start_time < '2030-12-01T00:00:00Z'`;
 
