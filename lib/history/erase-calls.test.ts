@@ -8,7 +8,7 @@ import { runIdempotent } from "@/lib/idempotency/idempotent-request";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
 import { answeredCdr } from "@/lib/ingest/testing/answered-cdr";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
-import { MOVE_AFTER, NOVEMBER, NOW, seed } from "@/lib/testing/history-months";
+import { billedRows, MOVE_AFTER, NOVEMBER, NOW, seed } from "@/lib/testing/history-months";
 import { testPrincipal } from "@/lib/testing/test-principal";
 import { eraseAccountCalls } from "./erase-calls";
 import { historyCallReads } from "./history-call-reads";
@@ -32,19 +32,7 @@ const hotIds = async (db: Db, groupId: string): Promise<string[]> =>
     await queryRows<{ id: string }>(db, sql`SELECT id::text FROM calls WHERE billing_group_id = ${groupId} ORDER BY id`)
   ).map((r) => r.id);
 
-/** What an erasure must leave as it was: rollups, ledger, invoices, recheck marks, uuid claims. */
-const billed = (db: Db) =>
-  queryRows<{ t: string; row: string }>(
-    db,
-    sql`SELECT 'hourly' AS t, row_to_json(u)::text AS row FROM usage_hourly u
-        UNION ALL SELECT 'quarter', row_to_json(u)::text FROM usage_quarter u
-        UNION ALL SELECT 'daily', row_to_json(u)::text FROM usage_daily u
-        UNION ALL SELECT 'ledger', row_to_json(l)::text FROM ledger_entries l
-        UNION ALL SELECT 'invoice', row_to_json(i)::text FROM invoices i
-        UNION ALL SELECT 'mark', row_to_json(m)::text FROM invoice_recheck_marks m
-        UNION ALL SELECT 'uuid', row_to_json(c)::text FROM call_uuids c
-        ORDER BY 1, 2`,
-  );
+const billed = (db: Db) => billedRows(db);
 
 const by = { actor: { type: "api_key" as const, id: "key_test", label: "test" }, address: "127.0.0.1" };
 

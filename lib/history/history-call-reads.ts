@@ -192,14 +192,17 @@ async function pageAcross(
   const lastHot = hotPage.page.at(-1);
   if (hotPage.hasMore && hotPage.page.length === page.pageSize && lastHot && Date.parse(lastHot.startTime) >= span.end)
     return undefined;
-  const result = await store.client.query({
-    query: `SELECT * FROM ${callsTable(store)}
-            WHERE ${span.only}
-              AND ${historyWhere(principal, filters, after && { ms: after.startTime.getTime(), id: after.id })}
-            ORDER BY start_time DESC, id DESC LIMIT ${page.pageSize + 1}`,
-    format: "JSONEachRow",
-  });
-  const stored = (await result.json<Record<string, unknown>>()).map(historyRowToStoredCall);
+  const where = `${span.only} AND ${historyWhere(principal, filters, after && { ms: after.startTime.getTime(), id: after.id })}`;
+  // The instants the page's calls may have: below the cursor's (its own instant too, for smaller ids) and the filters'.
+  const instants = {
+    below: Math.min(
+      after ? after.startTime.getTime() + 1 : Infinity,
+      (filters.startTimeLte?.getTime() ?? Infinity) + 1,
+      span.end,
+    ),
+    from: Math.max(lower, span.first),
+  };
+  const stored = (await pageRowsByKeys(store, where, page.pageSize + 1, instants)).map(historyRowToStoredCall);
   const historyRows = (await withTierFigures(store, principal, stored)).map((row) => serializeCall(row, principal));
   if (historyRows.length === 0) return undefined;
   const merged = [...hotPage.page, ...historyRows].sort(newerFirst);
@@ -212,6 +215,54 @@ async function pageAcross(
     nextCursor:
       hasMore && last ? encodeCursor({ startTime: new Date(last.startTime), id: BigInt(last.id) }, hash) : undefined,
   };
+}
+
+type PageKey = { billing_group_id: string; start_time: string; id: string };
+
+/** The first window of a page's key read, ms: an hour before its newest possible instant; each next one 8x wider. */
+const FIRST_WINDOW_MS = 3_600_000;
+
+/**
+ * The first `limit` calls matching `where` on (start_time DESC, id DESC), whose instants are in [from, below), keys
+ * first: 18.16 cannot read its sorting key in order, so `SELECT * ... ORDER BY ... LIMIT` reads every column of every
+ * matching row and sorts them. Here only the sort key's columns (and what `where` reads) are sorted, within a window
+ * of the newest instants first (an hour, then 8x wider until `limit` keys are found or the window holds [from,
+ * below): every call outside a window is older than every call in it), so the primary key (billing_group_id,
+ * start_time, id) reads a few granules; then the page's whole rows are read by those keys.
+ */
+async function pageRowsByKeys(
+  store: HistoryStore,
+  where: string,
+  limit: number,
+  instants: { below: number; from: number },
+): Promise<Record<string, unknown>[]> {
+  let keys: PageKey[] = [];
+  for (let width = FIRST_WINDOW_MS; ; width *= 8) {
+    const whole = instants.below - width <= instants.from;
+    const window = whole ? "" : ` AND start_time >= ${instants.below - width}`;
+    keys = await (
+      await store.client.query({
+        query: `SELECT billing_group_id, start_time, id FROM ${callsTable(store)} WHERE ${where}${window}
+                ORDER BY start_time DESC, id DESC LIMIT ${limit}`,
+        format: "JSONEachRow",
+      })
+    ).json<PageKey>();
+    if (whole || keys.length === limit) break;
+  }
+  if (keys.length === 0) return [];
+  const groups = [...new Set(keys.map((k) => k.billing_group_id))];
+  const times = keys.map((k) => Number(k.start_time));
+  // The group and time bounds let the primary key skip to the page's granules; the tuples pick its rows.
+  return (
+    await store.client.query({
+      query: `SELECT * FROM ${callsTable(store)}
+              WHERE billing_group_id IN (${groups.map(text).join(", ")})
+                AND start_time >= ${Math.min(...times)} AND start_time <= ${Math.max(...times)}
+                AND (billing_group_id, start_time, id) IN (${keys.map((k) => `(${text(k.billing_group_id)}, ${k.start_time}, ${k.id})`).join(", ")})
+              ORDER BY start_time DESC, id DESC`,
+      format: "JSONEachRow",
+    })
+  ).json<Record<string, unknown>>();
 }
 
 /** GET /v1/calls: the hot page first (it checks the cursor and filters as it always has), then pageAcross. */

@@ -1,5 +1,5 @@
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from "@clickhouse/client";
-import { getTableColumns } from "drizzle-orm";
+import { getTableColumns, getTableName, type Table } from "drizzle-orm";
 import type { HistorySettings } from "@/lib/config/env";
 import type { StoredCall } from "@/lib/calls/stored-call";
 import { calls } from "@/lib/db/schema";
@@ -49,10 +49,11 @@ export function openHistoryStore(settings: Pick<HistorySettings, "url" | "databa
   };
 }
 
-type CallColumn = ReturnType<typeof getTableColumns<typeof calls>>[keyof typeof calls.$inferSelect];
+/** A PostgreSQL column as drizzle describes it: what its ClickHouse type follows from. */
+type PgColumn = { name: string; columnType: string; notNull: boolean };
 
-/** ClickHouse's type of one calls column: instants as epoch milliseconds, booleans as 0/1, int8 as Int64. */
-function clickHouseType(column: CallColumn): string {
+/** ClickHouse's type of one PostgreSQL column: instants as epoch milliseconds, booleans as 0/1, int8 as Int64. */
+function clickHouseType(table: string, column: PgColumn): string {
   const base = (() => {
     switch (column.columnType) {
       case "PgBigInt64":
@@ -69,20 +70,34 @@ function clickHouseType(column: CallColumn): string {
       case "PgChar":
         return "String";
       default:
-        throw new Error(`no ClickHouse type for calls.${(column as { name: string }).name}`);
+        throw new Error(`no ClickHouse type for ${table}.${column.name}`);
     }
   })();
   return column.notNull ? base : `Nullable(${base})`;
 }
 
-/** Every column of PostgreSQL's calls, in its order, with its ClickHouse type: a column added there is added here. */
-export const HISTORY_CALL_COLUMNS: readonly { name: string; type: string; instant: boolean; int8: boolean }[] =
-  Object.values(getTableColumns(calls)).map((column) => ({
+/** A history table's column: its name, ClickHouse type and PostgreSQL column type (for the copy's encoding). */
+export interface HistoryColumn {
+  name: string;
+  type: string;
+  columnType: string;
+  instant: boolean;
+  int8: boolean;
+}
+
+/** Every column of a PostgreSQL table, in its order, with its ClickHouse type: a column added there is added here. */
+export function historyColumns(table: Table): HistoryColumn[] {
+  return Object.values(getTableColumns(table)).map((column) => ({
     name: column.name,
-    type: clickHouseType(column as CallColumn),
+    type: clickHouseType(getTableName(table), column),
+    columnType: column.columnType,
     instant: column.columnType === "PgTimestamp",
     int8: column.columnType === "PgBigInt64" || column.columnType === "PgBigInt53",
   }));
+}
+
+/** Every column of PostgreSQL's calls, in its order, with its ClickHouse type. */
+export const HISTORY_CALL_COLUMNS: readonly HistoryColumn[] = historyColumns(calls);
 
 /** The table every read and insert names: the MergeTree, or with a cluster the Distributed table over the shards. */
 export const callsTable = (store: HistoryStore) => `${store.database}.calls`;
@@ -164,19 +179,30 @@ export async function ensureShardedTable(
 }
 
 /**
- * Creates the history database and its calls table when absent: MergeTree, one partition per UTC month, sorted by
- * (billing_group_id, start_time, id) as PostgreSQL's primary key, so a group's calls of a month read as one range.
- * With a cluster: calls_local and a Distributed calls (ensureShardedTable).
+ * Creates a history table of `columns` when absent (ensureShardedTable): MergeTree, one partition per UTC month of the
+ * call's start_time (moved and dropped month by month), sorted by `orderBy`.
  */
-export async function ensureHistorySchema(store: HistoryStore): Promise<void> {
-  const columns = HISTORY_CALL_COLUMNS.map((c) => `${c.name} ${c.type}`).join(", ");
+export async function ensureMonthTable(
+  store: HistoryStore,
+  table: string,
+  columns: readonly HistoryColumn[],
+  orderBy: string,
+): Promise<void> {
   await ensureShardedTable(
     store,
-    "calls",
-    columns,
-    `ENGINE = MergeTree PARTITION BY toYYYYMM(toDateTime(intDiv(start_time, 1000), 'UTC'))
-     ORDER BY (billing_group_id, start_time, id)`,
+    table,
+    columns.map((c) => `${c.name} ${c.type}`).join(", "),
+    `ENGINE = MergeTree PARTITION BY toYYYYMM(toDateTime(intDiv(start_time, 1000), 'UTC')) ORDER BY (${orderBy})`,
   );
+}
+
+/**
+ * Creates the history database and its calls table when absent, sorted by (billing_group_id, start_time, id) as
+ * PostgreSQL's primary key, so a group's calls of a month read as one range. With a cluster: calls_local and a
+ * Distributed calls (ensureShardedTable).
+ */
+export async function ensureHistorySchema(store: HistoryStore): Promise<void> {
+  await ensureMonthTable(store, "calls", HISTORY_CALL_COLUMNS, "billing_group_id, start_time, id");
 }
 
 /** A calls row of history as ClickHouse answers it in JSON (Int64 as strings), decoded as PostgreSQL's calls row is. */

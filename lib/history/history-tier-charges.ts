@@ -1,10 +1,16 @@
-import { getTableColumns, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { archivableCalls } from "@/lib/calls/archive-calls";
 import type { StoredCall } from "@/lib/calls/stored-call";
 import type { TierFigures } from "@/lib/calls/serialize-call";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { callTierCharges } from "@/lib/db/schema";
-import { dropMonthPartition, ensureShardedTable, insertSettings, type HistoryStore } from "./history-store";
+import {
+  dropMonthPartition,
+  ensureMonthTable,
+  historyColumns,
+  insertSettings,
+  type HistoryStore,
+} from "./history-store";
 
 // A moved month's reseller tier charges (docs/contract.md "History tier", "Reseller tiers"): call_tier_charges rows of
 // the month's moved calls go to ClickHouse with them (a table with PostgreSQL's columns, partitioned by the call's start
@@ -13,37 +19,8 @@ import { dropMonthPartition, ensureShardedTable, insertSettings, type HistorySto
 
 const BATCH = 10_000;
 
-type TierColumn = ReturnType<typeof getTableColumns<typeof callTierCharges>>[keyof typeof callTierCharges.$inferSelect];
-
-/** ClickHouse's type of one call_tier_charges column, by history-store.ts's rule for calls. */
-function clickHouseType(column: TierColumn): string {
-  const base = (() => {
-    switch (column.columnType) {
-      case "PgBigInt64":
-      case "PgBigInt53":
-      case "PgTimestamp":
-        return "Int64";
-      case "PgInteger":
-        return "Int32";
-      case "PgSmallInt":
-        return "Int16";
-      case "PgBoolean":
-        return "UInt8";
-      case "PgText":
-        return "String";
-      default:
-        throw new Error(`no ClickHouse type for call_tier_charges.${(column as { name: string }).name}`);
-    }
-  })();
-  return column.notNull ? base : `Nullable(${base})`;
-}
-
 /** Every column of PostgreSQL's call_tier_charges, in its order: a column added there is added here. */
-const TIER_COLUMNS = Object.values(getTableColumns(callTierCharges)).map((column) => ({
-  name: column.name,
-  type: clickHouseType(column as TierColumn),
-  columnType: column.columnType,
-}));
+const TIER_COLUMNS = historyColumns(callTierCharges);
 
 export const tierChargesTable = (store: HistoryStore) => `${store.database}.call_tier_charges`;
 
@@ -52,14 +29,12 @@ export const tierChargesTable = (store: HistoryStore) => `${store.database}.call
  * calls), sorted as PostgreSQL's primary key, so a page's calls' charges read as a few ranges.
  */
 export async function ensureTierChargesSchema(store: HistoryStore): Promise<void> {
-  const columns = TIER_COLUMNS.map((c) => `${c.name} ${c.type}`).join(", ");
   // With a cluster, sharded as calls by the call's billing group: a call's charges are on its shard.
-  await ensureShardedTable(
+  await ensureMonthTable(
     store,
     "call_tier_charges",
-    columns,
-    `ENGINE = MergeTree PARTITION BY toYYYYMM(toDateTime(intDiv(start_time, 1000), 'UTC'))
-     ORDER BY (billing_group_id, start_time, call_id, tier_group_id)`,
+    TIER_COLUMNS,
+    "billing_group_id, start_time, call_id, tier_group_id",
   );
 }
 

@@ -13,7 +13,7 @@ import { callsTable, historyRowToStoredCall, type HistoryStore } from "./history
 import { HistoryMoveRefusedError, moveMonth, moveRefusals, type MoveStep } from "./move-month";
 import type { MoveChildArgs } from "./testing/move-child";
 import { openTestHistoryStore, testClickHouseUrl } from "./testing/history-test-store";
-import { ISSUER, MOVE_AFTER, NOVEMBER, NOW, seed } from "@/lib/testing/history-months";
+import { billedRows, ISSUER, MOVE_AFTER, NOVEMBER, NOW, seed } from "@/lib/testing/history-months";
 
 // The history tier's move of a month (docs/contract.md "History tier"): November 2030 moves, its calls identical in
 // ClickHouse and gone from PostgreSQL, with rollups, ledger and invoices as they were; a move killed at any step
@@ -31,19 +31,7 @@ const historyCalls = async (store: HistoryStore): Promise<StoredCall[]> => {
   return (await result.json<Record<string, unknown>>()).map(historyRowToStoredCall);
 };
 
-/** What a move must leave as it was: rollups, ledger, invoices, recheck marks, uuid claims. */
-const billed = (db: Db) =>
-  queryRows<{ t: string; row: string }>(
-    db,
-    sql`SELECT 'hourly' AS t, row_to_json(u)::text AS row FROM usage_hourly u
-        UNION ALL SELECT 'quarter', row_to_json(u)::text FROM usage_quarter u
-        UNION ALL SELECT 'daily', row_to_json(u)::text FROM usage_daily u
-        UNION ALL SELECT 'ledger', row_to_json(l)::text FROM ledger_entries l
-        UNION ALL SELECT 'invoice', row_to_json(i)::text FROM invoices i
-        UNION ALL SELECT 'mark', row_to_json(m)::text FROM invoice_recheck_marks m
-        UNION ALL SELECT 'uuid', row_to_json(c)::text FROM call_uuids c
-        ORDER BY 1, 2`,
-  );
+const billed = (db: Db) => billedRows(db);
 
 const inNovember = sql`start_time >= '2030-11-01T00:00:00Z' AND start_time < '2030-12-01T00:00:00Z'`;
 
@@ -140,6 +128,46 @@ describeOnEngines("moving a month to the history tier", (handle) => {
     // Off: stored as before the history tier existed.
     vi.stubEnv("HISTORY_CLICKHOUSE_URL", "");
     expect((await ingestCdrs(db(), batch)).map((o) => o.status)).toEqual(["created", "created"]);
+  });
+});
+
+// A month none of whose calls stays (no cut day holds one): its partition is emptied whole.
+describeOnEngines("moving a whole month to the history tier", (handle) => {
+  const db = () => handle().db;
+  let store: Awaited<ReturnType<typeof openTestHistoryStore>>;
+
+  beforeAll(async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date(NOW));
+    store = await openTestHistoryStore();
+    await seed(db());
+  });
+  afterAll(async () => {
+    vi.useRealTimers();
+    await store?.drop();
+  });
+
+  it("empties a month whose every call moved by TRUNCATE of its partition, billing untouched", async () => {
+    // December: one call of the UTC group, on no cut day (New York's cut days there hold no call).
+    const before = await billed(db());
+    const december = sql`start_time >= '2030-12-01T00:00:00Z' AND start_time < '2031-01-01T00:00:00Z'`;
+    const calls = await pgCalls(db(), december);
+    expect(calls).toHaveLength(1);
+    const fileNode = async () =>
+      (await queryRows<{ f: string }>(db(), sql`SELECT pg_relation_filenode('calls_p203012')::text AS f`))[0].f;
+    const node = await fileNode();
+    const result = await moveMonth(db(), store, {
+      month: new Date("2030-12-01Z"),
+      moveAfterMonths: 2,
+      now: new Date(NOW),
+    });
+    expect(result).toMatchObject({ month: "2030-12", state: "removed", calls: "1" });
+    expect(await pgCalls(db(), december)).toEqual([]);
+    // A TRUNCATE gives the partition a new file; a row DELETE would have kept it.
+    expect(await fileNode()).not.toBe(node);
+    expect((await historyCalls(store)).filter((c) => c.startTime >= new Date("2030-12-01Z"))).toEqual(calls);
+    expect(await billed(db())).toEqual(before);
+    expect(await runInvoices(db(), { now: new Date(NOW), issuer: ISSUER })).toMatchObject({ invoices: 0, notes: 0 });
   });
 });
 

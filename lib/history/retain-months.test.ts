@@ -5,7 +5,7 @@ import { queryRows, type Db } from "@/lib/db/client";
 import { CdrRejectedError, ingestCdrs } from "@/lib/ingest/ingest-cdrs";
 import { answeredCdr } from "@/lib/ingest/testing/answered-cdr";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
-import { MOVE_AFTER, NOVEMBER, NOW, seed } from "@/lib/testing/history-months";
+import { billedRows, MOVE_AFTER, NOVEMBER, NOW, seed } from "@/lib/testing/history-months";
 import { testPrincipal } from "@/lib/testing/test-principal";
 import { historyCallReads } from "./history-call-reads";
 import { callsTable, type HistoryStore } from "./history-store";
@@ -20,20 +20,7 @@ const historyCount = async (store: HistoryStore): Promise<number> => {
   return Number((await result.json<{ n: string }>()).data[0].n);
 };
 
-/** What retention must leave as it was: rollups, ledger, invoices, recheck marks, uuid claims, hot calls. */
-const billed = (db: Db) =>
-  queryRows<{ t: string; row: string }>(
-    db,
-    sql`SELECT 'hourly' AS t, row_to_json(u)::text AS row FROM usage_hourly u
-        UNION ALL SELECT 'quarter', row_to_json(u)::text FROM usage_quarter u
-        UNION ALL SELECT 'daily', row_to_json(u)::text FROM usage_daily u
-        UNION ALL SELECT 'ledger', row_to_json(l)::text FROM ledger_entries l
-        UNION ALL SELECT 'invoice', row_to_json(i)::text FROM invoices i
-        UNION ALL SELECT 'mark', row_to_json(m)::text FROM invoice_recheck_marks m
-        UNION ALL SELECT 'uuid', row_to_json(c)::text FROM call_uuids c
-        UNION ALL SELECT 'call', c.uuid FROM calls c
-        ORDER BY 1, 2`,
-  );
+const billed = (db: Db) => billedRows(db, { hotCalls: true });
 
 describeOnEngines("history retention", (handle) => {
   const db = () => handle().db;

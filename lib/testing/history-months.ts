@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { createBillingGroup, setBillingGroupInvoicing } from "@/lib/billing/groups";
-import type { Db } from "@/lib/db/client";
+import { queryRows, type Db } from "@/lib/db/client";
 import { ingestCdrs } from "@/lib/ingest/ingest-cdrs";
 import { answeredCdr } from "@/lib/ingest/testing/answered-cdr";
 import { runInvoices } from "@/lib/invoices/run-invoices";
@@ -93,3 +93,21 @@ export async function seedTiers(db: Db): Promise<{ r: string; s: string; c: stri
   await runInvoices(db, { now: new Date(NOW), issuer: ISSUER });
   return { r, s, c };
 }
+
+/**
+ * What a move, an erasure or retention must leave as it was: rollups, ledger, invoices, recheck marks, uuid claims
+ * (and with `hotCalls`, the hot calls' uuids), each row as JSON text.
+ */
+export const billedRows = (db: Db, options: { hotCalls?: boolean } = {}) =>
+  queryRows<{ t: string; row: string }>(
+    db,
+    sql`SELECT 'hourly' AS t, row_to_json(u)::text AS row FROM usage_hourly u
+        UNION ALL SELECT 'quarter', row_to_json(u)::text FROM usage_quarter u
+        UNION ALL SELECT 'daily', row_to_json(u)::text FROM usage_daily u
+        UNION ALL SELECT 'ledger', row_to_json(l)::text FROM ledger_entries l
+        UNION ALL SELECT 'invoice', row_to_json(i)::text FROM invoices i
+        UNION ALL SELECT 'mark', row_to_json(m)::text FROM invoice_recheck_marks m
+        UNION ALL SELECT 'uuid', row_to_json(c)::text FROM call_uuids c
+        ${options.hotCalls ? sql`UNION ALL SELECT 'call', c.uuid FROM calls c` : sql``}
+        ORDER BY 1, 2`,
+  );
