@@ -55,6 +55,16 @@ export async function consoleAccount(
   return { account, provisionable: provisions(reach, id) };
 }
 
+/**
+ * The customer a reseller's limits or alerts page works on (`?account=`, from its console's account page): an account
+ * it provisions (requireProvisioningOf's rule), else null and the page shows its own account as before. The platform
+ * picks from its switcher instead, so this is null for it.
+ */
+export function providedAccount(reach: Reach, account: unknown): string | null {
+  if (isPlatform(reach) || typeof account !== "string") return null;
+  return provisions(reach, account) ? account : null;
+}
+
 /** The reseller's own account (the one its top-ups draw on). */
 export async function ownConsoleAccount(reach: Reach): Promise<AccountDetail | null> {
   if (isPlatform(reach)) return null;

@@ -40,6 +40,9 @@ export default async function ConsoleAccountPage({ params }: { params: Promise<{
               Rate decks
             </Link>
           ) : null}
+          <Link href={`/limits${carried}`} className="text-brand-700 underline">
+            Limits
+          </Link>
           {session.scopes.includes("alerts:write") ? (
             <Link href={`/alerts${carried}`} className="text-brand-700 underline">
               Thresholds and webhooks
