@@ -52,7 +52,9 @@ export function LimitsManager({
       ) : limits.data ? (
         <>
           <RulesTable limits={limits.data} />
-          {canWrite ? <LayerForm limits={limits.data} platform={platform} provider={provider} key={limits.data.billingGroupId} /> : null}
+          {canWrite ? (
+            <LayerForm limits={limits.data} platform={platform} provider={provider} key={limits.data.billingGroupId} />
+          ) : null}
         </>
       ) : (
         <p className="text-sm text-slate-600">Loading the limits…</p>
@@ -232,8 +234,8 @@ function LayerForm({ limits, platform, provider }: { limits: Limits; platform: b
         {provider
           ? "The layer you set as its provider: the customer may only tighten it."
           : platform
-          ? "The operator's layer of this account: the customer may only tighten it."
-          : "Your own layer: it may only tighten the operator's. Empty: no limit of yours."}{" "}
+            ? "The operator's layer of this account: the customer may only tighten it."
+            : "Your own layer: it may only tighten the operator's. Empty: no limit of yours."}{" "}
         Amounts in {limits.currency}.
       </p>
       <div className="grid gap-3 sm:grid-cols-2">

@@ -133,9 +133,7 @@ function ParentCostsSection({ costs, names }: { costs: ParentCosts; names?: Reco
           Against the buy rates of <NamedId id={costs.accountId} names={names} />
         </h3>
         <p className="text-sm text-slate-600" data-testid="parent-costs-counts">
-          {costs.deckId === null
-            ? "It has no deck in force then: every rate is unpriced. "
-            : null}
+          {costs.deckId === null ? "It has no deck in force then: every rate is unpriced. " : null}
           <span className={costs.belowCost > 0 ? "font-semibold text-red-700" : undefined}>
             {costs.belowCost.toLocaleString("en")} below cost
           </span>

@@ -23,7 +23,8 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
   const [options, names] = await Promise.all([accountOptions(db, principal), accountNames(db, principal)]);
   const picked = options?.find((a) => a.id === params.account)?.id ?? null;
   // A reseller sets its customer's thresholds and endpoints from the customer's console page.
-  const customer = providedAccount(reach, params.account);
+  // The principal's reach: the session's summary carries no subtree.
+  const customer = providedAccount(reachOf(principal), params.account);
   return (
     <div className="flex flex-col gap-4">
       <div>
