@@ -109,7 +109,7 @@ test("a reseller's owner: every link answers, no supplier on any page; a custome
 
   // Its alerts: the customer's thresholds, named.
   await page.goto(`/alerts?account=${customer}`);
-  await expect(page.getByText(`For ${name}`)).toBeVisible();
+  await expect(page.getByText(`For ${name}`, { exact: true })).toBeVisible();
 
   // Its sell deck: the dry run compares each rate with the reseller's own buy deck; below cost needs a tick.
   const ownDeck = await page.request.get(`/v1/accounts/${own}/rate-decks/current`);
