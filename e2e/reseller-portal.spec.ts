@@ -121,7 +121,7 @@ test("a reseller's owner: every link answers, no supplier on any page; a custome
     .slice(0, 2);
   expect(buy).toHaveLength(2);
   const [ok, cheap] = buy;
-  const csv = `${ok[0]},${(Number(ok[1]) * 2).toFixed(6)},60/60,Above cost\r\n${cheap[0]},0.000001,60/60,Below cost\r\n`;
+  const csv = `prefix,rate,increment,description\r\n${ok[0]},${(Number(ok[1]) * 2).toFixed(6)},60/60,Above cost\r\n${cheap[0]},0.000001,60/60,Below cost\r\n`;
   await page.goto("/rate-decks");
   await page.getByLabel("Account").selectOption(customer);
   await page.getByRole("link", { name: "Upload deck" }).click();
