@@ -56,6 +56,50 @@ function Feedback({ problem, done, id }: { problem: ProvisioningProblem | null; 
   );
 }
 
+/**
+ * A labelled text input with its error under it (aria-invalid and aria-describedby follow the error): the one input
+ * of every console form.
+ */
+function TextField({
+  id,
+  name,
+  label,
+  value,
+  onChange,
+  error,
+  required,
+  decimal,
+  placeholder,
+}: {
+  id: string;
+  name: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string;
+  required?: boolean;
+  decimal?: boolean;
+  placeholder?: string;
+}) {
+  return (
+    <Field id={id} label={label}>
+      <input
+        id={id}
+        name={name}
+        inputMode={decimal ? "decimal" : undefined}
+        required={required}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder={placeholder}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? fieldErrorId(id) : undefined}
+        className={inputClass({ invalid: Boolean(error) })}
+      />
+      {error ? <FieldError id={fieldErrorId(id)}>{error}</FieldError> : null}
+    </Field>
+  );
+}
+
 /** What a reseller may still move to its customers: its balance plus its credit limit (the API's test), never below 0. */
 function availableOf(funder: AccountDetail): bigint {
   const available = toMicros(funder.balance) + toMicros(funder.creditLimit);
@@ -109,38 +153,27 @@ export function BalanceForm({
         </p>
       ) : null}
       <form onSubmit={submit} className="mt-3 flex flex-col gap-3" data-testid={`${kind}-form`}>
-        <Field
+        <TextField
           id={`${id}-amount`}
+          name="amount"
           label={`Amount (${account.currency}${kind === "adjustment" ? ", negative to lower" : ""})`}
-        >
-          <input
-            id={`${id}-amount`}
-            name="amount"
-            inputMode="decimal"
-            required
-            value={amount}
-            onChange={(e) => setAmount(e.target.value)}
-            placeholder={kind === "topup" ? "25.00" : "-1.50"}
-            aria-invalid={amountError ? true : undefined}
-            aria-describedby={amountError ? fieldErrorId(`${id}-amount`) : undefined}
-            className={inputClass({ invalid: Boolean(amountError) })}
-          />
-          {amountError ? <FieldError id={fieldErrorId(`${id}-amount`)}>{amountError}</FieldError> : null}
-        </Field>
-        <Field id={`${id}-reason`} label={kind === "topup" ? "Reference (optional)" : "Reason"}>
-          <input
-            id={`${id}-reason`}
-            name="description"
-            required={kind === "adjustment"}
-            value={reason}
-            onChange={(e) => setReason(e.target.value)}
-            placeholder={kind === "topup" ? "Wire 42" : "Refund of a duplicate call"}
-            aria-invalid={reasonError ? true : undefined}
-            aria-describedby={reasonError ? fieldErrorId(`${id}-reason`) : undefined}
-            className={inputClass({ invalid: Boolean(reasonError) })}
-          />
-          {reasonError ? <FieldError id={fieldErrorId(`${id}-reason`)}>{reasonError}</FieldError> : null}
-        </Field>
+          value={amount}
+          onChange={setAmount}
+          error={amountError}
+          required
+          decimal
+          placeholder={kind === "topup" ? "25.00" : "-1.50"}
+        />
+        <TextField
+          id={`${id}-reason`}
+          name="description"
+          label={kind === "topup" ? "Reference (optional)" : "Reason"}
+          value={reason}
+          onChange={setReason}
+          error={reasonError}
+          required={kind === "adjustment"}
+          placeholder={kind === "topup" ? "Wire 42" : "Refund of a duplicate call"}
+        />
         <div className="flex items-center gap-3">
           <Button type="submit" variant="primary" disabled={change.pending}>
             {change.pending ? "Saving…" : title}
@@ -180,20 +213,16 @@ export function CreditLimitForm({ account }: { account: AccountDetail }) {
     <Card aria-labelledby={`${id}-title`}>
       <CardTitle id={`${id}-title`}>Credit limit</CardTitle>
       <form onSubmit={submit} className="mt-3 flex flex-col gap-3" data-testid="credit-limit-form">
-        <Field id={`${id}-limit`} label={`Credit limit (${account.currency})`}>
-          <input
-            id={`${id}-limit`}
-            name="creditLimit"
-            inputMode="decimal"
-            required
-            value={limit}
-            onChange={(e) => setLimit(e.target.value)}
-            aria-invalid={limitError ? true : undefined}
-            aria-describedby={limitError ? fieldErrorId(`${id}-limit`) : undefined}
-            className={inputClass({ invalid: Boolean(limitError) })}
-          />
-          {limitError ? <FieldError id={fieldErrorId(`${id}-limit`)}>{limitError}</FieldError> : null}
-        </Field>
+        <TextField
+          id={`${id}-limit`}
+          name="creditLimit"
+          label={`Credit limit (${account.currency})`}
+          value={limit}
+          onChange={setLimit}
+          error={limitError}
+          required
+          decimal
+        />
         <div className="flex items-center gap-3">
           <Button type="submit" variant="primary" disabled={change.pending}>
             {change.pending ? "Saving…" : "Save credit limit"}
@@ -318,30 +347,17 @@ export function NewAccountForm({ currencies }: { currencies: readonly CurrencyCh
       return `Created ${created.name}.`;
     });
   };
-  const field = (
-    name: keyof typeof values,
-    label: string,
-    extra: { required?: boolean; inputMode?: "decimal" } = {},
-  ) => {
-    const error = change.problem?.fields[name];
-    const inputId = `${id}-${name}`;
-    return (
-      <Field id={inputId} label={label}>
-        <input
-          id={inputId}
-          name={name}
-          value={values[name]}
-          onChange={set(name)}
-          required={extra.required}
-          inputMode={extra.inputMode}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? fieldErrorId(inputId) : undefined}
-          className={inputClass({ invalid: Boolean(error) })}
-        />
-        {error ? <FieldError id={fieldErrorId(inputId)}>{error}</FieldError> : null}
-      </Field>
-    );
-  };
+  const field = (name: keyof typeof values, label: string, extra: { required?: boolean; decimal?: boolean } = {}) => (
+    <TextField
+      id={`${id}-${name}`}
+      name={name}
+      label={label}
+      value={values[name]}
+      onChange={(value) => setValues((v) => ({ ...v, [name]: value }))}
+      error={change.problem?.fields[name]}
+      {...extra}
+    />
+  );
   return (
     <Card aria-labelledby={`${id}-title`} className="max-w-xl">
       <CardTitle id={`${id}-title`}>New account</CardTitle>
@@ -354,9 +370,9 @@ export function NewAccountForm({ currencies }: { currencies: readonly CurrencyCh
           currencies={currencies}
           error={change.problem?.fields.currency}
         />
-        {field("creditLimit", "Credit limit (optional)", { inputMode: "decimal" })}
+        {field("creditLimit", "Credit limit (optional)", { decimal: true })}
         {field("accountcode", "Switch accountcode (optional)")}
-        {field("openingBalance", "Opening balance (optional)", { inputMode: "decimal" })}
+        {field("openingBalance", "Opening balance (optional)", { decimal: true })}
         <p className="text-xs text-slate-600">
           An account takes calls while its balance is above its credit limit: with no opening balance and no credit
           limit it starts disabled, and is enabled by its first top-up.
@@ -400,26 +416,17 @@ export function NewCustomerForm({
     });
   };
   const errorOf = (name: string) => change.problem?.fields[name];
-  const input = (name: "name" | "creditLimit", label: string, extra: { required?: boolean; decimal?: boolean }) => {
-    const inputId = `${id}-${name}`;
-    const error = errorOf(name);
-    return (
-      <Field id={inputId} label={label}>
-        <input
-          id={inputId}
-          name={name}
-          value={values[name]}
-          onChange={set(name)}
-          required={extra.required}
-          inputMode={extra.decimal ? "decimal" : undefined}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? fieldErrorId(inputId) : undefined}
-          className={inputClass({ invalid: Boolean(error) })}
-        />
-        {error ? <FieldError id={fieldErrorId(inputId)}>{error}</FieldError> : null}
-      </Field>
-    );
-  };
+  const input = (name: "name" | "creditLimit", label: string, extra: { required?: boolean; decimal?: boolean }) => (
+    <TextField
+      id={`${id}-${name}`}
+      name={name}
+      label={label}
+      value={values[name]}
+      onChange={(value) => setValues((v) => ({ ...v, [name]: value }))}
+      error={errorOf(name)}
+      {...extra}
+    />
+  );
   const parentError = errorOf("parentId");
   return (
     <Card aria-labelledby={`${id}-title`} className="max-w-xl">

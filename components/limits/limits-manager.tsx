@@ -30,11 +30,14 @@ export function LimitsManager({
   platform,
   accounts,
   canWrite,
+  provider = false,
 }: {
   account: string | null;
   platform: boolean;
   accounts?: AccountChoice[];
   canWrite: boolean;
+  /** A reseller on its customer's account: it writes the operator layer as that customer's provider. */
+  provider?: boolean;
 }) {
   const limits = useQuery(limitsQuery(account, platform));
   return (
@@ -49,7 +52,9 @@ export function LimitsManager({
       ) : limits.data ? (
         <>
           <RulesTable limits={limits.data} />
-          {canWrite ? <LayerForm limits={limits.data} platform={platform} key={limits.data.billingGroupId} /> : null}
+          {canWrite ? (
+            <LayerForm limits={limits.data} platform={platform} provider={provider} key={limits.data.billingGroupId} />
+          ) : null}
         </>
       ) : (
         <p className="text-sm text-slate-600">Loading the limits…</p>
@@ -200,7 +205,7 @@ function refusedText(error: unknown): string {
   return [problemText(error), ...fields].join(" ");
 }
 
-function LayerForm({ limits, platform }: { limits: Limits; platform: boolean }) {
+function LayerForm({ limits, platform, provider }: { limits: Limits; platform: boolean; provider: boolean }) {
   const id = useId();
   const queryClient = useQueryClient();
   const layer = platform ? limits.operator : limits.customer;
@@ -222,11 +227,15 @@ function LayerForm({ limits, platform }: { limits: Limits; platform: boolean }) 
   };
   return (
     <Card as="form" onSubmit={submit} aria-labelledby={`${id}-title`} className="flex flex-col gap-3">
-      <CardTitle id={`${id}-title`}>{platform ? "The operator's limits" : "Your limits"}</CardTitle>
+      <CardTitle id={`${id}-title`}>
+        {provider ? "Your limits on this customer" : platform ? "The operator's limits" : "Your limits"}
+      </CardTitle>
       <p className="text-sm text-slate-600">
-        {platform
-          ? "The operator's layer of this account: the customer may only tighten it."
-          : "Your own layer: it may only tighten the operator's. Empty: no limit of yours."}{" "}
+        {provider
+          ? "The layer you set as its provider: the customer may only tighten it."
+          : platform
+            ? "The operator's layer of this account: the customer may only tighten it."
+            : "Your own layer: it may only tighten the operator's. Empty: no limit of yours."}{" "}
         Amounts in {limits.currency}.
       </p>
       <div className="grid gap-3 sm:grid-cols-2">

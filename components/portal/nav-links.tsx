@@ -23,11 +23,14 @@ export function NavLinks({
   scopes,
   members = false,
   security = false,
+  platform = false,
 }: {
   scopes: readonly string[];
   members?: boolean;
   /** A signed-in person: their Security page (second factor, passkeys). */
   security?: boolean;
+  /** A platform session (not bound to an account): the platform-only pages. */
+  platform?: boolean;
 }) {
   const pathname = usePathname();
   const account = useSearchParams().get("account");
@@ -53,7 +56,7 @@ export function NavLinks({
     buttonRef.current?.focus();
   };
 
-  const pages = navPages({ scopes, canManageMembers: members, person: security });
+  const pages = navPages({ scopes, canManageMembers: members, person: security, platform });
   // Staff see a dozen links or more: on wide screens they take a row of their own below the logo and the session's
   // controls, in one line (scrolling sideways if a narrow desktop cannot hold them) rather than wrapping wherever the
   // width runs out. A customer's few links stay beside the logo.

@@ -4,10 +4,19 @@ import type { PortalSession } from "@/lib/portal/session";
 import { NavLinks } from "./nav-links";
 import { TimeZoneSwitch } from "./time-zone";
 
-function sessionLabel(session: PortalSession): string {
-  const reach = session.billingGroupId === null ? "Platform" : "Customer";
+/**
+ * Who the session is, in the header's badge: the platform's staff, a reseller's people (an account with customers,
+ * or whose roles provision them) or a customer's. A reseller's cost view is its own margins, never the operator's.
+ */
+export function sessionLabel(
+  session: Pick<PortalSession, "billingGroupId" | "role" | "scopes" | "reachesSeveral" | "canReadCost">,
+): string {
+  const reseller =
+    session.billingGroupId !== null && (session.reachesSeveral || session.scopes.includes("accounts:write"));
+  const reach = session.billingGroupId === null ? "Platform" : reseller ? "Reseller" : "Customer";
   const who = session.role ? `${reach} ${session.role}` : reach;
-  return session.canReadCost ? `${who} · cost view` : who;
+  if (!session.canReadCost) return who;
+  return reseller ? `${who} · your margins` : `${who} · cost view`;
 }
 
 export function PortalHeader({ session }: { session: PortalSession }) {
@@ -29,7 +38,12 @@ export function PortalHeader({ session }: { session: PortalSession }) {
         </Link>
         {/* The links read the URL's account in the browser; without it (while it streams) they still work. */}
         <Suspense fallback={null}>
-          <NavLinks scopes={session.scopes} members={session.canManageMembers} security={session.person} />
+          <NavLinks
+            scopes={session.scopes}
+            members={session.canManageMembers}
+            security={session.person}
+            platform={session.billingGroupId === null}
+          />
         </Suspense>
         <div className="ml-auto flex items-center gap-2 sm:gap-3">
           <TimeZoneSwitch />

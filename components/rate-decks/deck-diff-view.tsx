@@ -111,6 +111,66 @@ function WarningsTable({ items, label, names }: { items: Warning[]; label: strin
   );
 }
 
+type ParentCosts = NonNullable<DeckDiffJson["parentCosts"]>;
+
+const PARENT_STATUS: Record<ParentCosts["rates"][number]["status"], string> = {
+  below_cost: "Below cost",
+  unpriced: "Not in the buy deck",
+  low_margin: "Low margin",
+  ok: "OK",
+};
+
+/**
+ * The margin guard (a customer's deck against its parent's own deck in force then, docs/contract.md "Reseller
+ * tiers"): counts, then each rate with the parent's buy prefix and rate, below cost first. Only the parent's own
+ * deck: never a supplier's.
+ */
+function ParentCostsSection({ costs, names }: { costs: ParentCosts; names?: Record<string, string> }) {
+  return (
+    <section aria-labelledby="parent-costs-title" className="flex flex-col gap-2" data-testid="parent-costs">
+      <div className="px-4">
+        <h3 id="parent-costs-title" className="text-sm font-semibold text-slate-900">
+          Against the buy rates of <NamedId id={costs.accountId} names={names} />
+        </h3>
+        <p className="text-sm text-slate-600" data-testid="parent-costs-counts">
+          {costs.deckId === null ? "It has no deck in force then: every rate is unpriced. " : null}
+          <span className={costs.belowCost > 0 ? "font-semibold text-red-700" : undefined}>
+            {costs.belowCost.toLocaleString("en")} below cost
+          </span>
+          , {costs.lowMargin.toLocaleString("en")} under the margin asked, {costs.unpriced.toLocaleString("en")} not in
+          the buy deck.
+        </p>
+      </div>
+      <Paged
+        label="Rates against the buy rates"
+        items={costs.rates}
+        head={
+          <tr>
+            <th className={th}>Prefix</th>
+            <th className={th}>Sell rate</th>
+            <th className={th}>Buy prefix / rate</th>
+            <th className={th}>Margin</th>
+            <th className={th}>Status</th>
+          </tr>
+        }
+        row={(r) => (
+          <tr key={r.prefix} className="border-b border-slate-100" data-status={r.status}>
+            <td className={`${td} font-mono`}>{r.prefix}</td>
+            <td className={`${td} tabular-nums`}>{r.sellRate}</td>
+            <td className={`${td} tabular-nums`}>{r.buyPrefix === null ? "—" : `${r.buyPrefix} / ${r.buyRate}`}</td>
+            <td className={`${td} tabular-nums`}>{r.marginPercent === null ? "—" : `${r.marginPercent} %`}</td>
+            <td
+              className={`${td} ${r.status === "below_cost" ? "font-semibold text-red-700" : r.status === "ok" ? "" : "text-amber-800"}`}
+            >
+              {PARENT_STATUS[r.status]}
+            </td>
+          </tr>
+        )}
+      />
+    </section>
+  );
+}
+
 /**
  * The dry run's answer, what the upload changes first: counts, then the changed, added and removed prefixes and the
  * margin warnings on those rates, each paged; the warnings on rates the deck leaves as they were behind their count
@@ -215,6 +275,7 @@ export function DeckDiffView({ diff, names }: { diff: DeckDiffJson; names?: Reco
           />
         )}
       </div>
+      {diff.parentCosts ? <ParentCostsSection costs={diff.parentCosts} names={names} /> : null}
       {warnings.othersCount > 0 ? (
         <details className="px-4" data-testid="deck-other-warnings">
           <summary className="cursor-pointer text-sm font-medium text-amber-800">

@@ -28,9 +28,19 @@ function who(deck: DeckSummary): string {
 
 /**
  * An owner's decks and their history (newest effective-from first, paged by the API's cursor), each downloadable as
- * CSV, with the way to upload the next one. Platform staff only (the page checks rates:write).
+ * CSV, with the way to upload the next one. Platform staff, and a reseller's (its subtree, `ownAccount` set: its own
+ * account's deck is what it pays, shown without an upload link, and no link to the suppliers' decks).
  */
-export function DeckHistory({ side, initialOwner }: { side: DeckSide; initialOwner?: string }) {
+export function DeckHistory({
+  side,
+  initialOwner,
+  ownAccount,
+}: {
+  side: DeckSide;
+  initialOwner?: string;
+  /** A reseller's own account: set for a reseller's session, absent for the platform's. */
+  ownAccount?: string;
+}) {
   const id = useId();
   const router = useRouter();
   const s = SIDES[side];
@@ -80,12 +90,18 @@ export function DeckHistory({ side, initialOwner }: { side: DeckSide; initialOwn
         )}
         {owner ? (
           <>
-            <Link
-              href={`${s.page}/upload?${s.param}=${encodeURIComponent(owner)}`}
-              className={primaryButtonClass({ compact: true })}
-            >
-              Upload deck
-            </Link>
+            {owner === ownAccount ? (
+              <p className="text-sm text-slate-600" data-testid="own-deck-note">
+                Your own deck: what you pay your provider.
+              </p>
+            ) : (
+              <Link
+                href={`${s.page}/upload?${s.param}=${encodeURIComponent(owner)}`}
+                className={primaryButtonClass({ compact: true })}
+              >
+                Upload deck
+              </Link>
+            )}
             <a
               href={`${s.base}/${encodeURIComponent(owner)}/rate-decks/current`}
               data-testid="download-current"
@@ -96,12 +112,14 @@ export function DeckHistory({ side, initialOwner }: { side: DeckSide; initialOwn
             </a>
           </>
         ) : null}
-        <Link
-          href={side === "sell" ? SIDES.buy.page : SIDES.sell.page}
-          className="ml-auto text-sm text-brand-700 underline"
-        >
-          {side === "sell" ? "Supplier decks" : "Account decks"}
-        </Link>
+        {ownAccount === undefined ? (
+          <Link
+            href={side === "sell" ? SIDES.buy.page : SIDES.sell.page}
+            className="ml-auto text-sm text-brand-700 underline"
+          >
+            {side === "sell" ? "Supplier decks" : "Account decks"}
+          </Link>
+        ) : null}
       </div>
       <Card padding="none" aria-labelledby={`${id}-title`}>
         <div className="px-4 py-3">

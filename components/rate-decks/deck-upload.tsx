@@ -57,25 +57,31 @@ export function DeckUpload({
   side,
   initialOwner,
   names,
+  exclude,
 }: {
   side: DeckSide;
   initialOwner?: string;
   names?: Record<string, string>;
+  /** An account not offered: a reseller's own (its parent prices it; the API answers 403). */
+  exclude?: string;
 }) {
   const id = useId();
   const s = SIDES[side];
   const queryClient = useQueryClient();
   const owners = useDeckOwners(side);
+  const ownerList = owners.data?.filter((o) => o.id !== exclude);
   const [picked, setPicked] = useState(initialOwner ?? "");
   // No default: the person names the owner (or came from its history's "Upload deck" link).
-  const owner = owners.data?.find((o) => o.id === picked)?.id ?? "";
-  const ownerName = owners.data?.find((o) => o.id === owner)?.name ?? owner;
+  const owner = ownerList?.find((o) => o.id === picked)?.id ?? "";
+  const ownerName = ownerList?.find((o) => o.id === owner)?.name ?? owner;
   const fileRef = useRef<HTMLInputElement>(null);
   const [when, setWhen] = useState("");
   const [minMargin, setMinMargin] = useState("");
   const [fileError, setFileError] = useState<string | null>(null);
   const [preview, setPreview] = useState<Preview | null>(null);
   const [done, setDone] = useState<DeckImportJson | null>(null);
+  // The margin guard: rates below the parent's buy rates import only when the person says so (allowBelowCost).
+  const [belowCostOk, setBelowCostOk] = useState(false);
 
   const base = (o: string) => `${s.base}/${encodeURIComponent(o)}/rate-decks`;
   const dryRun = useMutation({
@@ -87,12 +93,16 @@ export function DeckUpload({
       const diff = await postDeck<DeckDiffJson>(`${base(owner)}?${q}`, csv);
       return { owner, csv, fileName, effectiveFrom, diff, idempotencyKey: crypto.randomUUID() } satisfies Preview;
     },
-    onSuccess: setPreview,
+    onSuccess: (p) => {
+      setBelowCostOk(false);
+      setPreview(p);
+    },
   });
   const confirm = useMutation({
     mutationFn: (p: Preview) => {
       // The instant the preview was made against: "now" would otherwise move on between preview and confirm.
       const q = new URLSearchParams({ effectiveFrom: p.effectiveFrom ?? p.diff.effectiveFrom });
+      if (belowCostOk) q.set("allowBelowCost", "true");
       return postDeck<DeckImportJson>(`${base(p.owner)}?${q}`, p.csv, p.idempotencyKey);
     },
     onSuccess: (result) => {
@@ -153,11 +163,11 @@ export function DeckUpload({
       <Card as="section" aria-labelledby={`${id}-form`}>
         <CardTitle id={`${id}-form`}>1. Choose the deck</CardTitle>
         <form onSubmit={onPreview} className="mt-3 grid gap-3 sm:grid-cols-2" noValidate>
-          {owners.data ? (
+          {ownerList ? (
             <OwnerPicker
               id={`${id}-owner`}
               side={side}
-              owners={owners.data}
+              owners={ownerList}
               value={owner}
               onChange={(next) => {
                 setPicked(next);
@@ -233,6 +243,19 @@ export function DeckUpload({
             </CardTitle>
           </div>
           <DeckDiffView diff={preview.diff} names={names} />
+          {preview.diff.parentCosts && preview.diff.parentCosts.belowCost > 0 ? (
+            <label className="mx-4 mt-3 flex items-start gap-2 text-sm text-red-800">
+              <input
+                type="checkbox"
+                checked={belowCostOk}
+                onChange={(e) => setBelowCostOk(e.target.checked)}
+                className="mt-0.5"
+              />
+              Import the {preview.diff.parentCosts.belowCost.toLocaleString("en")} below-cost{" "}
+              {preview.diff.parentCosts.belowCost === 1 ? "rate" : "rates"} anyway: each such call costs more than it
+              earns.
+            </label>
+          ) : null}
           <div className="flex flex-wrap items-center gap-3 px-4 py-4">
             <Button variant="primary" onClick={() => confirm.mutate(preview)} disabled={confirm.isPending}>
               {confirm.isPending ? "Importing…" : "Confirm import"}

@@ -60,6 +60,10 @@ export const billingGroups = pgTable(
     // Reseller tiers (migration 0027): the account this one buys from; null for a root account, which buys from the
     // operator. Set at creation, never changed (so the tree has no cycles).
     parentId: text("parent_id").references((): AnyPgColumn => billingGroups.id),
+    // Billing details (migration 0036): what the invoices this account issues to its customers say of it.
+    billingName: text("billing_name").notNull().default(""),
+    billingAddress: text("billing_address").notNull().default(""),
+    taxId: text("tax_id").notNull().default(""),
   },
   (t) => [
     uniqueIndex("billing_groups_accountcode_key").on(t.accountcode),

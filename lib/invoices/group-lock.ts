@@ -14,6 +14,10 @@ export interface GroupForInvoicing {
   /** The account that invoices this one (docs/contract.md "Reseller tiers"): its parent; null: the operator. */
   parentId: string | null;
   parentName: string | null;
+  /** The parent's billing details (lib/billing/billing-details.ts): what its documents say of it; "" when unset. */
+  parentBillingName: string | null;
+  parentBillingAddress: string | null;
+  parentTaxId: string | null;
 }
 
 /**
@@ -36,7 +40,9 @@ export async function lockGroupsForInvoicing(
   const rows = await queryRows<GroupForInvoicing>(
     tx,
     sql`SELECT g.id, g.name, g.currency, g.time_zone AS "timeZone", g.billing_mode AS "billingMode",
-               g.tax_rate_ppm AS "taxRatePpm", g.parent_id AS "parentId", p.name AS "parentName"
+               g.tax_rate_ppm AS "taxRatePpm", g.parent_id AS "parentId", p.name AS "parentName",
+               p.billing_name AS "parentBillingName", p.billing_address AS "parentBillingAddress",
+               p.tax_id AS "parentTaxId"
         FROM billing_groups g LEFT JOIN billing_groups p ON p.id = g.parent_id WHERE g.id IN (SELECT json_array_elements_text(${ids}::json))`,
   );
   return new Map(rows.map((g) => [g.id, { ...g, taxRatePpm: Number(g.taxRatePpm) }]));

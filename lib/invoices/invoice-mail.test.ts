@@ -1,11 +1,15 @@
 import { sql } from "drizzle-orm";
 import { afterEach, expect, it, vi } from "vitest";
+import { setBillingDetails } from "@/lib/billing/billing-details";
 import { createBillingGroup } from "@/lib/billing/groups";
 import { queryRows, type Db } from "@/lib/db/client";
 import { drainMailOutbox } from "@/lib/mail/outbox";
 import type { MailMessage } from "@/lib/mail/send-mail";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
+import { testPrincipal } from "@/lib/testing/test-principal";
+import { getInvoice } from "./read-invoices";
 import { invoiceAttachments } from "./invoice-mail-attachments";
+import { serializeInvoice } from "./serialize-invoice";
 import { runInvoices } from "./run-invoices";
 
 afterEach(() => {
@@ -74,6 +78,45 @@ describeOnEngines("invoice mail", (handle) => {
     await runInvoices(db(), { now: new Date("2025-11-15T00:00:00Z"), issuer: ISSUER });
     await drain();
     expect(sent.filter((m) => m.to.endsWith(`.${group.id}@example.test`))).toHaveLength(2);
+  });
+
+  // Issue 32 item 4: a reseller's customer gets its invoice from the reseller, under the reseller's billing details.
+  it("issues and mails a reseller's customer's invoice under the reseller's billing details; the operator's as before", async () => {
+    const reseller = await createBillingGroup(db(), { name: "Resell Acct", currency: "USD" });
+    const customer = await createBillingGroup(db(), { name: "Its Customer", currency: "USD", parentId: reseller.id });
+    const root = await createBillingGroup(db(), { name: "Direct Customer", currency: "USD" });
+    for (const g of [reseller.id, customer.id, root.id]) {
+      await db().execute(sql`UPDATE billing_groups SET created_at = '2025-10-03T12:00:00Z' WHERE id = ${g}`);
+    }
+    await addMembers(db(), customer.id, ["owner"]);
+    await addMembers(db(), root.id, ["owner"]);
+    await setBillingDetails(
+      db(),
+      reseller.id,
+      { name: "Resell Trading GmbH", address: "Hauptstr. 1\n10115 Berlin", taxId: "DE123456789" },
+      { actor: { type: "user", id: "u_reseller", label: "owner" }, address: null },
+    );
+    await runInvoices(db(), { now: new Date("2025-11-15T00:00:00Z"), issuer: ISSUER });
+    const docs = await queryRows<{ id: string; billing_group_id: string }>(
+      db(),
+      sql`SELECT id, billing_group_id FROM invoices WHERE billing_group_id IN (${customer.id}, ${root.id})`,
+    );
+    const docOf = async (g: string) =>
+      serializeInvoice(await getInvoice(db(), testPrincipal(g), docs.find((d) => d.billing_group_id === g)!.id));
+    expect((await docOf(customer.id)).issuer).toEqual({
+      name: "Resell Trading GmbH",
+      address: "Hauptstr. 1\n10115 Berlin\nTax ID: DE123456789",
+    });
+    expect((await docOf(root.id)).issuer).toEqual(ISSUER);
+
+    const sent: MailMessage[] = [];
+    await drainMailOutbox(db(), { send: async (m) => void sent.push(m), batch: 1_000 });
+    const toCustomer = sent.find((m) => m.to === `owner.${customer.id}@example.test`)!;
+    expect(toCustomer.fromName).toBe("Resell Trading GmbH");
+    expect(toCustomer.text).toContain("for Its Customer has been issued by Resell Trading GmbH, total");
+    const toRoot = sent.find((m) => m.to === `owner.${root.id}@example.test`)!;
+    expect(toRoot.fromName).toBeUndefined();
+    expect(toRoot.text).toContain("for Direct Customer has been issued, total");
   });
 
   it("retries a message whose sending failed, and sends it once", async () => {

@@ -13,6 +13,9 @@ export interface MailedDocument {
   customerName: string;
   currency: string;
   totalMicros: bigint;
+  /** Who issued it: a reseller's documents are mailed in its name (issuerGroupId set); the operator's as before. */
+  issuerName: string;
+  issuerGroupId?: string | null;
 }
 
 // In the currency's minor unit (docs/contract.md §10; documents issued before are rounded here).
@@ -55,8 +58,11 @@ export async function enqueueDocumentMails(
           key: `invoice:${id}:${r.userId}`,
           to: r.email,
           subject: `${TITLE[doc.kind]} ${number}: ${formatAmount(doc.totalMicros, doc.currency)} ${doc.currency}`,
+          // A reseller's customer hears from the reseller (the From's name; the address is MAIL_FROM's).
+          fromName: doc.issuerGroupId ? doc.issuerName : null,
           text:
-            `${TITLE[doc.kind]} ${number} for ${doc.customerName} has been issued, total ` +
+            `${TITLE[doc.kind]} ${number} for ${doc.customerName} has been issued` +
+            `${doc.issuerGroupId ? ` by ${doc.issuerName}` : ""}, total ` +
             `${formatAmount(doc.totalMicros, doc.currency)} ${doc.currency}.\n\n` +
             // The document's page in the portal (lib/portal/pages.ts "invoice"); mails sent before link
             // /invoices?document=<id>, which the list redirects here.

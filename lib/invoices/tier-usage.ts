@@ -1,3 +1,4 @@
+import { issuerBlockOf } from "@/lib/billing/billing-details";
 import { RESOLD_LINE_PREFIX } from "@/lib/calls/period-tier-usage";
 import type { GroupForInvoicing } from "./group-lock";
 
@@ -8,14 +9,27 @@ import type { GroupForInvoicing } from "./group-lock";
 /** Whether a document line is one of tier charges (its description says so). */
 export const isResoldLine = (description: string) => description.startsWith(RESOLD_LINE_PREFIX);
 
-/** Who issues a group's documents: its parent account (name, its own number series), else the operator. */
+/**
+ * Who issues a group's documents: its parent account (its billing name, address and tax id, else its name; its own
+ * number series), else the operator.
+ */
 export function issuerOf(
-  group: Pick<GroupForInvoicing, "parentId" | "parentName">,
+  group: Pick<
+    GroupForInvoicing,
+    "parentId" | "parentName" | "parentBillingName" | "parentBillingAddress" | "parentTaxId"
+  >,
   operator: { name: string; address: string },
 ): DocumentIssuer {
-  return group.parentId === null
-    ? { ...operator, groupId: null }
-    : { name: group.parentName ?? group.parentId, address: "", groupId: group.parentId };
+  if (group.parentId === null) return { ...operator, groupId: null };
+  const block = issuerBlockOf(
+    { name: group.parentName ?? group.parentId },
+    {
+      name: group.parentBillingName ?? "",
+      address: group.parentBillingAddress ?? "",
+      taxId: group.parentTaxId ?? "",
+    },
+  );
+  return { ...block, groupId: group.parentId };
 }
 
 export interface DocumentIssuer {

@@ -17,16 +17,19 @@ export interface QueuedMail {
   text: string;
   /** A reference the worker's `attachments` resolves when sending (an invoice's PDF). */
   attachment?: string | null;
+  /** The From's display name (a reseller's, on its customers' invoice mail); absent: MAIL_FROM's own. */
+  fromName?: string | null;
 }
 
 /** Queues messages in the caller's transaction; a key already queued is skipped. */
 export async function enqueueMail(tx: Executor, mails: readonly QueuedMail[]): Promise<void> {
   if (mails.length === 0) return;
   const json = JSON.stringify(
-    mails.map((m) => ({ k: m.key, r: m.to, s: m.subject, b: m.text, a: m.attachment ?? null })),
+    mails.map((m) => ({ k: m.key, r: m.to, s: m.subject, b: m.text, a: m.attachment ?? null, f: m.fromName ?? null })),
   );
-  await tx.execute(sql`INSERT INTO mail_outbox (key, recipient, subject, body, attachment)
-                       SELECT x.k, x.r, x.s, x.b, x.a FROM json_to_recordset(${json}::json) AS x(k text, r text, s text, b text, a text)
+  await tx.execute(sql`INSERT INTO mail_outbox (key, recipient, subject, body, attachment, from_name)
+                       SELECT x.k, x.r, x.s, x.b, x.a, x.f
+                         FROM json_to_recordset(${json}::json) AS x(k text, r text, s text, b text, a text, f text)
                        ON CONFLICT (key) DO NOTHING`);
 }
 
@@ -47,6 +50,7 @@ interface ClaimedMail {
   subject: string;
   body: string;
   attachment: string | null;
+  fromName: string | null;
   attempts: number;
 }
 
@@ -62,13 +66,19 @@ export async function drainMailOutbox(db: Db, options: MailOutboxOptions = {}): 
                        AND (leased_until IS NULL OR leased_until < now())
                      ORDER BY id LIMIT ${batch} FOR UPDATE SKIP LOCKED)
           AND (leased_until IS NULL OR leased_until < now())
-        RETURNING id::text AS id, recipient, subject, body, attachment, attempts`,
+        RETURNING id::text AS id, recipient, subject, body, attachment, from_name AS "fromName", attempts`,
   );
   let sent = 0;
   for (const m of claimed) {
     try {
       const attachments = m.attachment && options.attachments ? await options.attachments(m.attachment) : undefined;
-      await send({ to: m.recipient, subject: m.subject, text: m.body, attachments });
+      await send({
+        to: m.recipient,
+        subject: m.subject,
+        text: m.body,
+        attachments,
+        ...(m.fromName ? { fromName: m.fromName } : {}),
+      });
       await db.execute(sql`UPDATE mail_outbox SET sent_at = now(), leased_until = NULL, last_error = NULL
                            WHERE id = ${m.id}::bigint`);
       sent += 1;

@@ -9,6 +9,16 @@ export interface MailMessage {
   text: string;
   /** Files sent with it (an invoice's PDF). */
   attachments?: { filename: string; content: Uint8Array; contentType: string }[];
+  /** The From's display name in place of MAIL_FROM's (a reseller's invoice mail); the address stays MAIL_FROM's. */
+  fromName?: string;
+}
+
+/** MAIL_FROM, or its address under another display name (nodemailer encodes the name; line breaks cannot pass). */
+export function fromHeader(fromName?: string): string | { name: string; address: string } {
+  const configured = mailFrom();
+  if (!fromName) return configured;
+  const address = /<([^>]+)>/.exec(configured)?.[1] ?? configured.trim();
+  return { name: fromName.replace(/[\r\n]+/g, " ").trim(), address };
 }
 
 // nodemailer is loaded with the first message sent over SMTP, not with every module that may queue mail: a server
@@ -31,11 +41,12 @@ export async function sendMail(message: MailMessage): Promise<void> {
     const files = message.attachments?.length
       ? `\n(attached: ${message.attachments.map((a) => a.filename).join(", ")})`
       : "";
-    console.log(`[mail] to ${message.to}: ${message.subject}\n${message.text}${files}`);
+    const from = message.fromName ? ` from ${message.fromName}` : "";
+    console.log(`[mail] to ${message.to}${from}: ${message.subject}\n${message.text}${files}`);
     return;
   }
   await smtp.sendMail({
-    from: mailFrom(),
+    from: fromHeader(message.fromName),
     to: message.to,
     subject: message.subject,
     text: message.text,

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { isPlatform, provisions, reachOf, reaches, type Reach } from "@/lib/auth/reach";
 import { notFound } from "next/navigation";
 import { toAccountDetail } from "@/lib/billing/account-detail";
+import { getBillingDetails, type BillingDetails } from "@/lib/billing/billing-details";
 import { getBillingGroup } from "@/lib/billing/groups";
 import type { AccountDetail } from "@/lib/billing/provisioning-schemas";
 import { getDb, queryRows } from "@/lib/db/client";
@@ -53,6 +54,21 @@ export async function consoleAccount(
   // Outside its reach, a bound caller's parent is not named (docs/contract.md §21).
   if (!isPlatform(reach) && id === reach.own) account.parentId = null;
   return { account, provisionable: provisions(reach, id) };
+}
+
+/**
+ * The customer a reseller's limits or alerts page works on (`?account=`, from its console's account page): an account
+ * it provisions (requireProvisioningOf's rule), else null and the page shows its own account as before. The platform
+ * picks from its switcher instead, so this is null for it.
+ */
+export function providedAccount(reach: Reach, account: unknown): string | null {
+  if (isPlatform(reach) || typeof account !== "string") return null;
+  return provisions(reach, account) ? account : null;
+}
+
+/** A reseller's own billing details (its console's own-account page); null for the platform (OPERATOR_NAME's). */
+export async function ownBillingDetails(reach: Reach): Promise<BillingDetails | null> {
+  return isPlatform(reach) ? null : getBillingDetails(await getDb(), reach.own);
 }
 
 /** The reseller's own account (the one its top-ups draw on). */

@@ -20,6 +20,6 @@ export async function requirePortalPage(
   const params = await searchParams;
   const path = id === undefined ? page.path : pathOf(page, id);
   const { session, principal } = await requirePortalSession(returnPathOf(path, params));
-  if (!mayOpen(page, session.scopes)) notFound();
+  if (!mayOpen(page, { scopes: session.scopes, platform: session.billingGroupId === null })) notFound();
   return { session, principal, params };
 }

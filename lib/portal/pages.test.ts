@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { navPages, pathOf, PORTAL_PAGES } from "./pages";
+import { mayOpen, navPages, pathOf, PORTAL_PAGES } from "./pages";
 
 const PORTAL_APP = path.join(process.cwd(), "app/(portal)");
 
@@ -16,10 +16,14 @@ function pageFiles(dir = PORTAL_APP, url = ""): Map<string, string> {
   return out;
 }
 
-const session = (scopes: string[], extra: { canManageMembers?: boolean; person?: boolean } = {}) => ({
+const session = (
+  scopes: string[],
+  extra: { canManageMembers?: boolean; person?: boolean; platform?: boolean } = {},
+) => ({
   scopes,
   canManageMembers: extra.canManageMembers ?? false,
   person: extra.person ?? false,
+  platform: extra.platform ?? false,
 });
 
 describe("portal pages", () => {
@@ -71,6 +75,18 @@ describe("portal pages", () => {
       if (used === undefined) continue;
       expect(PORTAL_PAGES[used as keyof typeof PORTAL_PAGES]?.path, file).toBe(url);
     }
+  });
+
+  it("opens the sell-deck pages to a reseller's rates:write, the suppliers' only to the platform's", () => {
+    const reseller = { scopes: ["calls:read", "rates:write"], platform: false };
+    const platform = { scopes: ["calls:read", "rates:write"], platform: true };
+    expect(mayOpen(PORTAL_PAGES.rateDecks, reseller)).toBe(true);
+    expect(mayOpen(PORTAL_PAGES.rateDeckUpload, reseller)).toBe(true);
+    expect(mayOpen(PORTAL_PAGES.supplierDecks, reseller)).toBe(false);
+    expect(mayOpen(PORTAL_PAGES.supplierDeckUpload, reseller)).toBe(false);
+    expect(mayOpen(PORTAL_PAGES.supplierDecks, platform)).toBe(true);
+    expect(mayOpen(PORTAL_PAGES.supplierDeckUpload, platform)).toBe(true);
+    expect(mayOpen(PORTAL_PAGES.rateDecks, { scopes: ["calls:read"], platform: true })).toBe(false);
   });
 
   it("fills a page's [id] segment (an invoice's page, linked from the list and the mail), escaped", () => {

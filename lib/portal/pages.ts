@@ -12,6 +12,8 @@ export interface PortalPage {
    * the roles that manage members, `"person"` for a signed-in person (not a key's session); absent: not linked.
    */
   nav?: true | "members" | "person";
+  /** The platform's sessions only (not bound to an account): the operator's costs, e.g. the suppliers' decks. */
+  platform?: true;
 }
 
 /** Every declared page, in the navigation's order. */
@@ -32,10 +34,17 @@ export const PORTAL_PAGES = {
   // its pages are guarded by requireConsoleSession (lib/portal/console.ts).
   consoleAccounts: { path: "/console/accounts", label: "Accounts", scope: "accounts:write", nav: true },
   alerts: { path: "/alerts", label: "Alerts", scope: "alerts:write", nav: true },
+  // A reseller's owners and admins price their subtree here too (the API's reach); the suppliers' decks stay the
+  // platform's.
   rateDecks: { path: "/rate-decks", label: "Rate decks", scope: "rates:write", nav: true },
   rateDeckUpload: { path: "/rate-decks/upload", label: "Upload a rate deck", scope: "rates:write" },
-  supplierDecks: { path: "/rate-decks/suppliers", label: "Supplier decks", scope: "rates:write" },
-  supplierDeckUpload: { path: "/rate-decks/suppliers/upload", label: "Upload a supplier deck", scope: "rates:write" },
+  supplierDecks: { path: "/rate-decks/suppliers", label: "Supplier decks", scope: "rates:write", platform: true },
+  supplierDeckUpload: {
+    path: "/rate-decks/suppliers/upload",
+    label: "Upload a supplier deck",
+    scope: "rates:write",
+    platform: true,
+  },
   members: { path: "/members", label: "Members", nav: "members" },
   security: { path: "/security", label: "Security", nav: "person" },
 } as const satisfies Record<string, PortalPage>;
@@ -52,11 +61,13 @@ export interface NavSession {
   canManageMembers: boolean;
   /** A signed-in person. */
   person: boolean;
+  /** A platform session (not bound to an account). */
+  platform: boolean;
 }
 
-/** Whether the session holds the page's scope (a page without one: every session). */
-export function mayOpen(page: PortalPage, scopes: readonly string[]): boolean {
-  return page.scope === undefined || scopes.includes(page.scope);
+/** Whether the session holds the page's scope (a page without one: every session), and is the platform's if it must be. */
+export function mayOpen(page: PortalPage, session: { scopes: readonly string[]; platform: boolean }): boolean {
+  return (page.scope === undefined || session.scopes.includes(page.scope)) && (!page.platform || session.platform);
 }
 
 /** The main navigation's pages for this session, in order. */
@@ -66,6 +77,6 @@ export function navPages(session: NavSession): PortalPage[] {
       page.nav !== undefined &&
       (page.nav !== "members" || session.canManageMembers) &&
       (page.nav !== "person" || session.person) &&
-      mayOpen(page, session.scopes),
+      mayOpen(page, session),
   );
 }

@@ -62,18 +62,12 @@ export const getSignedInPrincipal = cache(async (): Promise<Principal | null> =>
   return principal && (canUsePortal(principal) || principal.twoFactorRequired) ? principal : null;
 });
 
-/** The provisioning scope whose portal pages (rate decks, supplier decks) only a platform session opens. */
-const PORTAL_PLATFORM_ONLY_SCOPE = "rates:write";
-
 export function toPortalSession(principal: Principal): PortalSession {
   return {
     keyId: principal.keyId,
-    // A reseller's owner or admin keeps accounts:write and payments:write: the console opens on its subtree
-    // (lib/portal/console.ts). The rate-deck pages are still the operator's (supplier decks), so rates:write stays out
-    // of a bound session here while /v1 takes it.
-    scopes: [...principal.scopes]
-      .filter((s) => principal.billingGroupId === null || s !== PORTAL_PLATFORM_ONLY_SCOPE)
-      .sort(),
+    // A reseller's owner or admin keeps accounts:write, payments:write and rates:write: the console and the sell-deck
+    // pages open on its subtree (the API's reach); the suppliers' deck pages are the platform's (pages.ts `platform`).
+    scopes: [...principal.scopes].sort(),
     canReadCost: canReadCost(principal),
     canReadOperatorCost: canReadOperatorCost(principal),
     reachesSeveral: (principal.reachGroupIds?.length ?? 1) > 1,

@@ -7,9 +7,12 @@ import { PORTAL_PAGES } from "@/lib/portal/pages";
 
 export const metadata: Metadata = { title: "Upload a rate deck" };
 
-/** Upload a sell deck: the dry run's diff first, then Confirm imports it. Platform staff with rates:write only (404 to others). */
+/**
+ * Upload a sell deck: the dry run's diff first, then Confirm imports it. Sessions with rates:write (404 to others): the
+ * platform's for every account, a reseller's for its customers (not its own), with the margin guard against its own deck.
+ */
 export default async function Page({ searchParams }: { searchParams: Promise<PageSearchParams> }) {
-  const { principal, params } = await requirePortalPage(PORTAL_PAGES.rateDeckUpload, searchParams);
+  const { session, principal, params } = await requirePortalPage(PORTAL_PAGES.rateDeckUpload, searchParams);
   const owner = typeof params.account === "string" ? params.account : undefined;
   // The dry run's margin warnings name accounts and suppliers, not their ids.
   const db = await getDb();
@@ -22,7 +25,12 @@ export default async function Page({ searchParams }: { searchParams: Promise<Pag
           Choose a CSV file and when it takes effect, review what changes and the margin warnings, then confirm.
         </p>
       </div>
-      <DeckUpload side="sell" initialOwner={owner} names={{ ...accounts, ...suppliers }} />
+      <DeckUpload
+        side="sell"
+        initialOwner={owner}
+        names={{ ...accounts, ...suppliers }}
+        exclude={session.billingGroupId ?? undefined}
+      />
     </div>
   );
 }

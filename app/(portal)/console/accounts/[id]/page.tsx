@@ -2,8 +2,9 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { BalanceForm, CreditLimitForm, DisableToggle } from "@/components/console/account-actions";
 import { AccountSummary } from "@/components/console/account-summary";
+import { BillingDetailsForm } from "@/components/console/billing-details-form";
 import { ApiKeysManager } from "@/components/keys/api-keys-manager";
-import { consoleAccount, ownConsoleAccount, requireConsoleReach } from "@/lib/portal/console";
+import { consoleAccount, ownBillingDetails, ownConsoleAccount, requireConsoleReach } from "@/lib/portal/console";
 
 export const metadata: Metadata = { title: "Account" };
 
@@ -14,6 +15,8 @@ export default async function ConsoleAccountPage({ params }: { params: Promise<{
   const { account, provisionable } = await consoleAccount(reach, id);
   // A reseller's top-ups and adjustments move its own money (docs/contract.md "Reseller tiers").
   const funder = await ownConsoleAccount(reach);
+  // On its own account's page: the billing details its customers' invoices carry.
+  const details = provisionable ? null : await ownBillingDetails(reach);
   const carried = `?account=${encodeURIComponent(account.id)}`;
   return (
     <div className="flex flex-col gap-4">
@@ -40,6 +43,9 @@ export default async function ConsoleAccountPage({ params }: { params: Promise<{
               Rate decks
             </Link>
           ) : null}
+          <Link href={`/limits${carried}`} className="text-brand-700 underline">
+            Limits
+          </Link>
           {session.scopes.includes("alerts:write") ? (
             <Link href={`/alerts${carried}`} className="text-brand-700 underline">
               Thresholds and webhooks
@@ -56,10 +62,13 @@ export default async function ConsoleAccountPage({ params }: { params: Promise<{
           <DisableToggle account={account} />
         </div>
       ) : (
-        <p className="text-sm text-slate-600" data-testid="own-account-note">
-          This is your own account: your provider tops it up and sets its credit limit. Your customers&apos; top-ups
-          come out of its balance.
-        </p>
+        <>
+          <p className="text-sm text-slate-600" data-testid="own-account-note">
+            This is your own account: your provider tops it up and sets its credit limit. Your customers&apos; top-ups
+            come out of its balance.
+          </p>
+          {details ? <BillingDetailsForm details={details} accountName={account.name} /> : null}
+        </>
       )}
       <section aria-labelledby="account-keys" className="flex flex-col gap-2">
         <h2 id="account-keys" className="text-lg font-semibold">
