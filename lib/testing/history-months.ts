@@ -95,8 +95,8 @@ export async function seedTiers(db: Db): Promise<{ r: string; s: string; c: stri
 }
 
 /**
- * What a move, an erasure or retention must leave as it was: rollups, ledger, invoices, recheck marks, uuid claims
- * (and with `hotCalls`, the hot calls' uuids), each row as JSON text.
+ * What a move, an erasure or retention must leave as it was: rollups (the tiers' too), ledger, invoices, recheck marks,
+ * uuid claims (and with `hotCalls`, the hot calls' uuids), each row as JSON text.
  */
 export const billedRows = (db: Db, options: { hotCalls?: boolean } = {}) =>
   queryRows<{ t: string; row: string }>(
@@ -104,6 +104,9 @@ export const billedRows = (db: Db, options: { hotCalls?: boolean } = {}) =>
     sql`SELECT 'hourly' AS t, row_to_json(u)::text AS row FROM usage_hourly u
         UNION ALL SELECT 'quarter', row_to_json(u)::text FROM usage_quarter u
         UNION ALL SELECT 'daily', row_to_json(u)::text FROM usage_daily u
+        UNION ALL SELECT 'tier hourly', row_to_json(u)::text FROM tier_usage_hourly u
+        UNION ALL SELECT 'tier quarter', row_to_json(u)::text FROM tier_usage_quarter u
+        UNION ALL SELECT 'tier daily', row_to_json(u)::text FROM tier_usage_daily u
         UNION ALL SELECT 'ledger', row_to_json(l)::text FROM ledger_entries l
         UNION ALL SELECT 'invoice', row_to_json(i)::text FROM invoices i
         UNION ALL SELECT 'mark', row_to_json(m)::text FROM invoice_recheck_marks m
