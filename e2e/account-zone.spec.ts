@@ -85,8 +85,7 @@ test("one account's days and this month are its own, the same on the dashboard, 
   const byDay = await api<UsageJson>("platform", `/v1/usage?groupBy=day&timeZone=${ZONE}&account=${account.id}`);
   const dayOf = (t: number) => new Date(t + OFFSET_MS).toISOString().slice(0, 10);
   expect(byDay.rows.map((r) => r.key)).toContain(dayOf(lateEvening));
-  const inKolkata = (t: number) =>
-    new Date(t + OFFSET_MS).toISOString().slice(0, 19).replace("T", " "); // the portal's one format, in the zone
+  const inKolkata = (t: number) => new Date(t + OFFSET_MS).toISOString().slice(0, 19).replace("T", " "); // the portal's one format, in the zone
   const dashboardAgrees = async () => {
     await expect(page.getByTestId("summary-month")).toBeVisible();
     expect(displayedMicros(await page.getByTestId("summary-month").innerText())).toBe(shown);
