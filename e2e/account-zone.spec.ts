@@ -94,7 +94,7 @@ test("one account's days and this month are its own, the same on the dashboard, 
       `${ZONE} (the account's time zone)`,
     );
     await expect(page.getByTestId("spend-USD")).toContainText(`days in ${ZONE}`);
-    const bars = page.getByTestId("spend-USD").getByTestId("spend-day");
+    const bars = page.getByTestId("spend-USD").getByTestId("day-bar");
     await expect(bars).toHaveCount(30);
     const first = await bars.first().getAttribute("data-day");
     for (const row of byDay.rows.filter((r) => r.key! >= first!)) {

@@ -76,7 +76,7 @@ export function SpendChart({
                       key={d.day}
                       className="group relative flex h-full flex-1 items-end"
                       title={label}
-                      data-testid="spend-day"
+                      data-testid="day-bar"
                       data-day={d.day}
                     >
                       <span className="sr-only">{label}</span>
