@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { queryRows, type Executor } from "@/lib/db/client";
-import type { GroupPeriod, UsageLine } from "./period-usage";
+import type { Executor } from "@/lib/db/client";
+import { readNamedPeriodLines, type GroupPeriod, type UsageLine } from "./period-usage";
 
 // A reseller's tier charges of a period, as the usage lines its invoice bills (lib/invoices/tier-usage.ts,
 // docs/contract.md "Reseller tiers", "Invoices by tier"). Read beside the calls, so here with the calls' other reads.
@@ -18,22 +18,11 @@ export async function readPeriodsTierUsage(
   db: Executor,
   periods: readonly GroupPeriod[],
 ): Promise<Map<string, UsageLine[]>> {
-  const out = new Map<string, UsageLine[]>(periods.map((p) => [p.groupId, []]));
-  if (periods.length === 0) return out;
-  const json = JSON.stringify(periods.map((p) => ({ g: p.groupId, s: p.start.toISOString(), e: p.end.toISOString() })));
-  const rows = await queryRows<{
-    g: string;
-    direction: "inbound" | "outbound";
-    prefix: string | null;
-    description: string | null;
-    calls: string;
-    seconds: string;
-    amount: string;
-  }>(
+  return readNamedPeriodLines(
     db,
-    sql`WITH p AS MATERIALIZED (
-          SELECT * FROM json_to_recordset(${json}::json) AS p(g text, s timestamptz, e timestamptz)
-        ), lines AS (
+    periods,
+    null,
+    sql`lines AS (
           SELECT p.g, x.direction, x.prefix, count(*)::text AS calls, sum(x.bill)::text AS seconds,
                  sum(x.price)::text AS amount
           FROM p CROSS JOIN LATERAL (
@@ -44,25 +33,8 @@ export async function readPeriodsTierUsage(
             WHERE t.tier_group_id = p.g AND t.start_time >= p.s AND t.start_time < p.e
           ) AS x
           GROUP BY p.g, x.direction, x.prefix
-        )
-        SELECT l.g, l.direction, l.prefix, r.description, l.calls, l.seconds, l.amount
-        FROM lines l JOIN p ON p.g = l.g
-        LEFT JOIN LATERAL (
-          SELECT s.description FROM sell_rates s JOIN rate_decks d ON d.id = s.deck_id
-          WHERE s.billing_group_id = l.g AND s.prefix = l.prefix AND d.effective_from < p.e
-          ORDER BY d.effective_from DESC LIMIT 1
-        ) r ON true
-        ORDER BY l.g, l.direction, l.prefix COLLATE "C" NULLS LAST`,
+        )`,
+    // An unrated tier row stays "Unrated calls" (price 0): the name says nothing was charged.
+    (prefix, description) => (prefix === null ? null : `${RESOLD_LINE_PREFIX}${description ?? `Prefix ${prefix}`}`),
   );
-  for (const r of rows)
-    out.get(r.g)?.push({
-      direction: r.direction,
-      prefix: r.prefix,
-      // An unrated tier row stays "Unrated calls" (price 0): the name says nothing was charged.
-      rateDescription: r.prefix === null ? null : `${RESOLD_LINE_PREFIX}${r.description ?? `Prefix ${r.prefix}`}`,
-      calls: Number(r.calls),
-      billedSeconds: Number(r.seconds),
-      amountMicros: BigInt(r.amount),
-    });
-  return out;
 }

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { queryRows, type Executor } from "@/lib/db/client";
 
 // A period's usage per direction and destination, from the usage rollups (docs/contract.md §10): usage_daily holds
@@ -41,34 +41,12 @@ export async function readPeriodsUsage(
   db: Executor,
   periods: readonly GroupPeriod[],
 ): Promise<Map<string, UsageLine[]>> {
-  const out = new Map<string, UsageLine[]>(periods.map((p) => [p.groupId, []]));
-  if (periods.length === 0) return out;
-  const json = JSON.stringify(
-    periods.map((p) => {
-      const { from, until } = splitPeriod(p.start, p.end);
-      return {
-        g: p.groupId,
-        s: p.start.toISOString(),
-        e: p.end.toISOString(),
-        f: from.toISOString(),
-        u: until.toISOString(),
-      };
-    }),
-  );
-  const rows = await queryRows<{
-    g: string;
-    direction: "inbound" | "outbound";
-    prefix: string | null;
-    description: string | null;
-    calls: string;
-    seconds: string;
-    amount: string;
-  }>(
+  return readNamedPeriodLines(
     db,
-    sql`WITH p AS MATERIALIZED (
-          SELECT * FROM json_to_recordset(${json}::json) AS p(g text, s timestamptz, e timestamptz, f timestamptz, u timestamptz)
-        ), x AS (
-          -- LATERAL: one index range per group (the rollup's key, calls' primary key), never a scan of the table.
+    periods,
+    { columns: ", f timestamptz, u timestamptz", of: (p) => splitPeriodText(p) },
+    sql`-- LATERAL: one index range per group (the rollup's key, calls' primary key), never a scan of the table.
+        x AS (
           SELECT p.g, d.direction, d.matched_prefix AS prefix, d.calls, d.billed_seconds, d.price_micros
           FROM p CROSS JOIN LATERAL (
             SELECT direction, matched_prefix, calls, billed_seconds, price_micros FROM usage_daily
@@ -88,7 +66,46 @@ export async function readPeriodsUsage(
                  sum(price_micros)::text AS amount
           FROM x GROUP BY g, direction, prefix
           HAVING sum(calls) <> 0 OR sum(price_micros) <> 0
-        )
+        )`,
+    (_prefix, description) => description,
+  );
+}
+
+function splitPeriodText(p: GroupPeriod): Record<string, string> {
+  const { from, until } = splitPeriod(p.start, p.end);
+  return { f: from.toISOString(), u: until.toISOString() };
+}
+
+/**
+ * The one shape of a period's invoice lines (the usage lines here, a reseller's tier charges in period-tier-usage.ts):
+ * `p` holds each period (g, s, e and `extra.columns`), `ctes` ends in `lines(g, direction, prefix, calls, seconds,
+ * amount)`; each line is named from its group's sell deck in force at its period's end, through `name`.
+ */
+export async function readNamedPeriodLines(
+  db: Executor,
+  periods: readonly GroupPeriod[],
+  extra: { columns: string; of: (p: GroupPeriod) => Record<string, string> } | null,
+  ctes: SQL,
+  name: (prefix: string | null, description: string | null) => string | null,
+): Promise<Map<string, UsageLine[]>> {
+  const out = new Map<string, UsageLine[]>(periods.map((p) => [p.groupId, []]));
+  if (periods.length === 0) return out;
+  const json = JSON.stringify(
+    periods.map((p) => ({ g: p.groupId, s: p.start.toISOString(), e: p.end.toISOString(), ...extra?.of(p) })),
+  );
+  const rows = await queryRows<{
+    g: string;
+    direction: "inbound" | "outbound";
+    prefix: string | null;
+    description: string | null;
+    calls: string;
+    seconds: string;
+    amount: string;
+  }>(
+    db,
+    sql`WITH p AS MATERIALIZED (
+          SELECT * FROM json_to_recordset(${json}::json) AS p(g text, s timestamptz, e timestamptz${sql.raw(extra?.columns ?? "")})
+        ), ${ctes}
         SELECT l.g, l.direction, l.prefix, r.description, l.calls, l.seconds, l.amount
         FROM lines l JOIN p ON p.g = l.g
         LEFT JOIN LATERAL (
@@ -102,7 +119,7 @@ export async function readPeriodsUsage(
     out.get(r.g)?.push({
       direction: r.direction,
       prefix: r.prefix,
-      rateDescription: r.description,
+      rateDescription: name(r.prefix, r.description),
       calls: Number(r.calls),
       billedSeconds: Number(r.seconds),
       amountMicros: BigInt(r.amount),
