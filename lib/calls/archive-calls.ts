@@ -47,6 +47,18 @@ export function archivableCalls(options: ArchiveOptions): { cut: SQL; where: SQL
 }
 
 /**
+ * Runs `work` in `tx` with callbook.archiving on (migration 0023's switch, this transaction only) and off again after
+ * it: deletes of calls and tier charges then leave the usage and tier rollups as they were and mark no invoice recheck
+ * (the archive, the move to history and an erasure remove calls without changing what was billed).
+ */
+export async function whileArchiving<T>(tx: Executor, work: () => Promise<T>): Promise<T> {
+  await tx.execute(sql`SELECT set_config('callbook.archiving', 'on', true)`);
+  const result = await work();
+  await tx.execute(sql`SELECT set_config('callbook.archiving', 'off', true)`);
+  return result;
+}
+
+/**
  * Removes calls (of [from, before)) from the hot table without changing what was billed (docs/contract.md "Archiving calls"): the DELETE
  * runs with callbook.archiving on (this transaction only), so the usage rollups keep counting the calls and no invoice
  * recheck is marked (migration 0023). Refuses (ArchiveRefusedError, nothing removed) when a call in [from, before) is of a period not yet invoiced (uninvoicedGroups). Keeps the calls of the UTC days an invoice period cuts (a boundary off UTC
@@ -59,10 +71,10 @@ export async function archiveCalls(db: Executor, options: ArchiveOptions): Promi
   return db.transaction(async (tx) => {
     const uninvoiced = await uninvoicedGroups(tx, options);
     if (uninvoiced.length > 0) throw new ArchiveRefusedError(uninvoiced);
-    await tx.execute(sql`SELECT set_config('callbook.archiving', 'on', true)`);
-    const removed = await queryRows<{ n: string }>(
-      tx,
-      sql`WITH ${cut}, gone AS (
+    const removed = await whileArchiving(tx, () =>
+      queryRows<{ n: string }>(
+        tx,
+        sql`WITH ${cut}, gone AS (
             DELETE FROM calls c USING invoiced_until u WHERE ${where}
             RETURNING c.billing_group_id, c.start_time, c.id
           ), tiers AS (
@@ -71,6 +83,7 @@ export async function archiveCalls(db: Executor, options: ArchiveOptions): Promi
             WHERE t.billing_group_id = gone.billing_group_id AND t.start_time = gone.start_time AND t.call_id = gone.id
           )
           SELECT count(*)::text AS n FROM gone`,
+      ),
     );
     return Number(removed[0]?.n ?? 0);
   });

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { recordAuditEvent, type AuditActor } from "@/lib/audit/record-audit-event";
-import { uninvoicedGroups } from "@/lib/calls/archive-calls";
+import { uninvoicedGroups, whileArchiving } from "@/lib/calls/archive-calls";
 import { queryRows, type Db } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { INSTANT_RANGE_MESSAGE, isStorableInstant } from "@/lib/http/query-params";
@@ -73,19 +73,19 @@ export async function eraseAccountCalls(
           },
         ],
       );
-    // The archive path's switch (migration 0023): rollups keep counting the calls, no recheck is marked.
-    await tx.execute(sql`SELECT set_config('callbook.archiving', 'on', true)`);
-    await tx.execute(
-      sql`DELETE FROM call_tier_charges WHERE billing_group_id = ${accountId}
-          AND start_time < ${before.toISOString()}::timestamptz`,
-    );
-    const [{ n }] = await queryRows<{ n: string }>(
-      tx,
-      sql`WITH gone AS (DELETE FROM calls WHERE billing_group_id = ${accountId}
-                          AND start_time < ${before.toISOString()}::timestamptz RETURNING 1)
-          SELECT count(*)::text AS n FROM gone`,
-    );
-    await tx.execute(sql`SELECT set_config('callbook.archiving', 'off', true)`);
+    // The archive path's switch: rollups keep counting the calls, no recheck is marked.
+    const [{ n }] = await whileArchiving(tx, async () => {
+      await tx.execute(
+        sql`DELETE FROM call_tier_charges WHERE billing_group_id = ${accountId}
+            AND start_time < ${before.toISOString()}::timestamptz`,
+      );
+      return queryRows<{ n: string }>(
+        tx,
+        sql`WITH gone AS (DELETE FROM calls WHERE billing_group_id = ${accountId}
+                            AND start_time < ${before.toISOString()}::timestamptz RETURNING 1)
+            SELECT count(*)::text AS n FROM gone`,
+      );
+    });
     const hot = Number(n);
     const history = store ? await eraseInHistory(store, accountId, before) : 0;
     await recordAuditEvent(tx, {

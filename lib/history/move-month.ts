@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { sql } from "drizzle-orm";
-import { archivableCalls, archiveCalls, uninvoicedGroups } from "@/lib/calls/archive-calls";
+import { archivableCalls, archiveCalls, uninvoicedGroups, whileArchiving } from "@/lib/calls/archive-calls";
 import { utcMonthStart } from "@/lib/db/call-partitions";
 import { isEmbedded, queryRows, type Db, type Executor } from "@/lib/db/client";
 import type { ProgressReporter } from "@/lib/runtime/progress";
@@ -480,10 +480,10 @@ async function onlyVerifiedCalls(tx: Executor, partition: string, calls: string)
 async function emptyMonthPartition(tx: Executor, partition: string, start: Date, end: Date, calls: string) {
   await tx.execute(sql.raw(`TRUNCATE public.${partition}`));
   // As archiveCalls: the tier rollups keep the charges' figures (and their delete trigger keeps no transition table).
-  await tx.execute(sql`SELECT set_config('callbook.archiving', 'on', true)`);
-  await tx.execute(sql`DELETE FROM call_tier_charges
-                       WHERE start_time >= ${start.toISOString()}::timestamptz AND start_time < ${end.toISOString()}::timestamptz`);
-  await tx.execute(sql`SELECT set_config('callbook.archiving', 'off', true)`);
+  await whileArchiving(tx, () =>
+    tx.execute(sql`DELETE FROM call_tier_charges
+                   WHERE start_time >= ${start.toISOString()}::timestamptz AND start_time < ${end.toISOString()}::timestamptz`),
+  );
   return Number(calls);
 }
 
