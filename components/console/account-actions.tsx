@@ -325,10 +325,7 @@ function CurrencySelect({
 
 /** A new billing group: name, currency, and optionally a credit limit, an accountcode and an opening balance. */
 export function NewAccountForm({ currencies }: { currencies: readonly CurrencyChoice[] }) {
-  const id = useId();
-  const router = useRouter();
-  const change = useChange();
-  const [values, setValues] = useState({
+  const { id, change, values, set, submit, field } = useNewAccountForm({
     name: "",
     // No default: the currency is fixed for the account's life, so it is always a choice.
     currency: "",
@@ -336,28 +333,6 @@ export function NewAccountForm({ currencies }: { currencies: readonly CurrencyCh
     accountcode: "",
     openingBalance: "",
   });
-  const set = (field: keyof typeof values) => (e: { target: { value: string } }) =>
-    setValues((v) => ({ ...v, [field]: e.target.value }));
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    void change.run(async (idempotencyKey) => {
-      const body = Object.fromEntries(Object.entries(values).filter(([, v]) => v.trim() !== ""));
-      const created = await sendProvisioning<AccountDetail>("POST", "/v1/accounts", body, idempotencyKey);
-      router.push(`/console/accounts/${encodeURIComponent(created.id)}`);
-      return `Created ${created.name}.`;
-    });
-  };
-  const field = (name: keyof typeof values, label: string, extra: { required?: boolean; decimal?: boolean } = {}) => (
-    <TextField
-      id={`${id}-${name}`}
-      name={name}
-      label={label}
-      value={values[name]}
-      onChange={(value) => setValues((v) => ({ ...v, [name]: value }))}
-      error={change.problem?.fields[name]}
-      {...extra}
-    />
-  );
   return (
     <Card aria-labelledby={`${id}-title`} className="max-w-xl">
       <CardTitle id={`${id}-title`}>New account</CardTitle>
@@ -400,39 +375,17 @@ export function NewCustomerForm({
   currency: string;
   parents: readonly { id: string; name: string }[];
 }) {
-  const id = useId();
-  const router = useRouter();
-  const change = useChange();
-  const [values, setValues] = useState({ name: "", parentId: parents[0]?.id ?? "", creditLimit: "" });
-  const set = (field: keyof typeof values) => (e: { target: { value: string } }) =>
-    setValues((v) => ({ ...v, [field]: e.target.value }));
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    void change.run(async (idempotencyKey) => {
-      const body = Object.fromEntries(Object.entries(values).filter(([, v]) => v.trim() !== ""));
-      const created = await sendProvisioning<AccountDetail>("POST", "/v1/accounts", body, idempotencyKey);
-      router.push(`/console/accounts/${encodeURIComponent(created.id)}`);
-      return `Created ${created.name}.`;
-    });
-  };
-  const errorOf = (name: string) => change.problem?.fields[name];
-  const input = (name: "name" | "creditLimit", label: string, extra: { required?: boolean; decimal?: boolean }) => (
-    <TextField
-      id={`${id}-${name}`}
-      name={name}
-      label={label}
-      value={values[name]}
-      onChange={(value) => setValues((v) => ({ ...v, [name]: value }))}
-      error={errorOf(name)}
-      {...extra}
-    />
-  );
-  const parentError = errorOf("parentId");
+  const { id, change, values, set, submit, field } = useNewAccountForm({
+    name: "",
+    parentId: parents[0]?.id ?? "",
+    creditLimit: "",
+  });
+  const parentError = change.problem?.fields.parentId;
   return (
     <Card aria-labelledby={`${id}-title`} className="max-w-xl">
       <CardTitle id={`${id}-title`}>New customer</CardTitle>
       <form onSubmit={submit} className="mt-3 flex flex-col gap-3" data-testid="new-account-form">
-        {input("name", "Name", { required: true })}
+        {field("name", "Name", { required: true })}
         {parents.length > 1 ? (
           <Field id={`${id}-parentId`} label="Customer of">
             <select
@@ -456,7 +409,7 @@ export function NewCustomerForm({
         <p className="text-sm text-slate-700" data-testid="new-customer-currency">
           Currency: {currency} (your own: a customer is billed in its provider&apos;s currency).
         </p>
-        {input("creditLimit", `Credit limit in ${currency} (optional)`, { decimal: true })}
+        {field("creditLimit", `Credit limit in ${currency} (optional)`, { decimal: true })}
         <p className="text-xs text-slate-600">
           A customer takes calls while its balance is above its credit limit: it starts at zero, so with no credit limit
           it starts disabled until you top it up from your own balance.
@@ -470,4 +423,39 @@ export function NewCustomerForm({
       </form>
     </Card>
   );
+}
+
+/**
+ * The state of a form that creates an account (the operator's new account, a reseller's new customer): its values,
+ * POST /v1/accounts with the non-empty ones (idempotent), then the new account's page; `field` renders a text input
+ * with its error from the answer.
+ */
+function useNewAccountForm<T extends Record<string, string>>(initial: T) {
+  const id = useId();
+  const router = useRouter();
+  const change = useChange();
+  const [values, setValues] = useState(initial);
+  const set = (name: keyof T) => (e: { target: { value: string } }) =>
+    setValues((v) => ({ ...v, [name]: e.target.value }));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void change.run(async (idempotencyKey) => {
+      const body = Object.fromEntries(Object.entries(values).filter(([, v]) => v.trim() !== ""));
+      const created = await sendProvisioning<AccountDetail>("POST", "/v1/accounts", body, idempotencyKey);
+      router.push(`/console/accounts/${encodeURIComponent(created.id)}`);
+      return `Created ${created.name}.`;
+    });
+  };
+  const field = (name: keyof T & string, label: string, extra: { required?: boolean; decimal?: boolean } = {}) => (
+    <TextField
+      id={`${id}-${name}`}
+      name={name}
+      label={label}
+      value={values[name]}
+      onChange={(value) => setValues((v) => ({ ...v, [name]: value }))}
+      error={change.problem?.fields[name]}
+      {...extra}
+    />
+  );
+  return { id, change, values, set, submit, field };
 }
