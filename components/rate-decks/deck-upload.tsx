@@ -103,10 +103,9 @@ export function DeckUpload({
       // The instant the preview was made against: "now" would otherwise move on between preview and confirm.
       const q = new URLSearchParams({ effectiveFrom: p.effectiveFrom ?? p.diff.effectiveFrom });
       if (belowCostOk) q.set("allowBelowCost", "true");
-      // One key per distinct request: a retry of this one replays its answer, while confirming again with the
-      // below-cost tick after a refusal is another request (the same key would be refused as reused).
-      const key = belowCostOk ? `${p.idempotencyKey}-allow-below-cost` : p.idempotencyKey;
-      return postDeck<DeckImportJson>(`${base(p.owner)}?${q}`, p.csv, key);
+      // One key per distinct request (the preview's key and this query): a retry replays its answer, and confirming
+      // again with other options (the below-cost tick after a refusal) is another request, not a reused key.
+      return postDeck<DeckImportJson>(`${base(p.owner)}?${q}`, p.csv, `${p.idempotencyKey}?${q}`);
     },
     onSuccess: (result) => {
       setDone(result);
