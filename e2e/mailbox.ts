@@ -11,6 +11,8 @@ export async function startMailbox(dir: string): Promise<{ url: string; close: (
 /** A received message's recipients, subject and text (quoted-printable undone). */
 export interface ReceivedMail {
   to: string;
+  /** The From header as sent (a reseller's customers hear from the reseller: its name, MAIL_FROM's address). */
+  from: string;
   subject: string;
   text: string;
 }
@@ -35,6 +37,6 @@ export function readMailbox(dir: string): ReceivedMail[] {
       const header = (name: string) => new RegExp(`^${name}: (.*)$`, "im").exec(head)?.[1]?.trim() ?? "";
       const body = raw.slice(split + 4);
       const text = /quoted-printable/i.test(header("Content-Transfer-Encoding")) ? decodeQuotedPrintable(body) : body;
-      return { to: header("To"), subject: header("Subject"), text };
+      return { to: header("To"), from: header("From"), subject: header("Subject"), text };
     });
 }

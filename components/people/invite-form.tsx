@@ -1,6 +1,6 @@
 "use client";
 
-import { useActionState, type ReactNode } from "react";
+import { useActionState } from "react";
 import { Card } from "@/components/ui/card";
 import { Button } from "@/components/ui/button";
 import { ErrorState } from "@/components/ui/error-state";
@@ -9,12 +9,23 @@ import { inviteMemberAction, type InviteState } from "@/lib/portal/members-actio
 
 const idle: InviteState = { status: "idle" };
 
+interface Props {
+  /** The roles the inviter may give (an organization's admin: all but owner; the console: every role). */
+  roles: readonly string[];
+  /** Every role with what it lets a person do (describeRole in lib/auth/roles.ts): each choice says it. */
+  described: readonly { role: string; can: string }[];
+  /** The console's: invite into this account (a reseller's customer, or any for staff), not the own organization. */
+  account?: { id: string; name: string };
+}
+
 /**
- * Invite by email. The action answers in place: on success React resets the form (the email field empties) and the
- * page comes back with the pending invitation listed; a refusal keeps the email typed, to fix and send again.
+ * Invite by email, into the signed-in person's organization (the Members page) or into an account from the console.
+ * The action answers in place: on success React resets the form (the email field empties) and the page comes back
+ * with the pending invitation listed; a refusal keeps the email typed, to fix and send again.
  */
-export function InviteForm({ roleOptions }: { roleOptions: ReactNode }) {
+export function InviteForm({ roles, described, account }: Props) {
   const [state, invite, pending] = useActionState(inviteMemberAction, idle);
+  const can = new Map(described.map((d) => [d.role, d.can]));
   return (
     <>
       {state.status === "sent" ? (
@@ -23,7 +34,13 @@ export function InviteForm({ roleOptions }: { roleOptions: ReactNode }) {
         </p>
       ) : null}
       {state.status === "refused" ? <ErrorState>{state.message}</ErrorState> : null}
-      <Card as="form" action={invite} className="flex flex-wrap items-end gap-3" aria-label="Invite a member">
+      <Card
+        as="form"
+        action={invite}
+        className="flex flex-wrap items-end gap-3"
+        aria-label={account ? `Invite a person to ${account.name}` : "Invite a member"}
+      >
+        {account ? <input type="hidden" name="account" value={account.id} /> : null}
         <div className="min-w-64 flex-1">
           <label htmlFor="invite-email" className={fieldLabelClass}>
             Email
@@ -44,7 +61,11 @@ export function InviteForm({ roleOptions }: { roleOptions: ReactNode }) {
             Role
           </label>
           <select id="invite-role" name="role" defaultValue="viewer" className={`${inlineSelectClass} w-full`}>
-            {roleOptions}
+            {roles.map((r) => (
+              <option key={r} value={r}>
+                {r}: {can.get(r) ?? r}
+              </option>
+            ))}
           </select>
         </div>
         <Button type="submit" variant="primary" disabled={pending}>

@@ -42,12 +42,6 @@ export function MembersPanel({ listed, roles, described, me, notice }: Props) {
   const error = errorText(notice);
   // The invite form says what each role can do (from its scopes, lib/auth/roles.ts); a member's row names the role,
   // described in the list below the table.
-  const can = new Map(described.map((d) => [d.role, d.can]));
-  const inviteOptions = roles.map((r) => (
-    <option key={r} value={r}>
-      {r}: {can.get(r) ?? r}
-    </option>
-  ));
   const roleOptions = roles.map((r) => (
     <option key={r} value={r}>
       {r}
@@ -65,7 +59,7 @@ export function MembersPanel({ listed, roles, described, me, notice }: Props) {
         </p>
       ) : null}
       {error ? <ErrorState>{error}</ErrorState> : null}
-      <InviteForm roleOptions={inviteOptions} />
+      <InviteForm roles={roles} described={described} />
       <Card padding="none">
         <table className="w-full text-sm">
           <caption className="sr-only">Members</caption>
@@ -136,20 +130,26 @@ export function MembersPanel({ listed, roles, described, me, notice }: Props) {
           ))}
         </dl>
       </Card>
-      {listed.invitations.length > 0 ? (
-        <Card aria-labelledby="pending-invitations">
-          <h2 id="pending-invitations" className="text-sm font-semibold">
-            Pending invitations
-          </h2>
-          <ul className="mt-2 text-sm text-slate-700">
-            {listed.invitations.map((i) => (
-              <li key={i.id}>
-                {i.email} as {i.role}, until {i.expiresAt.slice(0, 10)}
-              </li>
-            ))}
-          </ul>
-        </Card>
-      ) : null}
+      <PendingInvitations invitations={listed.invitations} />
     </div>
+  );
+}
+
+/** An organization's pending invitations (its Members page, and an account's page in the console); none: nothing. */
+export function PendingInvitations({ invitations }: { invitations: readonly PendingInvitation[] }) {
+  if (invitations.length === 0) return null;
+  return (
+    <Card aria-labelledby="pending-invitations">
+      <h2 id="pending-invitations" className="text-sm font-semibold">
+        Pending invitations
+      </h2>
+      <ul className="mt-2 text-sm text-slate-700">
+        {invitations.map((i) => (
+          <li key={i.id}>
+            {i.email} as {i.role}, until {i.expiresAt.slice(0, 10)}
+          </li>
+        ))}
+      </ul>
+    </Card>
   );
 }

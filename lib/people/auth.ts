@@ -34,6 +34,9 @@ import { authRowId } from "./auth-row-id";
 // lib/people/request-limit.ts. The portal's own signed cookie names the session (lib/auth/session-token.ts), and
 // lib/auth/find-key.ts reads the session, membership and role on every request (role -> scopes, lib/auth/roles.ts).
 
+/** How long an invitation stays valid (better-auth's and the console's, lib/people/invite-to-account.ts). */
+export const INVITATION_DAYS = 7;
+
 const ID_PREFIXES: Record<string, string> = {
   user: "usr",
   session: PERSON_SESSION_PREFIX.slice(0, -1),
@@ -136,7 +139,7 @@ function createAuth(db: Db | Tx) {
         ac,
         roles: orgRoles,
         allowUserToCreateOrganization: false,
-        invitationExpiresIn: 7 * 24 * 60 * 60,
+        invitationExpiresIn: INVITATION_DAYS * 24 * 60 * 60,
         cancelPendingInvitationsOnReInvite: true,
         schema: {
           organization: { modelName: "organizations" },

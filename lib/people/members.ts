@@ -5,13 +5,12 @@ import { auditActorOf } from "@/lib/audit/actor";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
 import { clientAddress } from "@/lib/auth/request-origin";
 import { ROLES, type Role } from "@/lib/auth/roles";
-import { queryRows, type Db, type Tx } from "@/lib/db/client";
+import { queryRows, type Db, type Executor, type Tx } from "@/lib/db/client";
 import { sendMail } from "@/lib/mail/send-mail";
-import { authInTransaction, sessionHeaders } from "./auth";
+import { authInTransaction, INVITATION_DAYS, sessionHeaders } from "./auth";
 import { authErrorCode } from "./auth-error";
 import { endSessionsIn } from "./end-sessions";
 import { mailLink } from "./mail-origin";
-import { findOrganization } from "./organizations";
 import { takePeopleRequest, type PeopleThrottle } from "./request-limit";
 import { sessionTokenOf } from "./sign-in";
 
@@ -145,14 +144,54 @@ export async function inviteMember(
   } catch (error) {
     return refused(error);
   }
-  const organization = await findOrganization(db, actor.organizationId);
-  const link = mailLink(`/accept-invitation?id=${encodeURIComponent(invitation.id)}`);
+  const mail = invitationMail(await invitationSender(db, actor.organizationId), invitation.id, input.role);
   await sendMail({
     to: invitation.email,
-    subject: `You are invited to ${organization?.name ?? "an organization"} on Callbook`,
-    text: `You are invited to join ${organization?.name ?? "an organization"} on Callbook as ${input.role}. To accept, open:\n\n${link}\n\nThe invitation is valid for 7 days.`,
+    subject: mail.subject,
+    text: mail.text,
+    ...(mail.fromName ? { fromName: mail.fromName } : {}),
   });
   return { ok: true };
+}
+
+/** Who an invitation is to and from: the organization's name, and its account's reseller's (null: the operator's). */
+export interface InvitationSender {
+  organizationName: string;
+  resellerName: string | null;
+}
+
+/**
+ * The organization an invitation is to, and the reseller above its account if there is one: its customers' people
+ * hear from it (its billing name, else its account's name), as its invoices' mail does (lib/invoices/invoice-mail.ts).
+ */
+export async function invitationSender(db: Executor, organizationId: string): Promise<InvitationSender> {
+  const [row] = await queryRows<{ name: string; reseller: string | null }>(
+    db,
+    sql`SELECT o.name, COALESCE(NULLIF(p.billing_name, ''), p.name) AS reseller
+      FROM organizations o LEFT JOIN billing_groups g ON g.id = o.billing_group_id
+      LEFT JOIN billing_groups p ON p.id = g.parent_id WHERE o.id = ${organizationId}`,
+  );
+  return { organizationName: row?.name ?? "an organization", resellerName: row?.reseller ?? null };
+}
+
+/**
+ * An invitation's message, whoever invites (an organization's own admin, the console): the link from configuration
+ * (mailLink, never a request's host), in the reseller's name for a reseller's customer (From's display name).
+ */
+export function invitationMail(
+  sender: InvitationSender,
+  invitationId: string,
+  role: string,
+): { subject: string; text: string; fromName: string | null } {
+  const link = mailLink(`/accept-invitation?id=${encodeURIComponent(invitationId)}`);
+  const by = sender.resellerName ? ` by ${sender.resellerName}` : "";
+  return {
+    subject: `You are invited to ${sender.organizationName} on Callbook`,
+    text:
+      `You are invited${by} to join ${sender.organizationName} on Callbook as ${role}. To accept, open:\n\n${link}\n\n` +
+      `The invitation is valid for ${INVITATION_DAYS} days.`,
+    fromName: sender.resellerName,
+  };
 }
 
 interface TargetMember {

@@ -18,18 +18,3 @@ export async function organizationOfGroup(db: Executor, billingGroupId: string):
   if (!row) throw new RangeError(`no billing group ${billingGroupId}`);
   return row.id;
 }
-
-export interface OrganizationSummary {
-  id: string;
-  name: string;
-  platform: boolean;
-  billingGroupId: string | null;
-}
-
-export async function findOrganization(db: Executor, id: string): Promise<OrganizationSummary | null> {
-  const [row] = await queryRows<{ id: string; name: string; platform: boolean; billing_group_id: string | null }>(
-    db,
-    sql`SELECT id, name, platform, billing_group_id FROM organizations WHERE id = ${id}`,
-  );
-  return row ? { id: row.id, name: row.name, platform: row.platform, billingGroupId: row.billing_group_id } : null;
-}

@@ -7,6 +7,7 @@ import { getBillingDetails, type BillingDetails } from "@/lib/billing/billing-de
 import { getBillingGroup } from "@/lib/billing/groups";
 import type { AccountDetail } from "@/lib/billing/provisioning-schemas";
 import { getDb, queryRows } from "@/lib/db/client";
+import { listMembers, type MemberRow, type PendingInvitation } from "@/lib/people/members";
 import { requirePortalSession, type PortalSession } from "./session";
 import { ACCOUNT_CURRENCIES } from "@/lib/money/iso-4217";
 
@@ -64,6 +65,19 @@ export async function consoleAccount(
 export function providedAccount(reach: Reach, account: unknown): string | null {
   if (isPlatform(reach) || typeof account !== "string") return null;
   return provisions(reach, account) ? account : null;
+}
+
+/**
+ * The people of an account the session provisions (its console page's People section): its organization's members
+ * and pending invitations; none yet when nobody was ever added (the organization is made with the first invitation).
+ */
+export async function accountPeople(id: string): Promise<{ members: MemberRow[]; invitations: PendingInvitation[] }> {
+  const db = await getDb();
+  const [organization] = await queryRows<{ id: string }>(
+    db,
+    sql`SELECT id FROM organizations WHERE billing_group_id = ${id}`,
+  );
+  return organization ? listMembers(db, organization.id) : { members: [], invitations: [] };
 }
 
 /** A reseller's own billing details (its console's own-account page); null for the platform (OPERATOR_NAME's). */

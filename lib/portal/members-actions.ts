@@ -6,6 +6,8 @@ import { redirect } from "next/navigation";
 import { clientAddress } from "@/lib/auth/request-origin";
 import { roleSchema } from "@/lib/auth/roles";
 import { getDb } from "@/lib/db/client";
+import { ApiError } from "@/lib/errors/api-error";
+import { inviteToAccount } from "@/lib/people/invite-to-account";
 import { changeMemberRole, inviteMember, removeMember, type MemberChange } from "@/lib/people/members";
 import { getPortalPrincipal } from "./session";
 
@@ -46,7 +48,18 @@ export async function inviteMemberAction(_: InviteState, form: FormData): Promis
   const email = field(form, "email").trim();
   if (!role.success || !email.includes("@"))
     return { status: "refused", email, message: "Enter an email address and pick a role." };
-  const result = await inviteMember(await getDb(), principal, { email, role: role.data }, await headers());
+  // From the console's account page: into that account (inviteToAccount decides the reach); else the own organization.
+  const account = field(form, "account");
+  const input = { email, role: role.data };
+  let result: MemberChange;
+  try {
+    result = account
+      ? await inviteToAccount(await getDb(), principal, { ...input, billingGroupId: account }, await headers())
+      : await inviteMember(await getDb(), principal, input, await headers());
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return { status: "refused", email, message: error.detail };
+  }
   if (!result.ok)
     return {
       status: "refused",

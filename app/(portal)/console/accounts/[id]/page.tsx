@@ -1,10 +1,17 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { BalanceForm, CreditLimitForm, DisableToggle } from "@/components/console/account-actions";
+import { AccountPeople } from "@/components/console/account-people";
 import { AccountSummary } from "@/components/console/account-summary";
 import { BillingDetailsForm } from "@/components/console/billing-details-form";
 import { ApiKeysManager } from "@/components/keys/api-keys-manager";
-import { consoleAccount, ownBillingDetails, ownConsoleAccount, requireConsoleReach } from "@/lib/portal/console";
+import {
+  accountPeople,
+  consoleAccount,
+  ownBillingDetails,
+  ownConsoleAccount,
+  requireConsoleReach,
+} from "@/lib/portal/console";
 
 export const metadata: Metadata = { title: "Account" };
 
@@ -17,6 +24,8 @@ export default async function ConsoleAccountPage({ params }: { params: Promise<{
   const funder = await ownConsoleAccount(reach);
   // On its own account's page: the billing details its customers' invoices carry.
   const details = provisionable ? null : await ownBillingDetails(reach);
+  // Its people, and an invitation into it, where the session provisions it (requireProvisioningOf's rule).
+  const people = provisionable ? await accountPeople(account.id) : null;
   const carried = `?account=${encodeURIComponent(account.id)}`;
   return (
     <div className="flex flex-col gap-4">
@@ -70,6 +79,7 @@ export default async function ConsoleAccountPage({ params }: { params: Promise<{
           {details ? <BillingDetailsForm details={details} accountName={account.name} /> : null}
         </>
       )}
+      {people ? <AccountPeople account={account} people={people} /> : null}
       <section aria-labelledby="account-keys" className="flex flex-col gap-2">
         <h2 id="account-keys" className="text-lg font-semibold">
           API keys of this account
