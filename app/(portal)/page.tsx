@@ -16,7 +16,7 @@ import { accountNames } from "@/lib/portal/account-names";
 import { accountTimeZones } from "@/lib/portal/account-zones";
 import { dashboardFirstScreen } from "@/lib/portal/first-screen";
 import { accountOptions } from "@/lib/portal/names";
-import { howToPay, paymentsPanel } from "@/lib/portal/payments";
+import { dashboardPayments } from "@/lib/portal/payments";
 import { ALL_ACCOUNTS_ZONE, describePeriod, monthOf, periodZone } from "@/lib/portal/period";
 import { addDays, dayInZone } from "@/lib/time/zoned-time";
 import { requirePortalPage, type PageSearchParams } from "@/lib/portal/page-guard";
@@ -38,21 +38,21 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
   const zones = selected ? await accountTimeZones(db, principal, [selected]) : {};
   const timeZone = (selected && zones[selected]) || ALL_ACCOUNTS_ZONE;
   // Read side by side; the balance and the latest calls too, so they are in the page's HTML (not fetched after it).
-  const [names, spend, payments, firstScreen] = await Promise.all([
+  const [names, spend, paymentsOf, firstScreen] = await Promise.all([
     // A customer's balance is captioned with its own account's name (its reach holds that one only).
     options || !selected ? undefined : accountNames(db, principal),
     callReads(db).spendPerDay(
       { billingGroupId: selected ?? principal.billingGroupId },
       { withCost: session.canReadOperatorCost, now, timeZone },
     ),
-    paymentsPanel(db, principal),
+    dashboardPayments(db, principal),
     dashboardFirstScreen(principal, options ? selected : undefined),
   ]);
   const ownName = selected ? names?.[selected] : undefined;
   // The 30 days spendPerDay sums in the account's zone, the last one today (not over yet).
   const today = dayInZone(now, timeZone);
   const first = addDays(today, -29);
-  const pay = howToPay(principal);
+  const { pay, panel: payments } = paymentsOf;
   const text = (value: string | string[] | undefined) => (typeof value === "string" ? value.slice(0, 300) : undefined);
   const zoneText = periodZone(timeZone, selected ? "account" : "all accounts");
   const period = describePeriod({ from: first, until: today }, zoneText, today);

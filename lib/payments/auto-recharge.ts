@@ -4,6 +4,7 @@ import { queryRows, type Db } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { formatMicros } from "@/lib/money/micros";
 import { toMinorUnits } from "./provider";
+import { paidByReseller, paysItsReseller } from "./paid-by-reseller";
 import { topUpLimitsMicros } from "./top-up-limits";
 
 export interface AutoRechargeSetting {
@@ -82,6 +83,8 @@ export async function setAutoRecharge(
       sql`SELECT trim(currency) AS currency FROM billing_groups WHERE id = ${groupId} FOR UPDATE`,
     );
     if (!group) throw new ApiError("not_found", `No account with id ${JSON.stringify(groupId.slice(0, 64))}.`);
+    const reseller = setting ? await paidByReseller(tx, groupId) : null;
+    if (reseller !== null) throw paysItsReseller(reseller);
     const [before] = await queryRows<{ threshold: string; amount: string }>(
       tx,
       sql`SELECT threshold_micros::text AS threshold, amount_micros::text AS amount

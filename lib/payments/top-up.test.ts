@@ -4,6 +4,7 @@ import { createBillingGroup } from "@/lib/billing/groups";
 import { queryRows, type Db } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
+import { setAutoRecharge } from "./auto-recharge";
 import { fromMinorUnits, toMinorUnits, type PaymentProvider } from "./provider";
 import { receivePaymentWebhook } from "./receive-webhook";
 import { startTopUp } from "./start-top-up";
@@ -120,6 +121,49 @@ describeOnEngines("online top-up", (handle) => {
       expect((refused as ApiError).status).toBe(422);
       expect((refused as ApiError).errors?.[0].param).toBe("amount");
     }
+  });
+
+  it("refuses a card top-up and auto-recharge for a reseller's customer (its reseller bills it), opening nothing", async () => {
+    const reseller = await createBillingGroup(db(), { name: "North Resale", currency: "EUR" });
+    await db().execute(
+      sql`UPDATE billing_groups SET billing_name = 'North Resale Trading Ltd' WHERE id = ${reseller.id}`,
+    );
+    const customer = await createBillingGroup(db(), { name: "Resold", currency: "EUR", parentId: reseller.id });
+    const sessions = standIn.sessions.size;
+    const refused = await startTopUp(db(), provider, {
+      billingGroupId: customer.id,
+      amountMicros: 25_000_000n,
+      actor,
+      address: null,
+      origin: "http://portal.test",
+    }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).status).toBe(409);
+    expect((refused as ApiError).detail).toContain("North Resale Trading Ltd");
+    expect(standIn.sessions.size).toBe(sessions);
+    const by = { actor, address: null };
+    const recharge = await setAutoRecharge(
+      db(),
+      customer.id,
+      { thresholdMicros: 5_000_000n, amountMicros: 20_000_000n },
+      by,
+    ).catch((e: unknown) => e);
+    expect((recharge as ApiError).status).toBe(409);
+    // Turning it off stays possible; the reseller itself pays the operator by card as before.
+    await expect(setAutoRecharge(db(), customer.id, null, by)).resolves.toBeNull();
+    const [rows] = await queryRows<{ n: string }>(
+      db(),
+      sql`SELECT count(*)::text AS n FROM auto_recharge_settings WHERE billing_group_id = ${customer.id}`,
+    );
+    expect(rows.n).toBe("0");
+    const { url } = await startTopUp(db(), provider, {
+      billingGroupId: reseller.id,
+      amountMicros: 25_000_000n,
+      actor,
+      address: null,
+      origin: "http://portal.test",
+    });
+    expect(url.startsWith(`${standIn.url}/checkout/cs_test_`)).toBe(true);
   });
 
   it("credits the verified session's amount once, with a ledger receipt, an audit event and the saved card", async () => {

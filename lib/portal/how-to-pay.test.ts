@@ -63,4 +63,18 @@ describe("how a customer pays", () => {
     );
     expect(howToPay(member("owner", null))).toBeNull();
   });
+
+  it("a reseller's customer is topped up by its reseller, whatever the role, with card payments on or off", () => {
+    for (const on of [paymentsOn, paymentsOff]) {
+      on();
+      vi.stubEnv("OPERATOR_CONTACT", "billing@operator.example");
+      for (const role of ["owner", "billing", "viewer"]) {
+        const pay = howToPay(member(role), "North Resale Ltd")!;
+        expect(pay, role).toEqual({ kind: "reseller", contact: "North Resale Ltd" });
+        expect(howToPayText(pay)).toBe(
+          "Your account is topped up by North Resale Ltd, who bills it: contact them to add money.",
+        );
+      }
+    }
+  });
 });

@@ -5,6 +5,7 @@ import type { Db } from "@/lib/db/client";
 import { currencyDecimals } from "@/lib/money/currency-decimals";
 import { formatMicros } from "@/lib/money/micros";
 import { readAutoRecharge } from "@/lib/payments/auto-recharge";
+import { paidByReseller } from "@/lib/payments/paid-by-reseller";
 import { topUpLimitsMicros } from "@/lib/payments/top-up-limits";
 import type { HowToPay } from "./how-to-pay";
 
@@ -32,17 +33,27 @@ export function canPay(principal: Principal): boolean {
 /**
  * How this customer's session gets money onto the account, whatever its role and whether card payments are set up
  * (issue 30: a disabled account said "top up or contact support" with neither). null for platform sessions: staff
- * top up from the console.
+ * top up from the console. A reseller's customer (`reseller`: paidByReseller's name) is topped up by its reseller.
  */
-export function howToPay(principal: Principal): HowToPay | null {
+export function howToPay(principal: Principal, reseller: string | null = null): HowToPay | null {
   if (isPlatform(reachOf(principal))) return null;
+  if (reseller !== null) return { kind: "reseller", contact: reseller };
   const contact = operatorContact() ?? null;
   if (canPay(principal)) return { kind: "card", contact };
   return { kind: stripeSettings() !== undefined ? "member" : "contact", contact };
 }
 
-export async function paymentsPanel(db: Db, principal: Principal): Promise<PaymentsPanel | null> {
-  if (!canPay(principal)) return null;
+/** The dashboard's how-to-pay and, for a person who pays here by card, the payments card (null otherwise). */
+export async function dashboardPayments(
+  db: Db,
+  principal: Principal,
+): Promise<{ pay: HowToPay | null; panel: PaymentsPanel | null }> {
+  if (isPlatform(reachOf(principal))) return { pay: null, panel: null };
+  const pay = howToPay(principal, await paidByReseller(db, principal.billingGroupId!));
+  return { pay, panel: pay?.kind === "card" ? await paymentsPanel(db, principal) : null };
+}
+
+async function paymentsPanel(db: Db, principal: Principal): Promise<PaymentsPanel | null> {
   const state = await readAutoRecharge(db, principal.billingGroupId!);
   if (!state) return null;
   const decimals = currencyDecimals(state.currency);
