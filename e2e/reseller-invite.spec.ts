@@ -113,6 +113,9 @@ test("a reseller's owner invites a person into its customer from the console; th
   await member.waitForURL((url) => url.pathname === "/");
   await expect(member.locator("header")).toContainText("Customer owner");
   await expect(member.locator("header")).not.toContainText(/cost view|margins/);
+  // A reseller's customer pays its reseller: no card form of the operator's, the reseller named instead.
+  await expect(member.getByTestId("payments-card")).toHaveCount(0);
+  await expect(member.getByTestId("how-to-pay")).toContainText(/topped up by Tiered Reseller/);
   await screenshot(member, "reseller-invite-invitee-dashboard");
   expect(await seriousFindings(member), "the invitee's dashboard").toEqual([]);
 
