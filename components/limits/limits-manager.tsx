@@ -21,9 +21,9 @@ type Layer = Limits["operator"];
 type Window = Layer["distinctDestinations"];
 
 /**
- * An account's limits (GET /v1/limits): both layers, rule by rule, with what counts against them now; a form for the
+ * An account's limits (GET /v1/limits): every layer, rule by rule, with what counts against them now; a form for the
  * layer the session writes (PUT /v1/limits: a customer's owners and admins their own, which may only tighten the
- * operator's; platform staff the operator's); the refusals (GET /v1/authorizations/refusals, "Load more").
+ * others; a reseller its customer's provider layer; platform staff the operator's); the refusals (GET /v1/authorizations/refusals, "Load more").
  */
 export function LimitsManager({
   account,
@@ -36,7 +36,7 @@ export function LimitsManager({
   platform: boolean;
   accounts?: AccountChoice[];
   canWrite: boolean;
-  /** A reseller on its customer's account: it writes the operator layer as that customer's provider. */
+  /** A reseller on its customer's account: it writes that customer's provider (reseller's) layer. */
   provider?: boolean;
 }) {
   const limits = useQuery(limitsQuery(account, platform));
@@ -69,52 +69,33 @@ const windowText = (w: Window) => (w === null ? "No limit" : `${w.max} per ${w.w
 const prefixes = (list: string[] | null, none: string) => (list === null || list.length === 0 ? none : list.join(", "));
 
 function RulesTable({ limits }: { limits: Limits }) {
-  const { operator, customer, currency, timeZone } = limits;
+  const { operator, provider, customer, currency, timeZone } = limits;
   const money = (amount: number | null) => (amount === null ? "No limit" : formatAmount(parseMicros(amount), currency));
   const state = liveState(limits);
-  const rows: [string, string, string, string][] = [
-    [
-      "Calls in progress",
-      count(operator.maxConcurrentCalls),
-      count(customer.maxConcurrentCalls),
-      String(state.concurrentCalls.now),
-    ],
-    ["Calls per second", count(operator.callsPerSecond), count(customer.callsPerSecond), "–"],
-    [
-      "Spend per day",
-      money(operator.dailySpend),
-      money(customer.dailySpend),
-      formatAmount(state.today.spentMicros, currency),
-    ],
-    [
-      "Spend per month",
-      money(operator.monthlySpend),
-      money(customer.monthlySpend),
-      formatAmount(state.month.spentMicros, currency),
-    ],
-    [
-      "Blocked destinations",
-      prefixes(operator.blockedPrefixes, "None"),
-      prefixes(customer.blockedPrefixes, "None"),
-      "–",
-    ],
-    ["Allowed destinations", prefixes(operator.allowedPrefixes, "Any"), prefixes(customer.allowedPrefixes, "Any"), "–"],
-    [
-      "Distinct destinations",
-      windowText(operator.distinctDestinations),
-      windowText(customer.distinctDestinations),
-      "–",
-    ],
-    ["Calls to one prefix", windowText(operator.callsPerPrefix), windowText(customer.callsPerPrefix), "–"],
-    ["A fraud rule disables the account", operator.disableOnFraud ? "Yes" : "No", "–", "–"],
+  // The layers shown, in the order they bind: the operator's, the reseller's (an account with a parent), its own.
+  const layers = provider === null ? [operator, customer] : [operator, provider, customer];
+  const headers = provider === null ? ["Operator's", "Customer's"] : ["Operator's", "Reseller's", "Customer's"];
+  const each = (cell: (layer: Layer) => string) => layers.map(cell);
+  const rows: [string, string[], string][] = [
+    ["Calls in progress", each((l) => count(l.maxConcurrentCalls)), String(state.concurrentCalls.now)],
+    ["Calls per second", each((l) => count(l.callsPerSecond)), "–"],
+    ["Spend per day", each((l) => money(l.dailySpend)), formatAmount(state.today.spentMicros, currency)],
+    ["Spend per month", each((l) => money(l.monthlySpend)), formatAmount(state.month.spentMicros, currency)],
+    ["Blocked destinations", each((l) => prefixes(l.blockedPrefixes, "None")), "–"],
+    ["Allowed destinations", each((l) => prefixes(l.allowedPrefixes, "Any")), "–"],
+    ["Distinct destinations", each((l) => windowText(l.distinctDestinations)), "–"],
+    ["Calls to one prefix", each((l) => windowText(l.callsPerPrefix)), "–"],
+    ["A fraud rule disables the account", each((l) => (l === operator ? (l.disableOnFraud ? "Yes" : "No") : "–")), "–"],
   ];
   return (
     <Card aria-labelledby="limits-rules-title" padding="none">
       <div className="px-4 pt-4">
         <CardTitle id="limits-rules-title">Rules</CardTitle>
         <p className="mt-1 text-sm text-slate-600">
-          Every rule of both layers holds: the operator sets theirs, the account&apos;s owners and admins may only
-          tighten them. Days and months are counted in {timeZone}; open reservations count as spent.
+          Every rule of every layer holds: the operator sets theirs,{" "}
+          {provider === null ? "" : "the reseller the account buys through may only tighten them, "}the account&apos;s
+          owners and admins may only tighten them. Days and months are counted in {timeZone}; open reservations count as
+          spent.
         </p>
       </div>
       <div className="overflow-x-auto" role="region" aria-label="Rules table" tabIndex={0}>
@@ -124,25 +105,27 @@ function RulesTable({ limits }: { limits: Limits }) {
               <th scope="col" className="px-4 py-2 font-medium">
                 Rule
               </th>
-              <th scope="col" className="px-4 py-2 font-medium">
-                Operator&apos;s
-              </th>
-              <th scope="col" className="px-4 py-2 font-medium">
-                Customer&apos;s
-              </th>
+              {headers.map((header) => (
+                <th key={header} scope="col" className="px-4 py-2 font-medium">
+                  {header}
+                </th>
+              ))}
               <th scope="col" className="px-4 py-2 font-medium">
                 Now
               </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
-            {rows.map(([rule, op, cust, now]) => (
+            {rows.map(([rule, cells, now]) => (
               <tr key={rule}>
                 <th scope="row" className="px-4 py-2 font-medium text-slate-800">
                   {rule}
                 </th>
-                <td className="px-4 py-2 tabular-nums">{op}</td>
-                <td className="px-4 py-2 tabular-nums">{cust}</td>
+                {cells.map((cell, i) => (
+                  <td key={headers[i]} className="px-4 py-2 tabular-nums">
+                    {cell}
+                  </td>
+                ))}
                 <td className="px-4 py-2 tabular-nums">{now}</td>
               </tr>
             ))}
@@ -205,10 +188,16 @@ function refusedText(error: unknown): string {
   return [problemText(error), ...fields].join(" ");
 }
 
+/** The layer the session writes: a reseller its customer's provider layer, platform staff the operator's, else its own. */
+function layerOf(limits: Limits, platform: boolean, provider: boolean): Layer {
+  if (provider) return limits.provider ?? limits.customer;
+  return platform ? limits.operator : limits.customer;
+}
+
 function LayerForm({ limits, platform, provider }: { limits: Limits; platform: boolean; provider: boolean }) {
   const id = useId();
   const queryClient = useQueryClient();
-  const layer = platform ? limits.operator : limits.customer;
+  const layer = layerOf(limits, platform, provider);
   const [draft, setDraft] = useState<Draft>(() => draftOf(layer));
   const save = useMutation({
     mutationFn: () =>
@@ -218,7 +207,7 @@ function LayerForm({ limits, platform, provider }: { limits: Limits; platform: b
       }),
     onSuccess: (saved) => {
       queryClient.setQueryData(limitsKey(platform ? limits.billingGroupId : null), saved);
-      setDraft(draftOf(platform ? saved.operator : saved.customer));
+      setDraft(draftOf(layerOf(saved, platform, provider)));
     },
   });
   const submit = (event: FormEvent) => {
@@ -232,7 +221,7 @@ function LayerForm({ limits, platform, provider }: { limits: Limits; platform: b
       </CardTitle>
       <p className="text-sm text-slate-600">
         {provider
-          ? "The layer you set as its provider: the customer may only tighten it."
+          ? "The layer you set as its reseller: it may only tighten the operator's, and the customer may only tighten it."
           : platform
             ? "The operator's layer of this account: the customer may only tighten it."
             : "Your own layer: it may only tighten the operator's. Empty: no limit of yours."}{" "}

@@ -198,7 +198,11 @@ export async function authorizeCall(
     const limits =
       group.operatorLimits === null
         ? null
-        : effectiveLimits(parseStoredLayer(group.operatorLimits), parseStoredLayer(group.customerLimits));
+        : effectiveLimits(
+            parseStoredLayer(group.operatorLimits),
+            parseStoredLayer(group.customerLimits),
+            parseStoredLayer(group.providerLimits),
+          );
     const refuse = async (refusal: LimitRefusal) => {
       const refused = { uuid: request.uuid, destination: request.destination };
       await recordRefusal(tx, groupId, refused, refusal, limits?.disableOnFraud);

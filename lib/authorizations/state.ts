@@ -15,6 +15,7 @@ interface StoredState {
   timeZone: string;
   limitsHit: boolean;
   operator: Record<string, unknown> | null;
+  provider: Record<string, unknown> | null;
   customer: Record<string, unknown> | null;
   existing: boolean;
   callId: string | null;
@@ -63,6 +64,7 @@ export interface AuthorizeState {
   limitsHit: boolean;
   /** The stored layers (JSON text) as parseStoredLayer reads them; operator null: the account has no limits row. */
   operatorLimits: string | null;
+  providerLimits: string | null;
   customerLimits: string | null;
   /** The uuid is authorized already (the caller reads it: a replay). */
   existing: boolean;
@@ -101,6 +103,7 @@ export async function readAuthorizeState(
     timeZone: s.timeZone,
     limitsHit: s.limitsHit,
     operatorLimits: s.operator === null ? null : JSON.stringify(s.operator),
+    providerLimits: s.provider === null ? null : JSON.stringify(s.provider),
     customerLimits: s.customer === null ? null : JSON.stringify(s.customer),
     existing: s.existing,
     callId: s.callId,

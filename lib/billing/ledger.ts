@@ -3,6 +3,7 @@ import type { StoredCall } from "@/lib/calls/stored-call";
 import { queryRows, type Executor } from "@/lib/db/client";
 import type { ledgerEntries } from "@/lib/db/schema";
 import { keepsBalanceInBound } from "./balance-bound";
+import { lockTiers } from "./tier-lock";
 
 // The ledger (ledger_entries): every movement of a balance is one entry, and for every billing group the entries sum
 // to its balance (docs/contract.md §1). This module is the one writer of both halves: moveBalances moves each
@@ -133,7 +134,7 @@ export interface MovedBalances {
 
 /**
  * A balance refused the movement: no such group, (withinBound) the sum would pass the bound of balances, or
- * (withinCredit) a debit the group's balance plus credit limit does not cover.
+ * (withinHeadroom) a debit the group's headroom (balance plus credit limit, less its open reservations) does not cover.
  */
 export class BalanceRefusedError extends RangeError {
   override readonly name = "BalanceRefusedError";
@@ -157,15 +158,17 @@ export class BalanceRefusedError extends RangeError {
  * (no read-modify-write in JS, so concurrent movements all count; the same lock order everywhere, so concurrent
  * multi-group batches cannot deadlock), then the entries are written in one statement. Call debits (callDebits)
  * were written by the caller's insert; only their balances move here. `withinBound`: a sum that would take a balance
- * past the bound of balances (balance-bound.ts) is refused. `withinCredit`: these groups' debits must leave the
- * balance at or above minus the credit limit (a reseller paying its customer's top-up), checked in the same UPDATE, so
- * concurrent movements under the row lock never pass it. Throws BalanceRefusedError (the transaction should roll
- * back). Answers the new balances and the written entries.
+ * past the bound of balances (balance-bound.ts) is refused. `withinHeadroom`: these groups' debits must fit their
+ * headroom (a reseller paying its customer's top-up): balance plus credit limit, less what is open at the tier (its own
+ * reservations and its subtree's holds, tier_headroom in migration 0038: the figure authorization reserves against).
+ * Their tier locks are taken first (lockTiers, as authorization does), so no authorization reserves at the tier
+ * meanwhile, and the condition is in the same UPDATE, so concurrent movements under the row lock never pass it.
+ * Throws BalanceRefusedError (the transaction should roll back). Answers the new balances and the written entries.
  */
 export async function moveBalances(
   tx: Executor,
   movement: readonly LedgerEntry[] | WrittenCallDebits,
-  options: { withinBound?: boolean; withinCredit?: readonly string[] } = {},
+  options: { withinBound?: boolean; withinHeadroom?: readonly string[] } = {},
 ): Promise<MovedBalances> {
   const totals = new Map<string, bigint>();
   const add = (groupId: string, amount: bigint) => totals.set(groupId, (totals.get(groupId) ?? 0n) + amount);
@@ -174,15 +177,16 @@ export async function moveBalances(
   } else {
     for (const e of movement) add(e.billingGroupId, e.amountMicros);
   }
+  const paying = (options.withinHeadroom ?? []).filter((id) => (totals.get(id) ?? 0n) < 0n);
+  if (paying.length > 0) await lockTiers(tx, paying);
   const balances = new Map<string, bigint>();
   for (const groupId of [...totals.keys()].sort()) {
     const amount = totals.get(groupId)!;
     if (amount === 0n) continue;
     const bound = options.withinBound ? sql` AND ${keepsBalanceInBound(sql`balance_micros`, amount)}` : sql``;
-    const credit =
-      amount < 0n && options.withinCredit?.includes(groupId)
-        ? sql` AND balance_micros + credit_limit_micros >= ${(-amount).toString()}::bigint`
-        : sql``;
+    const credit = paying.includes(groupId)
+      ? sql` AND tier_headroom(id, balance_micros, credit_limit_micros) >= ${(-amount).toString()}::bigint`
+      : sql``;
     // PostgreSQL re-reads the WHERE on the row a concurrent UPDATE left, so the conditions hold under concurrency.
     const [moved] = await queryRows<{ balance: string }>(
       tx,

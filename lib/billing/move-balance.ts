@@ -26,7 +26,8 @@ export interface BalanceMovementInput {
  *
  * `from`: a reseller moving money within its tree (docs/contract.md "Reseller tiers"): the same amount leaves the
  * reseller's own balance as an `adjustment` entry in the same transaction (both balances in id order, as every
- * movement), refused with 402 `insufficient_funds` when the reseller's balance plus credit limit does not cover it.
+ * movement), refused with 402 `insufficient_funds` when the reseller's headroom does not cover it: balance plus credit
+ * limit, less what is open at its tier (its own reservations, its subtree's holds), as authorization reckons it.
  * Without it the money comes from outside (the platform's top-ups, the CLI).
  */
 export async function moveBalance(
@@ -64,7 +65,7 @@ export async function moveBalance(
     }
     const moved = await moveBalances(tx, entries, {
       withinBound: true,
-      withinCredit: from === undefined ? [] : [from],
+      withinHeadroom: from === undefined ? [] : [from],
     }).catch((error: unknown) => {
       if (!(error instanceof BalanceRefusedError)) throw error;
       if (error.reason === "past_bound") throw outOfBoundError("balance");
@@ -108,13 +109,13 @@ export async function moveBalance(
   });
 }
 
-/** 402: the reseller's own balance plus credit limit does not cover what it would move to its customer. */
+/** 402: the reseller's headroom (balance plus credit limit, less open reservations) does not cover the movement. */
 function insufficientFunds(amountMicros: bigint): ApiError {
   const amount = formatMicros(amountMicros < 0n ? -amountMicros : amountMicros);
   return new ApiError(
     "insufficient_funds",
-    `Your account's balance plus its credit limit does not cover ${amount}; nothing moved. Top up your own account first.`,
-    [{ param: "amount", message: "more than the reseller's balance plus credit limit" }],
+    `Your account's balance plus its credit limit, less what its calls in progress hold, does not cover ${amount}; nothing moved. Top up your own account first.`,
+    [{ param: "amount", message: "more than the reseller's balance plus credit limit, less its open reservations" }],
   );
 }
 

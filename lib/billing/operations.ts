@@ -107,7 +107,8 @@ export const topUpAccountOperation = defineOperation({
     "`account.topped_up`, in one transaction. A top-up back above the credit limit enables the account again, " +
     `unless an operator disabled it. Send an \`Idempotency-Key\`: a retry then never tops up twice. ${RESELLER} ` +
     "A reseller's top-up comes from its own balance (an `adjustment` entry of the amount negated, `fundedBy`), in " +
-    "the same transaction: 402 `insufficient_funds` when its balance plus credit limit does not cover it.",
+    "the same transaction: 402 `insufficient_funds` when its balance plus credit limit, less the reservations open " +
+    "at its tier (its own calls' and its customers' in progress), does not cover it.",
   scope: "payments:write",
   idempotent: true,
   params: accountId,

@@ -1,7 +1,11 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reachOf, type Reach } from "@/lib/auth/reach";
-import { openDatabase, queryRows, type DbHandle, type Executor } from "@/lib/db/client";
+import type { Principal } from "@/lib/auth/principal";
+import { authorizeCall } from "@/lib/authorizations/authorize";
+import { openDatabase, queryRows, type Db, type DbHandle, type Executor } from "@/lib/db/client";
+import { importSellRates } from "@/lib/rating/import-rates";
+import { parseRateCsv } from "@/lib/rating/rate-csv";
 import { ApiError } from "@/lib/errors/api-error";
 import { describeOnEngines } from "@/lib/testing/describe-on-engines";
 import { createTestDatabase, POSTGRES_TEMPLATE_ENV } from "@/lib/testing/engines";
@@ -151,6 +155,51 @@ describeOnEngines("a reseller's provisioning", (handle) => {
       sql`SELECT after FROM audit_events WHERE target_id = ${child.id} AND action = 'account.topped_up'`,
     );
     expect(audit.after.fundedBy).toMatchObject({ accountId: reseller.id, balance: "-2" });
+  });
+});
+
+describeOnEngines("a reseller's top-ups against its open holds", (handle) => {
+  const principal = (billingGroupId: string): Principal => ({
+    keyId: "key_switch",
+    scopes: new Set(["cdrs:write"]),
+    billingGroupId,
+    rateCardVersion: null,
+    via: "api_key",
+  });
+  const authorize = (db: Executor, groupId: string, uuid: string, maxDurationSeconds: number) =>
+    authorizeCall(db as Db, principal(groupId), { uuid, destination: "+4479000", maxDurationSeconds });
+
+  it("pays out only what is not held for calls in progress at its tier (its customers' holds, its own reservations)", async () => {
+    const db = handle().db;
+    // The reseller pays 0.60/min (0.01/s): 10 of balance, no credit. Its customer pays it 1.20/min.
+    const reseller = await createAccount(db, { name: "R", currency: "USD", openingBalanceMicros: 10_000_000n }, BY);
+    await importSellRates(db, reseller.id, parseRateCsv("prefix,rate,increment\n44,0.60,1/1\n"));
+    const customer = await createAccount(db, { name: "C", parentId: reseller.id }, BY);
+    const other = await createAccount(db, { name: "D", parentId: reseller.id }, BY);
+    await importSellRates(db, customer.id, parseRateCsv("prefix,rate,increment\n44,1.20,1/1\n"));
+    await moveBalanceAs(db, PLATFORM, customer.id, { kind: "topup", amountMicros: 100_000_000n, description: "w" }, BY);
+    const reach = await reachOfGroup(db, reseller.id);
+    // The customer's call of 599 s holds 6.00 at the reseller (600 s at its deck); the reseller's own of 99 s 1.00.
+    await authorize(db, customer.id, `held-${process.pid}-1`, 599);
+    await authorize(db, reseller.id, `held-${process.pid}-2`, 99);
+    // 10 - 6 - 1 = 3 is all it may still move: 3.000001 is refused, nothing moved; 3 is paid.
+    const top = (amountMicros: bigint) =>
+      codeOf(moveBalanceAs(db, reach, other.id, { kind: "topup", amountMicros, description: "x" }, BY));
+    expect(await top(3_000_001n)).toBe("insufficient_funds");
+    expect(await balanceOf(db, reseller.id)).toBe(10_000_000n);
+    const adjust = moveBalanceAs(
+      db,
+      reach,
+      other.id,
+      { kind: "adjustment", amountMicros: 3_000_001n, description: "y" },
+      BY,
+    );
+    expect(await codeOf(adjust)).toBe("insufficient_funds");
+    expect(await top(3_000_000n)).toBe("ok");
+    expect(await balanceOf(db, reseller.id)).toBe(7_000_000n);
+    // Money coming back to it is never refused.
+    const back = moveBalanceAs(db, reach, other.id, { kind: "adjustment", amountMicros: -1n, description: "z" }, BY);
+    expect(await codeOf(back)).toBe("ok");
   });
 });
 

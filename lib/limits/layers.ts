@@ -3,7 +3,7 @@ import { microsToNumber } from "@/lib/money/micros";
 import type { LimitsBody, limitLayerSchema } from "./schemas";
 import type { z } from "zod";
 
-// An account's two layers of limits and what they add up to. Pure: no database.
+// An account's layers of limits (the operator's, its provider's, its own) and what they add up to. Pure: no database.
 
 export interface WindowRule {
   max: number;
@@ -50,7 +50,7 @@ export function layerFromBody(body: LimitsBody): LimitLayer {
   };
 }
 
-/** The stored JSON (account_limits.operator / .customer): money as decimal strings of micro-units. */
+/** The stored JSON (account_limits.operator / .provider / .customer): money as decimal strings of micro-units. */
 export function storedLayer(layer: LimitLayer): Record<string, unknown> {
   return {
     ...layer,
@@ -93,34 +93,49 @@ export function layerAnswer(layer: LimitLayer): z.output<typeof limitLayerSchema
   };
 }
 
+/** Who set a layer: the operator (the platform), the account's provider (its parent reseller), the customer. */
+export type LayerName = "operator" | "provider" | "customer";
+
 /**
- * Where a customer's layer would loosen the operator's: a number above the operator's (for a rule the operator set).
- * Block lists, allow lists and the velocity windows of both layers all hold, so those can only tighten anyway; a
- * looser number would hold too, but silently do nothing, so it is refused rather than stored.
+ * Where a layer would loosen one above it (the provider's the operator's; the customer's both): a number above the
+ * upper layer's (for a rule that one set), named as `whose` ("operator's", "provider's"). Block lists, allow lists and
+ * the velocity windows of every layer all hold, so those can only tighten anyway; a looser number would hold too, but
+ * silently do nothing, so it is refused rather than stored. Disabling the account on fraud is the operator's option.
  */
-export function loosenings(operator: LimitLayer, customer: LimitLayer): ParamError[] {
+export function loosenings(upper: LimitLayer, layer: LimitLayer, whose = "operator's"): ParamError[] {
   const out: ParamError[] = [];
   const above = (param: string, op: number | bigint | null, cu: number | bigint | null, shown = String(op)) => {
     if (op !== null && cu !== null && cu > op)
-      out.push({ param, message: `must not exceed the operator's limit (${shown})` });
+      out.push({ param, message: `must not exceed the ${whose} limit (${shown})` });
   };
-  above("maxConcurrentCalls", operator.maxConcurrentCalls, customer.maxConcurrentCalls);
-  above("callsPerSecond", operator.callsPerSecond, customer.callsPerSecond);
+  above("maxConcurrentCalls", upper.maxConcurrentCalls, layer.maxConcurrentCalls);
+  above("callsPerSecond", upper.callsPerSecond, layer.callsPerSecond);
   const money = (m: bigint | null) => (m === null ? "" : String(microsToNumber(m)));
-  above("dailySpend", operator.dailySpendMicros, customer.dailySpendMicros, money(operator.dailySpendMicros));
-  above("monthlySpend", operator.monthlySpendMicros, customer.monthlySpendMicros, money(operator.monthlySpendMicros));
-  above(
-    "distinctDestinations.max",
-    operator.distinctDestinations?.max ?? null,
-    customer.distinctDestinations?.max ?? null,
-  );
-  above("callsPerPrefix.max", operator.callsPerPrefix?.max ?? null, customer.callsPerPrefix?.max ?? null);
-  // Disabling the account is the operator's to decide, not a limit a customer tightens.
-  if (customer.disableOnFraud) out.push({ param: "disableOnFraud", message: "is the operator's option" });
+  above("dailySpend", upper.dailySpendMicros, layer.dailySpendMicros, money(upper.dailySpendMicros));
+  above("monthlySpend", upper.monthlySpendMicros, layer.monthlySpendMicros, money(upper.monthlySpendMicros));
+  above("distinctDestinations.max", upper.distinctDestinations?.max ?? null, layer.distinctDestinations?.max ?? null);
+  above("callsPerPrefix.max", upper.callsPerPrefix?.max ?? null, layer.callsPerPrefix?.max ?? null);
+  // Disabling the account is the operator's to decide, not a limit a provider or customer tightens.
+  if (layer.disableOnFraud && whose === "operator's")
+    out.push({ param: "disableOnFraud", message: "is the operator's option" });
   return out;
 }
 
-/** What the authorization enforces: every rule of both layers. */
+/** Every number of `layer` above a layer set over it (for the provider: the operator's; the customer: both). */
+export function looseningsUnder(layerName: Exclude<LayerName, "operator">, layers: LimitLayers, layer: LimitLayer) {
+  const errors = loosenings(layers.operator, layer);
+  if (layerName === "customer") errors.push(...loosenings(layers.provider, layer, "provider's"));
+  return errors;
+}
+
+/** An account's stored layers, parsed (NO_LIMITS for one never set). */
+export interface LimitLayers {
+  operator: LimitLayer;
+  provider: LimitLayer;
+  customer: LimitLayer;
+}
+
+/** What the authorization enforces: every rule of every layer. */
 export interface EffectiveLimits {
   maxConcurrentCalls: number | null;
   callsPerSecond: number | null;
@@ -141,17 +156,23 @@ function lower<T extends number | bigint>(a: T | null, b: T | null): T | null {
   return a < b ? a : b;
 }
 
-export function effectiveLimits(operator: LimitLayer, customer: LimitLayer): EffectiveLimits {
-  const both = [operator, customer];
+/**
+ * Every rule of every layer: the lowest number of each, every list and window. The windows' order (operator, provider,
+ * customer) is the order authorize_state (migration 0038) counts them in.
+ */
+export function effectiveLimits(operator: LimitLayer, customer: LimitLayer, provider = NO_LIMITS): EffectiveLimits {
+  const all = [operator, provider, customer];
+  const lowest = <T extends number | bigint>(pick: (l: LimitLayer) => T | null) =>
+    all.map(pick).reduce<T | null>((a, b) => lower(a, b), null);
   return {
-    maxConcurrentCalls: lower(operator.maxConcurrentCalls, customer.maxConcurrentCalls),
-    callsPerSecond: lower(operator.callsPerSecond, customer.callsPerSecond),
-    dailySpendMicros: lower(operator.dailySpendMicros, customer.dailySpendMicros),
-    monthlySpendMicros: lower(operator.monthlySpendMicros, customer.monthlySpendMicros),
-    blockedPrefixes: [...new Set(both.flatMap((l) => l.blockedPrefixes))],
-    allowLists: both.flatMap((l) => (l.allowedPrefixes === null ? [] : [l.allowedPrefixes])),
-    distinctDestinations: both.flatMap((l) => (l.distinctDestinations ? [l.distinctDestinations] : [])),
-    callsPerPrefix: both.flatMap((l) => (l.callsPerPrefix ? [l.callsPerPrefix] : [])),
+    maxConcurrentCalls: lowest((l) => l.maxConcurrentCalls),
+    callsPerSecond: lowest((l) => l.callsPerSecond),
+    dailySpendMicros: lowest((l) => l.dailySpendMicros),
+    monthlySpendMicros: lowest((l) => l.monthlySpendMicros),
+    blockedPrefixes: [...new Set(all.flatMap((l) => l.blockedPrefixes))],
+    allowLists: all.flatMap((l) => (l.allowedPrefixes === null ? [] : [l.allowedPrefixes])),
+    distinctDestinations: all.flatMap((l) => (l.distinctDestinations ? [l.distinctDestinations] : [])),
+    callsPerPrefix: all.flatMap((l) => (l.callsPerPrefix ? [l.callsPerPrefix] : [])),
     disableOnFraud: operator.disableOnFraud,
   };
 }

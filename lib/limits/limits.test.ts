@@ -137,24 +137,65 @@ describeOnEngines("account limits at authorization", (handle, engine) => {
     expect(events.map((e) => e.layer)).toEqual(["operator", "customer"]);
   });
 
-  it("lets a reseller write its customer's operator layer, which the customer may only tighten", async () => {
+  it("gives the reseller its own layer on its customer: the operator's stays, every layer holds at authorization", async () => {
     const reseller = await group();
-    const child = await createBillingGroup(handle().db, { name: "Child", parentId: reseller.id });
+    const child = await createBillingGroup(handle().db, {
+      name: "Child",
+      parentId: reseller.id,
+      openingBalanceMicros: 100_000_000n,
+    });
+    await importSellRates(handle().db, child.id, parseRateCsv("prefix,rate,increment\n44,0.90,1/1\n1,0.09,1/1\n"));
     const resellerKey: Principal = {
       ...principal(reseller.id),
       keyId: "key_reseller",
       reachGroupIds: [reseller.id, child.id],
     };
     const body = (limits: Record<string, unknown>) => limitsBodySchema.parse(limits);
-    const written = await putLimits(handle().db, resellerKey, body({ billingGroupId: child.id, dailySpend: "3" }), by);
-    expect([written.operator.dailySpend, written.customer.dailySpend]).toEqual([3, null]);
-    // Its own account: the customer's layer, as for any account's own caller.
-    const own = await putLimits(handle().db, resellerKey, body({ maxConcurrentCalls: 4 }), by);
-    expect([own.operator.maxConcurrentCalls, own.customer.maxConcurrentCalls]).toEqual([null, 4]);
-    // The customer cannot lift its reseller's limit.
-    await expect(putLimits(handle().db, principal(child.id), body({ dailySpend: "9" }), by)).rejects.toMatchObject({
+    // The operator limits the customer; the reseller's write is its own layer and leaves the operator's as it was.
+    await set(child.id, false, { maxConcurrentCalls: 3, blockedPrefixes: ["4490"] });
+    const written = await putLimits(
+      handle().db,
+      resellerKey,
+      body({ billingGroupId: child.id, maxConcurrentCalls: 2, blockedPrefixes: ["1"] }),
+      by,
+    );
+    expect(written.operator).toMatchObject({ maxConcurrentCalls: 3, blockedPrefixes: ["4490"] });
+    expect(written.provider).toMatchObject({ maxConcurrentCalls: 2, blockedPrefixes: ["1"] });
+    expect(written.customer.maxConcurrentCalls).toBeNull();
+    // Every layer holds: the reseller's block and its lower cap, the operator's block.
+    expect(await authorize(child.id, "1555")).toBe("destination_blocked");
+    expect(await authorize(child.id, "449012")).toBe("destination_blocked");
+    expect(await authorize(child.id)).toBe(60);
+    expect(await authorize(child.id)).toBe(60);
+    expect(await authorize(child.id)).toBe("concurrent_calls_limit");
+    // The reseller may not loosen the operator's number, nor carry the operator's fraud option.
+    await expect(
+      putLimits(handle().db, resellerKey, body({ billingGroupId: child.id, maxConcurrentCalls: 4 }), by),
+    ).rejects.toMatchObject({
       code: "invalid_request_body",
+      errors: [{ param: "maxConcurrentCalls", message: "must not exceed the operator's limit (3)" }],
     });
+    await expect(
+      putLimits(handle().db, resellerKey, body({ billingGroupId: child.id, disableOnFraud: true }), by),
+    ).rejects.toMatchObject({ code: "invalid_request_body" });
+    // The customer cannot lift its reseller's limit; the platform's write leaves the reseller's layer alone.
+    await expect(
+      putLimits(handle().db, principal(child.id), body({ maxConcurrentCalls: 3 }), by),
+    ).rejects.toMatchObject({
+      code: "invalid_request_body",
+      errors: [{ param: "maxConcurrentCalls", message: "must not exceed the provider's limit (2)" }],
+    });
+    const operatorAgain = await set(child.id, false, { maxConcurrentCalls: 5 });
+    expect([operatorAgain.operator.maxConcurrentCalls, operatorAgain.provider?.maxConcurrentCalls]).toEqual([5, 2]);
+    // Its own account: the customer's layer, as for any account's own caller; a root account has no provider layer.
+    const own = await putLimits(handle().db, resellerKey, body({ maxConcurrentCalls: 4 }), by);
+    expect([own.operator.maxConcurrentCalls, own.customer.maxConcurrentCalls, own.provider]).toEqual([null, 4, null]);
+    const events = await queryRows<{ layer: string }>(
+      handle().db,
+      sql`SELECT after->>'layer' AS layer FROM audit_events WHERE target_id = ${child.id} AND action = 'limits.updated'
+          ORDER BY id`,
+    );
+    expect(events.map((e) => e.layer)).toEqual(["operator", "provider", "operator"]);
   });
 
   it("caps calls per second and the velocity rules over sliding windows", async () => {

@@ -19,6 +19,7 @@ const limits = (operator: Partial<Limits["operator"]>, customer: Partial<Limits[
   currency: "USD",
   timeZone: "Europe/London",
   operator: { ...open, ...operator },
+  provider: null,
   customer: { ...open, ...customer },
   usage: { concurrentCalls: 3, openReservations: 0.1, settledToday: 0.2, settledThisMonth: 12.345678 },
 });

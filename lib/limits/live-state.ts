@@ -2,7 +2,7 @@ import { parseMicros } from "@/lib/money/micros";
 import type { Limits } from "./schemas";
 
 // What the portal shows of an account's limits now (the Limits page, the dashboard's card): each live figure against
-// the cap that binds it, the tighter of the two layers. Client-safe: pure, money as exact micros from the answer.
+// the cap that binds it, the tightest of the layers. Client-safe: pure, money as exact micros from the answer.
 
 export interface LiveState {
   concurrentCalls: { now: number; cap: number | null };
@@ -11,29 +11,28 @@ export interface LiveState {
   month: { spentMicros: bigint; capMicros: bigint | null };
 }
 
-function tighter<T extends number | bigint>(a: T | null, b: T | null): T | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return a < b ? a : b;
+function tighter<T extends number | bigint>(...caps: (T | null)[]): T | null {
+  return caps.reduce<T | null>((a, b) => (a === null ? b : b === null ? a : a < b ? a : b), null);
 }
 
 const micros = (amount: number | null) => (amount === null ? null : parseMicros(amount));
 
 export function liveState(limits: Limits): LiveState {
   const { operator, customer, usage } = limits;
+  const provider = limits.provider ?? operator;
   const open = parseMicros(usage.openReservations);
   return {
     concurrentCalls: {
       now: usage.concurrentCalls,
-      cap: tighter(operator.maxConcurrentCalls, customer.maxConcurrentCalls),
+      cap: tighter(operator.maxConcurrentCalls, provider.maxConcurrentCalls, customer.maxConcurrentCalls),
     },
     today: {
       spentMicros: parseMicros(usage.settledToday) + open,
-      capMicros: tighter(micros(operator.dailySpend), micros(customer.dailySpend)),
+      capMicros: tighter(micros(operator.dailySpend), micros(provider.dailySpend), micros(customer.dailySpend)),
     },
     month: {
       spentMicros: parseMicros(usage.settledThisMonth) + open,
-      capMicros: tighter(micros(operator.monthlySpend), micros(customer.monthlySpend)),
+      capMicros: tighter(micros(operator.monthlySpend), micros(provider.monthlySpend), micros(customer.monthlySpend)),
     },
   };
 }

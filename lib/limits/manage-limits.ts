@@ -1,30 +1,50 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
 import type { Principal } from "@/lib/auth/principal";
-import { accountOf, provisions, reachOf } from "@/lib/auth/reach";
+import { accountOf, isPlatform, reachOf, requireProvisioningOf } from "@/lib/auth/reach";
 import type { ChangeContext } from "@/lib/billing/change-context";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { microsToNumber } from "@/lib/money/micros";
 import { activeReservations, settledSpend } from "./enforce";
-import { layerAnswer, layerFromBody, loosenings, parseStoredLayer, storedLayer, type LimitLayer } from "./layers";
+import {
+  layerAnswer,
+  layerFromBody,
+  looseningsUnder,
+  parseStoredLayer,
+  storedLayer,
+  type LayerName,
+  type LimitLayers,
+} from "./layers";
 import type { Limits, LimitsBody } from "./schemas";
 
-// GET/PUT /v1/limits: an account's two layers of limits. Whoever provisions the account (requireProvisioningOf,
-// lib/auth/reach.ts: the platform, or a reseller above it) writes the operator's layer; a caller bound to the account
-// itself (its owners and admins, keys with limits:write) the customer's.
+// GET/PUT /v1/limits: an account's layers of limits, one per setter (docs/contract.md "Limits"). The platform writes the
+// operator's layer; the account's parent reseller (a caller bound to the parent, which provisions it:
+// requireProvisioningOf, lib/auth/reach.ts) the provider's; a caller bound to the account itself (its owners and
+// admins, keys with limits:write) the customer's.
 
 interface GroupRow {
   currency: string;
   time_zone: string;
+  parent_id: string | null;
   operator: string | null;
+  provider: string | null;
   customer: string | null;
+}
+
+function layersOf(row: GroupRow): LimitLayers {
+  return {
+    operator: parseStoredLayer(row.operator),
+    provider: parseStoredLayer(row.provider),
+    customer: parseStoredLayer(row.customer),
+  };
 }
 
 async function groupRow(db: Executor, groupId: string, lock: boolean): Promise<GroupRow> {
   const [row] = await queryRows<GroupRow>(
     db,
-    sql`SELECT trim(g.currency) AS currency, g.time_zone, l.operator::text AS operator, l.customer::text AS customer
+    sql`SELECT trim(g.currency) AS currency, g.time_zone, g.parent_id, l.operator::text AS operator,
+               l.provider::text AS provider, l.customer::text AS customer
         FROM billing_groups g LEFT JOIN account_limits l ON l.billing_group_id = g.id
         WHERE g.id = ${groupId} ${lock ? sql`FOR UPDATE OF g` : sql``}`,
   );
@@ -35,12 +55,14 @@ async function groupRow(db: Executor, groupId: string, lock: boolean): Promise<G
 async function answer(db: Executor, groupId: string, row: GroupRow): Promise<Limits> {
   const active = await activeReservations(db, groupId);
   const spent = await settledSpend(db, groupId, row.time_zone);
+  const layers = layersOf(row);
   return {
     billingGroupId: groupId,
     currency: row.currency,
     timeZone: row.time_zone,
-    operator: layerAnswer(parseStoredLayer(row.operator)),
-    customer: layerAnswer(parseStoredLayer(row.customer)),
+    operator: layerAnswer(layers.operator),
+    provider: row.parent_id === null ? null : layerAnswer(layers.provider),
+    customer: layerAnswer(layers.customer),
     usage: {
       concurrentCalls: active.count,
       openReservations: microsToNumber(active.totalMicros),
@@ -63,32 +85,55 @@ export async function readLimits(db: Executor, principal: Principal, account: st
 }
 
 /**
- * PUT: replaces the caller's layer (the operator's for the platform or a reseller above the account, the customer's
- * for the account's own caller; docs/contract.md "Reseller tiers"), audited as
+ * Which layer the caller writes: the platform the operator's; the account's own caller the customer's; a reseller
+ * above it (one that provisions it: requireProvisioningOf, lib/auth/reach.ts) the provider's. There is one provider
+ * layer: its parent reseller sets it, and a reseller further up, which provisions the account too, writes the same one.
+ */
+function writerLayer(principal: Principal, groupId: string): LayerName {
+  const reach = reachOf(principal);
+  if (isPlatform(reach)) return "operator";
+  if (reach.own === groupId) return "customer";
+  requireProvisioningOf(reach, groupId, "set the limits of");
+  return "provider";
+}
+
+const LAYER_SQL: Record<LayerName, SQL> = {
+  operator: sql.raw("operator"),
+  provider: sql.raw("provider"),
+  customer: sql.raw("customer"),
+};
+
+/**
+ * PUT: replaces the caller's layer (writerLayer; docs/contract.md "Limits", "Reseller tiers"), audited as
  * `limits.updated` with the layer before and after, in one transaction holding the group's row lock (the one every
- * authorization takes). A customer's number above the operator's is refused (422), not stored.
+ * authorization takes). A provider's number above the operator's, or a customer's above either, is refused (422), not
+ * stored. The caller's reach is checked first (accountOf: outside its subtree 404).
  */
 export async function putLimits(db: Db, principal: Principal, body: LimitsBody, by: ChangeContext): Promise<Limits> {
   const groupId = accountOf(principal, body.billingGroupId);
   if (groupId === null) throw accountRequired("billingGroupId", "invalid_request_body");
-  const layerName = provisions(reachOf(principal), groupId) ? "operator" : "customer";
   const layer = layerFromBody(body);
   return db.transaction(async (tx) => {
     const row = await groupRow(tx, groupId, true);
-    const operator = layerName === "operator" ? layer : parseStoredLayer(row.operator);
-    const before: LimitLayer = parseStoredLayer(layerName === "operator" ? row.operator : row.customer);
-    if (layerName === "customer") {
-      const errors = loosenings(operator, layer);
+    const layerName = writerLayer(principal, groupId);
+    const layers = layersOf(row);
+    const before = layers[layerName];
+    if (layerName !== "operator") {
+      const errors = looseningsUnder(layerName, layers, layer);
       if (errors.length > 0)
-        throw new ApiError("invalid_request_body", "A customer's limits may only tighten the operator's.", errors);
+        throw new ApiError(
+          "invalid_request_body",
+          layerName === "customer"
+            ? "A customer's limits may only tighten the operator's and its provider's."
+            : "A provider's limits may only tighten the operator's.",
+          errors,
+        );
     }
     const stored = JSON.stringify(storedLayer(layer));
+    const column = LAYER_SQL[layerName];
     await tx.execute(
-      layerName === "operator"
-        ? sql`INSERT INTO account_limits (billing_group_id, operator) VALUES (${groupId}, ${stored}::jsonb)
-              ON CONFLICT (billing_group_id) DO UPDATE SET operator = excluded.operator, updated_at = now()`
-        : sql`INSERT INTO account_limits (billing_group_id, customer) VALUES (${groupId}, ${stored}::jsonb)
-              ON CONFLICT (billing_group_id) DO UPDATE SET customer = excluded.customer, updated_at = now()`,
+      sql`INSERT INTO account_limits (billing_group_id, ${column}) VALUES (${groupId}, ${stored}::jsonb)
+          ON CONFLICT (billing_group_id) DO UPDATE SET ${column} = excluded.${column}, updated_at = now()`,
     );
     await recordAuditEvent(tx, {
       actor: by.actor,

@@ -8,10 +8,11 @@ import {
 } from "./schemas";
 
 const LAYERS =
-  "An account has two layers of limits, each enforced in full by `POST /v1/authorizations` (docs/contract.md " +
-  '"Limits"): the operator\'s, set by a platform caller or by a reseller above the account (for its customers), and ' +
+  "An account has a layer of limits per setter, each enforced in full by `POST /v1/authorizations` (docs/contract.md " +
+  "\"Limits\"): the operator's, set by a platform caller; the provider's, set by a reseller above the account (its " +
+  "parent, or one further up: there is one such layer), which may only tighten the operator's; and " +
   "the customer's, set by the account's owners and admins (or a key of the account with `limits:write`), which may " +
-  "only tighten the operator's.";
+  "only tighten both.";
 
 export const getLimitsOperation = defineOperation({
   operationId: "getLimits",
@@ -20,7 +21,7 @@ export const getLimitsOperation = defineOperation({
   tag: "Billing",
   summary: "An account's limits",
   description:
-    `${LAYERS} The answer has both layers and what counts against them now: calls in progress, open reservations, ` +
+    `${LAYERS} The answer has every layer (\`provider\` null for an account without a parent) and what counts against them now: calls in progress, open reservations, ` +
     "the prices settled today and this month in the account's time zone. A platform caller names the account " +
     "(`account`); a caller bound to an account reads its own (another answers 404).",
   scope: "calls:read",
@@ -36,8 +37,8 @@ export const putLimitsOperation = defineOperation({
   tag: "Billing",
   summary: "Replace the caller's layer of an account's limits",
   description:
-    `${LAYERS} The body replaces the caller's whole layer (absent or null: no limit). A customer's number above the ` +
-    "operator's answers 422 naming it. Recorded in the audit log as `limits.updated` (the layer before and after). " +
+    `${LAYERS} The body replaces the caller's whole layer (absent or null: no limit). A provider's or customer's number above a ` +
+    "layer over it answers 422 naming it. Recorded in the audit log as `limits.updated` (the layer before and after). " +
     "Takes an `Idempotency-Key`.",
   scope: "limits:write",
   idempotent: true,

@@ -3,8 +3,8 @@ import { pageEnvelope, pageSizeParam } from "@/lib/http/query-params";
 import { idFilterSchema, idSchema } from "@/lib/ids/ids";
 import { decimalMoney } from "@/lib/money/decimal-money";
 
-// The limits of an account (docs/contract.md "Limits"): what POST /v1/authorizations enforces. An account has two
-// layers of them, the operator's and the customer's; every rule of both holds, so the customer's can only tighten.
+// The limits of an account (docs/contract.md "Limits"): what POST /v1/authorizations enforces. An account has a layer
+// of them per setter, the operator's, its reseller's (provider) and the customer's; every rule of each holds.
 
 const MAX_PREFIXES = 500;
 const MAX_WINDOW_SECONDS = 86_400;
@@ -85,7 +85,15 @@ export const limitsSchema = z
     currency: z.string(),
     timeZone: z.string().describe("The zone of the daily and monthly spend"),
     operator: limitLayerSchema.describe("Set by the operator (platform keys and staff)"),
-    customer: limitLayerSchema.describe("Set by the customer's owners and admins: may only tighten the operator's"),
+    provider: limitLayerSchema
+      .nullable()
+      .describe(
+        "Set by the account's reseller (its parent account's keys and people): may only tighten the operator's; " +
+          "null for an account without a parent",
+      ),
+    customer: limitLayerSchema.describe(
+      "Set by the customer's owners and admins: may only tighten the operator's and the provider's",
+    ),
     usage: z.object({
       concurrentCalls: z.number().int().describe("Authorizations active now (neither settled nor expired)"),
       openReservations: z.number().describe("Amount those hold"),
@@ -93,7 +101,7 @@ export const limitsSchema = z
       settledThisMonth: z.number().describe("Prices of this month's calls"),
     }),
   })
-  .meta({ id: "Limits", description: "An account's limits, both layers, and what counts against them now" });
+  .meta({ id: "Limits", description: "An account's limits, every layer, and what counts against them now" });
 
 export type Limits = z.output<typeof limitsSchema>;
 

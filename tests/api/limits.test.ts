@@ -129,4 +129,70 @@ describe.each(apiServers())("limits on $engine", (server) => {
       errors: [{ param: "dailySpend", message: "limit 1, current 1" }],
     });
   });
+
+  it("a reseller writes its customer's provider layer, never the operator's; GET shows every layer to each", async () => {
+    const reseller = await account();
+    const child = await api<AccountDetail>(server, "/v1/accounts", {
+      key: "platformLimits",
+      body: { name: `Limited child ${randomUUID().slice(0, 8)}`, parentId: reseller.id, openingBalance: "100" },
+    });
+    expect(child.status, child.text).toBe(201);
+    const deck = await api(server, `/v1/accounts/${child.body.id}/rate-decks?effectiveFrom=2020-01-01T00:00:00Z`, {
+      key: "platformLimits",
+      method: "POST",
+      body: "prefix,rate,increment\n44,0.90,1/1\n4490,9.00,1/1\n",
+      headers: { "content-type": "text/csv" },
+    });
+    expect(deck.status, deck.text).toBe(201);
+    const keyOf = async (billingGroupId: string) =>
+      (
+        await api<{ secret: string }>(server, "/v1/api-keys", {
+          key: "platformLimits",
+          body: { name: "limits", billingGroupId, scopes: ["limits:write", "calls:read", "cdrs:write"] },
+        })
+      ).body.secret;
+    const resellerKey = reseller.customer;
+    const childKey = await keyOf(child.body.id);
+    const id = child.body.id;
+
+    const byOperator = await put({ key: "platformLimits" }, { billingGroupId: id, maxConcurrentCalls: 3 });
+    expect(byOperator.status, byOperator.text).toBe(200);
+    const byReseller = await put(as(resellerKey), {
+      billingGroupId: id,
+      maxConcurrentCalls: 1,
+      blockedPrefixes: ["4490"],
+    });
+    expect(byReseller.status, byReseller.text).toBe(200);
+    // The operator's limit is still there; the reseller's is its own layer.
+    expect(byReseller.body.operator.maxConcurrentCalls).toBe(3);
+    expect(byReseller.body.provider).toMatchObject({ maxConcurrentCalls: 1, blockedPrefixes: ["4490"] });
+    const platformRead = await api<Limits>(server, `/v1/limits?account=${id}`, { key: "platformLimits" });
+    expect([platformRead.body.operator.maxConcurrentCalls, platformRead.body.provider?.maxConcurrentCalls]).toEqual([
+      3, 1,
+    ]);
+    const resellerRead = await api<Limits>(server, `/v1/limits?account=${id}`, as(resellerKey));
+    expect([resellerRead.body.operator.maxConcurrentCalls, resellerRead.body.provider?.maxConcurrentCalls]).toEqual([
+      3, 1,
+    ]);
+    const childRead = await api<Limits>(server, "/v1/limits", as(childKey));
+    expect(childRead.body.provider?.blockedPrefixes).toEqual(["4490"]);
+    // A root account has no provider layer.
+    expect((await api<Limits>(server, "/v1/limits", as(resellerKey))).body.provider).toBeNull();
+
+    // Both hold at authorization: the reseller's block and its cap of one call.
+    expect((await authorize(childKey, "449012")).body.code).toBe("destination_blocked");
+    expect((await authorize(childKey)).status).toBe(201);
+    expect((await authorize(childKey)).body.code).toBe("concurrent_calls_limit");
+    // Past the operator's number: 422 naming it; the customer may not lift the reseller's.
+    const looser = await put(as(resellerKey), { billingGroupId: id, maxConcurrentCalls: 4 });
+    expect([looser.status, looser.body.errors]).toEqual([
+      422,
+      [{ param: "maxConcurrentCalls", message: "must not exceed the operator's limit (3)" }],
+    ]);
+    const lifted = await put(as(childKey), { maxConcurrentCalls: 2 });
+    expect([lifted.status, lifted.body.errors?.[0]?.message]).toEqual([
+      422,
+      "must not exceed the provider's limit (1)",
+    ]);
+  });
 });

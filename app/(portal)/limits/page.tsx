@@ -18,7 +18,7 @@ export default async function LimitsPage({ searchParams }: { searchParams: Promi
   const { session, principal, params } = await requirePortalPage(PORTAL_PAGES.limits, searchParams);
   const options = await accountOptions(await getDb(), principal);
   const picked = options ? (options.find((a) => a.id === params.account)?.id ?? options[0]?.id ?? null) : null;
-  // A reseller writes its customer's operator layer (docs/contract.md "Reseller tiers"), named from its console.
+  // A reseller writes its customer's provider layer (docs/contract.md "Limits"), named from its console.
   const customer = providedAccount(reachOf(principal), params.account);
   return (
     <div className="flex flex-col gap-4">
