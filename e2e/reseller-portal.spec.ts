@@ -87,19 +87,26 @@ test("a reseller's owner: every link answers, no supplier on any page; a custome
   );
   for (const href of elsewhere) await visit(page, href);
 
-  // Its limits: the layer the reseller writes as its provider (the operator layer), of this customer, not its own.
+  // Its limits: the layer the reseller writes as its provider (its own layer, beside the operator's, which it cannot
+  // change), of this customer, not its own.
   await page.goto(`/limits?account=${customer}`);
   await expect(page.getByText("Your limits on this customer")).toBeVisible();
+  const operatorBefore = (
+    (await (await page.request.get(`/v1/limits?account=${customer}`)).json()) as {
+      operator: { maxConcurrentCalls: number | null };
+    }
+  ).operator.maxConcurrentCalls;
   await page.getByLabel("Calls in progress").fill("7");
   await page.getByRole("button", { name: "Save limits" }).click();
   await expect
     .poll(async () => {
       const limits = (await (await page.request.get(`/v1/limits?account=${customer}`)).json()) as {
         operator: { maxConcurrentCalls: number | null };
+        provider: { maxConcurrentCalls: number | null } | null;
       };
-      return limits.operator.maxConcurrentCalls;
+      return [limits.provider?.maxConcurrentCalls, limits.operator.maxConcurrentCalls];
     })
-    .toBe(7);
+    .toEqual([7, operatorBefore]);
   const ownLimits = (await (await page.request.get("/v1/limits")).json()) as {
     billingGroupId: string;
     operator: { maxConcurrentCalls: number | null };
