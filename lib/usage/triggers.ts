@@ -45,7 +45,8 @@ export const USAGE_TRIGGERS: TriggerDeclaration[] = [
     functions: [fn("usage_rollups_on_truncate")],
   },
   // The tier rollups (tier_usage_hourly/quarter/daily, migration 0035): a reseller's subtree by tier, from its
-  // call_tier_charges rows and their calls; a re-rated call moves them too. Skipped while archiving, as above.
+  // call_tier_charges rows and their calls; a re-rated call moves them too. Skipped while archiving, as above. Ingest's
+  // statement applies its own charges' figures and marks the statement (callbook.tier_usage, 0037): see ingest-cdrs.ts.
   ...[
     ["call_tier_charges_usage_insert", "INSERT", "REFERENCING NEW TABLE AS new_charges ", "tier_usage_on_insert"],
     [
@@ -62,7 +63,8 @@ export const USAGE_TRIGGERS: TriggerDeclaration[] = [
     definition: `CREATE TRIGGER ${name} AFTER ${event} ON public.call_tier_charges ${transition}FOR EACH STATEMENT EXECUTE FUNCTION ${fnName}()`,
     migration: TIER,
     functions: [
-      { name: fnName, migration: TIER },
+      // Ingest writes its own charges' figures (0037), and the insert trigger skips that statement's.
+      { name: fnName, migration: fnName === "tier_usage_on_insert" ? "0037_tier_usage_ingest.sql" : TIER },
       ...(event === "TRUNCATE" ? [] : [{ name: "tier_usage_apply", migration: TIER }]),
     ],
   })),
