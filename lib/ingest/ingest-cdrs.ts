@@ -515,7 +515,7 @@ async function insertCalls(tx: Executor, rows: Prepared[], debitsAtCallEnd: bool
           SELECT tier_usage_apply(ARRAY(
             SELECT ROW(t.tier, t.start_time, t.direction, upper(t.hangup_cause), t.call_prefix, t.currency, 1,
               (t.answer_time IS NOT NULL)::int, (NOT t.call_rated)::int, t.call_bill, t.call_price, t.price,
-              CASE WHEN t.depth = 1 THEN t.call_price ELSE s.price END - t.price)::tier_usage_delta
+              CASE WHEN t.depth = 1 THEN t.call_price ELSE s.price END - t.price, t.billing_group_id)::tier_usage_delta
             FROM tj t JOIN tj s ON s.id = t.id AND s.depth = greatest(t.depth - 1, 1))) AS applied,
             set_config('callbook.tier_usage', 'written', true) AS written
         )`
