@@ -2,6 +2,7 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient } from "@clickh
 import { getTableColumns, getTableName, type Table } from "drizzle-orm";
 import type { HistorySettings } from "@/lib/config/env";
 import type { StoredCall } from "@/lib/calls/stored-call";
+import { utcMonthStart } from "@/lib/db/call-partitions";
 import { calls } from "@/lib/db/schema";
 
 // The history tier's store: ClickHouse over HTTP (@clickhouse/client), tested with Debian's 18.16 and meant for the
@@ -98,6 +99,11 @@ export function historyColumns(table: Table): HistoryColumn[] {
 
 /** Every column of PostgreSQL's calls, in its order, with its ClickHouse type. */
 export const HISTORY_CALL_COLUMNS: readonly HistoryColumn[] = historyColumns(calls);
+
+/** The key table of a platform page (docs/contract.md "History tier"), its feed and the view that says it is whole. */
+export const CALL_KEYS = "call_keys";
+const CALL_KEYS_FEED = "call_keys_feed";
+const CALL_KEYS_READY = "call_keys_ready";
 
 /** The table every read and insert names: the MergeTree, or with a cluster the Distributed table over the shards. */
 export const callsTable = (store: HistoryStore) => `${store.database}.calls`;
@@ -201,11 +207,6 @@ export async function ensureMonthTable(
   );
 }
 
-/** The key table of a platform page (docs/contract.md "History tier"), its feed and the view that says it is whole. */
-export const CALL_KEYS = "call_keys";
-const CALL_KEYS_FEED = "call_keys_feed";
-const CALL_KEYS_READY = "call_keys_ready";
-
 /**
  * call_keys' columns: a call's key, its group (to read its row in calls) and every column a listing's filter reads
  * but uuid (a uuid filter reads calls: one call, and 36 random bytes a call here).
@@ -264,7 +265,19 @@ async function ensureCallKeys(store: HistoryStore): Promise<void> {
       query: `CREATE MATERIALIZED VIEW IF NOT EXISTS ${store.database}.${CALL_KEYS_FEED} TO ${keys}
               AS SELECT ${columns} FROM ${calls}`,
     });
-    await shard.command({ query: `INSERT INTO ${keys} (${columns}) SELECT ${columns} FROM ${calls}` });
+    // A month per statement: a whole table of 20 M calls took longer than the client's request timeout under load.
+    const parts = await shard.query({
+      query: `SELECT DISTINCT partition FROM system.parts
+              WHERE database = '${store.database}' AND table = '${localCallsName(store)}' AND active`,
+      format: "JSONEachRow",
+    });
+    for (const { partition } of await parts.json<{ partition: string }>()) {
+      const month = Date.UTC(Math.floor(Number(partition) / 100), (Number(partition) % 100) - 1, 1);
+      await shard.command({
+        query: `INSERT INTO ${keys} (${columns}) SELECT ${columns} FROM ${calls}
+                WHERE start_time >= ${month} AND start_time < ${utcMonthStart(month, 1)}`,
+      });
+    }
   }
   await store.client.command({
     query: `CREATE VIEW IF NOT EXISTS ${store.database}.${CALL_KEYS_READY} AS SELECT 1 AS ready`,
