@@ -212,6 +212,10 @@ export async function loadHistory(store: HistoryStore, calls: number, groups: nu
     const [{ n }] = await chRows<{ n: string }>(store, `SELECT toString(count()) AS n FROM ${store.database}.calls`);
     if (Number(n) === calls) {
       log(`  ClickHouse already holds ${calls} calls in ${store.database}: reused`);
+      // As an upgrade does: call_keys copied from calls once, where a database of older code has none.
+      const started = performance.now();
+      await ensureHistorySchema(store);
+      log(`  schema ensured (call_keys) in ${round((performance.now() - started) / 1000, 1)} s`);
       return { seconds: null as number | null, callsPerSecond: null as number | null };
     }
     await store.client.command({ query: `DROP TABLE ${store.database}.calls` });

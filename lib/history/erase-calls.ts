@@ -5,7 +5,7 @@ import { uninvoicedGroups, whileArchiving } from "@/lib/calls/archive-calls";
 import { queryRows, type Db } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { INSTANT_RANGE_MESSAGE, isStorableInstant } from "@/lib/http/query-params";
-import { callsTable, localName, onEveryShard, type HistoryStore } from "./history-store";
+import { CALL_KEYS, callKeysTable, callsTable, localName, onEveryShard, type HistoryStore } from "./history-store";
 import { tierChargesOfAccount, tierChargesTable } from "./history-tier-charges";
 
 // Erasure of one account's calls in both tiers on request (docs/contract.md "History tier"): its calls leave
@@ -114,6 +114,8 @@ async function eraseInHistory(store: HistoryStore, accountId: string, before: Da
   const where = `billing_group_id = ${text(accountId)} AND start_time < ${before.getTime()}`;
   const tables = [
     { name: "calls", qualified: callsTable(store), where },
+    // Their keys in call_keys (history-store.ts ensureCallKeys), so no platform page reads a key without its call.
+    { name: CALL_KEYS, qualified: callKeysTable(store), where },
     { name: "call_tier_charges", qualified: tierChargesTable(store), where: tierChargesOfAccount(accountId, before) },
   ];
   const exists = await store.client.query({

@@ -22,7 +22,14 @@ import { streamPagedCsv } from "@/lib/http/csv";
 import { utcMonthStart } from "@/lib/db/call-partitions";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { processSingleton } from "@/lib/runtime/process-singleton";
-import { callsTable, historyRowToStoredCall, openHistoryStore, type HistoryStore } from "./history-store";
+import {
+  callKeysTable,
+  callsTable,
+  historyKeysReady,
+  historyRowToStoredCall,
+  openHistoryStore,
+  type HistoryStore,
+} from "./history-store";
 import { historyCallKey, historyTierFigures } from "./history-tier-charges";
 
 // The reads of calls across the boundary (docs/contract.md "History tier"): with the history tier on, GET /v1/calls
@@ -193,6 +200,11 @@ async function pageAcross(
   if (hotPage.hasMore && hotPage.page.length === page.pageSize && lastHot && Date.parse(lastHot.startTime) >= span.end)
     return undefined;
   const where = `${span.only} AND ${historyWhere(principal, filters, after && { ms: after.startTime.getTime(), id: after.id })}`;
+  // Every group's calls (a platform page, no uuid): keys from call_keys, sorted by time, not from calls' group slices.
+  const keysFrom =
+    isPlatform(reachOf(principal)) && !filters.billingGroupId && !filters.uuid && (await historyKeysReady(store))
+      ? callKeysTable(store)
+      : callsTable(store);
   // The instants the page's calls may have: below the cursor's (its own instant too, for smaller ids) and the filters'.
   const instants = {
     below: Math.min(
@@ -202,7 +214,9 @@ async function pageAcross(
     ),
     from: Math.max(lower, span.first),
   };
-  const stored = (await pageRowsByKeys(store, where, page.pageSize + 1, instants)).map(historyRowToStoredCall);
+  const stored = (await pageRowsByKeys(store, keysFrom, where, page.pageSize + 1, instants)).map(
+    historyRowToStoredCall,
+  );
   const historyRows = (await withTierFigures(store, principal, stored)).map((row) => serializeCall(row, principal));
   if (historyRows.length === 0) return undefined;
   const merged = [...hotPage.page, ...historyRows].sort(newerFirst);
@@ -225,13 +239,16 @@ const FIRST_WINDOW_MS = 3_600_000;
 /**
  * The first `limit` calls matching `where` on (start_time DESC, id DESC), whose instants are in [from, below), keys
  * first: 18.16 cannot read its sorting key in order, so `SELECT * ... ORDER BY ... LIMIT` reads every column of every
- * matching row and sorts them. Here only the sort key's columns (and what `where` reads) are sorted, within a window
- * of the newest instants first (an hour, then 8x wider until `limit` keys are found or the window holds [from,
- * below): every call outside a window is older than every call in it), so the primary key (billing_group_id,
- * start_time, id) reads a few granules; then the page's whole rows are read by those keys.
+ * matching row and sorts them. Here only the sort key's columns (and what `where` reads) are sorted, read from
+ * `keysFrom` (calls, or call_keys for every group's calls), within a window of the newest instants first (an hour,
+ * then 8x wider until `limit` keys are found or the window holds [from, below): every call outside a window is older
+ * than every call in it), so the primary key (billing_group_id, start_time, id) of calls, or (start_time, id) of
+ * call_keys, reads a few granules; then the page's whole rows are read from calls by those keys. DISTINCT: call_keys
+ * may hold a key twice until a merge (ensureCallKeys).
  */
 async function pageRowsByKeys(
   store: HistoryStore,
+  keysFrom: string,
   where: string,
   limit: number,
   instants: { below: number; from: number },
@@ -242,7 +259,7 @@ async function pageRowsByKeys(
     const window = whole ? "" : ` AND start_time >= ${instants.below - width}`;
     keys = await (
       await store.client.query({
-        query: `SELECT billing_group_id, start_time, id FROM ${callsTable(store)} WHERE ${where}${window}
+        query: `SELECT DISTINCT billing_group_id, start_time, id FROM ${keysFrom} WHERE ${where}${window}
                 ORDER BY start_time DESC, id DESC LIMIT ${limit}`,
         format: "JSONEachRow",
       })

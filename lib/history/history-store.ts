@@ -2,6 +2,7 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient } from "@clickh
 import { getTableColumns, getTableName, type Table } from "drizzle-orm";
 import type { HistorySettings } from "@/lib/config/env";
 import type { StoredCall } from "@/lib/calls/stored-call";
+import { utcMonthStart } from "@/lib/db/call-partitions";
 import { calls } from "@/lib/db/schema";
 
 // The history tier's store: ClickHouse over HTTP (@clickhouse/client), tested with Debian's 18.16 and meant for the
@@ -99,6 +100,11 @@ export function historyColumns(table: Table): HistoryColumn[] {
 /** Every column of PostgreSQL's calls, in its order, with its ClickHouse type. */
 export const HISTORY_CALL_COLUMNS: readonly HistoryColumn[] = historyColumns(calls);
 
+/** The key table of a platform page (docs/contract.md "History tier"), its feed and the view that says it is whole. */
+export const CALL_KEYS = "call_keys";
+const CALL_KEYS_FEED = "call_keys_feed";
+const CALL_KEYS_READY = "call_keys_ready";
+
 /** The table every read and insert names: the MergeTree, or with a cluster the Distributed table over the shards. */
 export const callsTable = (store: HistoryStore) => `${store.database}.calls`;
 /** A UTC month's partition of history's calls (toYYYYMM of its first instant: 202611). */
@@ -131,9 +137,13 @@ export async function onEveryShard(
     await shard.command({ query: statement(`${store.database}.${localName(store, table)}`) });
 }
 
-/** Drops a UTC month's partition of a history table (calls unless named) on every shard: nothing when absent. */
+/**
+ * Drops a UTC month's partition of a history table (calls unless named) on every shard: nothing when absent. The
+ * calls' month takes its keys (call_keys) with it, so a copy's restart or retention leaves no key without its call.
+ */
 export async function dropMonthPartition(store: HistoryStore, month: Date, table = "calls"): Promise<void> {
-  await onEveryShard(store, (local) => `ALTER TABLE ${local} DROP PARTITION ${monthPartition(month)}`, table);
+  for (const t of table === "calls" ? ["calls", CALL_KEYS] : [table])
+    await onEveryShard(store, (local) => `ALTER TABLE ${local} DROP PARTITION ${monthPartition(month)}`, t);
 }
 
 /**
@@ -187,22 +197,100 @@ export async function ensureMonthTable(
   table: string,
   columns: readonly HistoryColumn[],
   orderBy: string,
+  engine = "MergeTree",
 ): Promise<void> {
   await ensureShardedTable(
     store,
     table,
     columns.map((c) => `${c.name} ${c.type}`).join(", "),
-    `ENGINE = MergeTree PARTITION BY toYYYYMM(toDateTime(intDiv(start_time, 1000), 'UTC')) ORDER BY (${orderBy})`,
+    `ENGINE = ${engine} PARTITION BY toYYYYMM(toDateTime(intDiv(start_time, 1000), 'UTC')) ORDER BY (${orderBy})`,
   );
+}
+
+/**
+ * call_keys' columns: a call's key, its group (to read its row in calls) and every column a listing's filter reads
+ * but uuid (a uuid filter reads calls: one call, and 36 random bytes a call here).
+ */
+export const CALL_KEY_COLUMNS: readonly HistoryColumn[] = HISTORY_CALL_COLUMNS.filter((c) =>
+  [
+    "start_time",
+    "id",
+    "billing_group_id",
+    "direction",
+    "hangup_cause",
+    "supplier_id",
+    "to_number",
+    "from_number",
+  ].includes(c.name),
+);
+/** call_keys, as reads name it (the Distributed table with a cluster). */
+export const callKeysTable = (store: HistoryStore) => `${store.database}.${CALL_KEYS}`;
+
+async function tableExists(client: ClickHouseClient, database: string, table: string): Promise<boolean> {
+  const result = await client.query({
+    query: `SELECT toString(count()) AS n FROM system.tables WHERE database = '${database}' AND name = '${table}'`,
+    format: "JSONEachRow",
+  });
+  return (await result.json<{ n: string }>())[0]?.n !== "0";
 }
 
 /**
  * Creates the history database and its calls table when absent, sorted by (billing_group_id, start_time, id) as
  * PostgreSQL's primary key, so a group's calls of a month read as one range. With a cluster: calls_local and a
- * Distributed calls (ensureShardedTable).
+ * Distributed calls (ensureShardedTable). Beside it call_keys (ensureCallKeys).
  */
 export async function ensureHistorySchema(store: HistoryStore): Promise<void> {
   await ensureMonthTable(store, "calls", HISTORY_CALL_COLUMNS, "billing_group_id, start_time, id");
+  await ensureCallKeys(store);
+}
+
+/**
+ * call_keys: CALL_KEY_COLUMNS of every call, sorted by (start_time, id) and partitioned as calls, so a platform page
+ * reads its keys from the newest granules of a month instead of every group's slice of it. Fed by a materialized view
+ * on calls (on each shard's calls_local), so whatever inserts calls (the move) writes its keys in the same insert;
+ * partition drops take both (dropMonthPartition), erasure deletes from both. Created with a cluster as calls is
+ * (call_keys_local, Distributed call_keys). Months already in calls when it is first created (moved before it
+ * existed) are copied in once, after the feed exists, so no call is missed; a call inserted meanwhile is in it twice,
+ * which ReplacingMergeTree merges away and the page's key read (DISTINCT) never shows. The view call_keys_ready, made
+ * on the entry server once every shard is copied, is what lets reads use it (historyKeysReady); a copy that failed
+ * is done again, whole, by the next call.
+ */
+async function ensureCallKeys(store: HistoryStore): Promise<void> {
+  if (await tableExists(store.client, store.database, CALL_KEYS_READY)) return;
+  await ensureMonthTable(store, CALL_KEYS, CALL_KEY_COLUMNS, "start_time, id", "ReplacingMergeTree");
+  const columns = CALL_KEY_COLUMNS.map((c) => c.name).join(", ");
+  const [keys, calls] = [`${store.database}.${localName(store, CALL_KEYS)}`, localCallsTable(store)];
+  for (const shard of store.shards) {
+    await shard.command({
+      query: `CREATE MATERIALIZED VIEW IF NOT EXISTS ${store.database}.${CALL_KEYS_FEED} TO ${keys}
+              AS SELECT ${columns} FROM ${calls}`,
+    });
+    // A month per statement: a whole table of 20 M calls took longer than the client's request timeout under load.
+    const parts = await shard.query({
+      query: `SELECT DISTINCT partition FROM system.parts
+              WHERE database = '${store.database}' AND table = '${localCallsName(store)}' AND active`,
+      format: "JSONEachRow",
+    });
+    for (const { partition } of await parts.json<{ partition: string }>()) {
+      const month = Date.UTC(Math.floor(Number(partition) / 100), (Number(partition) % 100) - 1, 1);
+      await shard.command({
+        query: `INSERT INTO ${keys} (${columns}) SELECT ${columns} FROM ${calls}
+                WHERE start_time >= ${month} AND start_time < ${utcMonthStart(month, 1)}`,
+      });
+    }
+  }
+  await store.client.command({
+    query: `CREATE VIEW IF NOT EXISTS ${store.database}.${CALL_KEYS_READY} AS SELECT 1 AS ready`,
+  });
+}
+
+const keysReady = new WeakMap<HistoryStore, true>();
+/** Whether call_keys holds every call (ensureCallKeys finished): asked until it says yes, then remembered. */
+export async function historyKeysReady(store: HistoryStore): Promise<boolean> {
+  if (keysReady.has(store)) return true;
+  const ready = await tableExists(store.client, store.database, CALL_KEYS_READY);
+  if (ready) keysReady.set(store, true);
+  return ready;
 }
 
 /** A calls row of history as ClickHouse answers it in JSON (Int64 as strings), decoded as PostgreSQL's calls row is. */
