@@ -495,14 +495,10 @@ async function insertCalls(tx: Executor, rows: Prepared[], debitsAtCallEnd: bool
     rows.map((p) => [p.content, p.rating, { duration: p.duration, currency: p.currency }]),
   );
   const tiered = rows.some((p) => p.tiers.length > 0);
-  // The tiers' charges of the claimed calls, joined to them by (group, uuid), and their debits: same statement. So are
-  // their tier rollups (migration 0037): the calls' figures and each child's charge are in hand here, and the insert
-  // trigger of call_tier_charges skips this statement's rows (callbook.tier_usage = 'written', set in the same row).
+  // The tiers' charges of the claimed calls, joined to them by (group, uuid), and their debits: same statement.
   const tiers = tiered
     ? sql`, tj AS MATERIALIZED (
-          SELECT ins.id, ins.billing_group_id, ins.start_time, ins.to_number, ins.end_time, ins.direction,
-            ins.hangup_cause, ins.matched_prefix AS call_prefix, ins.currency, ins.answer_time, ins.rated AS call_rated,
-            ins.bill_duration AS call_bill, ins.price_micros AS call_price, t.*
+          SELECT ins.id, ins.billing_group_id, ins.start_time, ins.to_number, ins.end_time, t.*
           FROM json_to_recordset(${JSON.stringify(rows.flatMap((p) => p.tiers.map((t) => tierRecord({ g: p.content.billingGroupId, u: p.content.uuid }, t))))}::json)
             AS t(g text, u text, ${TIER_RECORDSET})
           JOIN ins ON ins.billing_group_id = t.g AND ins.uuid = t.u
@@ -511,13 +507,6 @@ async function insertCalls(tx: Executor, rows: Prepared[], debitsAtCallEnd: bool
           SELECT billing_group_id, start_time, id, tier, depth, rated, prefix, rate, bill, price, deck FROM tj
         ), tier_debits AS (
           ${tierDebitEntriesSql(sql.raw("tj"), { atCallEnd: debitsAtCallEnd })}
-        ), tier_usage AS (
-          SELECT tier_usage_apply(ARRAY(
-            SELECT ROW(t.tier, t.start_time, t.direction, upper(t.hangup_cause), t.call_prefix, t.currency, 1,
-              (t.answer_time IS NOT NULL)::int, (NOT t.call_rated)::int, t.call_bill, t.call_price, t.price,
-              CASE WHEN t.depth = 1 THEN t.call_price ELSE s.price END - t.price, t.billing_group_id)::tier_usage_delta
-            FROM tj t JOIN tj s ON s.id = t.id AND s.depth = greatest(t.depth - 1, 1))) AS applied,
-            set_config('callbook.tier_usage', 'written', true) AS written
         )`
     : sql``;
   const inserted = await queryRows<{ id: string; uuid: string; billing_group_id: string; created_at: unknown }>(
@@ -532,11 +521,11 @@ async function insertCalls(tx: Executor, rows: Prepared[], debitsAtCallEnd: bool
         ), ins AS (
           INSERT INTO calls (id, ${CALL_INSERT_COLUMNS})
           SELECT x.* FROM x WHERE x.id IN (SELECT call_id FROM claimed)
-          RETURNING id, uuid, billing_group_id, to_number, rated, price_micros, end_time, created_at${tiered ? sql`, start_time, direction, hangup_cause, matched_prefix, currency, answer_time, bill_duration` : sql``}
+          RETURNING id, uuid, billing_group_id, to_number, rated, price_micros, end_time, created_at${tiered ? sql`, start_time` : sql``}
         ), debits AS (
           ${callDebitEntriesSql(sql.raw("ins"), { atCallEnd: debitsAtCallEnd })}
         )${tiers}
-        SELECT id::text AS id, uuid, billing_group_id, created_at FROM ins${tiered ? sql` LEFT JOIN tier_usage ON true` : sql``}`,
+        SELECT id::text AS id, uuid, billing_group_id, created_at FROM ins`,
   );
   const byKey = new Map(rows.map((p) => [p.key, p]));
   return inserted.map((r) =>
