@@ -28,7 +28,8 @@ class CopyOutStream extends Readable {
     connection.query(this.text);
   }
   handleCopyData(message: { chunk: Buffer }) {
-    if (!this.push(message.chunk)) this.connection?.stream.pause();
+    // A copy: the chunk is a view of the protocol parser's buffer, which the next socket read may overwrite.
+    if (!this.push(Buffer.from(message.chunk))) this.connection?.stream.pause();
   }
   override _read() {
     this.connection?.stream.resume();
