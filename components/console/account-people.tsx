@@ -1,12 +1,13 @@
 import { Card } from "@/components/ui/card";
 import { InviteForm } from "@/components/people/invite-form";
 import { PendingInvitations } from "@/components/people/members-panel";
-import { describeRole, ROLES } from "@/lib/auth/roles";
 import type { MemberRow, PendingInvitation } from "@/lib/people/members";
 
 interface Props {
   account: { id: string; name: string };
   people: { members: MemberRow[]; invitations: PendingInvitation[] };
+  /** Every role with what it lets a person do (the page reads describeRole: lib/auth/roles.ts is server-side). */
+  described: { role: string; can: string }[];
 }
 
 /**
@@ -14,7 +15,7 @@ interface Props {
  * the pending invitations, and the Members page's invite form aimed at this account, offering every role (its first
  * person is usually its owner). Changing or removing them stays the account's own owners' (its Members page).
  */
-export function AccountPeople({ account, people }: Props) {
+export function AccountPeople({ account, people, described }: Props) {
   return (
     <section aria-labelledby="account-people" className="flex flex-col gap-2" data-testid="account-people">
       <h2 id="account-people" className="text-lg font-semibold">
@@ -46,11 +47,7 @@ export function AccountPeople({ account, people }: Props) {
         </Card>
       )}
       <PendingInvitations invitations={people.invitations} />
-      <InviteForm
-        roles={ROLES}
-        described={ROLES.map((role) => ({ role, can: describeRole(role) }))}
-        account={account}
-      />
+      <InviteForm roles={described.map((d) => d.role)} described={described} account={account} />
     </section>
   );
 }

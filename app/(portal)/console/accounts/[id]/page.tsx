@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { BalanceForm, CreditLimitForm, DisableToggle } from "@/components/console/account-actions";
 import { AccountPeople } from "@/components/console/account-people";
+import { describeRole, ROLES } from "@/lib/auth/roles";
 import { AccountSummary } from "@/components/console/account-summary";
 import { BillingDetailsForm } from "@/components/console/billing-details-form";
 import { ApiKeysManager } from "@/components/keys/api-keys-manager";
@@ -79,7 +80,13 @@ export default async function ConsoleAccountPage({ params }: { params: Promise<{
           {details ? <BillingDetailsForm details={details} accountName={account.name} /> : null}
         </>
       )}
-      {people ? <AccountPeople account={account} people={people} /> : null}
+      {people ? (
+        <AccountPeople
+          account={account}
+          people={people}
+          described={ROLES.map((role) => ({ role, can: describeRole(role) }))}
+        />
+      ) : null}
       <section aria-labelledby="account-keys" className="flex flex-col gap-2">
         <h2 id="account-keys" className="text-lg font-semibold">
           API keys of this account
