@@ -74,10 +74,7 @@ export interface MoveFigures {
  * ClickHouse database of its own; the steps timed by onStep.
  */
 export async function moveBench(calls: number, log: (l: string) => void): Promise<MoveFigures> {
-  // BENCH_MOVE_TEMPLATE: a database a BENCH_SEED_ONLY run left seeded (this month), copied instead of seeded again, so
-  // old and new movers can be timed in turn on the same calls without the seeding's minutes each time.
-  const template = process.env.BENCH_MOVE_TEMPLATE;
-  const { url, drop } = await createTestDatabase(template);
+  const { url, drop } = await createTestDatabase();
   const handle = await openDatabase({ url });
   const database = `cb_bench_move_${process.pid}`;
   const store: HistoryStore = openHistoryStore({ url: BENCH_CLICKHOUSE_URL, database });
@@ -86,10 +83,8 @@ export async function moveBench(calls: number, log: (l: string) => void): Promis
     const now = new Date();
     const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 5, 1));
     let started = performance.now();
-    if (!template) {
-      await seedMonth(db, month, calls, 200, log);
-      await runInvoices(db, { now, issuer: { name: "Bench Telecom", address: "" } });
-    }
+    await seedMonth(db, month, calls, 200, log);
+    await runInvoices(db, { now, issuer: { name: "Bench Telecom", address: "" } });
     const seedSeconds = round((performance.now() - started) / 1000, 1);
     const [{ bytes }] = await queryRows<{ bytes: string }>(
       db,
@@ -206,62 +201,38 @@ async function chRows<T>(store: HistoryStore, query: string): Promise<T[]> {
   return (await store.client.query({ query, format: "JSONEachRow" })).json<T>();
 }
 
-/** Calls per INSERT ... SELECT of the load: a step kept whole or loaded again (well inside the client's 300 s). */
-const LOAD_STEP = 2_000_000;
-
-/**
- * Loads `calls` synthetic calls, resumable: the calls are numbered, and a run loads only the steps of LOAD_STEP numbers
- * the database does not hold whole yet (a step a killed run left partial is deleted first), so a load interrupted at
- * any size goes on from there. Answers the seconds taken by this run and the rate.
- */
+/** Loads `calls` synthetic calls unless the bench database already holds exactly that many; answers the seconds taken. */
 export async function loadHistory(store: HistoryStore, calls: number, groups: number, log: (l: string) => void) {
-  await ensureHistorySchema(store);
-  const held = new Map(
-    (
-      await chRows<{ step: string; n: string }>(
-        store,
-        `SELECT toString(intDiv(id - 1, ${LOAD_STEP})) AS step, toString(count()) AS n FROM ${store.database}.calls GROUP BY step`,
-      )
-    ).map((r) => [Number(r.step), Number(r.n)]),
+  await store.client.command({ query: `CREATE DATABASE IF NOT EXISTS ${store.database}` });
+  const exists = await chRows<{ n: string }>(
+    store,
+    `SELECT toString(count()) AS n FROM system.tables WHERE database = '${store.database}' AND name = 'calls'`,
   );
-  const stepSize = (step: number) => Math.min(LOAD_STEP, calls - step * LOAD_STEP);
-  const partial = [...held].filter(([step, n]) => n !== stepSize(step)).map(([step]) => step);
-  if (partial.length > 0) {
-    log(`  steps ${partial.join(", ")} are partial (a run stopped while loading them): deleting them`);
-    const ids = partial.map((s) => `intDiv(id - 1, ${LOAD_STEP}) = ${s}`).join(" OR ");
-    await store.client.command({ query: `ALTER TABLE ${store.database}.calls DELETE WHERE ${ids}` });
-    for (;;) {
-      const [{ n }] = await chRows<{ n: string }>(
-        store,
-        `SELECT toString(count()) AS n FROM system.mutations WHERE database = '${store.database}' AND table = 'calls' AND is_done = 0`,
-      );
-      if (n === "0") break;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+  if (exists[0].n !== "0") {
+    const [{ n }] = await chRows<{ n: string }>(store, `SELECT toString(count()) AS n FROM ${store.database}.calls`);
+    if (Number(n) === calls) {
+      log(`  ClickHouse already holds ${calls} calls in ${store.database}: reused`);
+      // As an upgrade does: call_keys copied from calls once, where a database of older code has none.
+      const started = performance.now();
+      await ensureHistorySchema(store);
+      log(`  schema ensured (call_keys) in ${round((performance.now() - started) / 1000, 1)} s`);
+      return { seconds: null as number | null, callsPerSecond: null as number | null };
     }
-    for (const step of partial) held.delete(step);
+    await store.client.command({ query: `DROP TABLE ${store.database}.calls` });
   }
-  const steps = Math.ceil(calls / LOAD_STEP);
-  const missing = Array.from({ length: steps }, (_, i) => i).filter((step) => !held.has(step));
-  if (missing.length === 0) {
-    log(`  ClickHouse already holds ${calls} calls in ${store.database}: reused`);
-    return { seconds: null as number | null, callsPerSecond: null as number | null };
-  }
+  await ensureHistorySchema(store);
+  const chunk = 10_000_000;
   const started = performance.now();
-  let loaded = 0;
-  for (const step of missing) {
+  for (let from = 0; from < calls; from += chunk) {
     const t = performance.now();
-    const count = stepSize(step);
+    const count = Math.min(chunk, calls - from);
     await store.client.command({
-      query: `INSERT INTO ${store.database}.calls ${generatedCalls(step * LOAD_STEP, count, calls, groups)}`,
+      query: `INSERT INTO ${store.database}.calls ${generatedCalls(from, count, calls, groups)}`,
     });
-    loaded += count;
-    held.set(step, count);
-    log(
-      `  step ${step + 1}/${steps}: ${count} calls in ${round((performance.now() - t) / 1000, 1)} s (${held.size}/${steps} steps held)`,
-    );
+    log(`  ${from + count}/${calls} calls in ClickHouse (${round((performance.now() - t) / 1000, 1)} s for ${count})`);
   }
   const seconds = (performance.now() - started) / 1000;
-  return { seconds: round(seconds, 1), callsPerSecond: Math.round(loaded / seconds) };
+  return { seconds: round(seconds, 1), callsPerSecond: Math.round(calls / seconds) };
 }
 
 /**
@@ -614,7 +585,6 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       "move-only": { type: "boolean", default: false },
-      "load-only": { type: "boolean", default: false },
       "move-calls": { type: "string", default: "1000000" },
       "history-calls": { type: "string", default: "100000000" },
       groups: { type: "string", default: "2000" },
@@ -624,16 +594,6 @@ async function main(): Promise<void> {
     },
   });
   const log = (l: string) => console.log(l);
-  if (values["load-only"]) {
-    const calls = Number(values["history-calls"]);
-    const store = openHistoryStore({ url: BENCH_CLICKHOUSE_URL, database: historyDatabase(calls) });
-    try {
-      log(JSON.stringify(await loadHistory(store, calls, Number(values.groups), log)));
-    } finally {
-      await store.close();
-    }
-    return;
-  }
   if (values["move-only"]) {
     log(JSON.stringify(await moveBench(Number(values["move-calls"]), log), null, 2));
     return;

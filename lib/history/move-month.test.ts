@@ -95,8 +95,8 @@ describeOnEngines("moving a month to the history tier", (handle) => {
       buyCostMicros: sum((c) => c.buyCostMicros ?? 0n),
       billedSeconds: sum((c) => c.billDuration),
     });
-    // Inserts of 2 archivable calls each, as the month's COPY sends them (the cut day's call is not among them).
-    expect(progress).toEqual([0, 2, 4, 5]);
+    // Batches of 2 calls on (start_time, id), of which the archivable are copied: the first holds the cut day's call.
+    expect(progress).toEqual([0, 1, 3, 5]);
     expect(await historyCalls(store)).toEqual(moved);
     expect((await pgCalls(db(), inNovember)).map((c) => c.uuid)).toEqual([cutDayUuid]);
     expect(await billed(db())).toEqual(before);
@@ -263,8 +263,8 @@ describe("moving a month, killed at any step, on postgres", () => {
       } finally {
         await handle.close();
       }
-      // Killed after its first insert, the copy is partial: that insert's 2 calls.
-      if (step === "batch") expect(await historyCalls(store)).toHaveLength(2);
+      // Killed after its first insert, the copy is partial: a batch's range of 2 calls holds 1 or 2 archivable ones.
+      if (step === "batch") expect((await historyCalls(store)).length).toBeOneOf([1, 2]);
       const rerun = await runChild(base);
       expect(rerun.code).toBe(0);
       expect(JSON.parse(rerun.out)).toMatchObject({ month: "2030-11", state: "removed", calls: "5" });

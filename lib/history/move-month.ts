@@ -3,7 +3,6 @@ import { sql } from "drizzle-orm";
 import { archivableCalls, archiveCalls, uninvoicedGroups, whileArchiving } from "@/lib/calls/archive-calls";
 import { utcMonthStart } from "@/lib/db/call-partitions";
 import { isEmbedded, queryRows, type Db, type Executor } from "@/lib/db/client";
-import { copyOut } from "@/lib/db/copy-out";
 import type { ProgressReporter } from "@/lib/runtime/progress";
 import {
   callsTable,
@@ -256,28 +255,31 @@ function monthCalls(start: Date, end: Date) {
 }
 
 /**
- * A call's columns as COPY writes them for ClickHouse's TabSeparated: instants as epoch milliseconds, booleans 0/1,
- * everything else as PostgreSQL's text (int8 and text as they are; COPY escapes text and writes NULL as \N, both as
- * ClickHouse reads them back).
+ * One call as a line of ClickHouse's TabSeparated, built by PostgreSQL: int8 and instants (epoch milliseconds) as
+ * decimal text, booleans 0/1, text with backslash, tab, newline and carriage return escaped, NULL as \N. Built in the
+ * database so the mover handles one string per batch, not an object per call (JSONEachRow from objects was most of
+ * a copy's time in Node, README "History tier").
  */
-const COPY_COLUMNS = sql.raw(
-  HISTORY_CALL_COLUMNS.map((c) =>
-    c.instant
-      ? `(extract(epoch FROM c."${c.name}") * 1000)::int8`
+const TSV_LINE = sql.raw(
+  HISTORY_CALL_COLUMNS.map((c) => {
+    const value = c.instant
+      ? `(extract(epoch FROM c."${c.name}") * 1000)::int8::text`
       : c.type.includes("UInt8")
-        ? `c."${c.name}"::int`
-        : `c."${c.name}"`,
-  ).join(", "),
+        ? `c."${c.name}"::int::text`
+        : c.type.includes("String")
+          ? `replace(replace(replace(replace(c."${c.name}", '\\', '\\\\'), E'\\t', '\\t'), E'\\n', '\\n'), E'\\r', '\\r')`
+          : `c."${c.name}"::text`;
+    return `coalesce(${value}, '\\N')`;
+  }).join(` || E'\\t' || `),
 );
 
-/** Calls per ClickHouse insert of a copy unless told (each insert streamed as PostgreSQL sends the rows). */
-const COPY_BATCH = 1_000_000;
+/** Calls per batch of a copy unless told: one ClickHouse insert (one block) each. */
+const COPY_BATCH = 50_000;
 
 /**
  * Copies the month's archivable calls to its ClickHouse partition, dropped first: a copy interrupted anywhere starts
- * over whole (no insert is ever counted twice). One COPY of the month (one snapshot, no order: ClickHouse sorts) is
- * streamed into inserts of `batchSize` calls each, PostgreSQL writing while ClickHouse parses. Answers how many were
- * copied.
+ * over whole (no insert is ever counted twice). Batches walk (start_time, id); the next batch is read from PostgreSQL
+ * while the previous one is inserted. Answers how many were copied.
  */
 async function copyMonth(
   db: Db,
@@ -293,48 +295,59 @@ async function copyMonth(
                        WHERE month = ${start.toISOString()}::timestamptz`);
   await dropMonthPartition(store, start);
   const { cut, where } = monthCalls(start, end);
-  options.progress?.({ phase, done: 0 });
-  const rows = copyOut(db, sql`WITH ${cut} SELECT ${COPY_COLUMNS} FROM calls c, invoiced_until u WHERE ${where}`);
+  // The total (for progress only) is counted while the first batch is read.
+  const counting = queryRows<{ n: string }>(
+    db,
+    sql`WITH ${cut} SELECT count(*)::text AS n FROM calls c, invoiced_until u WHERE ${where}`,
+  ).then(([{ n }]) => Number(n));
+  counting.catch(() => undefined);
+  // A batch is the next `batchSize` calls of the month on (start_time, id), read through the (start_time, id) index,
+  // of which the archivable ones are copied: each batch reads its own range, not the rest of the month (a LIMIT over
+  // the archivable join sorted the month's remaining calls for every batch). Keys travel as PostgreSQL's text.
+  type Batch = { scanned: number; n: number; tsv: string | null; at: string | null; id: string | null };
+  const read = async (after?: { at: string; id: string }): Promise<Batch> => {
+    const keyset = after ? sql`(c.start_time, c.id) > (${after.at}::timestamptz, ${after.id}::int8)` : sql`true`;
+    const [batch] = await queryRows<Batch>(
+      db,
+      sql`WITH ${cut}, keys AS MATERIALIZED (
+            SELECT c.start_time, c.id FROM calls c
+            WHERE c.start_time >= ${start.toISOString()}::timestamptz AND c.start_time < ${end.toISOString()}::timestamptz
+              AND ${keyset}
+            ORDER BY c.start_time, c.id LIMIT ${batchSize}
+          ), upper AS (
+            SELECT start_time, id FROM keys ORDER BY start_time DESC, id DESC LIMIT 1
+          ), batch AS (
+            SELECT ${TSV_LINE} AS line FROM calls c, invoiced_until u, upper
+            WHERE ${where} AND ${keyset} AND (c.start_time, c.id) <= (upper.start_time, upper.id)
+          )
+          SELECT (SELECT count(*) FROM keys)::int AS scanned, count(*)::int AS n,
+                 string_agg(line, E'\\n') || E'\\n' AS tsv,
+                 (SELECT start_time::text FROM upper) AS at, (SELECT id::text FROM upper) AS id
+          FROM batch`,
+    );
+    return { ...batch, scanned: Number(batch.scanned), n: Number(batch.n) };
+  };
   let copied = 0;
-  let rest: Buffer | undefined;
-  try {
-    for (;;) {
-      if (!rest?.length) {
-        const next = await rows.next();
-        if (next.done) break;
-        rest = next.value;
-      }
-      const batch = { lines: 0 };
-      // This batch's bytes: `rest`, then what COPY sends, up to the end of its batchSize-th line (a line ends in \n;
-      // COPY escapes the newlines inside a value). What follows it is kept for the next batch.
-      const bytes = async function* (): AsyncGenerator<Buffer> {
-        for (let chunk = rest; chunk;) {
-          let at = 0;
-          for (let nl: number; batch.lines < batchSize && (nl = chunk.indexOf(10, at)) >= 0; batch.lines++) at = nl + 1;
-          if (batch.lines === batchSize) {
-            rest = chunk.subarray(at);
-            yield chunk.subarray(0, at);
-            return;
-          }
-          yield chunk;
-          const next = await rows.next();
-          chunk = next.done ? undefined : next.value;
-        }
-        rest = undefined;
-      };
+  let batch = await read();
+  const total = await counting;
+  options.progress?.({ phase, done: 0, total });
+  for (;;) {
+    // The next batch's read runs while this one is inserted (it needs only this one's last key).
+    const next = batch.scanned === batchSize ? read({ at: batch.at!, id: batch.id! }) : undefined;
+    next?.catch(() => undefined);
+    if (batch.n > 0) {
       await store.client.insert({
         table: callsTable(store),
         format: "TabSeparated",
-        values: Readable.from(bytes(), { objectMode: false }),
+        values: Readable.from([batch.tsv!], { objectMode: false }),
         clickhouse_settings: insertSettings(store),
       });
-      copied += batch.lines;
-      options.progress?.({ phase, done: copied });
-      if (copied === batch.lines) await afterFirstBatch();
-      if (rest === undefined) break;
+      copied += batch.n;
+      options.progress?.({ phase, done: copied, total: Math.max(total, copied) });
+      if (copied === batch.n) await afterFirstBatch();
     }
-  } finally {
-    await rows.return(undefined);
+    if (!next) break;
+    batch = await next;
   }
   return copied;
 }
