@@ -17,6 +17,8 @@ const ALLOWED = new Map<string, string>([
   // Moving a month reads the rows archiveCalls then removes (archivableCalls' predicate), to copy and verify them.
   ["lib/history/move-month.ts", "the history tier's mover: copies, sums and (through archiveCalls) removes a month"],
   // The tier charges of those same rows (joined to calls for archivableCalls' predicate), copied and verified with them.
+  // ClickHouse's own calls table, not PostgreSQL's: call_keys is fed by a view on it and copied in from it once.
+  ["lib/history/history-store.ts", "the history store's schema: call_keys fed and backfilled from ClickHouse's calls"],
   ["lib/history/history-tier-charges.ts", "the mover's tier charges: copies and sums a month's moved calls' charges"],
   // The quality windows read the last 15 minutes to 24 hours: calls a history tier (older, invoiced months) never holds.
   ["lib/quality/read-windows.ts", "GET /v1/quality: counts over the last minutes to a day of calls, always hot"],
