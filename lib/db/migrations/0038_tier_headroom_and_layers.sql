@@ -29,6 +29,14 @@ CREATE OR REPLACE FUNCTION ancestor_tiers(p_parent text) RETURNS jsonb LANGUAGE 
   FROM t
 $$;
 --> statement-breakpoint
+-- The tier locks of these accounts (0034's transaction-level advisory locks, key 727300 and the id's hash), in the
+-- order of their keys so no two holders wait on each other in a circle. One definition for whoever reserves against
+-- a tier's headroom (authorize_state) and whoever pays out of it (lib/billing/tier-lock.ts, a reseller's top-up).
+CREATE FUNCTION lock_tiers(p_ids text[]) RETURNS bigint LANGUAGE sql VOLATILE AS $$
+  SELECT count(pg_advisory_xact_lock(727300, k)) FROM (
+    SELECT DISTINCT hashtext(x.id) AS k FROM unnest(p_ids) AS x(id) ORDER BY k) keys
+$$;
+--> statement-breakpoint
 -- A layer of limits per setter (issue 32 item 4, docs/contract.md "Limits", "Reseller tiers"): the operator's (the
 -- platform), the provider's (the account's parent reseller) and the customer's own. Before, a reseller wrote its
 -- customer's operator layer, and so could overwrite the operator's. Layers written so far stay where they are.
@@ -55,14 +63,12 @@ BEGIN
   -- The tier lock of the account and of every ancestor, in the order of their keys (no two authorizations wait on each
   -- other in a circle), before the account's row: whoever reserves against a tier's headroom (its own authorizations
   -- and its subtree's) holds that tier's lock. parent_id never changes, so the walk needs no lock.
-  PERFORM count(pg_advisory_xact_lock(727300, k)) FROM (
-    SELECT DISTINCT hashtext(c.id) AS k FROM (
-      WITH RECURSIVE up AS (
-        SELECT g.id, g.parent_id FROM billing_groups g WHERE g.id = p_group
-        UNION ALL
-        SELECT p.id, p.parent_id FROM billing_groups p JOIN up ON p.id = up.parent_id
-      ) SELECT up.id FROM up) c
-    ORDER BY k) keys;
+  PERFORM lock_tiers(ARRAY(
+    WITH RECURSIVE up AS (
+      SELECT g.id, g.parent_id FROM billing_groups g WHERE g.id = p_group
+      UNION ALL
+      SELECT p.id, p.parent_id FROM billing_groups p JOIN up ON p.id = up.parent_id
+    ) SELECT up.id FROM up));
   SELECT g.balance_micros, g.credit_limit_micros, g.disabled, g.rate_card_version, g.time_zone, g.parent_id,
          l.operator, l.provider, l.customer, coalesce(cardinality(l.hit) > 0, false) AS hit
     INTO grp
