@@ -4,7 +4,8 @@ import { queryRows, type Db } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { formatMicros } from "@/lib/money/micros";
 import { toMinorUnits } from "./provider";
-import { paidByReseller, paysItsReseller } from "./paid-by-reseller";
+import { resellerNameOf } from "@/lib/billing/reseller-name";
+import { paysItsReseller } from "./paid-by-reseller";
 import { topUpLimitsMicros } from "./top-up-limits";
 
 export interface AutoRechargeSetting {
@@ -83,7 +84,7 @@ export async function setAutoRecharge(
       sql`SELECT trim(currency) AS currency FROM billing_groups WHERE id = ${groupId} FOR UPDATE`,
     );
     if (!group) throw new ApiError("not_found", `No account with id ${JSON.stringify(groupId.slice(0, 64))}.`);
-    const reseller = setting ? await paidByReseller(tx, groupId) : null;
+    const reseller = setting ? await resellerNameOf(tx, groupId) : null;
     if (reseller !== null) throw paysItsReseller(reseller);
     const [before] = await queryRows<{ threshold: string; amount: string }>(
       tx,

@@ -4,7 +4,8 @@ import { recordAuditEvent, type AuditActor } from "@/lib/audit/record-audit-even
 import { queryRows, type Db } from "@/lib/db/client";
 import { ApiError } from "@/lib/errors/api-error";
 import { formatMicros } from "@/lib/money/micros";
-import { paidByReseller, paysItsReseller } from "./paid-by-reseller";
+import { resellerNameOf } from "@/lib/billing/reseller-name";
+import { paysItsReseller } from "./paid-by-reseller";
 import { toMinorUnits, type PaymentProvider } from "./provider";
 import { topUpLimitsMicros } from "./top-up-limits";
 
@@ -32,7 +33,7 @@ export async function startTopUp(db: Db, provider: PaymentProvider, request: Top
         WHERE g.id = ${request.billingGroupId}`,
   );
   if (!group) throw new ApiError("not_found", "No such account.");
-  const reseller = await paidByReseller(db, request.billingGroupId);
+  const reseller = await resellerNameOf(db, request.billingGroupId);
   if (reseller !== null) throw paysItsReseller(reseller);
   if (request.amountMicros < limits.min || request.amountMicros > limits.max)
     throw new ApiError("invalid_request_body", "The amount is out of bounds.", [

@@ -5,6 +5,7 @@ import { auditActorOf } from "@/lib/audit/actor";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
 import { clientAddress } from "@/lib/auth/request-origin";
 import { ROLES, type Role } from "@/lib/auth/roles";
+import { resellerNameOf } from "@/lib/billing/reseller-name";
 import { queryRows, type Db, type Executor, type Tx } from "@/lib/db/client";
 import { sendMail } from "@/lib/mail/send-mail";
 import { authInTransaction, INVITATION_DAYS, sessionHeaders } from "./auth";
@@ -165,13 +166,14 @@ export interface InvitationSender {
  * hear from it (its billing name, else its account's name), as its invoices' mail does (lib/invoices/invoice-mail.ts).
  */
 export async function invitationSender(db: Executor, organizationId: string): Promise<InvitationSender> {
-  const [row] = await queryRows<{ name: string; reseller: string | null }>(
+  const [org] = await queryRows<{ name: string; group_id: string | null }>(
     db,
-    sql`SELECT o.name, COALESCE(NULLIF(p.billing_name, ''), p.name) AS reseller
-      FROM organizations o LEFT JOIN billing_groups g ON g.id = o.billing_group_id
-      LEFT JOIN billing_groups p ON p.id = g.parent_id WHERE o.id = ${organizationId}`,
+    sql`SELECT name, billing_group_id AS group_id FROM organizations WHERE id = ${organizationId}`,
   );
-  return { organizationName: row?.name ?? "an organization", resellerName: row?.reseller ?? null };
+  return {
+    organizationName: org?.name ?? "an organization",
+    resellerName: org?.group_id ? await resellerNameOf(db, org.group_id) : null,
+  };
 }
 
 /**

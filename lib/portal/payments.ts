@@ -5,7 +5,7 @@ import type { Db } from "@/lib/db/client";
 import { currencyDecimals } from "@/lib/money/currency-decimals";
 import { formatMicros } from "@/lib/money/micros";
 import { readAutoRecharge } from "@/lib/payments/auto-recharge";
-import { paidByReseller } from "@/lib/payments/paid-by-reseller";
+import { resellerNameOf } from "@/lib/billing/reseller-name";
 import { topUpLimitsMicros } from "@/lib/payments/top-up-limits";
 import type { HowToPay } from "./how-to-pay";
 
@@ -33,7 +33,7 @@ export function canPay(principal: Principal): boolean {
 /**
  * How this customer's session gets money onto the account, whatever its role and whether card payments are set up
  * (issue 30: a disabled account said "top up or contact support" with neither). null for platform sessions: staff
- * top up from the console. A reseller's customer (`reseller`: paidByReseller's name) is topped up by its reseller.
+ * top up from the console. A reseller's customer (`reseller`: resellerNameOf's name) is topped up by its reseller.
  */
 export function howToPay(principal: Principal, reseller: string | null = null): HowToPay | null {
   if (isPlatform(reachOf(principal))) return null;
@@ -49,7 +49,7 @@ export async function dashboardPayments(
   principal: Principal,
 ): Promise<{ pay: HowToPay | null; panel: PaymentsPanel | null }> {
   if (isPlatform(reachOf(principal))) return { pay: null, panel: null };
-  const pay = howToPay(principal, await paidByReseller(db, principal.billingGroupId!));
+  const pay = howToPay(principal, await resellerNameOf(db, principal.billingGroupId!));
   return { pay, panel: pay?.kind === "card" ? await paymentsPanel(db, principal) : null };
 }
 
