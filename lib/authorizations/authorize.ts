@@ -198,11 +198,11 @@ export async function authorizeCall(
     const limits =
       group.operatorLimits === null
         ? null
-        : effectiveLimits(
-            parseStoredLayer(group.operatorLimits),
-            parseStoredLayer(group.customerLimits),
-            parseStoredLayer(group.providerLimits),
-          );
+        : effectiveLimits({
+            operator: parseStoredLayer(group.operatorLimits),
+            provider: parseStoredLayer(group.providerLimits),
+            customer: parseStoredLayer(group.customerLimits),
+          });
     const refuse = async (refusal: LimitRefusal) => {
       const refused = { uuid: request.uuid, destination: request.destination };
       await recordRefusal(tx, groupId, refused, refusal, limits?.disableOnFraud);

@@ -28,7 +28,11 @@ describe("limit layers", () => {
       allowedPrefixes: ["4420"],
       callsPerPrefix: { max: 3, windowSeconds: 600 },
     });
-    const limits = effectiveLimits(operator, customer);
+    // The provider's (a reseller's) layer holds beside both: its lower daily spend and its blocked prefix.
+    const provider = layer({ dailySpendMicros: 20_000_000n, blockedPrefixes: ["4491"] });
+    expect(effectiveLimits({ operator, provider, customer })).toMatchObject({ dailySpendMicros: 20_000_000n });
+    expect(effectiveLimits({ operator, provider, customer }).blockedPrefixes.sort()).toEqual(["33", "4490", "4491"]);
+    const limits = effectiveLimits({ operator, provider: NO_LIMITS, customer });
     expect(limits).toMatchObject({
       maxConcurrentCalls: 5,
       callsPerSecond: null,
@@ -39,11 +43,24 @@ describe("limit layers", () => {
     expect(limits.blockedPrefixes.sort()).toEqual(["33", "4490"]);
     expect(limits.callsPerPrefix).toHaveLength(2);
     expect(needsWindow(limits)).toBe(true);
-    expect(needsWindow(effectiveLimits(layer({ maxConcurrentCalls: 1 }), NO_LIMITS))).toBe(false);
+    expect(
+      needsWindow(
+        effectiveLimits({ operator: layer({ maxConcurrentCalls: 1 }), provider: NO_LIMITS, customer: NO_LIMITS }),
+      ),
+    ).toBe(false);
 
     expect(checkDestination(limits, "44201234")).toEqual({ ok: true });
     // The longest blocked prefix is named; an allow list missed is named whole.
-    expect(checkDestination(effectiveLimits(layer({ blockedPrefixes: ["44", "4490"] }), NO_LIMITS), "449012")).toEqual({
+    expect(
+      checkDestination(
+        effectiveLimits({
+          operator: layer({ blockedPrefixes: ["44", "4490"] }),
+          provider: NO_LIMITS,
+          customer: NO_LIMITS,
+        }),
+        "449012",
+      ),
+    ).toEqual({
       ok: false,
       code: "destination_blocked",
       limit: "blockedPrefixes",

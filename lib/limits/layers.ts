@@ -160,7 +160,7 @@ function lower<T extends number | bigint>(a: T | null, b: T | null): T | null {
  * Every rule of every layer: the lowest number of each, every list and window. The windows' order (operator, provider,
  * customer) is the order authorize_state (migration 0038) counts them in.
  */
-export function effectiveLimits(operator: LimitLayer, customer: LimitLayer, provider = NO_LIMITS): EffectiveLimits {
+export function effectiveLimits({ operator, provider, customer }: LimitLayers): EffectiveLimits {
   const all = [operator, provider, customer];
   const lowest = <T extends number | bigint>(pick: (l: LimitLayer) => T | null) =>
     all.map(pick).reduce<T | null>((a, b) => lower(a, b), null);
