@@ -1,14 +1,24 @@
+-- tier_held (0034) in plpgsql, its body unchanged (why: tier_headroom below, which calls it for every ancestor).
+CREATE OR REPLACE FUNCTION tier_held(p_tier text) RETURNS bigint LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT coalesce(sum(h.reserved_micros), 0)::bigint FROM authorization_tier_holds h
+    WHERE h.tier_group_id = p_tier AND h.expires_at > now());
+END $$;
+--> statement-breakpoint
 -- A tier's headroom in one place (issue 32 item 4, docs/contract.md "Reseller tiers"): balance + credit limit, less its
 -- own open reservations and its subtree's open holds at it. Authorization reads it for every ancestor (ancestor_tiers)
 -- and a reseller's top-up or adjustment of a customer pays only out of it (lib/billing/ledger.ts moveBalances
 -- `withinHeadroom`), so money already promised to calls in flight is never given away. The balance and credit limit
 -- are the caller's (the row an UPDATE re-reads under concurrency), the reservations read here.
-CREATE FUNCTION tier_headroom(p_tier text, p_balance bigint, p_credit bigint) RETURNS bigint LANGUAGE sql STABLE AS $$
-  SELECT p_balance + p_credit
+-- plpgsql, not sql: a sql function with sub-selects is neither inlined nor keeps its plans, so authorization planned
+-- these reads again for every ancestor (bench/authorize-profile.ts twoTiersUp); plpgsql plans them once a session.
+CREATE FUNCTION tier_headroom(p_tier text, p_balance bigint, p_credit bigint) RETURNS bigint LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN p_balance + p_credit
     - (SELECT coalesce(sum(a.reserved_micros), 0) FROM authorizations a
         WHERE a.billing_group_id = p_tier AND a.settled_at IS NULL AND a.expires_at > now())::bigint
-    - tier_held(p_tier)
-$$;
+    - tier_held(p_tier);
+END $$;
 --> statement-breakpoint
 -- ancestor_tiers (0034) re-created on tier_headroom; the rest is unchanged.
 CREATE OR REPLACE FUNCTION ancestor_tiers(p_parent text) RETURNS jsonb LANGUAGE sql STABLE AS $$
