@@ -308,12 +308,28 @@ function usageSources(report: UsageReportSpec, plan: UsagePlan): UsageSources {
     if (report.isTime) timeRollupSources(report, plan.rollup, sources);
     else sources.parts.push(dimensionRollupPart(report, plan.rollup));
   }
-  // A subtree's tier cost of whole buckets is in its rollup rows; the rest (every instant, when no rollup) per call.
-  const tierRanges = report.bySubtree
-    ? plan.callRanges
-    : [{ gte: report.filters.startTimeGte, lte: report.filters.startTimeLte }];
+  // A tier's cost of whole buckets is in the rollups: a subtree's in its rollup rows, a report by account, direction or
+  // hangup cause in tier_account_usage_hourly (tierRollupPart). The rest (every instant, when no rollup) per charge.
+  const byTierRollup = Boolean(plan.rollup && report.tier && !report.bySubtree && !report.daily && !report.isTime);
+  if (byTierRollup) sources.parts.push(tierRollupPart(report, report.tier!, plan.rollup!));
+  const tierRanges =
+    report.bySubtree || byTierRollup
+      ? plan.callRanges
+      : [{ gte: report.filters.startTimeGte, lte: report.filters.startTimeLte }];
   if (report.tier) sources.parts.push(...tierRanges.map((r) => tierPart(report, report.tier!, r)));
   return sources;
+}
+
+/**
+ * A tier's buy cost and margin over whole UTC hours by account, direction or hangup cause (the reseller's report by
+ * customer over its subtree): tier_account_usage_hourly (migration 0037), the same figures tierPart sums per charge.
+ * Counts come from the other parts.
+ */
+function tierRollupPart(report: UsageReportSpec, tier: string, rollup: NonNullable<UsagePlan["rollup"]>): SQL {
+  const u = rowKey(report, "u");
+  return sql`SELECT ${u.key} AS key, ${u.g} AS g, u.currency, 0::bigint AS calls, 0::bigint AS answered, 0::bigint AS unrated,
+      0::numeric AS billed, 0::numeric AS price, sum(u.buy_cost_micros) AS buy_cost, sum(u.margin_micros) AS margin
+    FROM tier_account_usage_hourly u WHERE u.tier_group_id = ${tier} AND ${rollupWhere(report, rollup)} GROUP BY 1, 2, 3`;
 }
 
 /**

@@ -76,8 +76,28 @@ describeOnEngines("tier usage rollups", (handle) => {
             AND s.call_id = t.call_id AND s.depth = t.depth - 1
           WHERE t.start_time >= ${from}::timestamptz GROUP BY 1 ORDER BY 1`,
     );
+    // By tier and account (migration 0037, the reseller's report by customer): cost and margin per descendant.
+    const byAccount = (table: string) =>
+      queryRows<Record<string, string>>(
+        db(),
+        sql`SELECT tier_group_id AS tier, billing_group_id AS account, sum(buy_cost_micros)::text AS cost,
+              sum(margin_micros)::text AS margin
+            FROM ${sql.raw(table)} WHERE hour >= ${from}::timestamptz GROUP BY 1, 2 ORDER BY 1, 2`,
+      );
+    const directByAccount = await queryRows<Record<string, string>>(
+      db(),
+      sql`SELECT t.tier_group_id AS tier, c.billing_group_id AS account, sum(t.price_micros)::text AS cost,
+            sum(CASE WHEN t.depth = 1 THEN c.price_micros ELSE s.price_micros END - t.price_micros)::text AS margin
+          FROM call_tier_charges t
+          JOIN calls c ON c.billing_group_id = t.billing_group_id AND c.start_time = t.start_time AND c.id = t.call_id
+          LEFT JOIN call_tier_charges s ON s.billing_group_id = t.billing_group_id AND s.start_time = t.start_time
+            AND s.call_id = t.call_id AND s.depth = t.depth - 1
+          WHERE t.start_time >= ${from}::timestamptz GROUP BY 1, 2 ORDER BY 1, 2`,
+    );
     return {
       direct,
+      directByAccount,
+      byAccount: await byAccount("tier_account_usage_hourly"),
       hourly: await rollup("tier_usage_hourly", "hour"),
       quarter: await rollup("tier_usage_quarter", "quarter"),
       daily: await rollup("tier_usage_daily", "day"),
@@ -89,6 +109,8 @@ describeOnEngines("tier usage rollups", (handle) => {
     expect(t.hourly).toEqual(t.direct);
     expect(t.quarter).toEqual(t.direct);
     expect(t.daily).toEqual(t.direct);
+    expect(t.directByAccount.length).toBeGreaterThan(0);
+    expect(t.byAccount).toEqual(t.directByAccount);
   };
 
   it("holds each tier's subtree exactly as its charges and calls sum, after ingest", async () => {

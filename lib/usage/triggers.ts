@@ -10,6 +10,8 @@ import type { TriggerDeclaration } from "@/lib/db/triggers";
 
 const fn = (name: string) => ({ name, migration: "0005_usage_rollups.sql" });
 const TIER = "0035_tier_usage_rollups.sql";
+// Where the tier rollups' functions are now defined: 0039 added tier_account_usage_hourly beside them.
+const TIER_FUNCTIONS = "0039_tier_account_usage.sql";
 
 export const USAGE_TRIGGERS: TriggerDeclaration[] = [
   {
@@ -44,8 +46,9 @@ export const USAGE_TRIGGERS: TriggerDeclaration[] = [
     migration: "0008_partition_calls.sql",
     functions: [fn("usage_rollups_on_truncate")],
   },
-  // The tier rollups (tier_usage_hourly/quarter/daily, migration 0035): a reseller's subtree by tier, from its
-  // call_tier_charges rows and their calls; a re-rated call moves them too. Skipped while archiving, as above.
+  // The tier rollups (tier_usage_hourly/quarter/daily, migration 0035, and tier_account_usage_hourly, 0039): a
+  // reseller's subtree by tier (and by account), from its call_tier_charges rows and their calls; a re-rated call moves
+  // them too. Skipped while archiving, as above.
   ...[
     ["call_tier_charges_usage_insert", "INSERT", "REFERENCING NEW TABLE AS new_charges ", "tier_usage_on_insert"],
     [
@@ -62,8 +65,8 @@ export const USAGE_TRIGGERS: TriggerDeclaration[] = [
     definition: `CREATE TRIGGER ${name} AFTER ${event} ON public.call_tier_charges ${transition}FOR EACH STATEMENT EXECUTE FUNCTION ${fnName}()`,
     migration: TIER,
     functions: [
-      { name: fnName, migration: TIER },
-      ...(event === "TRUNCATE" ? [] : [{ name: "tier_usage_apply", migration: TIER }]),
+      { name: fnName, migration: TIER_FUNCTIONS },
+      ...(event === "TRUNCATE" ? [] : [{ name: "tier_usage_apply", migration: TIER_FUNCTIONS }]),
     ],
   })),
   {
@@ -73,8 +76,8 @@ export const USAGE_TRIGGERS: TriggerDeclaration[] = [
       "CREATE TRIGGER calls_tier_usage_update AFTER UPDATE ON public.calls REFERENCING OLD TABLE AS old_calls NEW TABLE AS new_calls FOR EACH STATEMENT EXECUTE FUNCTION tier_usage_on_calls_update()",
     migration: TIER,
     functions: [
-      { name: "tier_usage_on_calls_update", migration: TIER },
-      { name: "tier_usage_apply", migration: TIER },
+      { name: "tier_usage_on_calls_update", migration: TIER_FUNCTIONS },
+      { name: "tier_usage_apply", migration: TIER_FUNCTIONS },
     ],
   },
 ];
