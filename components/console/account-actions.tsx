@@ -100,12 +100,6 @@ function TextField({
   );
 }
 
-/** What a reseller may still move to its customers: its balance plus its credit limit (the API's test), never below 0. */
-function availableOf(funder: AccountDetail): bigint {
-  const available = toMicros(funder.balance) + toMicros(funder.creditLimit);
-  return available < 0n ? 0n : available;
-}
-
 /**
  * Top-up (positive) or adjustment (signed, with its reason): decimal text, exact to 6 decimals on the server. With a
  * `funder` (a reseller's console) the money comes from the reseller's own balance, and a 402 says how much it has.
@@ -117,7 +111,8 @@ export function BalanceForm({
 }: {
   account: AccountDetail;
   kind: "topup" | "adjustment";
-  funder?: AccountDetail | null;
+  /** The reseller's own account and what it may still move (its headroom: the API's test). */
+  funder?: (AccountDetail & { available: number }) | null;
 }) {
   const id = useId();
   const change = useChange();
@@ -140,7 +135,7 @@ export function BalanceForm({
   };
   const insufficient = funder !== null && change.problem?.code === "insufficient_funds";
   const amountError = insufficient
-    ? `More than you have: ${formatPrice(availableOf(funder), funder.currency)} available (your balance plus your credit limit). Nothing moved. Top up your own account, or move less.`
+    ? `More than you have: ${formatPrice(toMicros(funder.available), funder.currency)} available (your balance plus your credit limit, less what calls in progress hold). Nothing moved. Top up your own account, or move less.`
     : change.problem?.fields.amount;
   const reasonError = change.problem?.fields.description;
   return (
@@ -149,7 +144,7 @@ export function BalanceForm({
       {funder ? (
         <p className="mt-1 text-sm text-slate-600" data-testid={`${kind}-funder`}>
           {kind === "topup" ? "Comes out of" : "A positive amount comes out of, a negative one goes back to"} your own
-          balance ({funder.name}): {formatPrice(availableOf(funder), funder.currency)} available.
+          balance ({funder.name}): {formatPrice(toMicros(funder.available), funder.currency)} available.
         </p>
       ) : null}
       <form onSubmit={submit} className="mt-3 flex flex-col gap-3" data-testid={`${kind}-form`}>
@@ -182,7 +177,8 @@ export function BalanceForm({
           {/* The refusal is said under the amount; announced here too, as the other refusals are. */}
           {insufficient ? (
             <p role="alert" className="sr-only">
-              Refused: the amount is more than your balance plus your credit limit. Nothing moved.
+              Refused: the amount is more than your balance plus your credit limit, less what calls in progress hold.
+              Nothing moved.
             </p>
           ) : null}
         </div>

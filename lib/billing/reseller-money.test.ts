@@ -12,6 +12,7 @@ import { createTestDatabase, POSTGRES_TEMPLATE_ENV } from "@/lib/testing/engines
 import type { ChangeContext } from "./change-context";
 import { createAccount, createAccountAs } from "./create-account";
 import { moveBalanceAs } from "./move-balance";
+import { headroomOf } from "./tier-headroom";
 import { updateAccountAs } from "./update-account";
 
 // A reseller provisions and moves money within its own subtree (docs/contract.md "Reseller tiers", issue 32 item 4).
@@ -182,7 +183,10 @@ describeOnEngines("a reseller's top-ups against its open holds", (handle) => {
     // The customer's call of 599 s holds 6.00 at the reseller (600 s at its deck); the reseller's own of 99 s 1.00.
     await authorize(db, customer.id, `held-${process.pid}-1`, 599);
     await authorize(db, reseller.id, `held-${process.pid}-2`, 99);
-    // 10 - 6 - 1 = 3 is all it may still move: 3.000001 is refused, nothing moved; 3 is paid.
+    // 10 - 6 - 1 = 3 is all it may still move (the console shows it: headroomOf): 3.000001 is refused, nothing
+    // moved; 3 is paid.
+    expect(await headroomOf(db, reseller.id)).toBe(3_000_000n);
+    expect(await headroomOf(db, "grp_none")).toBeNull();
     const top = (amountMicros: bigint) =>
       codeOf(moveBalanceAs(db, reach, other.id, { kind: "topup", amountMicros, description: "x" }, BY));
     expect(await top(3_000_001n)).toBe("insufficient_funds");
@@ -197,6 +201,8 @@ describeOnEngines("a reseller's top-ups against its open holds", (handle) => {
     expect(await codeOf(adjust)).toBe("insufficient_funds");
     expect(await top(3_000_000n)).toBe("ok");
     expect(await balanceOf(db, reseller.id)).toBe(7_000_000n);
+    // Nothing left: 0, not the 7 of balance the holds are against.
+    expect(await headroomOf(db, reseller.id)).toBe(0n);
     // Money coming back to it is never refused.
     const back = moveBalanceAs(db, reach, other.id, { kind: "adjustment", amountMicros: -1n, description: "z" }, BY);
     expect(await codeOf(back)).toBe("ok");

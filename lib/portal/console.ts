@@ -5,6 +5,8 @@ import { notFound } from "next/navigation";
 import { toAccountDetail } from "@/lib/billing/account-detail";
 import { getBillingDetails, type BillingDetails } from "@/lib/billing/billing-details";
 import { getBillingGroup } from "@/lib/billing/groups";
+import { headroomOf } from "@/lib/billing/tier-headroom";
+import { microsToNumber } from "@/lib/money/micros";
 import type { AccountDetail } from "@/lib/billing/provisioning-schemas";
 import { getDb, queryRows } from "@/lib/db/client";
 import { listMembers, type MemberRow, type PendingInvitation } from "@/lib/people/members";
@@ -85,12 +87,17 @@ export async function ownBillingDetails(reach: Reach): Promise<BillingDetails | 
   return isPlatform(reach) ? null : getBillingDetails(await getDb(), reach.own);
 }
 
-/** The reseller's own account (the one its top-ups draw on). */
-export async function ownConsoleAccount(reach: Reach): Promise<AccountDetail | null> {
+/**
+ * The reseller's own account (the one its top-ups draw on), with what it may still move: its headroom (balance plus
+ * credit less the holds of calls in flight in its subtree), the figure the API checks a top-up against.
+ */
+export async function ownConsoleAccount(reach: Reach): Promise<(AccountDetail & { available: number }) | null> {
   if (isPlatform(reach)) return null;
-  const group = await getBillingGroup(await getDb(), reach.own);
+  const db = await getDb();
+  const group = await getBillingGroup(db, reach.own);
   if (!group) return null;
-  return { ...toAccountDetail(group), parentId: null };
+  const available = microsToNumber((await headroomOf(db, group.id)) ?? 0n);
+  return { ...toAccountDetail(group), parentId: null, available };
 }
 
 /**
