@@ -1,5 +1,5 @@
 import { seriousFindings } from "./axe";
-import { expect, PERSON_OF_KEY, screenshot, test, type ReaderKind } from "./fixtures";
+import { expect, openCallDetail, PERSON_OF_KEY, screenshot, test, type ReaderKind } from "./fixtures";
 import type { Page } from "@playwright/test";
 
 const VIEWPORTS = [
@@ -82,12 +82,7 @@ for (const kind of ["cost", "platform"] as ReaderKind[]) {
       test("no serious or critical findings on the call detail dialog over the call log", async ({ page }) => {
         await page.goto("/calls");
         await READY["/calls"](page);
-        // The rows are the server's HTML: a click before hydration has no handler yet (CI: the dialog never opened
-        // while the other worker ran axe over /docs), so click until the dialog is open.
-        await expect(async () => {
-          await page.locator("[data-call-id]").first().click();
-          await expect(page.locator("dialog[open]")).toBeVisible({ timeout: 2_000 });
-        }).toPass({ timeout: 30_000 });
+        await openCallDetail(page, page.locator("[data-call-id]").first());
         await expect(page.getByTestId("call-detail")).toContainText("UUID");
         expect(await seriousFindings(page), `call detail dialog at ${vp.name}`).toEqual([]);
       });

@@ -1,4 +1,4 @@
-import { allCalls, expect, renderedRows, screenshot, test, type CallJson } from "./fixtures";
+import { allCalls, expect, openCallDetail, renderedRows, screenshot, test, type CallJson } from "./fixtures";
 import type { Page } from "@playwright/test";
 
 async function settledRows(page: Page) {
@@ -73,7 +73,7 @@ test.describe("finding calls", () => {
 
   test("every call has a linkable page; another group's call is not found", async ({ page, api }) => {
     const target = calls[3];
-    await page.locator(`tr[data-call-id="${target.id}"]`).click();
+    await openCallDetail(page, page.locator(`tr[data-call-id="${target.id}"]`));
     await page.getByTestId("call-permalink").click();
     await page.waitForURL(`**/calls/${target.id}`);
     await expect(page.getByRole("heading", { name: `Call ${target.id}` })).toBeVisible();

@@ -1,5 +1,12 @@
 import { spawnSync } from "node:child_process";
-import { test as base, expect, type APIRequestContext, type BrowserContext, type Page } from "@playwright/test";
+import {
+  test as base,
+  expect,
+  type APIRequestContext,
+  type BrowserContext,
+  type Locator,
+  type Page,
+} from "@playwright/test";
 import { readState, type E2EState } from "./state";
 
 export type KeyKind = keyof E2EState["keys"];
@@ -177,6 +184,19 @@ export async function renderedRows(
       return { id: (tr as HTMLElement).dataset.callId!, index: Number(tr.getAttribute("aria-rowindex")), cells };
     }),
   );
+}
+
+/**
+ * Opens a call's detail dialog from its row or card. The call log's rows are the server's HTML: a click that lands
+ * before hydration has no handler yet and is lost (CI, stop 39: the dialog never opened while the other worker ran
+ * axe over /docs), so the click is repeated until the dialog is open, never once it is.
+ */
+export async function openCallDetail(page: Page, row: Locator): Promise<void> {
+  const dialog = page.locator("dialog[open]");
+  await expect(async () => {
+    if (!(await dialog.isVisible())) await row.click({ timeout: 2_000 });
+    await expect(dialog).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 30_000 });
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
