@@ -323,7 +323,7 @@ function usageSources(report: UsageReportSpec, plan: UsagePlan): UsageSources {
 
 /**
  * A tier's buy cost and margin over whole UTC hours by account, direction or hangup cause (the reseller's report by
- * customer over its subtree): tier_account_usage_hourly (migration 0037), the same figures tierPart sums per charge.
+ * customer over its subtree): tier_account_usage_hourly (migration 0039), the same figures tierPart sums per charge.
  * Counts come from the other parts.
  */
 function tierRollupPart(report: UsageReportSpec, tier: string, rollup: NonNullable<UsagePlan["rollup"]>): SQL {
