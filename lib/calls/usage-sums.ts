@@ -165,11 +165,14 @@ interface UsageReportSpec extends UsageSumsRequest {
 }
 
 function usageReport(request: UsageSumsRequest): UsageReportSpec {
-  const { groupBy } = request;
-  const daily = groupBy === "destination" || groupBy === "supplier";
-  // The tier rollups have no account or supplier, and hold the subtree root's own cost view only.
-  const subtreeCan =
-    groupBy !== "account" && groupBy !== "supplier" && (!request.tier || request.tier === request.subtree);
+  const { groupBy, filters } = request;
+  const rootView = !request.tier || request.tier === request.subtree;
+  // By account over the whole subtree, no direction or cause asked: tier_account_usage_daily (0039), whole UTC days.
+  const accountDaily =
+    groupBy === "account" && Boolean(request.subtree) && rootView && !filters.direction && !filters.hangupCause;
+  const daily = groupBy === "destination" || groupBy === "supplier" || accountDaily;
+  // The tier rollups have no supplier, an account only per day, and hold the subtree root's own cost view only.
+  const subtreeCan = (groupBy !== "account" || accountDaily) && groupBy !== "supplier" && rootView;
   return {
     ...request,
     daily,
@@ -278,6 +281,7 @@ const GRAIN_COLUMNS: Record<Grain, string> = {
 function rollupSource(report: UsageReportSpec, grain: Grain): SQL {
   const root = report.bySubtree;
   if (!root) return sql.raw(`usage_${grain} u`);
+  if (report.groupBy === "account") return accountDailySource(report, root);
   const columns = sql.raw(`${GRAIN_COLUMNS[grain]}, ${grain === "daily" ? "NULL::text AS supplier_id, " : ""}currency,
       calls, answered_calls, unrated_calls, billed_seconds, price_micros`);
   const cost = report.tier
@@ -290,6 +294,22 @@ function rollupSource(report: UsageReportSpec, grain: Grain): SQL {
       UNION ALL
       SELECT tier_group_id AS billing_group_id, ${columns}, ${cost} FROM ${sql.raw(`tier_usage_${grain}`)} WHERE tier_group_id = ${root}) u`;
 }
+/**
+ * By account over a subtree (whole UTC days): the root's own calls from its usage_daily rows (no cost of its own),
+ * every descendant's from tier_account_usage_daily (migration 0039) under its own account, with the root's cost and
+ * margin on them when the report has the cost view.
+ */
+function accountDailySource(report: UsageReportSpec, root: string): SQL {
+  const cost = report.tier
+    ? sql`buy_cost_micros, margin_micros`
+    : sql`0::bigint AS buy_cost_micros, 0::bigint AS margin_micros`;
+  return sql`(SELECT billing_group_id, day, currency, calls, answered_calls, unrated_calls, billed_seconds, price_micros,
+        0::bigint AS buy_cost_micros, 0::bigint AS margin_micros FROM usage_daily WHERE billing_group_id = ${root}
+      UNION ALL
+      SELECT billing_group_id, day, currency, calls, answered_calls, unrated_calls, billed_seconds, price_micros, ${cost}
+      FROM tier_account_usage_daily WHERE tier_group_id = ${root}) u`;
+}
+
 const FIGURES = sql`calls, answered, unrated, billed, price, buy_cost, margin`;
 
 const range = (column: SQL, r: { gte?: Date; lte?: Date }) =>

@@ -76,7 +76,8 @@ describeOnEngines("tier usage rollups", (handle) => {
             AND s.call_id = t.call_id AND s.depth = t.depth - 1
           WHERE t.start_time >= ${from}::timestamptz GROUP BY 1 ORDER BY 1`,
     );
-    // By tier and account (migration 0037, the reseller's report by customer): cost and margin per descendant.
+    // By tier and account (migration 0039, the reseller's report by customer): cost and margin per descendant, by
+    // hour; and by day with the counts beside them.
     const byAccount = (table: string) =>
       queryRows<Record<string, string>>(
         db(),
@@ -84,9 +85,18 @@ describeOnEngines("tier usage rollups", (handle) => {
               sum(margin_micros)::text AS margin
             FROM ${sql.raw(table)} WHERE hour >= ${from}::timestamptz GROUP BY 1, 2 ORDER BY 1, 2`,
       );
+    const byAccountDaily = await queryRows<Record<string, string>>(
+      db(),
+      sql`SELECT tier_group_id AS tier, billing_group_id AS account, sum(calls)::text AS calls,
+            sum(answered_calls)::text AS answered, sum(billed_seconds)::text AS billed, sum(price_micros)::text AS price,
+            sum(buy_cost_micros)::text AS cost, sum(margin_micros)::text AS margin
+          FROM tier_account_usage_daily WHERE day >= ${from}::timestamptz GROUP BY 1, 2 ORDER BY 1, 2`,
+    );
     const directByAccount = await queryRows<Record<string, string>>(
       db(),
-      sql`SELECT t.tier_group_id AS tier, c.billing_group_id AS account, sum(t.price_micros)::text AS cost,
+      sql`SELECT t.tier_group_id AS tier, c.billing_group_id AS account, count(*)::text AS calls,
+            count(c.answer_time)::text AS answered, sum(c.bill_duration)::text AS billed,
+            sum(c.price_micros)::text AS price, sum(t.price_micros)::text AS cost,
             sum(CASE WHEN t.depth = 1 THEN c.price_micros ELSE s.price_micros END - t.price_micros)::text AS margin
           FROM call_tier_charges t
           JOIN calls c ON c.billing_group_id = t.billing_group_id AND c.start_time = t.start_time AND c.id = t.call_id
@@ -98,6 +108,7 @@ describeOnEngines("tier usage rollups", (handle) => {
       direct,
       directByAccount,
       byAccount: await byAccount("tier_account_usage_hourly"),
+      byAccountDaily,
       hourly: await rollup("tier_usage_hourly", "hour"),
       quarter: await rollup("tier_usage_quarter", "quarter"),
       daily: await rollup("tier_usage_daily", "day"),
@@ -110,7 +121,10 @@ describeOnEngines("tier usage rollups", (handle) => {
     expect(t.quarter).toEqual(t.direct);
     expect(t.daily).toEqual(t.direct);
     expect(t.directByAccount.length).toBeGreaterThan(0);
-    expect(t.byAccount).toEqual(t.directByAccount);
+    expect(t.byAccount).toEqual(
+      t.directByAccount.map(({ tier, account, cost, margin }) => ({ tier, account, cost, margin })),
+    );
+    expect(t.byAccountDaily).toEqual(t.directByAccount);
   };
 
   it("holds each tier's subtree exactly as its charges and calls sum, after ingest", async () => {

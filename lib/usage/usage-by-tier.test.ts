@@ -157,6 +157,36 @@ describeOnEngines("usage by tier: a reseller's buy cost and margin are its own",
     expect(byKey(await report(reseller(ids.r2, [ids.r2, ids.c]), "account")).has(ids.k)).toBe(false);
   });
 
+  it("counts a subtree by account from whole days of its tier's rollup and ragged ends per call, as the platform does", async () => {
+    // R1's whole reach, no account named: tier_account_usage_daily (0039) for whole UTC days; the bounds cut days.
+    const r1 = reseller(ids.r1, [ids.r1, ids.r2, ids.c, ids.k]);
+    for (const filters of [
+      {},
+      { startTimeGte: new Date("2025-04-01T21:17:33Z"), startTimeLte: new Date("2025-04-02T13:42:10Z") },
+      { startTimeGte: new Date("2025-04-02T00:00:00Z") },
+    ] as UsageFilters[]) {
+      const tier = byKey(await report(r1, "account", filters));
+      const platform = byKey(await report(testPrincipal(null, COST), "account", filters));
+      const expected = await direct(ids.r1, filters.startTimeGte, filters.startTimeLte);
+      for (const account of [ids.r1, ids.r2, ids.c, ids.k]) {
+        const [t, p] = [tier.get(account)!, platform.get(account)!];
+        expect(t, `${account} in R1's report`).toBeTruthy();
+        expect([t.calls, t.answeredCalls, t.billedSeconds, t.price]).toEqual([
+          p.calls,
+          p.answeredCalls,
+          p.billedSeconds,
+          p.price,
+        ]);
+        const e = expected.get(account) ?? { cost: 0n, margin: 0n };
+        expect([money(t.buyCost), money(t.margin)]).toEqual([e.cost, e.margin]);
+      }
+      // The read view of the same report: the same counts, no cost fields.
+      const read = byKey(await report({ ...r1, scopes: new Set(["calls:read"]) }, "account", filters));
+      expect(read.get(ids.c)).not.toHaveProperty("buyCost");
+      expect(read.get(ids.c)?.calls).toBe(tier.get(ids.c)?.calls);
+    }
+  });
+
   it("shows a customer without children no cost at all", async () => {
     const customer = await report(testPrincipal(ids.c, COST), "account");
     expect(customer.rows).toHaveLength(1);

@@ -16,6 +16,25 @@ CREATE TABLE "tier_account_usage_hourly" (
 	CONSTRAINT "tier_account_usage_hourly_key" UNIQUE NULLS NOT DISTINCT("tier_group_id","billing_group_id","hour","direction","hangup_cause","currency")
 );
 --> statement-breakpoint
+-- A reseller's report by account over its whole subtree, no direction or cause asked (the Reports page's "by
+-- customer"): one row per tier, account and UTC day with the counts, price, cost and margin together, so 1 000
+-- customers of sparse traffic read one row per account and day (the hourly rows above are about one per call there),
+-- and whole days come from here, the ragged ends per call and charge (lib/calls/usage-sums.ts, `rollupSource`).
+CREATE TABLE "tier_account_usage_daily" (
+	"tier_group_id" text NOT NULL,
+	"billing_group_id" text NOT NULL,
+	"day" timestamp with time zone NOT NULL,
+	"currency" char(3) NOT NULL,
+	"calls" bigint NOT NULL,
+	"answered_calls" bigint NOT NULL,
+	"unrated_calls" bigint NOT NULL,
+	"billed_seconds" bigint NOT NULL,
+	"price_micros" bigint NOT NULL,
+	"buy_cost_micros" bigint NOT NULL,
+	"margin_micros" bigint NOT NULL,
+	CONSTRAINT "tier_account_usage_daily_key" UNIQUE("tier_group_id","day","billing_group_id","currency")
+);
+--> statement-breakpoint
 ALTER TYPE tier_usage_delta ADD ATTRIBUTE acct text;
 --> statement-breakpoint
 CREATE OR REPLACE FUNCTION tier_usage_apply(deltas tier_usage_delta[]) RETURNS void LANGUAGE plpgsql AS $$
@@ -44,6 +63,13 @@ BEGIN
     HAVING sum(bc) <> 0 OR sum(m) <> 0
     ORDER BY g, acct, h, dir, hc, cur
     ON CONFLICT ON CONSTRAINT tier_account_usage_hourly_key DO UPDATE SET buy_cost_micros = u.buy_cost_micros + EXCLUDED.buy_cost_micros, margin_micros = u.margin_micros + EXCLUDED.margin_micros
+    RETURNING 1
+  ), by_account_daily AS (
+    INSERT INTO tier_account_usage_daily AS u (tier_group_id, day, billing_group_id, currency, calls, answered_calls, unrated_calls, billed_seconds, price_micros, buy_cost_micros, margin_micros)
+    SELECT g, d, acct, cur, sum(n)::bigint, sum(a)::bigint, sum(un)::bigint, sum(bs)::bigint, sum(p)::bigint, sum(bc)::bigint, sum(m)::bigint FROM delta GROUP BY g, d, acct, cur
+    HAVING sum(n) <> 0 OR sum(a) <> 0 OR sum(un) <> 0 OR sum(bs) <> 0 OR sum(p) <> 0 OR sum(bc) <> 0 OR sum(m) <> 0
+    ORDER BY g, d, acct, cur
+    ON CONFLICT ON CONSTRAINT tier_account_usage_daily_key DO UPDATE SET calls = u.calls + EXCLUDED.calls, answered_calls = u.answered_calls + EXCLUDED.answered_calls, unrated_calls = u.unrated_calls + EXCLUDED.unrated_calls, billed_seconds = u.billed_seconds + EXCLUDED.billed_seconds, price_micros = u.price_micros + EXCLUDED.price_micros, buy_cost_micros = u.buy_cost_micros + EXCLUDED.buy_cost_micros, margin_micros = u.margin_micros + EXCLUDED.margin_micros
     RETURNING 1
   )
   INSERT INTO tier_usage_daily AS u (tier_group_id, day, direction, matched_prefix, currency, calls, answered_calls, unrated_calls, billed_seconds, price_micros, buy_cost_micros, margin_micros)
@@ -119,7 +145,7 @@ END $$;
 --> statement-breakpoint
 CREATE OR REPLACE FUNCTION tier_usage_on_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  TRUNCATE tier_usage_hourly, tier_usage_quarter, tier_usage_daily, tier_account_usage_hourly;
+  TRUNCATE tier_usage_hourly, tier_usage_quarter, tier_usage_daily, tier_account_usage_hourly, tier_account_usage_daily;
   RETURN NULL;
 END $$;
 --> statement-breakpoint
@@ -132,3 +158,13 @@ INSERT INTO tier_account_usage_hourly (tier_group_id, billing_group_id, hour, di
   LEFT JOIN call_tier_charges s ON s.billing_group_id = t.billing_group_id AND s.start_time = t.start_time
     AND s.call_id = t.call_id AND s.depth = t.depth - 1
   GROUP BY 1, 2, 3, 4, 5, 6;
+--> statement-breakpoint
+INSERT INTO tier_account_usage_daily (tier_group_id, day, billing_group_id, currency, calls, answered_calls, unrated_calls, billed_seconds, price_micros, buy_cost_micros, margin_micros)
+  SELECT t.tier_group_id, date_trunc('day', c.start_time, 'UTC'), c.billing_group_id, c.currency, count(*),
+    count(c.answer_time), count(*) FILTER (WHERE NOT c.rated), sum(c.bill_duration), sum(c.price_micros), sum(t.price_micros),
+    sum(coalesce(CASE WHEN t.depth = 1 THEN c.price_micros ELSE s.price_micros END - t.price_micros, 0))
+  FROM call_tier_charges t
+  JOIN calls c ON c.billing_group_id = t.billing_group_id AND c.start_time = t.start_time AND c.id = t.call_id
+  LEFT JOIN call_tier_charges s ON s.billing_group_id = t.billing_group_id AND s.start_time = t.start_time
+    AND s.call_id = t.call_id AND s.depth = t.depth - 1
+  GROUP BY 1, 2, 3, 4;
