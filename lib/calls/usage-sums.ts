@@ -47,8 +47,8 @@ export interface UsageSumsRequest {
    * `groups` are exactly this account and every descendant of it (a reseller's whole reach, no account named): whole
    * buckets are then read from its own usage rollups plus its tier rollups (tier_usage_hourly/quarter/daily, migration
    * 0035), which hold the whole subtree's figures by tier, instead of each descendant's rows (docs/contract.md
-   * "Reseller tiers", "Usage by tier"). A report by account keeps the per-account usage rows, with the tier's cost by
-   * account from tier_account_usage_hourly (migration 0039).
+   * "Reseller tiers", "Usage by tier"). By account: tier_account_usage_daily (migration 0039), per account and day;
+   * with a direction or cause asked, the per-account usage rows and tier_account_usage_hourly.
    */
   subtree?: string;
 }
