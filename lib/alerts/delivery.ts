@@ -2,6 +2,7 @@ import http from "node:http";
 import https from "node:https";
 import net from "node:net";
 import { sql } from "drizzle-orm";
+import { DUE_NOW } from "@/lib/db/due-now";
 import { webhookDeliverySettings } from "@/lib/config/env";
 import { queryRows, type Db } from "@/lib/db/client";
 import { webhookHeaders } from "./signing";
@@ -75,16 +76,13 @@ interface Claimed {
  */
 async function claim(db: Db, options: DeliveryOptions, limit: number): Promise<Claimed[]> {
   const lease = `${options.leaseMs} milliseconds`;
-  // next_attempt_at is timestamp(3): a new event's clock_timestamp() is rounded to the nearest millisecond, up to
-  // 0.5 ms ahead of the clock, so a claim that starts within that half millisecond of the commit must see it due.
-  const due = sql`now() + interval '1 millisecond'`;
   return db.transaction(async (tx) => {
     const endpoints = await queryRows<{ id: string }>(
       tx,
       // A disabled endpoint's deliveries wait until it is enabled again.
       sql`SELECT w.id FROM webhook_endpoints w
           JOIN (SELECT endpoint_id, min(next_attempt_at) AS due_at FROM webhook_deliveries
-                WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= ${due}
+                WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= ${DUE_NOW}
                 GROUP BY endpoint_id
                 HAVING bool_and(leased_until IS NULL OR leased_until < now())) due ON due.endpoint_id = w.id
           WHERE w.disabled_at IS NULL
@@ -101,7 +99,7 @@ async function claim(db: Db, options: DeliveryOptions, limit: number): Promise<C
       sql`WITH heads AS (
             SELECT DISTINCT ON (d.endpoint_id) d.event_id, d.endpoint_id
             FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-            WHERE d.endpoint_id IN (${ids}) AND d.delivered_at IS NULL AND d.failed_at IS NULL AND d.next_attempt_at <= ${due}
+            WHERE d.endpoint_id IN (${ids}) AND d.delivered_at IS NULL AND d.failed_at IS NULL AND d.next_attempt_at <= ${DUE_NOW}
             ORDER BY d.endpoint_id, e.seq
           ), idle AS (
             SELECT h.event_id, h.endpoint_id FROM heads h

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { DUE_NOW } from "@/lib/db/due-now";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";
 import { sendMail, type MailMessage } from "./send-mail";
 import { startPeriodicTask, type PeriodicTask } from "@/lib/runtime/periodic-task";
@@ -62,7 +63,7 @@ export async function drainMailOutbox(db: Db, options: MailOutboxOptions = {}): 
     db,
     sql`UPDATE mail_outbox SET leased_until = now() + ${`${leaseMs} milliseconds`}::interval, attempts = attempts + 1
         WHERE id IN (SELECT id FROM mail_outbox
-                     WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()
+                     WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= ${DUE_NOW}
                        AND (leased_until IS NULL OR leased_until < now())
                      ORDER BY id LIMIT ${batch} FOR UPDATE SKIP LOCKED)
           AND (leased_until IS NULL OR leased_until < now())

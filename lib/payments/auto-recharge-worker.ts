@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { DUE_NOW } from "@/lib/db/due-now";
 import { recordAuditEvent } from "@/lib/audit/record-audit-event";
 import { billingContacts } from "@/lib/billing/billing-contacts";
 import { portalBaseUrl } from "@/lib/config/env";
@@ -57,7 +58,7 @@ export async function runAutoRechargeCharges(
           UPDATE auto_recharge_charges SET leased_until = now() + ${`${leaseMs} milliseconds`}::interval,
                  attempts = attempts + 1
           WHERE id IN (SELECT id FROM auto_recharge_charges
-                       WHERE status = 'pending' AND next_attempt_at <= now()
+                       WHERE status = 'pending' AND next_attempt_at <= ${DUE_NOW}
                          AND (leased_until IS NULL OR leased_until < now())
                        ORDER BY next_attempt_at, id LIMIT ${batch} FOR UPDATE SKIP LOCKED)
             AND status = 'pending' AND (leased_until IS NULL OR leased_until < now())
