@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { alias as tableAlias } from "drizzle-orm/pg-core";
 import { queryRows, type Executor } from "@/lib/db/client";
 import { calls } from "@/lib/db/schema";
+import { FIRST_INSTANT, LAST_INSTANT } from "@/lib/http/query-params";
 import { callMatchConditions, type CallFilters } from "./list-calls";
 
 // The sums of calls behind GET /v1/usage (and the background export's estimate), as CallReads.usageSums answers them
@@ -47,14 +48,19 @@ export interface UsageSumsRequest {
    * `groups` are exactly this account and every descendant of it (a reseller's whole reach, no account named): whole
    * buckets are then read from its own usage rollups plus its tier rollups (tier_usage_hourly/quarter/daily, migration
    * 0035), which hold the whole subtree's figures by tier, instead of each descendant's rows (docs/contract.md
-   * "Reseller tiers", "Usage by tier"). By account: tier_account_usage_daily (migration 0039), per account and day;
-   * with a direction or cause asked, the per-account usage rows and tier_account_usage_hourly.
+   * "Reseller tiers", "Usage by tier"). By account: tier_account_usage_weekly (migration 0040) for whole weeks and
+   * tier_account_usage_daily (0039) for the days around them; with a direction or cause asked, the per-account usage
+   * rows and tier_account_usage_hourly.
    */
   subtree?: string;
 }
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
+const WEEK_MS = 7 * DAY_MS;
+/** The weeks of tier_account_usage_weekly (migration 0040): UTC, Monday to Monday, counted from Monday 2000-01-03. */
+const WEEK_ORIGIN_MS = Date.UTC(2000, 0, 3);
+const weekStart = (ms: number) => WEEK_ORIGIN_MS + Math.floor((ms - WEEK_ORIGIN_MS) / WEEK_MS) * WEEK_MS;
 
 /**
  * Which instants come from a rollup and which from calls. A rollup holds whole UTC hours (or days): every
@@ -167,7 +173,7 @@ interface UsageReportSpec extends UsageSumsRequest {
 function usageReport(request: UsageSumsRequest): UsageReportSpec {
   const { groupBy, filters } = request;
   const rootView = !request.tier || request.tier === request.subtree;
-  // By account over the whole subtree, no direction or cause asked: tier_account_usage_daily (0039), whole UTC days.
+  // By account over the whole subtree, no direction or cause asked: whole UTC days (and weeks), accountSubtreeParts.
   const accountDaily =
     groupBy === "account" && Boolean(request.subtree) && rootView && !filters.direction && !filters.hangupCause;
   const daily = groupBy === "destination" || groupBy === "supplier" || accountDaily;
@@ -281,7 +287,6 @@ const GRAIN_COLUMNS: Record<Grain, string> = {
 function rollupSource(report: UsageReportSpec, grain: Grain): SQL {
   const root = report.bySubtree;
   if (!root) return sql.raw(`usage_${grain} u`);
-  if (report.groupBy === "account") return accountDailySource(report, root);
   const columns = sql.raw(`${GRAIN_COLUMNS[grain]}, ${grain === "daily" ? "NULL::text AS supplier_id, " : ""}currency,
       calls, answered_calls, unrated_calls, billed_seconds, price_micros`);
   const cost = report.tier
@@ -295,22 +300,52 @@ function rollupSource(report: UsageReportSpec, grain: Grain): SQL {
       SELECT tier_group_id AS billing_group_id, ${columns}, ${cost} FROM ${sql.raw(`tier_usage_${grain}`)} WHERE tier_group_id = ${root}) u`;
 }
 /**
- * By account over a subtree (whole UTC days): the root's own calls from its usage_daily rows (no cost of its own),
- * every descendant's from tier_account_usage_daily (migration 0039) under its own account, with the root's cost and
- * margin on them when the report has the cost view.
+ * Whole UTC weeks (tier_account_usage_weekly's) inside a range of whole UTC days, and the days around them: a report
+ * by account over a subtree reads one row per account and week, and per day only where a week is not whole.
  */
-function accountDailySource(report: UsageReportSpec, root: string): SQL {
-  const cost = report.tier
-    ? sql`buy_cost_micros, margin_micros`
-    : sql`0::bigint AS buy_cost_micros, 0::bigint AS margin_micros`;
-  return sql`(SELECT billing_group_id, day, currency, calls, answered_calls, unrated_calls, billed_seconds, price_micros,
-        0::bigint AS buy_cost_micros, 0::bigint AS margin_micros FROM usage_daily WHERE billing_group_id = ${root}
-      UNION ALL
-      SELECT billing_group_id, day, currency, calls, answered_calls, unrated_calls, billed_seconds, price_micros, ${cost}
-      FROM tier_account_usage_daily WHERE tier_group_id = ${root}) u`;
+export function splitWeeks(days: NonNullable<UsagePlan["rollup"]>): {
+  weeks?: NonNullable<UsagePlan["rollup"]>;
+  days: NonNullable<UsagePlan["rollup"]>[];
+} {
+  const from = days.from && new Date(weekStart(days.from.getTime() + WEEK_MS - 1));
+  const until = days.until && new Date(weekStart(days.until.getTime()));
+  // No week past the instants a filter may name (years 0001..9999 are what SQL reads from toISOString()).
+  const outside = (from && from.getTime() > LAST_INSTANT) || (until && until.getTime() < FIRST_INSTANT);
+  if (outside || (from && until && from >= until)) return { days: [days] };
+  const around: NonNullable<UsagePlan["rollup"]>[] = [];
+  if (days.from && from && days.from < from) around.push({ from: days.from, until: from });
+  if (days.until && until && until < days.until) around.push({ from: until, until: days.until });
+  return { weeks: { from, until }, days: around };
+}
+
+/**
+ * By account over a subtree (whole UTC days): the root's own calls from its usage_daily rows (no cost of its own),
+ * every descendant's under its own account from tier_account_usage_weekly (migration 0040) for whole weeks and
+ * tier_account_usage_daily (0039) for the days around them, with the root's cost and margin when the report has the
+ * cost view. Each table is grouped on its own (a grouping over their UNION ALL was slower).
+ */
+function accountSubtreeParts(report: UsageReportSpec, root: string, rollup: NonNullable<UsagePlan["rollup"]>): SQL[] {
+  const cost = report.tier ? sql`sum(u.buy_cost_micros) AS buy_cost, sum(u.margin_micros) AS margin` : NO_COST;
+  const part = (table: "usage_daily" | "tier_account_usage_weekly" | "tier_account_usage_daily", r: typeof rollup) => {
+    const own = table === "usage_daily";
+    return sql`SELECT u.billing_group_id AS key, NULL::text AS g, u.currency, ${ROLLUP_COUNTS}, ${own ? NO_COST : cost}
+      FROM ${sql.raw(table)} u WHERE ${sql.raw(own ? "u.billing_group_id" : "u.tier_group_id")} = ${root}
+        AND ${bucketRange(sql.raw(table === "tier_account_usage_weekly" ? "u.week" : "u.day"), r)} GROUP BY 1, 2, 3`;
+  };
+  const { weeks, days } = splitWeeks(rollup);
+  return [
+    part("usage_daily", rollup),
+    ...(weeks ? [part("tier_account_usage_weekly", weeks)] : []),
+    ...days.map((r) => part("tier_account_usage_daily", r)),
+  ];
 }
 
 const FIGURES = sql`calls, answered, unrated, billed, price, buy_cost, margin`;
+
+/** The buckets b of a rollup range: from <= b < until (either bound absent = open). */
+const bucketRange = (bucket: SQL, r: NonNullable<UsagePlan["rollup"]>) =>
+  sql`${r.from ? sql`${bucket} >= ${r.from.toISOString()}::timestamptz` : sql`true`}
+      AND ${r.until ? sql`${bucket} < ${r.until.toISOString()}::timestamptz` : sql`true`}`;
 
 const range = (column: SQL, r: { gte?: Date; lte?: Date }) =>
   sql`${r.gte ? sql`${column} >= ${r.gte.toISOString()}::timestamptz` : sql`true`} AND ${r.lte ? sql`${column} <= ${r.lte.toISOString()}::timestamptz` : sql`true`}`;
@@ -327,6 +362,8 @@ function usageSources(report: UsageReportSpec, plan: UsagePlan): UsageSources {
   const sources: UsageSources = { ctes: [], parts: callRangeParts(report, plan.callRanges) };
   if (plan.rollup) {
     if (report.isTime) timeRollupSources(report, plan.rollup, sources);
+    else if (report.bySubtree && report.groupBy === "account")
+      sources.parts.push(...accountSubtreeParts(report, report.bySubtree, plan.rollup));
     else sources.parts.push(dimensionRollupPart(report, plan.rollup));
   }
   // A tier's cost of whole buckets is in the rollups: a subtree's in its rollup rows, a report by account, direction or
@@ -390,9 +427,7 @@ function callRangeParts(report: UsageReportSpec, ranges: UsagePlan["callRanges"]
 /** The rollup rows of the whole buckets in the plan's rollup range, for the report's group and filters. */
 function rollupWhere(report: UsageReportSpec, rollup: NonNullable<UsagePlan["rollup"]>): SQL {
   const bucket = sql.raw(report.daily ? "u.day" : "u.hour");
-  const bucketRange = sql`${rollup.from ? sql`${bucket} >= ${rollup.from.toISOString()}::timestamptz` : sql`true`}
-      AND ${rollup.until ? sql`${bucket} < ${rollup.until.toISOString()}::timestamptz` : sql`true`}`;
-  return sql`${groupCondition(report, "u")} AND ${bucketRange} AND ${dimensionFilters(report, "u")}`;
+  return sql`${groupCondition(report, "u")} AND ${bucketRange(bucket, rollup)} AND ${dimensionFilters(report, "u")}`;
 }
 
 /** direction, hangupCause, account (usage_hourly) and destination, supplier (usage_daily): one grouped SELECT. */

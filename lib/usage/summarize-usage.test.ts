@@ -16,7 +16,7 @@ import { callPartitionNames, explainAnalyzeText, partitionsRead } from "@/lib/te
 import { listCallsQuerySchema } from "@/lib/calls/schemas";
 import { FIRST_INSTANT, LAST_INSTANT } from "@/lib/http/query-params";
 import type { UsageGroupBy, UsageReport } from "./schemas";
-import { planUsage } from "@/lib/calls/usage-sums";
+import { planUsage, splitWeeks } from "@/lib/calls/usage-sums";
 import { summarizeUsage, type UsageFilters } from "./summarize-usage";
 
 const principal = testPrincipal;
@@ -60,6 +60,34 @@ describe("planUsage", () => {
         { gte: d("2026-01-31T00:00:00Z"), lte: d("2026-01-31T22:59:59.999Z") },
       ],
     });
+  });
+});
+
+describe("splitWeeks", () => {
+  const d = (s: string) => new Date(s);
+  it("reads whole UTC weeks, Monday to Monday, and the days around them", () => {
+    // Tuesday 2026-09-01 to Saturday 2026-10-31 (whole days): weeks from Monday 09-07 to Monday 10-26.
+    expect(splitWeeks({ from: d("2026-09-01T00:00:00Z"), until: d("2026-11-01T00:00:00Z") })).toEqual({
+      weeks: { from: d("2026-09-07T00:00:00Z"), until: d("2026-10-26T00:00:00Z") },
+      days: [
+        { from: d("2026-09-01T00:00:00Z"), until: d("2026-09-07T00:00:00Z") },
+        { from: d("2026-10-26T00:00:00Z"), until: d("2026-11-01T00:00:00Z") },
+      ],
+    });
+    // Bounds on Mondays: weeks only; open bounds: weeks to the open side.
+    const mondays = { from: d("2026-08-03T00:00:00Z"), until: d("2026-10-26T00:00:00Z") };
+    expect(splitWeeks(mondays)).toEqual({ weeks: mondays, days: [] });
+    expect(splitWeeks({ until: d("2026-10-28T00:00:00Z") })).toEqual({
+      weeks: { from: undefined, until: d("2026-10-26T00:00:00Z") },
+      days: [{ from: d("2026-10-26T00:00:00Z"), until: d("2026-10-28T00:00:00Z") }],
+    });
+    expect(splitWeeks({})).toEqual({ weeks: { from: undefined, until: undefined }, days: [] });
+  });
+  it("reads days only when no week is whole, or a week would leave the years a filter may name", () => {
+    const short = { from: d("2026-10-27T00:00:00Z"), until: d("2026-11-02T00:00:00Z") };
+    expect(splitWeeks(short)).toEqual({ days: [short] });
+    const last = { from: new Date(LAST_INSTANT) };
+    expect(splitWeeks(last)).toEqual({ days: [last] });
   });
 });
 

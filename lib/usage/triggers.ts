@@ -10,8 +10,10 @@ import type { TriggerDeclaration } from "@/lib/db/triggers";
 
 const fn = (name: string) => ({ name, migration: "0005_usage_rollups.sql" });
 const TIER = "0035_tier_usage_rollups.sql";
-// Where the tier rollups' functions are now defined: 0039 added tier_account_usage_hourly beside them.
+// Where the tier rollups' functions are now defined: 0039 added tier_account_usage_hourly and _daily beside them, and
+// 0040 re-created tier_usage_apply and the truncate's for tier_account_usage_weekly.
 const TIER_FUNCTIONS = "0039_tier_account_usage.sql";
+const TIER_APPLY = "0040_tier_account_usage_weekly.sql";
 
 export const USAGE_TRIGGERS: TriggerDeclaration[] = [
   {
@@ -46,9 +48,9 @@ export const USAGE_TRIGGERS: TriggerDeclaration[] = [
     migration: "0008_partition_calls.sql",
     functions: [fn("usage_rollups_on_truncate")],
   },
-  // The tier rollups (tier_usage_hourly/quarter/daily, migration 0035, and tier_account_usage_hourly, 0039): a
-  // reseller's subtree by tier (and by account), from its call_tier_charges rows and their calls; a re-rated call moves
-  // them too. Skipped while archiving, as above.
+  // The tier rollups (tier_usage_hourly/quarter/daily, migration 0035; tier_account_usage_hourly and _daily, 0039;
+  // tier_account_usage_weekly, 0040): a reseller's subtree by tier (and by account), from its call_tier_charges rows
+  // and their calls; a re-rated call moves them too. Skipped while archiving, as above.
   ...[
     ["call_tier_charges_usage_insert", "INSERT", "REFERENCING NEW TABLE AS new_charges ", "tier_usage_on_insert"],
     [
@@ -65,8 +67,8 @@ export const USAGE_TRIGGERS: TriggerDeclaration[] = [
     definition: `CREATE TRIGGER ${name} AFTER ${event} ON public.call_tier_charges ${transition}FOR EACH STATEMENT EXECUTE FUNCTION ${fnName}()`,
     migration: TIER,
     functions: [
-      { name: fnName, migration: TIER_FUNCTIONS },
-      ...(event === "TRUNCATE" ? [] : [{ name: "tier_usage_apply", migration: TIER_FUNCTIONS }]),
+      { name: fnName, migration: event === "TRUNCATE" ? TIER_APPLY : TIER_FUNCTIONS },
+      ...(event === "TRUNCATE" ? [] : [{ name: "tier_usage_apply", migration: TIER_APPLY }]),
     ],
   })),
   {
@@ -77,7 +79,7 @@ export const USAGE_TRIGGERS: TriggerDeclaration[] = [
     migration: TIER,
     functions: [
       { name: "tier_usage_on_calls_update", migration: TIER_FUNCTIONS },
-      { name: "tier_usage_apply", migration: TIER_FUNCTIONS },
+      { name: "tier_usage_apply", migration: TIER_APPLY },
     ],
   },
 ];
