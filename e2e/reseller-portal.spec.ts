@@ -166,3 +166,52 @@ test("a reseller's owner: every link answers, no supplier on any page; a custome
   expect(imported.status()).toBe(200);
   expect(await imported.text()).toContain(`${cheap[0]},0.000001`);
 });
+
+test("a reseller's owner limits a customer of its customer: its own layer beside its customer's, both shown", async ({
+  page,
+  signInAs,
+}) => {
+  await signInAs(reseller());
+  await page.goto("/");
+  // A customer that resells (A) and A's own customer (B): Rita's layer on B is hers, A's stays A's (migration 0041).
+  const create = async (data: Record<string, string>) => {
+    const created = await page.request.post("/v1/accounts", {
+      data,
+      headers: { "idempotency-key": crypto.randomUUID(), origin: new URL(page.url()).origin },
+    });
+    expect(created.status()).toBe(201);
+    return ((await created.json()) as { id: string }).id;
+  };
+  const a = await create({ name: `Sub-reseller ${Date.now()}` });
+  const b = await create({ name: `Sub-reseller's Customer ${Date.now()}`, parentId: a });
+
+  await page.goto(`/limits?account=${b}`);
+  await expect(page.getByText("Your limits on this customer")).toBeVisible();
+  const rules = page.getByTestId("limits-rules");
+  // From the top: the operator's, Rita's (two up from B), A's (B's parent), B's own.
+  await expect(rules.getByRole("columnheader")).toHaveText([
+    "Rule",
+    "Operator's",
+    "Reseller's, 2 up",
+    "Reseller's",
+    "Customer's",
+    "Now",
+  ]);
+  await page.getByLabel("Calls in progress").fill("5");
+  await page.getByRole("button", { name: "Save limits" }).click();
+  await expect(page.getByRole("status")).toHaveText("Limits saved.");
+  const cells = rules.getByRole("row", { name: /^Calls in progress/ }).getByRole("cell");
+  await expect(cells.nth(1)).toHaveText("5");
+  await expect(cells.nth(2)).toHaveText("No limit");
+  const limits = (await (await page.request.get(`/v1/limits?account=${b}`)).json()) as {
+    provider: { maxConcurrentCalls: number | null };
+    providers: { depth: number; maxConcurrentCalls: number | null }[];
+  };
+  expect(limits.provider.maxConcurrentCalls).toBe(5);
+  expect(limits.providers.map((p) => [p.depth, p.maxConcurrentCalls])).toEqual([
+    [1, null],
+    [2, 5],
+  ]);
+  await screenshot(page, "reseller-limits-two-up");
+  expect(await seriousFindings(page), "limits of a customer two tiers down").toEqual([]);
+});

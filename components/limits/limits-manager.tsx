@@ -69,12 +69,17 @@ const windowText = (w: Window) => (w === null ? "No limit" : `${w.max} per ${w.w
 const prefixes = (list: string[] | null, none: string) => (list === null || list.length === 0 ? none : list.join(", "));
 
 function RulesTable({ limits }: { limits: Limits }) {
-  const { operator, provider, customer, currency, timeZone } = limits;
+  const { operator, providers, customer, currency, timeZone } = limits;
   const money = (amount: number | null) => (amount === null ? "No limit" : formatAmount(parseMicros(amount), currency));
   const state = liveState(limits);
-  // The layers shown, in the order they bind: the operator's, the reseller's (an account with a parent), its own.
-  const layers = provider === null ? [operator, customer] : [operator, provider, customer];
-  const headers = provider === null ? ["Operator's", "Customer's"] : ["Operator's", "Reseller's", "Customer's"];
+  // The layers shown, from the top: the operator's, each reseller's above the account (furthest first), its own.
+  const above = [...providers].reverse();
+  const layers: Layer[] = [operator, ...above, customer];
+  const headers = [
+    "Operator's",
+    ...above.map((p) => (p.depth === 1 ? "Reseller's" : `Reseller's, ${p.depth} up`)),
+    "Customer's",
+  ];
   const each = (cell: (layer: Layer) => string) => layers.map(cell);
   const rows: [string, string[], string][] = [
     ["Calls in progress", each((l) => count(l.maxConcurrentCalls)), String(state.concurrentCalls.now)],
@@ -93,9 +98,13 @@ function RulesTable({ limits }: { limits: Limits }) {
         <CardTitle id="limits-rules-title">Rules</CardTitle>
         <p className="mt-1 text-sm text-slate-600">
           Every rule of every layer holds: the operator sets theirs,{" "}
-          {provider === null ? "" : "the reseller the account buys through may only tighten them, "}the account&apos;s
-          owners and admins may only tighten them. Days and months are counted in {timeZone}; open reservations count as
-          spent.
+          {providers.length === 0
+            ? ""
+            : providers.length === 1
+              ? "the reseller the account buys through may only tighten them, "
+              : "each reseller above the account may only tighten them and those above it, "}
+          the account&apos;s owners and admins may only tighten them. Days and months are counted in {timeZone}; open
+          reservations count as spent.
         </p>
       </div>
       <div className="overflow-x-auto" role="region" aria-label="Rules table" tabIndex={0}>
@@ -221,7 +230,7 @@ function LayerForm({ limits, platform, provider }: { limits: Limits; platform: b
       </CardTitle>
       <p className="text-sm text-slate-600">
         {provider
-          ? "The layer you set as its reseller: it may only tighten the operator's, and the customer may only tighten it."
+          ? "Your own layer on this customer: it may only tighten the operator's and those of resellers above you; the resellers between you and the customer, and the customer, may only tighten it."
           : platform
             ? "The operator's layer of this account: the customer may only tighten it."
             : "Your own layer: it may only tighten the operator's. Empty: no limit of yours."}{" "}

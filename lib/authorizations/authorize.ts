@@ -200,7 +200,7 @@ export async function authorizeCall(
         ? null
         : effectiveLimits({
             operator: parseStoredLayer(group.operatorLimits),
-            provider: parseStoredLayer(group.providerLimits),
+            providers: group.providerLimits.map(parseStoredLayer),
             customer: parseStoredLayer(group.customerLimits),
           });
     const refuse = async (refusal: LimitRefusal) => {

@@ -15,7 +15,8 @@ interface StoredState {
   timeZone: string;
   limitsHit: boolean;
   operator: Record<string, unknown> | null;
-  provider: Record<string, unknown> | null;
+  /** Every provider's layer, in the order authorize_state counts their windows (migration 0041). */
+  providers: Record<string, unknown>[] | null;
   customer: Record<string, unknown> | null;
   existing: boolean;
   callId: string | null;
@@ -64,7 +65,8 @@ export interface AuthorizeState {
   limitsHit: boolean;
   /** The stored layers (JSON text) as parseStoredLayer reads them; operator null: the account has no limits row. */
   operatorLimits: string | null;
-  providerLimits: string | null;
+  /** One per reseller above the account that set a layer, in authorize_state's order. */
+  providerLimits: string[];
   customerLimits: string | null;
   /** The uuid is authorized already (the caller reads it: a replay). */
   existing: boolean;
@@ -103,7 +105,7 @@ export async function readAuthorizeState(
     timeZone: s.timeZone,
     limitsHit: s.limitsHit,
     operatorLimits: s.operator === null ? null : JSON.stringify(s.operator),
-    providerLimits: s.provider === null ? null : JSON.stringify(s.provider),
+    providerLimits: (s.providers ?? []).map((layer) => JSON.stringify(layer)),
     customerLimits: s.customer === null ? null : JSON.stringify(s.customer),
     existing: s.existing,
     callId: s.callId,

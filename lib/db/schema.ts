@@ -636,8 +636,8 @@ export const accountLimits = pgTable("account_limits", {
     .primaryKey()
     .references(() => billingGroups.id, { onDelete: "cascade" }),
   operator: jsonb("operator").notNull().default({}),
-  // The account's parent reseller's layer (migration 0038).
-  provider: jsonb("provider").notNull().default({}),
+  // Each reseller's layer on the account, by the reseller's account id (migration 0041; one shared layer in 0038).
+  providers: jsonb("providers").notNull().default({}),
   customer: jsonb("customer").notNull().default({}),
   updatedAt: ts("updated_at").notNull().defaultNow(),
   // The limits whose crossing was told (limit.hit), until an authorization is admitted again (migration 0026).

@@ -28,11 +28,18 @@ describe("limit layers", () => {
       allowedPrefixes: ["4420"],
       callsPerPrefix: { max: 3, windowSeconds: 600 },
     });
-    // The provider's (a reseller's) layer holds beside both: its lower daily spend and its blocked prefix.
-    const provider = layer({ dailySpendMicros: 20_000_000n, blockedPrefixes: ["4491"] });
-    expect(effectiveLimits({ operator, provider, customer })).toMatchObject({ dailySpendMicros: 20_000_000n });
-    expect(effectiveLimits({ operator, provider, customer }).blockedPrefixes.sort()).toEqual(["33", "4490", "4491"]);
-    const limits = effectiveLimits({ operator, provider: NO_LIMITS, customer });
+    // Each provider's (a reseller's) layer holds beside both: one's lower daily spend and blocked prefix, the other's
+    // allow list and window.
+    const providers = [
+      layer({ dailySpendMicros: 20_000_000n, blockedPrefixes: ["4491"] }),
+      layer({ dailySpendMicros: 30_000_000n, allowedPrefixes: ["4"], callsPerPrefix: { max: 5, windowSeconds: 60 } }),
+    ];
+    const both = effectiveLimits({ operator, providers, customer });
+    expect(both).toMatchObject({ dailySpendMicros: 20_000_000n, allowLists: [["44", "33"], ["4"], ["4420"]] });
+    expect(both.blockedPrefixes.sort()).toEqual(["33", "4490", "4491"]);
+    // Windows in authorize_state's order: the operator's, the providers' in turn, the customer's.
+    expect(both.callsPerPrefix.map((w) => w.max)).toEqual([10, 5, 3]);
+    const limits = effectiveLimits({ operator, providers: [], customer });
     expect(limits).toMatchObject({
       maxConcurrentCalls: 5,
       callsPerSecond: null,
@@ -44,9 +51,7 @@ describe("limit layers", () => {
     expect(limits.callsPerPrefix).toHaveLength(2);
     expect(needsWindow(limits)).toBe(true);
     expect(
-      needsWindow(
-        effectiveLimits({ operator: layer({ maxConcurrentCalls: 1 }), provider: NO_LIMITS, customer: NO_LIMITS }),
-      ),
+      needsWindow(effectiveLimits({ operator: layer({ maxConcurrentCalls: 1 }), providers: [], customer: NO_LIMITS })),
     ).toBe(false);
 
     expect(checkDestination(limits, "44201234")).toEqual({ ok: true });
@@ -55,7 +60,7 @@ describe("limit layers", () => {
       checkDestination(
         effectiveLimits({
           operator: layer({ blockedPrefixes: ["44", "4490"] }),
-          provider: NO_LIMITS,
+          providers: [],
           customer: NO_LIMITS,
         }),
         "449012",

@@ -3,7 +3,8 @@ import { microsToNumber } from "@/lib/money/micros";
 import type { LimitsBody, limitLayerSchema } from "./schemas";
 import type { z } from "zod";
 
-// An account's layers of limits (the operator's, its provider's, its own) and what they add up to. Pure: no database.
+// An account's layers of limits (the operator's, each of its providers', its own) and what they add up to. Pure: no
+// database.
 
 export interface WindowRule {
   max: number;
@@ -50,7 +51,10 @@ export function layerFromBody(body: LimitsBody): LimitLayer {
   };
 }
 
-/** The stored JSON (account_limits.operator / .provider / .customer): money as decimal strings of micro-units. */
+/**
+ * The stored JSON (account_limits.operator, .customer, and each value of .providers): money as decimal strings of
+ * micro-units.
+ */
 export function storedLayer(layer: LimitLayer): Record<string, unknown> {
   return {
     ...layer,
@@ -93,9 +97,6 @@ export function layerAnswer(layer: LimitLayer): z.output<typeof limitLayerSchema
   };
 }
 
-/** Who set a layer: the operator (the platform), the account's provider (its parent reseller), the customer. */
-export type LayerName = "operator" | "provider" | "customer";
-
 /**
  * Where a layer would loosen one above it (the provider's the operator's; the customer's both): a number above the
  * upper layer's (for a rule that one set), named as `whose` ("operator's", "provider's"). Block lists, allow lists and
@@ -121,17 +122,35 @@ export function loosenings(upper: LimitLayer, layer: LimitLayer, whose = "operat
   return out;
 }
 
-/** Every number of `layer` above a layer set over it (for the provider: the operator's; the customer: both). */
-export function looseningsUnder(layerName: Exclude<LayerName, "operator">, layers: LimitLayers, layer: LimitLayer) {
-  const errors = loosenings(layers.operator, layer);
-  if (layerName === "customer") errors.push(...loosenings(layers.provider, layer, "provider's"));
-  return errors;
+/**
+ * Every number of `layer` above a layer set over it: the operator's, and `providers`, the layers of the resellers above
+ * the writer (for a provider, those further up than itself; for the customer, every one).
+ */
+export function looseningsUnder(operator: LimitLayer, providers: readonly LimitLayer[], layer: LimitLayer) {
+  // The providers' tightest numbers as one layer: one error per rule, naming the number that binds.
+  const lowestOf = <T extends number | bigint>(pick: (l: LimitLayer) => T | null) =>
+    providers.map(pick).reduce<T | null>((a, b) => lower(a, b), null);
+  const windowOf = (pick: (l: LimitLayer) => WindowRule | null) => {
+    const max = lowestOf((l) => pick(l)?.max ?? null);
+    return max === null ? null : { max, windowSeconds: 0 };
+  };
+  const tightest: LimitLayer = {
+    ...NO_LIMITS,
+    maxConcurrentCalls: lowestOf((l) => l.maxConcurrentCalls),
+    callsPerSecond: lowestOf((l) => l.callsPerSecond),
+    dailySpendMicros: lowestOf((l) => l.dailySpendMicros),
+    monthlySpendMicros: lowestOf((l) => l.monthlySpendMicros),
+    distinctDestinations: windowOf((l) => l.distinctDestinations),
+    callsPerPrefix: windowOf((l) => l.callsPerPrefix),
+  };
+  return [...loosenings(operator, layer), ...loosenings(tightest, layer, "provider's")];
 }
 
 /** An account's stored layers, parsed (NO_LIMITS for one never set). */
 export interface LimitLayers {
   operator: LimitLayer;
-  provider: LimitLayer;
+  /** One per reseller above the account that set one, in authorize_state's order (by its account id, migration 0041). */
+  providers: readonly LimitLayer[];
   customer: LimitLayer;
 }
 
@@ -157,11 +176,11 @@ function lower<T extends number | bigint>(a: T | null, b: T | null): T | null {
 }
 
 /**
- * Every rule of every layer: the lowest number of each, every list and window. The windows' order (operator, provider,
- * customer) is the order authorize_state (migration 0038) counts them in.
+ * Every rule of every layer: the lowest number of each, every list and window. The windows' order (operator,
+ * providers, customer) is the order authorize_state (migration 0041) counts them in.
  */
-export function effectiveLimits({ operator, provider, customer }: LimitLayers): EffectiveLimits {
-  const all = [operator, provider, customer];
+export function effectiveLimits({ operator, providers, customer }: LimitLayers): EffectiveLimits {
+  const all = [operator, ...providers, customer];
   const lowest = <T extends number | bigint>(pick: (l: LimitLayer) => T | null) =>
     all.map(pick).reduce<T | null>((a, b) => lower(a, b), null);
   return {

@@ -198,6 +198,66 @@ describeOnEngines("account limits at authorization", (handle, engine) => {
     expect(events.map((e) => e.layer)).toEqual(["operator", "provider", "operator"]);
   });
 
+  it("keeps a layer per reseller above the account: a sub-reseller neither replaces nor loosens its reseller's", async () => {
+    // R1 > R2 > C: both resellers provision C, each writes its own layer on it.
+    const r1 = await group();
+    const deck = parseRateCsv("prefix,rate,increment\n44,0.90,1/1\n1,0.09,1/1\n33,0.20,1/1\n");
+    const child = async (name: string, parentId: string) => {
+      const g = await createBillingGroup(handle().db, { name, parentId, openingBalanceMicros: 100_000_000n });
+      await importSellRates(handle().db, g.id, deck);
+      return g.id;
+    };
+    const r2 = await child("R2", r1.id);
+    const c = await child("C", r2);
+    const as = (own: string, reach: string[]): Principal => ({
+      ...principal(own),
+      keyId: `key_${own}`,
+      reachGroupIds: reach,
+    });
+    const [byR1, byR2] = [as(r1.id, [r1.id, r2, c]), as(r2, [r2, c])];
+    const put = (p: Principal, limits: Record<string, unknown>) =>
+      putLimits(handle().db, p, limitsBodySchema.parse({ billingGroupId: c, ...limits }), by);
+
+    await put(byR1, { maxConcurrentCalls: 2, blockedPrefixes: ["1"] });
+    // R2 may not lift R1's number; below it, its own layer sits beside R1's, which stays.
+    await expect(put(byR2, { maxConcurrentCalls: 3 })).rejects.toMatchObject({
+      code: "invalid_request_body",
+      errors: [{ param: "maxConcurrentCalls", message: "must not exceed the provider's limit (2)" }],
+    });
+    const written = await put(byR2, { maxConcurrentCalls: 1, blockedPrefixes: ["33"] });
+    expect(written.provider).toMatchObject({ maxConcurrentCalls: 1, blockedPrefixes: ["33"] });
+    expect(written.providers.map((p) => [p.depth, p.maxConcurrentCalls, p.blockedPrefixes])).toEqual([
+      [1, 1, ["33"]],
+      [2, 2, ["1"]],
+    ]);
+    // Each reads its own layer as `provider`; the customer (and the platform) its parent's.
+    expect((await readLimits(handle().db, byR1, c)).provider?.blockedPrefixes).toEqual(["1"]);
+    expect((await readLimits(handle().db, principal(c), undefined)).provider?.blockedPrefixes).toEqual(["33"]);
+    // Both hold at authorization: R1's block, R2's block, R2's lower cap.
+    expect(await authorize(c, "1555")).toBe("destination_blocked");
+    expect(await authorize(c, "3312")).toBe("destination_blocked");
+    expect(await authorize(c)).toBe(60);
+    expect(await authorize(c)).toBe("concurrent_calls_limit");
+    // R1 rewriting its own layer leaves R2's: R2's cap of 1 still binds, R1's block is gone.
+    await put(byR1, { maxConcurrentCalls: 4 });
+    expect(await authorize(c)).toBe("concurrent_calls_limit");
+    expect((await readLimits(handle().db, byR2, c)).providers.map((p) => p.maxConcurrentCalls)).toEqual([1, 4]);
+    // The customer may tighten, never lift, any of them.
+    await expect(put(principal(c), { billingGroupId: undefined, maxConcurrentCalls: 2 })).rejects.toMatchObject({
+      errors: [{ param: "maxConcurrentCalls", message: "must not exceed the provider's limit (1)" }],
+    });
+    const audit = await queryRows<{ layer: string; provider: string | null }>(
+      handle().db,
+      sql`SELECT after->>'layer' AS layer, after->>'provider' AS provider FROM audit_events
+          WHERE target_id = ${c} AND action = 'limits.updated' ORDER BY id`,
+    );
+    expect(audit).toEqual([
+      { layer: "provider", provider: r1.id },
+      { layer: "provider", provider: r2 },
+      { layer: "provider", provider: r1.id },
+    ]);
+  });
+
   it("caps calls per second and the velocity rules over sliding windows", async () => {
     const g = await group();
     await set(g.id, false, { callsPerSecond: 3 });

@@ -14,12 +14,17 @@ const open = {
   disableOnFraud: false,
 };
 
-const limits = (operator: Partial<Limits["operator"]>, customer: Partial<Limits["customer"]>): Limits => ({
+const limits = (
+  operator: Partial<Limits["operator"]>,
+  customer: Partial<Limits["customer"]>,
+  providers: Partial<Limits["operator"]>[] = [],
+): Limits => ({
   billingGroupId: "bg_1",
   currency: "USD",
   timeZone: "Europe/London",
   operator: { ...open, ...operator },
-  provider: null,
+  provider: providers.length === 0 ? null : { ...open, ...providers[0] },
+  providers: providers.map((p, i) => ({ ...open, ...p, depth: i + 1 })),
   customer: { ...open, ...customer },
   usage: { concurrentCalls: 3, openReservations: 0.1, settledToday: 0.2, settledThisMonth: 12.345678 },
 });
@@ -31,6 +36,11 @@ describe("liveState", () => {
     expect(state.today.capMicros).toBe(50_000_000n);
     expect(state.month.capMicros).toBeNull();
     expect(liveState(limits({}, { monthlySpend: 100 })).month.capMicros).toBe(100_000_000n);
+    // A reseller further up binds as well as the parent: every provider's layer counts.
+    const tiers = liveState(
+      limits({ maxConcurrentCalls: 30 }, {}, [{ maxConcurrentCalls: 20 }, { maxConcurrentCalls: 8 }]),
+    );
+    expect(tiers.concurrentCalls.cap).toBe(8);
   });
 
   it("counts open reservations in today's and the month's spend, exactly (no float sum)", () => {

@@ -18,21 +18,19 @@ function tighter<T extends number | bigint>(...caps: (T | null)[]): T | null {
 const micros = (amount: number | null) => (amount === null ? null : parseMicros(amount));
 
 export function liveState(limits: Limits): LiveState {
-  const { operator, customer, usage } = limits;
-  const provider = limits.provider ?? operator;
+  const { operator, providers, customer, usage } = limits;
+  // Every layer binds: the operator's, each reseller's above the account, the customer's.
+  const all = [operator, ...providers, customer];
   const open = parseMicros(usage.openReservations);
   return {
-    concurrentCalls: {
-      now: usage.concurrentCalls,
-      cap: tighter(operator.maxConcurrentCalls, provider.maxConcurrentCalls, customer.maxConcurrentCalls),
-    },
+    concurrentCalls: { now: usage.concurrentCalls, cap: tighter(...all.map((l) => l.maxConcurrentCalls)) },
     today: {
       spentMicros: parseMicros(usage.settledToday) + open,
-      capMicros: tighter(micros(operator.dailySpend), micros(provider.dailySpend), micros(customer.dailySpend)),
+      capMicros: tighter(...all.map((l) => micros(l.dailySpend))),
     },
     month: {
       spentMicros: parseMicros(usage.settledThisMonth) + open,
-      capMicros: tighter(micros(operator.monthlySpend), micros(provider.monthlySpend), micros(customer.monthlySpend)),
+      capMicros: tighter(...all.map((l) => micros(l.monthlySpend))),
     },
   };
 }

@@ -11,31 +11,44 @@ import {
   layerAnswer,
   layerFromBody,
   looseningsUnder,
+  NO_LIMITS,
   parseStoredLayer,
   storedLayer,
-  type LayerName,
-  type LimitLayers,
+  type LimitLayer,
 } from "./layers";
 import type { Limits, LimitsBody } from "./schemas";
 
 // GET/PUT /v1/limits: an account's layers of limits, one per setter (docs/contract.md "Limits"). The platform writes the
-// operator's layer; the account's parent reseller (a caller bound to the parent, which provisions it:
-// requireProvisioningOf, lib/auth/reach.ts) the provider's; a caller bound to the account itself (its owners and
-// admins, keys with limits:write) the customer's.
+// operator's layer; each reseller above the account (a caller bound to it, which provisions the account:
+// requireProvisioningOf, lib/auth/reach.ts) its own provider layer, kept under its account id (migration 0041); a
+// caller bound to the account itself (its owners and admins, keys with limits:write) the customer's.
 
 interface GroupRow {
   currency: string;
   time_zone: string;
-  parent_id: string | null;
+  /** The resellers above the account, nearest (its parent) first. */
+  ancestors: string[];
   operator: string | null;
-  provider: string | null;
+  /** account_limits.providers: each reseller's stored layer by its account id. */
+  providers: string | null;
   customer: string | null;
 }
 
-function layersOf(row: GroupRow): LimitLayers {
+interface StoredLayers {
+  operator: LimitLayer;
+  /** Each ancestor's layer, nearest first (NO_LIMITS where it set none), beside the ancestors' ids. */
+  providers: { id: string; layer: LimitLayer }[];
+  customer: LimitLayer;
+}
+
+function layersOf(row: GroupRow): StoredLayers {
+  const byProvider = JSON.parse(row.providers ?? "{}") as Record<string, unknown>;
   return {
     operator: parseStoredLayer(row.operator),
-    provider: parseStoredLayer(row.provider),
+    providers: row.ancestors.map((id) => ({
+      id,
+      layer: byProvider[id] === undefined ? NO_LIMITS : parseStoredLayer(JSON.stringify(byProvider[id])),
+    })),
     customer: parseStoredLayer(row.customer),
   };
 }
@@ -43,8 +56,12 @@ function layersOf(row: GroupRow): LimitLayers {
 async function groupRow(db: Executor, groupId: string, lock: boolean): Promise<GroupRow> {
   const [row] = await queryRows<GroupRow>(
     db,
-    sql`SELECT trim(g.currency) AS currency, g.time_zone, g.parent_id, l.operator::text AS operator,
-               l.provider::text AS provider, l.customer::text AS customer
+    sql`SELECT trim(g.currency) AS currency, g.time_zone, l.operator::text AS operator,
+               l.providers::text AS providers, l.customer::text AS customer,
+               ARRAY(WITH RECURSIVE up(id, parent_id, depth) AS (
+                   SELECT p.id, p.parent_id, 1 FROM billing_groups p WHERE p.id = g.parent_id
+                   UNION ALL SELECT q.id, q.parent_id, up.depth + 1 FROM billing_groups q JOIN up ON q.id = up.parent_id)
+                 SELECT up.id FROM up ORDER BY up.depth) AS ancestors
         FROM billing_groups g LEFT JOIN account_limits l ON l.billing_group_id = g.id
         WHERE g.id = ${groupId} ${lock ? sql`FOR UPDATE OF g` : sql``}`,
   );
@@ -52,16 +69,25 @@ async function groupRow(db: Executor, groupId: string, lock: boolean): Promise<G
   return row;
 }
 
-async function answer(db: Executor, groupId: string, row: GroupRow): Promise<Limits> {
+/** The reseller above the account that the principal is (its own layer is the one it writes), if it is one. */
+function providerOf(principal: Principal, groupId: string, row: GroupRow): string | undefined {
+  const reach = reachOf(principal);
+  return !isPlatform(reach) && reach.own !== groupId && row.ancestors.includes(reach.own) ? reach.own : undefined;
+}
+
+async function answer(db: Executor, principal: Principal, groupId: string, row: GroupRow): Promise<Limits> {
   const active = await activeReservations(db, groupId);
   const spent = await settledSpend(db, groupId, row.time_zone);
   const layers = layersOf(row);
+  const caller = providerOf(principal, groupId, row);
+  const shown = layers.providers.find((p) => p.id === caller) ?? layers.providers[0];
   return {
     billingGroupId: groupId,
     currency: row.currency,
     timeZone: row.time_zone,
     operator: layerAnswer(layers.operator),
-    provider: row.parent_id === null ? null : layerAnswer(layers.provider),
+    provider: shown === undefined ? null : layerAnswer(shown.layer),
+    providers: layers.providers.map((p, i) => ({ depth: i + 1, ...layerAnswer(p.layer) })),
     customer: layerAnswer(layers.customer),
     usage: {
       concurrentCalls: active.count,
@@ -81,33 +107,49 @@ function accountRequired(param: string, code: "invalid_parameter" | "invalid_req
 export async function readLimits(db: Executor, principal: Principal, account: string | undefined): Promise<Limits> {
   const groupId = accountOf(principal, account);
   if (groupId === null) throw accountRequired("account", "invalid_parameter");
-  return answer(db, groupId, await groupRow(db, groupId, false));
+  return answer(db, principal, groupId, await groupRow(db, groupId, false));
 }
+
+type Writer = { layer: "operator" } | { layer: "customer" } | { layer: "provider"; id: string };
 
 /**
  * Which layer the caller writes: the platform the operator's; the account's own caller the customer's; a reseller
- * above it (one that provisions it: requireProvisioningOf, lib/auth/reach.ts) the provider's. There is one provider
- * layer: its parent reseller sets it, and a reseller further up, which provisions the account too, writes the same one.
+ * above it (one that provisions it: requireProvisioningOf, lib/auth/reach.ts) its own provider layer on the account,
+ * one per reseller (its parent's, and each one further up).
  */
-function writerLayer(principal: Principal, groupId: string): LayerName {
+function writerOf(principal: Principal, groupId: string): Writer {
   const reach = reachOf(principal);
-  if (isPlatform(reach)) return "operator";
-  if (reach.own === groupId) return "customer";
+  if (isPlatform(reach)) return { layer: "operator" };
+  if (reach.own === groupId) return { layer: "customer" };
   requireProvisioningOf(reach, groupId, "set the limits of");
-  return "provider";
+  return { layer: "provider", id: reach.own };
 }
 
-const LAYER_SQL: Record<LayerName, SQL> = {
-  operator: sql.raw("operator"),
-  provider: sql.raw("provider"),
-  customer: sql.raw("customer"),
-};
+/** The writer's layer as stored now, and the provider layers over it (those further up; for the customer, all). */
+function writerLayers(writer: Writer, layers: StoredLayers): { before: LimitLayer; over: LimitLayer[] } {
+  if (writer.layer === "operator") return { before: layers.operator, over: [] };
+  if (writer.layer === "customer") return { before: layers.customer, over: layers.providers.map((p) => p.layer) };
+  const at = layers.providers.findIndex((p) => p.id === writer.id);
+  return { before: layers.providers[at]!.layer, over: layers.providers.slice(at + 1).map((p) => p.layer) };
+}
+
+/** Upserts the writer's layer alone: a provider's under its id in account_limits.providers (migration 0041). */
+function writeLayerSql(groupId: string, writer: Writer, stored: string): SQL {
+  if (writer.layer === "provider")
+    return sql`INSERT INTO account_limits (billing_group_id, providers)
+        VALUES (${groupId}, jsonb_build_object(${writer.id}::text, ${stored}::jsonb))
+        ON CONFLICT (billing_group_id) DO UPDATE
+        SET providers = account_limits.providers || excluded.providers, updated_at = now()`;
+  const column = sql.raw(writer.layer);
+  return sql`INSERT INTO account_limits (billing_group_id, ${column}) VALUES (${groupId}, ${stored}::jsonb)
+      ON CONFLICT (billing_group_id) DO UPDATE SET ${column} = excluded.${column}, updated_at = now()`;
+}
 
 /**
  * PUT: replaces the caller's layer (writerLayer; docs/contract.md "Limits", "Reseller tiers"), audited as
  * `limits.updated` with the layer before and after, in one transaction holding the group's row lock (the one every
- * authorization takes). A provider's number above the operator's, or a customer's above either, is refused (422), not
- * stored. The caller's reach is checked first (accountOf: outside its subtree 404).
+ * authorization takes). A provider's number above the operator's or a layer of a reseller above it, or a customer's above
+ * any of them, is refused (422), not stored. The caller's reach is checked first (accountOf: outside its subtree 404).
  */
 export async function putLimits(db: Db, principal: Principal, body: LimitsBody, by: ChangeContext): Promise<Limits> {
   const groupId = accountOf(principal, body.billingGroupId);
@@ -115,26 +157,23 @@ export async function putLimits(db: Db, principal: Principal, body: LimitsBody, 
   const layer = layerFromBody(body);
   return db.transaction(async (tx) => {
     const row = await groupRow(tx, groupId, true);
-    const layerName = writerLayer(principal, groupId);
+    const writer = writerOf(principal, groupId);
     const layers = layersOf(row);
-    const before = layers[layerName];
-    if (layerName !== "operator") {
-      const errors = looseningsUnder(layerName, layers, layer);
+    const { before, over } = writerLayers(writer, layers);
+    if (writer.layer !== "operator") {
+      const errors = looseningsUnder(layers.operator, over, layer);
       if (errors.length > 0)
         throw new ApiError(
           "invalid_request_body",
-          layerName === "customer"
-            ? "A customer's limits may only tighten the operator's and its provider's."
-            : "A provider's limits may only tighten the operator's.",
+          writer.layer === "customer"
+            ? "A customer's limits may only tighten the operator's and its providers'."
+            : "A provider's limits may only tighten the operator's and those of the resellers above it.",
           errors,
         );
     }
-    const stored = JSON.stringify(storedLayer(layer));
-    const column = LAYER_SQL[layerName];
-    await tx.execute(
-      sql`INSERT INTO account_limits (billing_group_id, ${column}) VALUES (${groupId}, ${stored}::jsonb)
-          ON CONFLICT (billing_group_id) DO UPDATE SET ${column} = excluded.${column}, updated_at = now()`,
-    );
+    await tx.execute(writeLayerSql(groupId, writer, JSON.stringify(storedLayer(layer))));
+    // A provider's layer names whose it is (the account id of the reseller that wrote it).
+    const whose = writer.layer === "provider" ? { layer: writer.layer, provider: writer.id } : { layer: writer.layer };
     await recordAuditEvent(tx, {
       actor: by.actor,
       action: "limits.updated",
@@ -142,9 +181,9 @@ export async function putLimits(db: Db, principal: Principal, body: LimitsBody, 
       targetType: "account",
       targetId: groupId,
       address: by.address,
-      before: { layer: layerName, ...storedLayer(before) },
-      after: { layer: layerName, ...storedLayer(layer) },
+      before: { ...whose, ...storedLayer(before) },
+      after: { ...whose, ...storedLayer(layer) },
     });
-    return answer(tx, groupId, await groupRow(tx, groupId, false));
+    return answer(tx, principal, groupId, await groupRow(tx, groupId, false));
   });
 }

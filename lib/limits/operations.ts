@@ -9,10 +9,10 @@ import {
 
 const LAYERS =
   "An account has a layer of limits per setter, each enforced in full by `POST /v1/authorizations` (docs/contract.md " +
-  "\"Limits\"): the operator's, set by a platform caller; the provider's, set by a reseller above the account (its " +
-  "parent, or one further up: there is one such layer), which may only tighten the operator's; and " +
-  "the customer's, set by the account's owners and admins (or a key of the account with `limits:write`), which may " +
-  "only tighten both.";
+  "\"Limits\"): the operator's, set by a platform caller; one provider's per reseller above the account (its " +
+  "parent, and each one further up), each set by that reseller and tightening only the operator's and those further " +
+  "up; and the customer's, set by the account's owners and admins (or a key of the account with `limits:write`), " +
+  "which may only tighten all of them.";
 
 export const getLimitsOperation = defineOperation({
   operationId: "getLimits",
@@ -21,7 +21,7 @@ export const getLimitsOperation = defineOperation({
   tag: "Billing",
   summary: "An account's limits",
   description:
-    `${LAYERS} The answer has every layer (\`provider\` null for an account without a parent) and what counts against them now: calls in progress, open reservations, ` +
+    `${LAYERS} The answer has every layer (\`providers\` nearest first; \`provider\` the caller's own when it is one of them, else the parent's, null for an account without a parent) and what counts against them now: calls in progress, open reservations, ` +
     "the prices settled today and this month in the account's time zone. A platform caller names the account " +
     "(`account`); a caller bound to an account reads its own (another answers 404).",
   scope: "calls:read",

@@ -88,11 +88,21 @@ export const limitsSchema = z
     provider: limitLayerSchema
       .nullable()
       .describe(
-        "Set by the account's reseller (its parent account's keys and people): may only tighten the operator's; " +
-          "null for an account without a parent",
+        "For a reseller above the account (its keys and people): its own layer, the one its PUT replaces; for anyone " +
+          "else the account's parent's. null for an account without a parent",
+      ),
+    providers: z
+      .array(
+        limitLayerSchema.extend({
+          depth: z.number().int().describe("1: the account's parent reseller; 2: the reseller above that one; …"),
+        }),
+      )
+      .describe(
+        "Every reseller's layer on the account, nearest first (one per reseller above it, no limits where one set " +
+          "none): each may only tighten the operator's and those further up, and all of them hold",
       ),
     customer: limitLayerSchema.describe(
-      "Set by the customer's owners and admins: may only tighten the operator's and the provider's",
+      "Set by the customer's owners and admins: may only tighten the operator's and every provider's",
     ),
     usage: z.object({
       concurrentCalls: z.number().int().describe("Authorizations active now (neither settled nor expired)"),
