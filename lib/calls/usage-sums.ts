@@ -48,9 +48,9 @@ export interface UsageSumsRequest {
    * `groups` are exactly this account and every descendant of it (a reseller's whole reach, no account named): whole
    * buckets are then read from its own usage rollups plus its tier rollups (tier_usage_hourly/quarter/daily, migration
    * 0035), which hold the whole subtree's figures by tier, instead of each descendant's rows (docs/contract.md
-   * "Reseller tiers", "Usage by tier"). By account: tier_account_usage_weekly (migration 0040) for whole weeks and
-   * tier_account_usage_daily (0039) for the days around them; with a direction or cause asked, the per-account usage
-   * rows and tier_account_usage_hourly.
+   * "Reseller tiers", "Usage by tier"). By account: tier_account_usage_monthly and _weekly (migration 0040) for whole
+   * months and weeks, tier_account_usage_daily (0039) for the days around them; with a direction or cause asked, the
+   * per-account usage rows and tier_account_usage_hourly.
    */
   subtree?: string;
 }
@@ -61,6 +61,13 @@ const WEEK_MS = 7 * DAY_MS;
 /** The weeks of tier_account_usage_weekly (migration 0040): UTC, Monday to Monday, counted from Monday 2000-01-03. */
 const WEEK_ORIGIN_MS = Date.UTC(2000, 0, 3);
 const weekStart = (ms: number) => WEEK_ORIGIN_MS + Math.floor((ms - WEEK_ORIGIN_MS) / WEEK_MS) * WEEK_MS;
+/** The start of the UTC month `ms` is in, or of the next one (setUTCFullYear: Date.UTC reads years 0-99 as 19xx). */
+function monthStart(ms: number, next = false): number {
+  const d = new Date(ms);
+  const start = new Date(0);
+  start.setUTCFullYear(d.getUTCFullYear(), d.getUTCMonth() + (next ? 1 : 0), 1);
+  return start.getTime();
+}
 
 /**
  * Which instants come from a rollup and which from calls. A rollup holds whole UTC hours (or days): every
@@ -299,44 +306,74 @@ function rollupSource(report: UsageReportSpec, grain: Grain): SQL {
       UNION ALL
       SELECT tier_group_id AS billing_group_id, ${columns}, ${cost} FROM ${sql.raw(`tier_usage_${grain}`)} WHERE tier_group_id = ${root}) u`;
 }
+type BucketRange = NonNullable<UsagePlan["rollup"]>;
+
 /**
- * Whole UTC weeks (tier_account_usage_weekly's) inside a range of whole UTC days, and the days around them: a report
- * by account over a subtree reads one row per account and week, and per day only where a week is not whole.
+ * Whole UTC weeks (tier_account_usage_weekly's) inside a range of whole UTC days, and the days around them.
  */
-export function splitWeeks(days: NonNullable<UsagePlan["rollup"]>): {
-  weeks?: NonNullable<UsagePlan["rollup"]>;
-  days: NonNullable<UsagePlan["rollup"]>[];
-} {
+export function splitWeeks(days: BucketRange): { weeks?: BucketRange; days: BucketRange[] } {
   const from = days.from && new Date(weekStart(days.from.getTime() + WEEK_MS - 1));
   const until = days.until && new Date(weekStart(days.until.getTime()));
-  // No week past the instants a filter may name (years 0001..9999 are what SQL reads from toISOString()).
+  return splitAround<{ weeks?: BucketRange; days: BucketRange[] }>(
+    days,
+    from,
+    until,
+    (weeks, around) => ({ weeks, days: around }),
+    { days: [days] },
+  );
+}
+
+/**
+ * Whole UTC months (tier_account_usage_monthly's) inside a range of whole UTC days, then the whole weeks of what is
+ * left, then its days: a report by account over a subtree reads one row per account and month, week or day.
+ */
+export function splitMonths(days: BucketRange): { months?: BucketRange; weeks: BucketRange[]; days: BucketRange[] } {
+  const rest = (ranges: BucketRange[]) => {
+    const split = ranges.map(splitWeeks);
+    return { weeks: split.flatMap((s) => (s.weeks ? [s.weeks] : [])), days: split.flatMap((s) => s.days) };
+  };
+  const from = days.from && new Date(monthStart(days.from.getTime() - 1, true));
+  const until = days.until && new Date(monthStart(days.until.getTime()));
+  return splitAround(days, from, until, (months, around) => ({ months, ...rest(around) }), rest([days]));
+}
+
+/** [from, until) inside `days` when it holds at least one whole bucket, and the ranges around it; else `none`. */
+function splitAround<T>(
+  days: BucketRange,
+  from: Date | undefined,
+  until: Date | undefined,
+  split: (inside: BucketRange, around: BucketRange[]) => T,
+  none: T,
+): T {
+  // No bucket past the instants a filter may name (years 0001..9999 are what SQL reads from toISOString()).
   const outside = (from && from.getTime() > LAST_INSTANT) || (until && until.getTime() < FIRST_INSTANT);
-  if (outside || (from && until && from >= until)) return { days: [days] };
-  const around: NonNullable<UsagePlan["rollup"]>[] = [];
+  if (outside || (from && until && from >= until)) return none;
+  const around: BucketRange[] = [];
   if (days.from && from && days.from < from) around.push({ from: days.from, until: from });
   if (days.until && until && until < days.until) around.push({ from: until, until: days.until });
-  return { weeks: { from, until }, days: around };
+  return split({ from, until }, around);
 }
 
 /**
  * By account over a subtree (whole UTC days): the root's own calls from its usage_daily rows (no cost of its own),
- * every descendant's under its own account from tier_account_usage_weekly (migration 0040) for whole weeks and
- * tier_account_usage_daily (0039) for the days around them, with the root's cost and margin when the report has the
- * cost view. Each table is grouped on its own (a grouping over their UNION ALL was slower).
+ * every descendant's under its own account from tier_account_usage_monthly and _weekly (migration 0040) for whole
+ * months and weeks and tier_account_usage_daily (0039) for the days around them, with the root's cost and margin when
+ * the report has the cost view. Each table is grouped on its own (a grouping over their UNION ALL was slower).
  */
-function accountSubtreeParts(report: UsageReportSpec, root: string, rollup: NonNullable<UsagePlan["rollup"]>): SQL[] {
+function accountSubtreeParts(report: UsageReportSpec, root: string, rollup: BucketRange): SQL[] {
   const cost = report.tier ? sql`sum(u.buy_cost_micros) AS buy_cost, sum(u.margin_micros) AS margin` : NO_COST;
-  const part = (table: "usage_daily" | "tier_account_usage_weekly" | "tier_account_usage_daily", r: typeof rollup) => {
-    const own = table === "usage_daily";
-    return sql`SELECT u.billing_group_id AS key, NULL::text AS g, u.currency, ${ROLLUP_COUNTS}, ${own ? NO_COST : cost}
-      FROM ${sql.raw(table)} u WHERE ${sql.raw(own ? "u.billing_group_id" : "u.tier_group_id")} = ${root}
-        AND ${bucketRange(sql.raw(table === "tier_account_usage_weekly" ? "u.week" : "u.day"), r)} GROUP BY 1, 2, 3`;
-  };
-  const { weeks, days } = splitWeeks(rollup);
+  const BUCKET = { month: "u.month", week: "u.week", day: "u.day" } as const;
+  const part = (table: string, bucket: keyof typeof BUCKET, r: BucketRange) =>
+    sql`SELECT u.billing_group_id AS key, NULL::text AS g, u.currency, ${ROLLUP_COUNTS}, ${cost}
+      FROM ${sql.raw(table)} u WHERE u.tier_group_id = ${root} AND ${bucketRange(sql.raw(BUCKET[bucket]), r)}
+      GROUP BY 1, 2, 3`;
+  const { months, weeks, days } = splitMonths(rollup);
   return [
-    part("usage_daily", rollup),
-    ...(weeks ? [part("tier_account_usage_weekly", weeks)] : []),
-    ...days.map((r) => part("tier_account_usage_daily", r)),
+    sql`SELECT u.billing_group_id AS key, NULL::text AS g, u.currency, ${ROLLUP_COUNTS}, ${NO_COST}
+      FROM usage_daily u WHERE u.billing_group_id = ${root} AND ${bucketRange(sql`u.day`, rollup)} GROUP BY 1, 2, 3`,
+    ...(months ? [part("tier_account_usage_monthly", "month", months)] : []),
+    ...weeks.map((r) => part("tier_account_usage_weekly", "week", r)),
+    ...days.map((r) => part("tier_account_usage_daily", "day", r)),
   ];
 }
 

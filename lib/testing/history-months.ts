@@ -110,6 +110,7 @@ export const billedRows = (db: Db, options: { hotCalls?: boolean } = {}) =>
         UNION ALL SELECT 'tier by account', row_to_json(u)::text FROM tier_account_usage_hourly u
         UNION ALL SELECT 'tier by account and day', row_to_json(u)::text FROM tier_account_usage_daily u
         UNION ALL SELECT 'tier by account and week', row_to_json(u)::text FROM tier_account_usage_weekly u
+        UNION ALL SELECT 'tier by account and month', row_to_json(u)::text FROM tier_account_usage_monthly u
         UNION ALL SELECT 'ledger', row_to_json(l)::text FROM ledger_entries l
         UNION ALL SELECT 'invoice', row_to_json(i)::text FROM invoices i
         UNION ALL SELECT 'mark', row_to_json(m)::text FROM invoice_recheck_marks m

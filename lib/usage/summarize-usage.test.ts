@@ -16,7 +16,7 @@ import { callPartitionNames, explainAnalyzeText, partitionsRead } from "@/lib/te
 import { listCallsQuerySchema } from "@/lib/calls/schemas";
 import { FIRST_INSTANT, LAST_INSTANT } from "@/lib/http/query-params";
 import type { UsageGroupBy, UsageReport } from "./schemas";
-import { planUsage, splitWeeks } from "@/lib/calls/usage-sums";
+import { planUsage, splitMonths, splitWeeks } from "@/lib/calls/usage-sums";
 import { summarizeUsage, type UsageFilters } from "./summarize-usage";
 
 const principal = testPrincipal;
@@ -88,6 +88,35 @@ describe("splitWeeks", () => {
     expect(splitWeeks(short)).toEqual({ days: [short] });
     const last = { from: new Date(LAST_INSTANT) };
     expect(splitWeeks(last)).toEqual({ days: [last] });
+  });
+});
+
+describe("splitMonths", () => {
+  const d = (s: string) => new Date(s);
+  it("reads whole UTC months, then the whole weeks and the days of what is left", () => {
+    // Monday 2026-08-03 to Saturday 2026-10-31 (the bench's 90 days): September and October, then August's weeks.
+    expect(splitMonths({ from: d("2026-08-03T00:00:00Z"), until: d("2026-11-01T00:00:00Z") })).toEqual({
+      months: { from: d("2026-09-01T00:00:00Z"), until: d("2026-11-01T00:00:00Z") },
+      weeks: [{ from: d("2026-08-03T00:00:00Z"), until: d("2026-08-31T00:00:00Z") }],
+      days: [{ from: d("2026-08-31T00:00:00Z"), until: d("2026-09-01T00:00:00Z") }],
+    });
+    // Open to the left: every month before the bound.
+    expect(splitMonths({ until: d("2026-11-03T00:00:00Z") })).toEqual({
+      months: { from: undefined, until: d("2026-11-01T00:00:00Z") },
+      weeks: [],
+      days: [{ from: d("2026-11-01T00:00:00Z"), until: d("2026-11-03T00:00:00Z") }],
+    });
+    // No whole month: weeks and days only, as splitWeeks.
+    const short = { from: d("2026-09-02T00:00:00Z"), until: d("2026-09-30T00:00:00Z") };
+    expect(splitMonths(short)).toEqual({ weeks: [splitWeeks(short).weeks], days: splitWeeks(short).days });
+  });
+  it("keeps every bucket within the years a filter may name", () => {
+    for (const days of [{ from: new Date(LAST_INSTANT) }, { until: new Date(FIRST_INSTANT) }, {}]) {
+      const split = splitMonths(days);
+      const dates = [split.months, ...split.weeks, ...split.days].flatMap((r) => (r ? [r.from, r.until] : []));
+      expect(dates.every((t) => t === undefined || /^\d{4}-/.test(t.toISOString()))).toBe(true);
+    }
+    expect(splitMonths({})).toEqual({ months: { from: undefined, until: undefined }, weeks: [], days: [] });
   });
 });
 

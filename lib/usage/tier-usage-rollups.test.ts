@@ -103,21 +103,26 @@ describeOnEngines("tier usage rollups", (handle) => {
         for (const k of ["calls", "billed", "price", "cost", "margin"] as const)
           last[k] = String(BigInt(last[k]) + BigInt(row[k]));
     }
-    // By tier, account and week (migration 0040): the daily rows summed by their Monday, over every day.
-    const weekly = (source: string) =>
+    // By tier, account and week or month (migration 0040): the daily rows summed by their Monday or month, every day.
+    const coarser = (table: string, bucket: string) =>
       queryRows<Record<string, string>>(
         db(),
-        sql`SELECT tier_group_id AS tier, billing_group_id AS account, ${sql.raw(source)} AS week, sum(calls)::text AS calls,
+        sql`SELECT tier_group_id AS tier, billing_group_id AS account, ${sql.raw(bucket)} AS bucket, sum(calls)::text AS calls,
               sum(answered_calls)::text AS answered, sum(billed_seconds)::text AS billed, sum(price_micros)::text AS price,
               sum(buy_cost_micros)::text AS cost, sum(margin_micros)::text AS margin
-            FROM ${sql.raw(source === "week" ? "tier_account_usage_weekly" : "tier_account_usage_daily")}
+            FROM ${sql.raw(table)}
             GROUP BY 1, 2, 3 HAVING sum(calls) <> 0 OR sum(price_micros) <> 0 OR sum(buy_cost_micros) <> 0 ORDER BY 1, 2, 3`,
       );
     return {
       direct,
       directByAccount,
-      byAccountWeekly: await weekly("week"),
-      byAccountDailyByWeek: await weekly("date_bin('7 days', day, timestamptz '2000-01-03 00:00:00+00')"),
+      byAccountWeekly: await coarser("tier_account_usage_weekly", "week"),
+      byAccountDailyByWeek: await coarser(
+        "tier_account_usage_daily",
+        "date_bin('7 days', day, timestamptz '2000-01-03 00:00:00+00')",
+      ),
+      byAccountMonthly: await coarser("tier_account_usage_monthly", "month"),
+      byAccountDailyByMonth: await coarser("tier_account_usage_daily", "date_trunc('month', day, 'UTC')"),
       byAccount: await byAccount("tier_account_usage_hourly"),
       byAccountDaily,
       hourly: await rollup("tier_usage_hourly", "hour"),
@@ -138,6 +143,8 @@ describeOnEngines("tier usage rollups", (handle) => {
     expect(t.byAccountDaily).toEqual(t.directByAccount);
     expect(t.byAccountWeekly.length).toBeGreaterThan(0);
     expect(t.byAccountWeekly).toEqual(t.byAccountDailyByWeek);
+    expect(t.byAccountMonthly.length).toBeGreaterThan(0);
+    expect(t.byAccountMonthly).toEqual(t.byAccountDailyByMonth);
   };
 
   it("holds each tier's subtree exactly as its charges and calls sum, after ingest", async () => {

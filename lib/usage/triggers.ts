@@ -11,9 +11,9 @@ import type { TriggerDeclaration } from "@/lib/db/triggers";
 const fn = (name: string) => ({ name, migration: "0005_usage_rollups.sql" });
 const TIER = "0035_tier_usage_rollups.sql";
 // Where the tier rollups' functions are now defined: 0039 added tier_account_usage_hourly and _daily beside them, and
-// 0040 re-created tier_usage_apply and the truncate's for tier_account_usage_weekly.
+// 0040 re-created tier_usage_apply and the truncate's for tier_account_usage_weekly and _monthly.
 const TIER_FUNCTIONS = "0039_tier_account_usage.sql";
-const TIER_APPLY = "0040_tier_account_usage_weekly.sql";
+const TIER_APPLY = "0040_tier_account_usage_weeks_months.sql";
 
 export const USAGE_TRIGGERS: TriggerDeclaration[] = [
   {
@@ -49,7 +49,7 @@ export const USAGE_TRIGGERS: TriggerDeclaration[] = [
     functions: [fn("usage_rollups_on_truncate")],
   },
   // The tier rollups (tier_usage_hourly/quarter/daily, migration 0035; tier_account_usage_hourly and _daily, 0039;
-  // tier_account_usage_weekly, 0040): a reseller's subtree by tier (and by account), from its call_tier_charges rows
+  // tier_account_usage_weekly and _monthly, 0040): a reseller's subtree by tier (and by account), from its call_tier_charges rows
   // and their calls; a re-rated call moves them too. Skipped while archiving, as above.
   ...[
     ["call_tier_charges_usage_insert", "INSERT", "REFERENCING NEW TABLE AS new_charges ", "tier_usage_on_insert"],

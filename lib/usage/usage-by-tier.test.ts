@@ -157,8 +157,8 @@ describeOnEngines("usage by tier: a reseller's buy cost and margin are its own",
     expect(byKey(await report(reseller(ids.r2, [ids.r2, ids.c]), "account")).has(ids.k)).toBe(false);
   });
 
-  it("counts a subtree by account from whole weeks and days of its tier's rollups and ragged ends per call, as the platform does", async () => {
-    // R1's whole reach, no account named: whole UTC weeks and days from its tier's rollups; the bounds cut days.
+  it("counts a subtree by account from whole months, weeks and days of its tier's rollups and ragged ends per call, as the platform does", async () => {
+    // R1's whole reach, no account named: whole UTC months, weeks and days from its tier's rollups; the bounds cut days.
     const r1 = reseller(ids.r1, [ids.r1, ids.r2, ids.c, ids.k]);
     for (const filters of [
       {},
@@ -166,6 +166,8 @@ describeOnEngines("usage by tier: a reseller's buy cost and margin are its own",
       { startTimeGte: new Date("2025-04-02T00:00:00Z") },
       // A whole week (Monday 03-31 to Monday 04-07) from tier_account_usage_weekly (0040), a day after it, a ragged end.
       { startTimeGte: new Date("2025-03-31T00:00:00Z"), startTimeLte: new Date("2025-04-08T05:00:00Z") },
+      // A whole month (April) from tier_account_usage_monthly (0040), a day on each side, a ragged end.
+      { startTimeGte: new Date("2025-03-31T00:00:00Z"), startTimeLte: new Date("2025-05-01T05:00:00Z") },
     ] as UsageFilters[]) {
       const tier = byKey(await report(r1, "account", filters));
       const platform = byKey(await report(testPrincipal(null, COST), "account", filters));
