@@ -246,16 +246,18 @@ describeOnEngines("account limits at authorization", (handle, engine) => {
     await expect(put(principal(c), { billingGroupId: undefined, maxConcurrentCalls: 2 })).rejects.toMatchObject({
       errors: [{ param: "maxConcurrentCalls", message: "must not exceed the provider's limit (1)" }],
     });
-    const audit = await queryRows<{ layer: string; provider: string | null }>(
+    // Each write audited with its layer's depth above C (R1 two up, R2 its parent), never the resellers' ids.
+    const audit = await queryRows<{ layer: string; depth: string | null; after: string }>(
       handle().db,
-      sql`SELECT after->>'layer' AS layer, after->>'provider' AS provider FROM audit_events
+      sql`SELECT after->>'layer' AS layer, after->>'depth' AS depth, after::text AS after FROM audit_events
           WHERE target_id = ${c} AND action = 'limits.updated' ORDER BY id`,
     );
-    expect(audit).toEqual([
-      { layer: "provider", provider: r1.id },
-      { layer: "provider", provider: r2 },
-      { layer: "provider", provider: r1.id },
+    expect(audit.map(({ layer, depth }) => [layer, depth])).toEqual([
+      ["provider", "2"],
+      ["provider", "1"],
+      ["provider", "2"],
     ]);
+    expect(audit.map((a) => a.after).join()).not.toContain(r1.id);
   });
 
   it("caps calls per second and the velocity rules over sliding windows", async () => {

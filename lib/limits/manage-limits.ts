@@ -172,8 +172,10 @@ export async function putLimits(db: Db, principal: Principal, body: LimitsBody, 
         );
     }
     await tx.execute(writeLayerSql(groupId, writer, JSON.stringify(storedLayer(layer))));
-    // A provider's layer names whose it is (the account id of the reseller that wrote it).
-    const whose = writer.layer === "provider" ? { layer: writer.layer, provider: writer.id } : { layer: writer.layer };
+    // A provider's layer says which it is by its depth above the account (1: the parent), not by the reseller's id:
+    // the account's own people read its audit log, and a reseller above their own is not theirs to know.
+    const depth = layers.providers.findIndex((p) => writer.layer === "provider" && p.id === writer.id) + 1;
+    const whose = writer.layer === "provider" ? { layer: writer.layer, depth } : { layer: writer.layer };
     await recordAuditEvent(tx, {
       actor: by.actor,
       action: "limits.updated",
