@@ -180,7 +180,7 @@ interface UsageReportSpec extends UsageSumsRequest {
 function usageReport(request: UsageSumsRequest): UsageReportSpec {
   const { groupBy, filters } = request;
   const rootView = !request.tier || request.tier === request.subtree;
-  // By account over the whole subtree, no direction or cause asked: whole UTC days (and weeks), accountSubtreeParts.
+  // By account over the whole subtree, no direction or cause asked: whole UTC days (months, weeks), accountSubtreeParts.
   const accountDaily =
     groupBy === "account" && Boolean(request.subtree) && rootView && !filters.direction && !filters.hangupCause;
   const daily = groupBy === "destination" || groupBy === "supplier" || accountDaily;
@@ -306,6 +306,7 @@ function rollupSource(report: UsageReportSpec, grain: Grain): SQL {
       UNION ALL
       SELECT tier_group_id AS billing_group_id, ${columns}, ${cost} FROM ${sql.raw(`tier_usage_${grain}`)} WHERE tier_group_id = ${root}) u`;
 }
+
 type BucketRange = NonNullable<UsagePlan["rollup"]>;
 
 /**
@@ -380,7 +381,7 @@ function accountSubtreeParts(report: UsageReportSpec, root: string, rollup: Buck
 const FIGURES = sql`calls, answered, unrated, billed, price, buy_cost, margin`;
 
 /** The buckets b of a rollup range: from <= b < until (either bound absent = open). */
-const bucketRange = (bucket: SQL, r: NonNullable<UsagePlan["rollup"]>) =>
+const bucketRange = (bucket: SQL, r: BucketRange) =>
   sql`${r.from ? sql`${bucket} >= ${r.from.toISOString()}::timestamptz` : sql`true`}
       AND ${r.until ? sql`${bucket} < ${r.until.toISOString()}::timestamptz` : sql`true`}`;
 
