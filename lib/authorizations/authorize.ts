@@ -4,7 +4,7 @@ import type { Principal } from "@/lib/auth/principal";
 import { reachOf, resolveAccount } from "@/lib/auth/reach";
 import { authorizationTtlMarginSeconds, maxCallSeconds } from "@/lib/config/env";
 import { queryRows, type Db, type Executor } from "@/lib/db/client";
-import { checkDestination, effectiveLimits, parseStoredLayer } from "@/lib/limits/layers";
+import { checkDestination, effectiveLimits } from "@/lib/limits/layers";
 import {
   activeReservations,
   concurrencyRefusal,
@@ -195,14 +195,7 @@ export async function authorizeCall(
         [{ param: "uuid", message: "already completed" }],
       );
 
-    const limits =
-      group.operatorLimits === null
-        ? null
-        : effectiveLimits({
-            operator: parseStoredLayer(group.operatorLimits),
-            providers: group.providerLimits.map(parseStoredLayer),
-            customer: parseStoredLayer(group.customerLimits),
-          });
+    const limits = group.limits === null ? null : effectiveLimits(group.limits);
     const refuse = async (refusal: LimitRefusal) => {
       const refused = { uuid: request.uuid, destination: request.destination };
       await recordRefusal(tx, groupId, refused, refusal, limits?.disableOnFraud);

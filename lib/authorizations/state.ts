@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Tx } from "@/lib/db/client";
 import type { WindowCounts } from "@/lib/limits/enforce";
+import { storedLayerOf, type LimitLayers } from "@/lib/limits/layers";
 
 // What an authorization decides on, read in one round trip under the group's row lock (authorize_state, migration
 // 0032, extended by 0033 and 0034; docs/contract.md §22 "Cost"). The account's row is locked, and the tier lock of it
@@ -63,11 +64,11 @@ export interface AuthorizeState {
   timeZone: string;
   /** A limit was told as hit: the admitting statement re-arms them. */
   limitsHit: boolean;
-  /** The stored layers (JSON text) as parseStoredLayer reads them; operator null: the account has no limits row. */
-  operatorLimits: string | null;
-  /** One per reseller above the account that set a layer, in authorize_state's order. */
-  providerLimits: string[];
-  customerLimits: string | null;
+  /**
+   * The stored layers, parsed once from authorize_state's answer (providers in its order, migration 0041); null: the
+   * account has no limits row.
+   */
+  limits: LimitLayers | null;
   /** The uuid is authorized already (the caller reads it: a replay). */
   existing: boolean;
   /** The uuid's call is stored already. */
@@ -104,9 +105,14 @@ export async function readAuthorizeState(
     rateCardVersion: Number(s.version),
     timeZone: s.timeZone,
     limitsHit: s.limitsHit,
-    operatorLimits: s.operator === null ? null : JSON.stringify(s.operator),
-    providerLimits: (s.providers ?? []).map((layer) => JSON.stringify(layer)),
-    customerLimits: s.customer === null ? null : JSON.stringify(s.customer),
+    limits:
+      s.operator === null
+        ? null
+        : {
+            operator: storedLayerOf(s.operator),
+            providers: (s.providers ?? []).map(storedLayerOf),
+            customer: storedLayerOf(s.customer),
+          },
     existing: s.existing,
     callId: s.callId,
     active: { count: Number(s.activeCount ?? 0), totalMicros: BigInt(s.activeMicros ?? "0") },

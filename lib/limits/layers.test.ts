@@ -3,10 +3,12 @@ import {
   checkDestination,
   effectiveLimits,
   loosenings,
+  looseningsUnder,
   needsWindow,
   NO_LIMITS,
   parseStoredLayer,
   storedLayer,
+  storedLayerOf,
   type LimitLayer,
 } from "./layers";
 
@@ -103,5 +105,26 @@ describe("limit layers", () => {
     expect(parseStoredLayer(JSON.stringify(storedLayer(l)))).toEqual(l);
     expect(parseStoredLayer("{}")).toEqual(NO_LIMITS);
     expect(parseStoredLayer(null)).toEqual(NO_LIMITS);
+    // The parsed JSON value reads the same (authorize_state's answer is parsed once).
+    expect(storedLayerOf(JSON.parse(JSON.stringify(storedLayer(l))))).toEqual(l);
+    expect(storedLayerOf(undefined)).toEqual(NO_LIMITS);
+  });
+
+  it("names, per rule, the tightest number of the layers over a writer: one error each", () => {
+    const providers = [
+      layer({ maxConcurrentCalls: 5, dailySpendMicros: 9_000_000n, callsPerPrefix: { max: 30, windowSeconds: 60 } }),
+      layer({ maxConcurrentCalls: 3, callsPerPrefix: { max: 20, windowSeconds: 3600 } }),
+    ];
+    const wanted = layer({
+      maxConcurrentCalls: 4,
+      dailySpendMicros: 10_000_000n,
+      callsPerPrefix: { max: 25, windowSeconds: 60 },
+    });
+    expect(looseningsUnder(layer({ maxConcurrentCalls: 10 }), providers, wanted)).toEqual([
+      { param: "maxConcurrentCalls", message: "must not exceed the provider's limit (3)" },
+      { param: "dailySpend", message: "must not exceed the provider's limit (9)" },
+      { param: "callsPerPrefix.max", message: "must not exceed the provider's limit (20)" },
+    ]);
+    expect(looseningsUnder(NO_LIMITS, providers, layer({ maxConcurrentCalls: 3 }))).toEqual([]);
   });
 });

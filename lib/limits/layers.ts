@@ -65,10 +65,15 @@ export function storedLayer(layer: LimitLayer): Record<string, unknown> {
 
 type Stored = Partial<Record<keyof LimitLayer, unknown>>;
 
-/** A stored layer back; `{}` (the column's default) is no limits. */
+/** A stored layer back from its JSON text; `{}` (the column's default) is no limits. */
 export function parseStoredLayer(text: string | null | undefined): LimitLayer {
-  if (!text) return NO_LIMITS;
-  const s = JSON.parse(text) as Stored;
+  return text ? storedLayerOf(JSON.parse(text)) : NO_LIMITS;
+}
+
+/** A stored layer back from its JSON value, already parsed (authorize_state's answer, account_limits.providers). */
+export function storedLayerOf(value: unknown): LimitLayer {
+  if (value === null || typeof value !== "object") return NO_LIMITS;
+  const s = value as Stored;
   const micros = (v: unknown) => (typeof v === "string" ? BigInt(v) : null);
   return {
     maxConcurrentCalls: (s.maxConcurrentCalls as number | null) ?? null,
@@ -128,20 +133,18 @@ export function loosenings(upper: LimitLayer, layer: LimitLayer, whose = "operat
  */
 export function looseningsUnder(operator: LimitLayer, providers: readonly LimitLayer[], layer: LimitLayer) {
   // The providers' tightest numbers as one layer: one error per rule, naming the number that binds.
-  const lowestOf = <T extends number | bigint>(pick: (l: LimitLayer) => T | null) =>
-    providers.map(pick).reduce<T | null>((a, b) => lower(a, b), null);
-  const windowOf = (pick: (l: LimitLayer) => WindowRule | null) => {
-    const max = lowestOf((l) => pick(l)?.max ?? null);
-    return max === null ? null : { max, windowSeconds: 0 };
-  };
+  const tightestWindow = (pick: (l: LimitLayer) => WindowRule | null) =>
+    providers
+      .map(pick)
+      .reduce<WindowRule | null>((a, b) => (a === null || (b !== null && b.max < a.max) ? b : a), null);
   const tightest: LimitLayer = {
     ...NO_LIMITS,
-    maxConcurrentCalls: lowestOf((l) => l.maxConcurrentCalls),
-    callsPerSecond: lowestOf((l) => l.callsPerSecond),
-    dailySpendMicros: lowestOf((l) => l.dailySpendMicros),
-    monthlySpendMicros: lowestOf((l) => l.monthlySpendMicros),
-    distinctDestinations: windowOf((l) => l.distinctDestinations),
-    callsPerPrefix: windowOf((l) => l.callsPerPrefix),
+    maxConcurrentCalls: lowestOf(providers, (l) => l.maxConcurrentCalls),
+    callsPerSecond: lowestOf(providers, (l) => l.callsPerSecond),
+    dailySpendMicros: lowestOf(providers, (l) => l.dailySpendMicros),
+    monthlySpendMicros: lowestOf(providers, (l) => l.monthlySpendMicros),
+    distinctDestinations: tightestWindow((l) => l.distinctDestinations),
+    callsPerPrefix: tightestWindow((l) => l.callsPerPrefix),
   };
   return [...loosenings(operator, layer), ...loosenings(tightest, layer, "provider's")];
 }
@@ -169,10 +172,12 @@ export interface EffectiveLimits {
   disableOnFraud: boolean;
 }
 
-function lower<T extends number | bigint>(a: T | null, b: T | null): T | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return a < b ? a : b;
+/** The lowest number any of `layers` sets for a rule, or null when none sets it. */
+function lowestOf<T extends number | bigint>(
+  layers: readonly LimitLayer[],
+  pick: (l: LimitLayer) => T | null,
+): T | null {
+  return layers.map(pick).reduce<T | null>((a, b) => (a === null ? b : b === null ? a : a < b ? a : b), null);
 }
 
 /**
@@ -181,8 +186,7 @@ function lower<T extends number | bigint>(a: T | null, b: T | null): T | null {
  */
 export function effectiveLimits({ operator, providers, customer }: LimitLayers): EffectiveLimits {
   const all = [operator, ...providers, customer];
-  const lowest = <T extends number | bigint>(pick: (l: LimitLayer) => T | null) =>
-    all.map(pick).reduce<T | null>((a, b) => lower(a, b), null);
+  const lowest = <T extends number | bigint>(pick: (l: LimitLayer) => T | null) => lowestOf(all, pick);
   return {
     maxConcurrentCalls: lowest((l) => l.maxConcurrentCalls),
     callsPerSecond: lowest((l) => l.callsPerSecond),

@@ -11,9 +11,9 @@ import {
   layerAnswer,
   layerFromBody,
   looseningsUnder,
-  NO_LIMITS,
   parseStoredLayer,
   storedLayer,
+  storedLayerOf,
   type LimitLayer,
 } from "./layers";
 import type { Limits, LimitsBody } from "./schemas";
@@ -47,7 +47,7 @@ function layersOf(row: GroupRow): StoredLayers {
     operator: parseStoredLayer(row.operator),
     providers: row.ancestors.map((id) => ({
       id,
-      layer: byProvider[id] === undefined ? NO_LIMITS : parseStoredLayer(JSON.stringify(byProvider[id])),
+      layer: storedLayerOf(byProvider[id]),
     })),
     customer: parseStoredLayer(row.customer),
   };
@@ -125,12 +125,24 @@ function writerOf(principal: Principal, groupId: string): Writer {
   return { layer: "provider", id: reach.own };
 }
 
-/** The writer's layer as stored now, and the provider layers over it (those further up; for the customer, all). */
-function writerLayers(writer: Writer, layers: StoredLayers): { before: LimitLayer; over: LimitLayer[] } {
-  if (writer.layer === "operator") return { before: layers.operator, over: [] };
-  if (writer.layer === "customer") return { before: layers.customer, over: layers.providers.map((p) => p.layer) };
+/**
+ * The writer's layer as stored now, the provider layers over it (those further up; for the customer, all), and how it
+ * is named in the audit: a provider's by its depth above the account (1: the parent), never by the reseller's id (the
+ * account's own people read its audit log, and a reseller above their own is not theirs to know).
+ */
+function writerLayers(
+  writer: Writer,
+  layers: StoredLayers,
+): { before: LimitLayer; over: LimitLayer[]; audit: Record<string, unknown> } {
+  if (writer.layer === "operator") return { before: layers.operator, over: [], audit: { layer: "operator" } };
+  if (writer.layer === "customer")
+    return { before: layers.customer, over: layers.providers.map((p) => p.layer), audit: { layer: "customer" } };
   const at = layers.providers.findIndex((p) => p.id === writer.id);
-  return { before: layers.providers[at]!.layer, over: layers.providers.slice(at + 1).map((p) => p.layer) };
+  return {
+    before: layers.providers[at]!.layer,
+    over: layers.providers.slice(at + 1).map((p) => p.layer),
+    audit: { layer: "provider", depth: at + 1 },
+  };
 }
 
 /** Upserts the writer's layer alone: a provider's under its id in account_limits.providers (migration 0041). */
@@ -146,7 +158,7 @@ function writeLayerSql(groupId: string, writer: Writer, stored: string): SQL {
 }
 
 /**
- * PUT: replaces the caller's layer (writerLayer; docs/contract.md "Limits", "Reseller tiers"), audited as
+ * PUT: replaces the caller's layer (writerOf; docs/contract.md "Limits", "Reseller tiers"), audited as
  * `limits.updated` with the layer before and after, in one transaction holding the group's row lock (the one every
  * authorization takes). A provider's number above the operator's or a layer of a reseller above it, or a customer's above
  * any of them, is refused (422), not stored. The caller's reach is checked first (accountOf: outside its subtree 404).
@@ -159,7 +171,7 @@ export async function putLimits(db: Db, principal: Principal, body: LimitsBody, 
     const row = await groupRow(tx, groupId, true);
     const writer = writerOf(principal, groupId);
     const layers = layersOf(row);
-    const { before, over } = writerLayers(writer, layers);
+    const { before, over, audit } = writerLayers(writer, layers);
     if (writer.layer !== "operator") {
       const errors = looseningsUnder(layers.operator, over, layer);
       if (errors.length > 0)
@@ -172,10 +184,6 @@ export async function putLimits(db: Db, principal: Principal, body: LimitsBody, 
         );
     }
     await tx.execute(writeLayerSql(groupId, writer, JSON.stringify(storedLayer(layer))));
-    // A provider's layer says which it is by its depth above the account (1: the parent), not by the reseller's id:
-    // the account's own people read its audit log, and a reseller above their own is not theirs to know.
-    const depth = layers.providers.findIndex((p) => writer.layer === "provider" && p.id === writer.id) + 1;
-    const whose = writer.layer === "provider" ? { layer: writer.layer, depth } : { layer: writer.layer };
     await recordAuditEvent(tx, {
       actor: by.actor,
       action: "limits.updated",
@@ -183,8 +191,8 @@ export async function putLimits(db: Db, principal: Principal, body: LimitsBody, 
       targetType: "account",
       targetId: groupId,
       address: by.address,
-      before: { ...whose, ...storedLayer(before) },
-      after: { ...whose, ...storedLayer(layer) },
+      before: { ...audit, ...storedLayer(before) },
+      after: { ...audit, ...storedLayer(layer) },
     });
     return answer(tx, principal, groupId, await groupRow(tx, groupId, false));
   });
