@@ -172,20 +172,28 @@ test("a reseller's owner limits a customer of its customer: its own layer beside
   signInAs,
 }) => {
   await signInAs(reseller());
-  await page.goto("/");
-  // A customer that resells (A) and A's own customer (B): Rita's layer on B is hers, A's stays A's (migration 0041).
-  const create = async (data: Record<string, string>) => {
-    const created = await page.request.post("/v1/accounts", {
-      data,
-      headers: { "idempotency-key": crypto.randomUUID(), origin: new URL(page.url()).origin },
-    });
-    expect(created.status()).toBe(201);
-    return ((await created.json()) as { id: string }).id;
+  // A customer that resells (A) and A's own customer (B), made as Rita makes them: Accounts, New customer.
+  const stamp = Date.now();
+  const newCustomer = async (name: string, parent?: string) => {
+    await page.goto("/console/accounts");
+    await page.getByRole("link", { name: "New customer" }).click();
+    await page.getByLabel("Name").fill(name);
+    if (parent) await page.getByLabel("Customer of").selectOption({ label: parent });
+    await page.getByRole("button", { name: "Create customer" }).click();
+    await page.waitForURL(/\/console\/accounts\/bg_/);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(name);
+    return new URL(page.url()).pathname.split("/").pop()!;
   };
-  const a = await create({ name: `Sub-reseller ${Date.now()}` });
-  const b = await create({ name: `Sub-reseller's Customer ${Date.now()}`, parentId: a });
+  const aName = `Sub-reseller ${stamp}`;
+  await newCustomer(aName);
+  const b = await newCustomer(`Sub-reseller's Customer ${stamp}`, aName);
 
-  await page.goto(`/limits?account=${b}`);
+  // B's Limits, from its console page: Rita's layer on B is hers, A's stays A's (migration 0041).
+  await page
+    .getByRole("navigation", { name: "This account elsewhere" })
+    .getByRole("link", { name: "Limits", exact: true })
+    .click();
+  await page.waitForURL((url) => url.pathname === "/limits" && url.searchParams.get("account") === b);
   await expect(page.getByText("Your limits on this customer")).toBeVisible();
   const rules = page.getByTestId("limits-rules");
   // From the top: the operator's, Rita's (two up from B), A's (B's parent), B's own.
